@@ -1,0 +1,45 @@
+# Every target bootstraps the project's own virtual environment first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: venv run demo test lint typecheck pytest bench simulate fuzz clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## The server is not built yet: `make run` plays a bot-versus-bot match in the terminal.
+run: venv
+	$(BIN)/tranca demo --preset tranca-000 --players 4 --seed 1
+
+demo: run
+
+## Lint, type check and the whole test suite.
+test: lint typecheck pytest
+
+lint: venv
+	$(BIN)/ruff check server tests bench
+	$(BIN)/ruff format --check server tests bench
+
+typecheck: venv
+	$(BIN)/mypy
+
+pytest: venv
+	$(BIN)/pytest -n 2 -q
+
+## Engine benchmark (one core): writes bench/results/engine.json and engine.md.
+bench: venv
+	$(BIN)/python bench/engine_bench.py --out bench/results
+
+## A longer invariant-checked simulation of every preset (not part of `make test`).
+simulate: venv
+	$(BIN)/python bench/soak.py --deals 300
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,92 @@
+"""The ``tranca`` command: simulations and a bot-versus-bot demo deal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .rules.bots import make_bot
+from .rules.engine import apply, legal_moves
+from .rules.match import Match
+from .rules.moves import move_text
+from .rules.presets import make_rules, preset_names
+from .rules.scoring import score_deal
+from .rules.simulate import simulate
+from .rules.views import meld_view
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    rules = make_rules(args.preset)
+    summary = simulate(rules, args.players, args.deals, args.seed, args.bots, check=args.check)
+    json.dump(summary, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0 if summary["invariants_ok"] in (True, None) else 1
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    rules = make_rules(args.preset)
+    match = Match(rules, args.players, args.seed)
+    bots = [make_bot(args.bots, args.seed + k) for k in range(args.players)]
+    out = sys.stdout
+    while not match.is_over:
+        s = match.deal
+        out.write(f"\n=== deal {len(match.deal_scores) + 1} ({rules.description}) ===\n")
+        while not s.is_over:
+            seat = s.turn
+            move = bots[seat].choose(s, legal_moves(s))
+            apply(s, seat, move)
+            if not args.quiet:
+                out.write(f"seat {seat}: {move_text(move)}\n")
+        out.write(
+            f"deal over: {s.end_reason}"
+            + (f", seat {s.went_out} went out" if s.went_out >= 0 else "")
+            + "\n"
+        )
+        for i in range(len(s.melds)):
+            v = meld_view(s, i)
+            out.write(
+                f"  side {v['side']} @{v['id']} {v['kind']}: {' '.join(v['cards'])}"
+                + (f"  [{v['canastra']} canastra]" if v["canastra"] else "")
+                + "\n"
+            )
+        for sc in score_deal(s):
+            d = sc.to_dict()
+            out.write(f"  side {sc.side}: {d}\n")
+        match.finish_deal()
+        out.write(f"totals: {match.totals}\n")
+        if args.one_deal:
+            break
+    if match.is_over:
+        out.write(f"match over, winner: side {match.winner}\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tranca", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sim = sub.add_parser("simulate", help="play whole deals with bots; print a JSON summary")
+    sim.add_argument("--preset", default="tranca-000", choices=preset_names())
+    sim.add_argument("--players", type=int, default=4)
+    sim.add_argument("--deals", type=int, default=100)
+    sim.add_argument("--seed", type=int, default=1)
+    sim.add_argument("--bots", default="random", choices=["random", "greedy"])
+    sim.add_argument("--check", action="store_true", help="check invariants after every move")
+    sim.set_defaults(func=_cmd_simulate)
+    demo = sub.add_parser("demo", help="watch bots play a match in the terminal")
+    demo.add_argument("--preset", default="tranca-000", choices=preset_names())
+    demo.add_argument("--players", type=int, default=4)
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--bots", default="greedy", choices=["random", "greedy"])
+    demo.add_argument("--quiet", action="store_true", help="print only the results")
+    demo.add_argument("--one-deal", action="store_true", help="stop after one deal")
+    demo.set_defaults(func=_cmd_demo)
+    sub.add_parser("presets", help="list the rule presets").set_defaults(
+        func=lambda a: print("\n".join(preset_names())) or 0
+    )
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

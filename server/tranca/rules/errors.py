@@ -1,0 +1,63 @@
+"""Typed errors of the rules engine.
+
+``InvalidMove`` is a move that cannot even be read (syntax, unknown kind, a card
+that does not exist); ``RuleViolation`` is a well-formed move that the position
+forbids. Each carries a stable machine code (``Reason``) and a human message; the
+API maps the first to INVALID_ARGUMENT and the second to FAILED_PRECONDITION.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Reason(StrEnum):
+    """Stable reason codes. Never renamed once released: apps switch on them."""
+
+    MALFORMED_MOVE = "MALFORMED_MOVE"
+    DEAL_OVER = "DEAL_OVER"
+    NOT_YOUR_TURN = "NOT_YOUR_TURN"
+    MUST_DRAW_FIRST = "MUST_DRAW_FIRST"
+    ALREADY_DREW = "ALREADY_DREW"
+    STOCK_EMPTY = "STOCK_EMPTY"
+    DISCARD_PILE_EMPTY = "DISCARD_PILE_EMPTY"
+    DISCARD_PILE_LOCKED = "DISCARD_PILE_LOCKED"
+    DISCARD_PILE_FROZEN = "DISCARD_PILE_FROZEN"
+    TOP_CARD_NOT_USED = "TOP_CARD_NOT_USED"
+    CARD_NOT_IN_HAND = "CARD_NOT_IN_HAND"
+    UNKNOWN_MELD = "UNKNOWN_MELD"
+    NOT_YOUR_MELD = "NOT_YOUR_MELD"
+    INVALID_MELD = "INVALID_MELD"
+    TOO_MANY_WILDS = "TOO_MANY_WILDS"
+    TOO_FEW_NATURALS = "TOO_FEW_NATURALS"
+    MELD_KIND_NOT_ALLOWED = "MELD_KIND_NOT_ALLOWED"
+    THREES_CANNOT_BE_MELDED = "THREES_CANNOT_BE_MELDED"
+    BLACK_THREES_ONLY_WHEN_GOING_OUT = "BLACK_THREES_ONLY_WHEN_GOING_OUT"
+    CARD_DOES_NOT_FIT = "CARD_DOES_NOT_FIT"
+    WILD_REPLACEMENT_NOT_ALLOWED = "WILD_REPLACEMENT_NOT_ALLOWED"
+    NOT_A_WILD_REPLACEMENT = "NOT_A_WILD_REPLACEMENT"
+    CANNOT_GO_OUT_WITHOUT_CLEAN_CANASTRA = "CANNOT_GO_OUT_WITHOUT_CLEAN_CANASTRA"
+    CANNOT_GO_OUT_WITHOUT_CANASTRA = "CANNOT_GO_OUT_WITHOUT_CANASTRA"
+    MUST_KEEP_A_CARD_TO_DISCARD = "MUST_KEEP_A_CARD_TO_DISCARD"
+
+
+class RulesError(ValueError):
+    """An unknown preset or an incoherent combination of rule knobs."""
+
+
+class InvalidMove(ValueError):
+    """A move that cannot be read: maps to INVALID_ARGUMENT."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.reason = Reason.MALFORMED_MOVE
+        self.message = message
+
+
+class RuleViolation(Exception):
+    """A well-formed move the position forbids: maps to FAILED_PRECONDITION."""
+
+    def __init__(self, reason: Reason, message: str) -> None:
+        super().__init__(f"{reason.value}: {message}")
+        self.reason = reason
+        self.message = message

@@ -1,0 +1,283 @@
+"""Melds: what a group of cards is (a set, a run, a meld of black threes), where
+its wilds stand, and which cards it can take.
+
+A wild's position in a run is derived from the natural cards rather than chosen
+by the player: with a gap between naturals the wild fills it (5-2-7: the 2 is a
+6); with no gap it sits at an end and floats to whichever end the next card
+needs. Placing the natural card of a gap a wild fills is a *replacement*, legal
+only where the preset allows it; the freed wild moves to the high end if there
+is room, else to the low end (003, "Los comodines").
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .cards import ACE, JOKER, THREE, TWO, is_black_three, make_card
+from .errors import Reason
+from .presets import Rules
+
+SET, RUN, BLACK_THREES = 0, 1, 2
+KIND_NAMES = ("set", "run", "black_threes")
+
+# Canastra kinds, for scoring and for views.
+CLEAN, DIRTY, REAL, ALL_WILDS, ACE_TO_ACE = "clean", "dirty", "real", "all_wilds", "ace_to_ace"
+
+HIGH = 14  # the high ace's position in a run
+
+
+class Shape(NamedTuple):
+    """What a group of cards is. ``key`` is the rank of a set or the suit of a run;
+    ``naturals`` are a run's natural rank positions, ascending (1 and 14 are aces)."""
+
+    kind: int
+    key: int
+    naturals: tuple[int, ...]
+    wilds: int
+
+
+class Problem(NamedTuple):
+    reason: Reason
+    message: str
+
+
+def is_wild(card: int) -> bool:
+    """2s and jokers can act as wilds (a 2 may also be natural: see ``classify``)."""
+    return card == JOKER or (card & 15) == TWO
+
+
+def classify(cards: list[int], rules: Rules) -> Shape | Problem:
+    """What ``cards`` form under ``rules``, or why they form nothing."""
+    if len(cards) < 3:
+        return Problem(Reason.INVALID_MELD, "a meld needs at least three cards")
+    naturals = [c for c in cards if c != JOKER and (c & 15) != TWO]
+    if not naturals:
+        if rules.twos_set and all(c != JOKER for c in cards):
+            return Shape(SET, TWO, (), 0)
+        return Problem(Reason.INVALID_MELD, "a meld needs natural cards, not only wilds")
+    if all(is_black_three(c) for c in cards):
+        if rules.black_threes_when_going_out:
+            return Shape(BLACK_THREES, THREE, (), 0)
+        return Problem(Reason.THREES_CANNOT_BE_MELDED, "threes cannot be melded")
+    first = naturals[0] & 15
+    if all((c & 15) == first for c in naturals):
+        return _set_shape(cards, len(naturals), first, rules)
+    if not rules.sequences:
+        return Problem(
+            Reason.MELD_KIND_NOT_ALLOWED, "only sets of one rank are allowed in these rules"
+        )
+    return _run_shape(cards, rules)
+
+
+def _set_shape(cards: list[int], n_naturals: int, rank: int, rules: Rules) -> Shape | Problem:
+    if not rules.sets:
+        return Problem(Reason.MELD_KIND_NOT_ALLOWED, "only runs of one suit are allowed here")
+    if rank == THREE:
+        return Problem(Reason.THREES_CANNOT_BE_MELDED, "threes cannot be melded in a set")
+    wilds = len(cards) - n_naturals
+    if wilds > rules.max_wilds_per_meld:
+        return Problem(
+            Reason.TOO_MANY_WILDS, f"at most {rules.max_wilds_per_meld} wild(s) per meld"
+        )
+    if n_naturals < rules.min_naturals:
+        return Problem(
+            Reason.TOO_FEW_NATURALS, f"a meld needs at least {rules.min_naturals} natural cards"
+        )
+    return Shape(SET, rank, (), wilds)
+
+
+def _run_shape(cards: list[int], rules: Rules) -> Shape | Problem:
+    low = rules.run_low
+    suit = -1
+    fixed: list[int] = []
+    aces = 0
+    suited_twos = 0
+    wilds = 0
+    twos: list[int] = []
+    for c in cards:
+        if c == JOKER:
+            wilds += 1
+            continue
+        r = c & 15
+        if r == TWO:
+            twos.append(c >> 4)
+            continue
+        s = c >> 4
+        if suit < 0:
+            suit = s
+        elif s != suit:
+            return Problem(Reason.INVALID_MELD, "a run is of one suit and a set of one rank")
+        if r == ACE:
+            aces += 1
+        else:
+            fixed.append(r)
+    for s in twos:
+        if low <= TWO and s == suit:
+            suited_twos += 1
+        else:
+            wilds += 1
+    if aces > 2:
+        return Problem(Reason.INVALID_MELD, "a run holds at most two aces")
+    if aces == 0:
+        ace_options: tuple[tuple[int, ...], ...] = ((),)
+    elif aces == 1:
+        ace_options = ((HIGH,), (ACE,)) if low == ACE else ((HIGH,),)
+    else:
+        ace_options = ((ACE, HIGH),) if low == ACE else ()
+    two_options = (1, 0) if suited_twos else (0,)
+    best: Shape | None = None
+    problem = Problem(Reason.INVALID_MELD, "the cards are not in sequence")
+    for ace_ranks in ace_options:
+        for natural_twos in two_options:
+            ranks = fixed + list(ace_ranks) + [TWO] * natural_twos
+            w = wilds + suited_twos - natural_twos
+            found = _check_run(ranks, w, low, rules)
+            if isinstance(found, Problem):
+                problem = found
+                continue
+            if best is None or w < best.wilds:
+                best = Shape(RUN, suit, found, w)
+    return best if best is not None else problem
+
+
+def _check_run(ranks: list[int], wilds: int, low: int, rules: Rules) -> tuple[int, ...] | Problem:
+    ranks.sort()
+    n = len(ranks)
+    if n < rules.min_naturals:
+        return Problem(
+            Reason.TOO_FEW_NATURALS, f"a meld needs at least {rules.min_naturals} natural cards"
+        )
+    if wilds > rules.max_wilds_per_meld:
+        return Problem(
+            Reason.TOO_MANY_WILDS, f"at most {rules.max_wilds_per_meld} wild(s) per meld"
+        )
+    lo, hi = ranks[0], ranks[-1]
+    if lo < low:
+        if lo == THREE or (lo == TWO and low > TWO):
+            return Problem(Reason.THREES_CANNOT_BE_MELDED, "runs start at the 4 in these rules")
+        return Problem(Reason.INVALID_MELD, "the ace is high only in these rules")
+    for i in range(1, n):
+        if ranks[i] == ranks[i - 1]:
+            return Problem(Reason.INVALID_MELD, "a run cannot hold the same card twice")
+    gaps = hi - lo + 1 - n
+    if gaps > wilds:
+        return Problem(Reason.INVALID_MELD, "the cards are not in sequence")
+    if hi - lo + 1 + (wilds - gaps) > HIGH - low + 1:
+        return Problem(Reason.INVALID_MELD, "the run would be longer than the ranks allow")
+    return tuple(ranks)
+
+
+def run_layout(shape: Shape, n_cards: int, rules: Rules) -> list[int]:
+    """The rank position of every slot of a run, low to high; a wild floating at an
+    end sits high if there is room, else low (003's rule for a moved wild)."""
+    lo, hi = shape.naturals[0], shape.naturals[-1]
+    extra = n_cards - (hi - lo + 1)
+    up = min(extra, HIGH - hi)
+    return list(range(lo - (extra - up), hi + up + 1))
+
+
+class Meld:
+    """A meld on the table. ``id`` is its index in the deal's list of melds."""
+
+    __slots__ = ("_accepts", "cards", "dirty_canastra", "id", "shape", "side")
+
+    def __init__(self, meld_id: int, side: int, cards: list[int], shape: Shape) -> None:
+        self.id = meld_id
+        self.side = side
+        self.cards = cards
+        self.shape = shape
+        self.dirty_canastra = False  # was once a dirty canastra (it then stays dirty)
+        self._accepts: dict[int, bool] | None = None
+
+    def copy(self) -> Meld:
+        m = Meld(self.id, self.side, list(self.cards), self.shape)
+        m.dirty_canastra = self.dirty_canastra
+        m._accepts = self._accepts
+        return m
+
+    def accepts(self, rules: Rules) -> dict[int, bool]:
+        """Card -> True if adding it replaces a wild, False if it is a plain add."""
+        if self._accepts is None:
+            self._accepts = _compute_accepts(self, rules)
+        return self._accepts
+
+    def set_cards(self, cards: list[int], shape: Shape, rules: Rules) -> None:
+        self.cards = cards
+        self.shape = shape
+        self._accepts = None
+        if (
+            rules.dirty_stays_dirty
+            and shape.wilds
+            and len(cards) >= rules.canastra_size
+            and can_be_canastra(shape, rules)
+        ):
+            self.dirty_canastra = True
+
+    def canastra_kind(self, rules: Rules) -> str | None:
+        return canastra_kind(self.shape, len(self.cards), self.dirty_canastra, rules)
+
+
+def can_be_canastra(shape: Shape, rules: Rules) -> bool:
+    if shape.kind == RUN:
+        return True
+    if shape.kind == SET:
+        return rules.set_canastras or (shape.key == TWO and rules.twos_set)
+    return False
+
+
+def canastra_kind(shape: Shape, n_cards: int, dirty_before: bool, rules: Rules) -> str | None:
+    if n_cards < rules.canastra_size or not can_be_canastra(shape, rules):
+        return None
+    if shape.kind == SET and shape.key == TWO and rules.canastra_bonus.all_wilds:
+        return ALL_WILDS
+    if shape.wilds or dirty_before:
+        return DIRTY
+    if shape.kind == RUN:
+        bonus = rules.canastra_bonus
+        if n_cards == 14 and bonus.ace_to_ace:
+            return ACE_TO_ACE
+        if n_cards == 13 and bonus.real:
+            return REAL
+    return CLEAN
+
+
+def _candidates(meld: Meld, rules: Rules) -> list[int]:
+    shape = meld.shape
+    wild_cards = [JOKER] if rules.jokers else []
+    wild_cards += [make_card(TWO, s) for s in range(4)]
+    if shape.kind == BLACK_THREES:
+        return [make_card(THREE, 0), make_card(THREE, 3)]
+    if shape.kind == SET:
+        if shape.key == TWO:
+            return [make_card(TWO, s) for s in range(4)]
+        return [make_card(shape.key, s) for s in range(4)] + wild_cards
+    lo, hi = shape.naturals[0], shape.naturals[-1]
+    out = set(wild_cards)
+    for r in range(max(lo - 3, rules.run_low), min(hi + 3, HIGH) + 1):
+        out.add(make_card(ACE if r == HIGH else r, shape.key))
+    return sorted(out)
+
+
+def _compute_accepts(meld: Meld, rules: Rules) -> dict[int, bool]:
+    out: dict[int, bool] = {}
+    shape = meld.shape
+    for card in _candidates(meld, rules):
+        new = classify([*meld.cards, card], rules)
+        if isinstance(new, Problem) or new.kind != shape.kind or new.key != shape.key:
+            continue
+        out[card] = is_replacement(shape, new)
+    return out
+
+
+def is_replacement(old: Shape, new: Shape) -> bool:
+    """True when the new card is a natural that lands strictly inside the old run's
+    span, taking the place of a wild that filled the gap."""
+    if old.kind != RUN or new.wilds < old.wilds or not old.wilds:
+        return False
+    lo, hi = old.naturals[0], old.naturals[-1]
+    old_internal = hi - lo + 1 - len(old.naturals)
+    if old_internal == 0:
+        return False
+    new_inside = sum(1 for r in new.naturals if lo < r < hi)
+    old_inside = sum(1 for r in old.naturals if lo < r < hi)
+    return new_inside > old_inside
