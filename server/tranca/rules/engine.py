@@ -10,6 +10,7 @@ leaving the state unchanged.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from .cards import ALL_NATURAL_CARDS, JOKER, TWO, card_text, is_black_three, is_red_three
 from .errors import InvalidMove, Reason, RuleViolation
@@ -156,35 +157,42 @@ def legal_moves(s: DealState) -> list[Move]:
     if s.phase == OVER:
         return []
     if s.phase == DRAW_PHASE:
-        moves = [Move(DRAW)] if s.stock else []
-        moves += _take_moves(s)
+        moves = _take_moves(s)
+        moves.sort()
+        if s.stock:
+            moves.insert(0, Move(DRAW))
         return moves
     seat = s.turn
     hand = s.hands[seat]
     side = s.side_of(seat)
     rules = s.rules
     counts = Counter(hand)
-    moves = _meld_moves(s, hand, counts, side)
     n = len(hand)
+    moves = _meld_moves(s, counts, n, side)
     for m in s.melds:
         if m.side != side:
             continue
         acc = m.accepts(rules)
+        black = m.shape.kind == BLACK_THREES
         for card in counts:
             rep = acc.get(card)
             if rep is None or (rep and not rules.wild_replacement):
                 continue
-            if n <= 2 or m.shape.kind == BLACK_THREES:
-                new = classify([*m.cards, card], rules)
-                assert not isinstance(new, Problem)
-                if _hand_after_problem(s, side, n - 1, m.id, new, len(m.cards) + 1):
-                    continue
+            if (n <= 2 or black) and _grow_problem(s, side, n - 1, m, card):
+                continue
             moves.append(Move(REPLACE if rep else ADD, m.id, (card,)))
-    can_empty = n > 1 or morto_available(s, side) or has_required_canastra(s, side)
-    if can_empty:
+    if n > 1 or morto_available(s, side) or has_required_canastra(s, side):
         moves += [Move(DISCARD, NO_MELD, (c,)) for c in counts]
     moves.sort()
     return moves
+
+
+def _grow_problem(
+    s: DealState, side: int, remaining: int, m: Meld, card: int
+) -> RuleViolation | None:
+    new = m.grown(card, s.rules)
+    assert not isinstance(new, Problem)
+    return _hand_after_problem(s, side, remaining, m.id, new, len(m.cards) + 1)
 
 
 def _take_moves(s: DealState) -> list[Move]:
@@ -197,35 +205,28 @@ def _take_moves(s: DealState) -> list[Move]:
     rest = len(s.pile) - 1
     moves: list[Move] = []
     for m in s.melds:
-        if m.side != side:
-            continue
-        if _take_onto_meld_problem(s, side, m, top, rest) is None:
+        if m.side == side and _take_onto_meld_problem(s, side, m, top, rest) is None:
             moves.append(Move(TAKE, m.id, ()))
     if s.pile_frozen:
         return moves
     counts = Counter(hand)
-    compat = sorted(c for c in counts if _compatible(c, top))
-    for i, a in enumerate(compat):
-        for b in compat[i:]:
-            if a == b and counts[a] < 2:
+    counts[top] += 1
+    remaining = len(hand) - 2 + rest
+    pairs = set()
+    for triple in meld_triples(counts, s.rules, top):
+        pair = list(triple)
+        pair.remove(top)
+        cards = (pair[0], pair[1])
+        if cards in pairs:
+            continue
+        if remaining <= 1 or is_black_three(top):
+            shape = classify(list(triple), s.rules)
+            assert not isinstance(shape, Problem)
+            if _hand_after_problem(s, side, remaining, NO_MELD, shape, 3):
                 continue
-            cards = (a, b)
-            if _take_new_meld_problem(s, side, top, cards, rest) is None:
-                moves.append(Move(TAKE, NO_MELD, cards))
+        pairs.add(cards)
+    moves += [Move(TAKE, NO_MELD, cards) for cards in sorted(pairs)]
     return moves
-
-
-def _compatible(card: int, top: int) -> bool:
-    """Cheap filter: could ``card`` share a three-card meld with ``top``?"""
-    if card == JOKER or top == JOKER or (card & 15) == TWO or (top & 15) == TWO:
-        return True
-    if (card & 15) == (top & 15):
-        return True
-    if (card >> 4) != (top >> 4):
-        return False
-    a, b = card & 15, top & 15
-    d = abs(a - b)
-    return d <= 2 or d >= 11  # an ace next to a king or a queen
 
 
 def _take_onto_meld_problem(
@@ -247,10 +248,10 @@ def _take_onto_meld_problem(
             Reason.DISCARD_PILE_FROZEN,
             "the pile is frozen: its top card may only go on a meld of natural cards of its rank",
         )
-    new = classify([*m.cards, top], rules)
-    assert not isinstance(new, Problem)
-    n = len(s.hands[s.turn])
-    return _hand_after_problem(s, side, n + rest, m.id, new, len(m.cards) + 1)
+    remaining = len(s.hands[s.turn]) + rest
+    if remaining <= 1 or m.shape.kind == BLACK_THREES:
+        return _grow_problem(s, side, remaining, m, top)
+    return None
 
 
 def _take_new_meld_problem(
@@ -272,100 +273,144 @@ def _take_new_meld_problem(
     return _hand_after_problem(s, side, n - 2 + rest, NO_MELD, shape, 3)
 
 
-def _multisets(items: list[tuple[int, int]], k: int) -> list[tuple[int, ...]]:
-    """All multisets of size ``k`` drawn from (value, available count) pairs."""
-    out: list[tuple[int, ...]] = []
-
-    def rec(i: int, left: int, acc: list[int]) -> None:
-        if left == 0:
-            out.append(tuple(acc))
-            return
-        if i == len(items):
-            return
-        value, count = items[i]
-        for take_n in range(min(count, left), -1, -1):
-            rec(i + 1, left - take_n, acc + [value] * take_n)
-
-    rec(0, k, [])
-    return out
+def _is_wild_card(c: int) -> bool:
+    return c == JOKER or (c & 15) == TWO
 
 
-def _meld_candidates(hand_counts: Counter[int], rules: Rules) -> set[tuple[int, ...]]:
-    wilds = [(c, n) for c, n in hand_counts.items() if c == JOKER or (c & 15) == TWO]
-    by_rank: dict[int, list[tuple[int, int]]] = {}
-    by_suit: dict[int, dict[int, int]] = {}
-    for c, n in hand_counts.items():
-        if c == JOKER:
-            continue
-        r = c & 15
-        by_rank.setdefault(r, []).append((c, n))
-        by_suit.setdefault(c >> 4, {})[r] = c
-    out: set[tuple[int, ...]] = set()
+def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tuple[int, int, int]]:
+    """Every multiset of three cards available in ``counts`` that forms a meld under
+    ``rules`` (sorted tuples); with ``focus``, only those holding that card.
+
+    Built from the shapes a three-card meld can take rather than by trying every
+    triple, because this runs for every move; a test checks it against brute force.
+    """
+    wilds = sorted(c for c in counts if c == JOKER or (c & 15) == TWO)
+    focus_wild = focus >= 0 and _is_wild_card(focus)
     max_w = min(rules.max_wilds_per_meld, 3 - rules.min_naturals)
-    if rules.sets:
-        for r, naturals in by_rank.items():
+    out: set[tuple[int, int, int]] = set()
+    add = out.add
+    if rules.sets or rules.black_threes_when_going_out or rules.twos_set:
+        by_rank: dict[int, list[int]] = {}
+        for c in counts:
+            if c != JOKER:
+                by_rank.setdefault(c & 15, []).append(c)
+        if focus >= 0 and not focus_wild:
+            fr = focus & 15
+            by_rank = {fr: by_rank[fr]} if fr in by_rank else {}
+        for r, vals in by_rank.items():
+            vals.sort()
             if r == TWO:
                 if rules.twos_set:
-                    out.update(_multisets(naturals, 3))
+                    _add_triples(vals, counts, add)
                 continue
             if r == 3:
                 if rules.black_threes_when_going_out:
-                    blacks = [(c, n) for c, n in naturals if is_black_three(c)]
-                    out.update(_multisets(blacks, 3))
+                    _add_triples([v for v in vals if is_black_three(v)], counts, add)
                 continue
-            total = sum(n for _, n in naturals)
-            for n_w in range(0, max_w + 1):
-                if total < 3 - n_w:
-                    continue
-                for nat in _multisets(naturals, 3 - n_w):
-                    if n_w == 0:
-                        out.add(nat)
-                    else:
-                        for w in _multisets(wilds, n_w):
-                            out.add(tuple(sorted(nat + w)))
-    elif rules.black_threes_when_going_out and 3 in by_rank:
-        blacks = [(c, n) for c, n in by_rank[3] if is_black_three(c)]
-        out.update(_multisets(blacks, 3))
+            if not rules.sets:
+                continue
+            if rules.min_naturals <= 3:
+                _add_triples(vals, counts, add)
+            if max_w >= 1:
+                for i, a in enumerate(vals):
+                    for b in vals[i:]:
+                        if a == b and counts[a] < 2:
+                            continue
+                        for w in wilds:
+                            add(_sorted3(a, b, w))
+            if max_w >= 2:
+                for a in vals:
+                    for i, w1 in enumerate(wilds):
+                        for w2 in wilds[i:]:
+                            if w1 == w2 and counts[w1] < 2:
+                                continue
+                            add(_sorted3(a, w1, w2))
     if rules.sequences:
         low = rules.run_low
-        for suit_cards in by_suit.values():
-            pos: dict[int, int] = {}
-            for r, c in suit_cards.items():
-                if r == 1:
-                    pos[HIGH] = c
-                    if low == 1:
-                        pos[1] = c
-                elif r == TWO:
-                    if low <= TWO:
-                        pos[TWO] = c
-                elif r >= low:
-                    pos[r] = c
-            for p in range(low, HIGH - 1):
-                present = [pos[q] for q in (p, p + 1, p + 2) if q in pos]
-                if len(present) == 3:
-                    out.add(tuple(sorted(present)))
-                elif len(present) == 2 and max_w >= 1:
-                    for wild, _ in wilds:
-                        out.add(tuple(sorted([*present, wild])))
-    return out
+        by_suit: dict[int, dict[int, int]] = {}
+        for c in counts:
+            if c == JOKER:
+                continue
+            r = c & 15
+            pos = by_suit.setdefault(c >> 4, {})
+            if r == 1:
+                pos[HIGH] = c
+                if low == 1:
+                    pos[1] = c
+            elif r == TWO:
+                if low <= TWO:
+                    pos[TWO] = c
+            elif r >= low:
+                pos[r] = c
+        if focus >= 0 and not focus_wild:
+            fs = focus >> 4
+            by_suit = {fs: by_suit[fs]} if fs in by_suit else {}
+        for pos in by_suit.values():
+            ps = sorted(pos)
+            k = len(ps)
+            for i in range(k - 1):
+                a = ps[i]
+                ca = pos[a]
+                for j in range(i + 1, min(i + 3, k)):
+                    b = ps[j]
+                    if b - a > 2:
+                        break
+                    cb = pos[b]
+                    if max_w >= 1:
+                        for w in wilds:
+                            add(_sorted3(ca, cb, w))
+                    if b - a == 1 and j + 1 < k and ps[j + 1] - a == 2:
+                        add(_sorted3(ca, cb, pos[ps[j + 1]]))
+    result = set()
+    for t in out:
+        a, b, c = t
+        if (a == b or b == c) and (counts[b] < (2 if a != c else 3)):
+            continue
+        if focus >= 0 and focus not in t:
+            continue
+        result.add(t)
+    return result
 
 
-def _meld_moves(s: DealState, hand: list[int], counts: Counter[int], side: int) -> list[Move]:
-    rules = s.rules
-    n = len(hand)
+def _sorted3(a: int, b: int, c: int) -> tuple[int, int, int]:
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b, c = c, b
+        if a > b:
+            a, b = b, a
+    return (a, b, c)
+
+
+def _add_triples(
+    vals: list[int], counts: Counter[int], add: Callable[[tuple[int, int, int]], None]
+) -> None:
+    """Add every multiset of three of ``vals`` (sorted, with their counts)."""
+    k = len(vals)
+    for i in range(k):
+        a = vals[i]
+        for j in range(i, k):
+            b = vals[j]
+            if j == i and counts[a] < 2:
+                continue
+            for m in range(j, k):
+                c = vals[m]
+                if m == j and counts[b] < (3 if i == j else 2):
+                    continue
+                add((a, b, c))
+
+
+def _meld_moves(s: DealState, counts: Counter[int], n: int, side: int) -> list[Move]:
     if n < 3:
         return []
+    rules = s.rules
     moves = []
-    for cards in _meld_candidates(counts, rules):
-        if any(cards.count(c) > counts[c] for c in set(cards)):
-            continue
-        shape = classify(list(cards), rules)
-        if isinstance(shape, Problem):
-            continue
-        if (n <= 4 or shape.kind == BLACK_THREES) and _hand_after_problem(
-            s, side, n - 3, NO_MELD, shape, 3
-        ):
-            continue
+    for cards in meld_triples(counts, rules):
+        if n <= 4 or is_black_three(cards[0]):
+            shape = classify(list(cards), rules)
+            assert not isinstance(shape, Problem)
+            if _hand_after_problem(s, side, n - 3, NO_MELD, shape, 3):
+                continue
         moves.append(Move(MELD, NO_MELD, cards))
     return moves
 
@@ -450,7 +495,7 @@ def validate(s: DealState, seat: int, move: Move) -> None:
         card = move.cards[0]
         rep = m.accepts(rules).get(card)
         if rep is None:
-            new = classify([*m.cards, card], rules)
+            new = m.grown(card, rules)
             if isinstance(new, Problem) and new.reason in (
                 Reason.TOO_MANY_WILDS,
                 Reason.THREES_CANNOT_BE_MELDED,
@@ -474,7 +519,7 @@ def validate(s: DealState, seat: int, move: Move) -> None:
                 Reason.NOT_A_WILD_REPLACEMENT,
                 f"{card_text(card)} does not take a wild's place in meld @{m.id}: send it as add",
             )
-        new = classify([*m.cards, card], rules)
+        new = m.grown(card, rules)
         assert not isinstance(new, Problem)
         problem = _hand_after_problem(s, side, n - 1, m.id, new, len(m.cards) + 1)
         if problem:
@@ -526,9 +571,14 @@ def apply_unchecked(s: DealState, seat: int, move: Move) -> None:
         if rules.wild_freezes_pile and (card == JOKER or (card & 15) == TWO):
             s.pile_frozen = True
         if not hand:
-            if morto_available(s, side):  # indirect batida: the morto is used next turn
+            if morto_available(s, side):
                 _take_morto(s, seat, side)
-                s.morto_pending[side] = seat
+                if rules.morto_after_discard_plays_on:
+                    # 002: "O jogador compra as 11 cartas do morto e continua seu turno".
+                    _lay_red_threes(s, seat)
+                    _end_if_stuck(s, seat)
+                    return
+                s.morto_pending[side] = seat  # indirect batida: the morto is used next turn
             else:
                 _end_deal(s, END_BATIDA, seat)
                 return
@@ -547,7 +597,6 @@ def apply_unchecked(s: DealState, seat: int, move: Move) -> None:
         s.pile_frozen = False
         s.phase = PLAY_PHASE
         _lay_red_threes(s, seat)
-        _end_if_stuck(s, seat)
     elif kind == MELD:
         for c in move.cards:
             hand.remove(c)
@@ -564,6 +613,8 @@ def apply_unchecked(s: DealState, seat: int, move: Move) -> None:
             _end_if_stuck(s, seat)
         else:
             _end_deal(s, END_BATIDA, seat)
+    elif kind == TAKE:
+        _end_if_stuck(s, seat)
 
 
 def _end_if_stuck(s: DealState, seat: int) -> None:
@@ -585,10 +636,9 @@ def _new_meld(s: DealState, side: int, cards: list[int]) -> None:
 
 
 def _grow_meld(s: DealState, meld: Meld, card: int) -> None:
-    cards = [*meld.cards, card]
-    shape = classify(cards, s.rules)
+    shape = meld.grown(card, s.rules)
     assert not isinstance(shape, Problem)
-    meld.set_cards(cards, shape, s.rules)
+    meld.set_cards([*meld.cards, card], shape, s.rules)
 
 
 def _take_morto(s: DealState, seat: int, side: int) -> None:
@@ -644,18 +694,19 @@ def _end_turn(s: DealState, seat: int) -> None:
 def _start_turn(s: DealState, seat: int) -> None:
     rules = s.rules
     side = s.side_of(seat)
-    if s.morto_pending[side] == seat:
-        s.morto_pending[side] = NOBODY
     if not s.stock and rules.stock_out == StockOut.MORTO_TO_STOCK:
         _mortos_to_stock(s)
     _lay_red_threes(s, seat)
-    if s.stock:
-        return
-    if rules.stock_out == StockOut.PLAY_ON:
+    if not s.stock:
+        if rules.stock_out != StockOut.PLAY_ON:
+            _end_deal(s, END_STOCK_OUT, NOBODY)
+            return
         if not _take_moves(s):
             _end_deal(s, END_NO_MOVE, NOBODY)
-        return
-    _end_deal(s, END_STOCK_OUT, NOBODY)
+            return
+    # A morto taken by an indirect batida counts as used once its taker's turn starts.
+    if s.morto_pending[side] == seat:
+        s.morto_pending[side] = NOBODY
 
 
 def _end_deal(s: DealState, reason: str, went_out: int) -> None:

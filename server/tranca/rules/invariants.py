@@ -14,7 +14,7 @@ def check_invariants(s: DealState) -> list[str]:
     if sorted(s.all_cards()) != sorted(full_deck(s.rules.jokers)):
         problems.append("cards are not all accounted for")
     for m in s.melds:
-        shape = classify(list(m.cards), s.rules)
+        shape = classify(list(m.cards), s.rules, m.shape.wilds)
         if isinstance(shape, Problem):
             problems.append(f"meld @{m.id} is invalid: {shape.message}")
         elif shape != m.shape:

@@ -46,8 +46,14 @@ def is_wild(card: int) -> bool:
     return card == JOKER or (card & 15) == TWO
 
 
-def classify(cards: list[int], rules: Rules) -> Shape | Problem:
-    """What ``cards`` form under ``rules``, or why they form nothing."""
+def classify(cards: list[int], rules: Rules, min_wilds: int = 0) -> Shape | Problem:
+    """What ``cards`` form under ``rules``, or why they form nothing.
+
+    A 2 of a run's suit may be natural (where runs reach the low ace) or wild; the
+    reading with the fewest wilds is taken, but never fewer than ``min_wilds``: a
+    card that has served as a wild in a meld goes on serving as one (003: the moved
+    wild "seguirá funcionando como comodín").
+    """
     if len(cards) < 3:
         return Problem(Reason.INVALID_MELD, "a meld needs at least three cards")
     naturals = [c for c in cards if c != JOKER and (c & 15) != TWO]
@@ -61,12 +67,18 @@ def classify(cards: list[int], rules: Rules) -> Shape | Problem:
         return Problem(Reason.THREES_CANNOT_BE_MELDED, "threes cannot be melded")
     first = naturals[0] & 15
     if all((c & 15) == first for c in naturals):
-        return _set_shape(cards, len(naturals), first, rules)
+        as_set = _set_shape(cards, len(naturals), first, rules)
+        if isinstance(as_set, Problem) and rules.sequences and rules.run_low <= TWO:
+            # With the low ace a 2 of the suit can be natural: A-2-2 is a run A-2-(3).
+            as_run = _run_shape(cards, rules, min_wilds)
+            if not isinstance(as_run, Problem):
+                return as_run
+        return as_set
     if not rules.sequences:
         return Problem(
             Reason.MELD_KIND_NOT_ALLOWED, "only sets of one rank are allowed in these rules"
         )
-    return _run_shape(cards, rules)
+    return _run_shape(cards, rules, min_wilds)
 
 
 def _set_shape(cards: list[int], n_naturals: int, rank: int, rules: Rules) -> Shape | Problem:
@@ -86,7 +98,7 @@ def _set_shape(cards: list[int], n_naturals: int, rank: int, rules: Rules) -> Sh
     return Shape(SET, rank, (), wilds)
 
 
-def _run_shape(cards: list[int], rules: Rules) -> Shape | Problem:
+def _run_shape(cards: list[int], rules: Rules, min_wilds: int = 0) -> Shape | Problem:
     low = rules.run_low
     suit = -1
     fixed: list[int] = []
@@ -131,6 +143,8 @@ def _run_shape(cards: list[int], rules: Rules) -> Shape | Problem:
         for natural_twos in two_options:
             ranks = fixed + list(ace_ranks) + [TWO] * natural_twos
             w = wilds + suited_twos - natural_twos
+            if w < min_wilds:
+                continue
             found = _check_run(ranks, w, low, rules)
             if isinstance(found, Problem):
                 problem = found
@@ -213,6 +227,10 @@ class Meld:
         ):
             self.dirty_canastra = True
 
+    def grown(self, card: int, rules: Rules) -> Shape | Problem:
+        """The shape this meld would have with ``card`` added."""
+        return classify([*self.cards, card], rules, self.shape.wilds)
+
     def canastra_kind(self, rules: Rules) -> str | None:
         return canastra_kind(self.shape, len(self.cards), self.dirty_canastra, rules)
 
@@ -228,8 +246,9 @@ def can_be_canastra(shape: Shape, rules: Rules) -> bool:
 def canastra_kind(shape: Shape, n_cards: int, dirty_before: bool, rules: Rules) -> str | None:
     if n_cards < rules.canastra_size or not can_be_canastra(shape, rules):
         return None
-    if shape.kind == SET and shape.key == TWO and rules.canastra_bonus.all_wilds:
-        return ALL_WILDS
+    if shape.kind == SET and shape.key == TWO:
+        # Seven 2s are all wilds: never a clean canastra, whatever the bonus table says.
+        return ALL_WILDS if rules.canastra_bonus.all_wilds else DIRTY
     if shape.wilds or dirty_before:
         return DIRTY
     if shape.kind == RUN:
@@ -259,10 +278,57 @@ def _candidates(meld: Meld, rules: Rules) -> list[int]:
 
 
 def _compute_accepts(meld: Meld, rules: Rules) -> dict[int, bool]:
+    shape = meld.shape
+    if shape.kind == SET and shape.key not in (TWO, THREE):
+        return _set_accepts(shape, rules)
+    if shape.kind == RUN and not rules.ace_low:
+        return _run_accepts(shape, rules)
+    return _accepts_by_classify(meld, rules)
+
+
+def _wild_cards(rules: Rules) -> list[int]:
+    return ([JOKER] if rules.jokers else []) + [make_card(TWO, s) for s in range(4)]
+
+
+def _set_accepts(shape: Shape, rules: Rules) -> dict[int, bool]:
+    """A set takes any natural of its rank, and a wild while it has room for one."""
+    out = dict.fromkeys((make_card(shape.key, s) for s in range(4)), False)
+    if shape.wilds < rules.max_wilds_per_meld:
+        out.update(dict.fromkeys(_wild_cards(rules), False))
+    return out
+
+
+def _run_accepts(shape: Shape, rules: Rules) -> dict[int, bool]:
+    """A run's acceptable cards by arithmetic on its span (runs without the low ace,
+    where every 2 is a wild and every ace is high)."""
+    naturals = shape.naturals
+    lo, hi, w = naturals[0], naturals[-1], shape.wilds
+    n = len(naturals)
+    span_max = HIGH - rules.run_low + 1
+    out: dict[int, bool] = {}
+    present = set(naturals)
+    for r in range(max(rules.run_low, lo - 1 - w), min(HIGH, hi + 1 + w) + 1):
+        if r in present:
+            continue
+        nlo, nhi = min(lo, r), max(hi, r)
+        span = nhi - nlo + 1
+        gaps = span - (n + 1)
+        if gaps > w or span + (w - gaps) > span_max:
+            continue
+        out[make_card(ACE if r == HIGH else r, shape.key)] = lo < r < hi
+    if w < rules.max_wilds_per_meld:
+        span = hi - lo + 1
+        gaps = span - n
+        if span + (w + 1 - gaps) <= span_max:
+            out.update(dict.fromkeys(_wild_cards(rules), False))
+    return out
+
+
+def _accepts_by_classify(meld: Meld, rules: Rules) -> dict[int, bool]:
     out: dict[int, bool] = {}
     shape = meld.shape
     for card in _candidates(meld, rules):
-        new = classify([*meld.cards, card], rules)
+        new = meld.grown(card, rules)
         if isinstance(new, Problem) or new.kind != shape.kind or new.key != shape.key:
             continue
         out[card] = is_replacement(shape, new)

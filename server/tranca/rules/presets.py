@@ -90,6 +90,7 @@ class Rules:
     batida_bonus: int = 100
     concealed_batida_bonus: int = 0  # 0: none
     morto_penalty: int = 100
+    morto_after_discard_plays_on: bool = False  # 002: the turn goes on after an indirect batida
     unused_morto_is_penalised: bool = True
     unused_morto_cards_count: bool = False
     untaken_morto_cards_count: bool = False
@@ -261,6 +262,7 @@ _CANASTA_STYLE: dict[str, Any] = dict(
     red_three_replacement=True,
     going_out_needs_clean_canastra=False,
     concealed_batida_bonus=200,
+    morto_after_discard_plays_on=True,
     unused_morto_is_penalised=False,
     untaken_morto_cards_count=True,
     card_values=CANASTA_VALUES,
@@ -276,7 +278,6 @@ PRESETS: dict[str, Rules] = {
             name="tranca-000",
             description="Brazilian Tranca, 2 or 4 players, as in 000 (the blog's rules)",
             **_BRAZILIAN_COMMON,
-            pile_view=PileView.ALL,
             set_canastras=False,
         ),
         _preset(

@@ -95,6 +95,8 @@ def score_deal(s: DealState) -> list[SideScore]:
             for c in s.hands[seat]:
                 if rules.three_in_hand_penalty and (c & 15) == 3:
                     hand_points += rules.three_in_hand_penalty
+                elif is_red_three(c):  # only from a morto not yet used: as in a morto (002)
+                    hand_points += rules.red_three_value
                 else:
                     hand_points += card_points(c, values)
         morto = s.mortos[side]

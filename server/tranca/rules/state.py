@@ -147,7 +147,12 @@ class DealState:
             "morto_taken": list(self.morto_taken),
             "morto_pending": list(self.morto_pending),
             "melds": [
-                {"side": m.side, "cards": list(m.cards), "dirty_canastra": m.dirty_canastra}
+                {
+                    "side": m.side,
+                    "cards": list(m.cards),
+                    "wilds": m.shape.wilds,
+                    "dirty_canastra": m.dirty_canastra,
+                }
                 for m in self.melds
             ],
             "red_threes": [list(r) for r in self.red_threes],
@@ -180,7 +185,7 @@ class DealState:
         s.morto_taken = list(data["morto_taken"])
         s.morto_pending = list(data["morto_pending"])
         for i, m in enumerate(data["melds"]):
-            shape = classify(list(m["cards"]), rules)
+            shape = classify(list(m["cards"]), rules, int(m["wilds"]))
             if isinstance(shape, Problem):
                 raise ValueError(f"stored meld {i} is not a meld: {shape.message}")
             meld = Meld(i, int(m["side"]), list(m["cards"]), shape)
