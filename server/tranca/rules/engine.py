@@ -41,7 +41,9 @@ from .state import (
     deal_cards,
 )
 
+RED_THREE_D, RED_THREE_H = 16 + 3, 32 + 3
 VALID_CARDS = frozenset((*ALL_NATURAL_CARDS, JOKER))
+DISCARD_MOVES = {c: Move(DISCARD, NO_MELD, (c,)) for c in VALID_CARDS}
 CLEAN_KINDS = frozenset((CLEAN, REAL, ACE_TO_ACE))
 
 
@@ -168,23 +170,39 @@ def legal_moves(s: DealState) -> list[Move]:
     rules = s.rules
     counts = Counter(hand)
     n = len(hand)
+    # Built in canonical order (kind, meld, cards), so no final sort is needed.
     moves = _meld_moves(s, counts, n, side)
+    replaces: list[Move] = []
     for m in s.melds:
         if m.side != side:
             continue
         acc = m.accepts(rules)
         black = m.shape.kind == BLACK_THREES
-        for card in counts:
-            rep = acc.get(card)
-            if rep is None or (rep and not rules.wild_replacement):
+        for card in sorted(acc.keys() & counts.keys()):
+            rep = acc[card]
+            if rep and not rules.wild_replacement:
                 continue
             if (n <= 2 or black) and _grow_problem(s, side, n - 1, m, card):
                 continue
-            moves.append(Move(REPLACE if rep else ADD, m.id, (card,)))
+            (replaces if rep else moves).append(_grow_move(REPLACE if rep else ADD, m.id, card))
+    moves += replaces
     if n > 1 or morto_available(s, side) or has_required_canastra(s, side):
-        moves += [Move(DISCARD, NO_MELD, (c,)) for c in counts]
-    moves.sort()
+        moves += [DISCARD_MOVES[c] for c in sorted(counts)]
     return moves
+
+
+_GROW_MOVES: dict[tuple[int, int, int], Move] = {}
+
+
+def _grow_move(kind: int, meld_id: int, card: int) -> Move:
+    """Moves are immutable tuples, so the common ones are made once and shared."""
+    key = (kind, meld_id, card)
+    move = _GROW_MOVES.get(key)
+    if move is None:
+        if len(_GROW_MOVES) > 100_000:
+            _GROW_MOVES.clear()
+        move = _GROW_MOVES[key] = Move(kind, meld_id, (card,))
+    return move
 
 
 def _grow_problem(
@@ -204,8 +222,14 @@ def _take_moves(s: DealState) -> list[Move]:
     top = s.pile[-1]
     rest = len(s.pile) - 1
     moves: list[Move] = []
+    rules = s.rules
     for m in s.melds:
-        if m.side == side and _take_onto_meld_problem(s, side, m, top, rest) is None:
+        # The membership test first: building a refusal just to drop it is costly.
+        if (
+            m.side == side
+            and top in m.accepts(rules)
+            and _take_onto_meld_problem(s, side, m, top, rest) is None
+        ):
             moves.append(Move(TAKE, m.id, ()))
     if s.pile_frozen:
         return moves
@@ -284,55 +308,37 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
     Built from the shapes a three-card meld can take rather than by trying every
     triple, because this runs for every move; a test checks it against brute force.
     """
-    wilds = sorted(c for c in counts if c == JOKER or (c & 15) == TWO)
-    focus_wild = focus >= 0 and _is_wild_card(focus)
-    max_w = min(rules.max_wilds_per_meld, 3 - rules.min_naturals)
-    out: set[tuple[int, int, int]] = set()
-    add = out.add
-    if rules.sets or rules.black_threes_when_going_out or rules.twos_set:
-        by_rank: dict[int, list[int]] = {}
-        for c in counts:
-            if c != JOKER:
-                by_rank.setdefault(c & 15, []).append(c)
-        if focus >= 0 and not focus_wild:
-            fr = focus & 15
-            by_rank = {fr: by_rank[fr]} if fr in by_rank else {}
-        for r, vals in by_rank.items():
-            vals.sort()
-            if r == TWO:
-                if rules.twos_set:
-                    _add_triples(vals, counts, add)
-                continue
-            if r == 3:
-                if rules.black_threes_when_going_out:
-                    _add_triples([v for v in vals if is_black_three(v)], counts, add)
-                continue
-            if not rules.sets:
-                continue
-            if rules.min_naturals <= 3:
-                _add_triples(vals, counts, add)
-            if max_w >= 1:
-                for i, a in enumerate(vals):
-                    for b in vals[i:]:
-                        if a == b and counts[a] < 2:
-                            continue
-                        for w in wilds:
-                            add(_sorted3(a, b, w))
-            if max_w >= 2:
-                for a in vals:
-                    for i, w1 in enumerate(wilds):
-                        for w2 in wilds[i:]:
-                            if w1 == w2 and counts[w1] < 2:
-                                continue
-                            add(_sorted3(a, w1, w2))
-    if rules.sequences:
-        low = rules.run_low
-        by_suit: dict[int, dict[int, int]] = {}
-        for c in counts:
-            if c == JOKER:
-                continue
-            r = c & 15
-            pos = by_suit.setdefault(c >> 4, {})
+    if focus >= 0 and not _is_wild_card(focus):
+        # Only cards of the focus card's rank or suit, and wilds, can share its meld.
+        fr, fs = focus & 15, focus >> 4
+        counts = Counter(
+            {
+                c: n
+                for c, n in counts.items()
+                if (c & 15) == fr or (c >> 4) == fs or c == JOKER or (c & 15) == TWO
+            }
+        )
+    low = rules.run_low
+    sequences = rules.sequences
+    wilds: list[int] = []
+    by_rank: dict[int, list[int]] = {}
+    by_suit: dict[int, dict[int, int]] = {}
+    for c in counts:
+        if c == JOKER:
+            wilds.append(c)
+            continue
+        r = c & 15
+        if r == TWO:
+            wilds.append(c)
+        vals = by_rank.get(r)
+        if vals is None:
+            by_rank[r] = [c]
+        else:
+            vals.append(c)
+        if sequences:
+            pos = by_suit.get(c >> 4)
+            if pos is None:
+                pos = by_suit[c >> 4] = {}
             if r == 1:
                 pos[HIGH] = c
                 if low == 1:
@@ -342,10 +348,55 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
                     pos[TWO] = c
             elif r >= low:
                 pos[r] = c
-        if focus >= 0 and not focus_wild:
-            fs = focus >> 4
-            by_suit = {fs: by_suit[fs]} if fs in by_suit else {}
+    wilds.sort()
+    focus_wild = focus >= 0 and _is_wild_card(focus)
+    if focus >= 0 and not focus_wild:
+        fr = focus & 15
+        by_rank = {fr: by_rank[fr]} if fr in by_rank else {}
+        fs = focus >> 4
+        by_suit = {fs: by_suit[fs]} if fs in by_suit else {}
+    max_w = min(rules.max_wilds_per_meld, 3 - rules.min_naturals)
+    need = 3 - max_w  # naturals a set needs at the least
+    n_wilds = sum(counts[w] for w in wilds)
+    out: set[tuple[int, int, int]] = set()
+    add = out.add
+    for r, vals in by_rank.items():
+        if r == TWO:
+            if rules.twos_set:
+                vals.sort()
+                _add_triples(vals, counts, add)
+            continue
+        if r == 3:
+            if rules.black_threes_when_going_out:
+                _add_triples(sorted(v for v in vals if is_black_three(v)), counts, add)
+            continue
+        if not rules.sets:
+            continue
+        if len(vals) == 1:
+            total = counts[vals[0]]
+            if total < need or total + n_wilds < 3:
+                continue
+        vals.sort()
+        _add_triples(vals, counts, add)
+        if max_w >= 1 and wilds:
+            for i, a in enumerate(vals):
+                for b in vals[i:]:
+                    if a == b and counts[a] < 2:
+                        continue
+                    for w in wilds:
+                        add((a, b, w) if w > b else _sorted3(a, b, w))
+        if max_w >= 2:
+            for a in vals:
+                for i, w1 in enumerate(wilds):
+                    for w2 in wilds[i:]:
+                        if w1 == w2 and counts[w1] < 2:
+                            continue
+                        add(_sorted3(a, w1, w2))
+    if sequences:
+        use_wilds = max_w >= 1 and wilds
         for pos in by_suit.values():
+            if len(pos) < 2:
+                continue
             ps = sorted(pos)
             k = len(ps)
             for i in range(k - 1):
@@ -356,15 +407,17 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
                     if b - a > 2:
                         break
                     cb = pos[b]
-                    if max_w >= 1:
+                    if use_wilds:
                         for w in wilds:
                             add(_sorted3(ca, cb, w))
                     if b - a == 1 and j + 1 < k and ps[j + 1] - a == 2:
                         add(_sorted3(ca, cb, pos[ps[j + 1]]))
+    if focus < 0 and low > TWO:
+        return out  # no card can appear twice unchecked: every count was checked above
     result = set()
     for t in out:
         a, b, c = t
-        if (a == b or b == c) and (counts[b] < (2 if a != c else 3)):
+        if (a == b or b == c) and counts[b] < (2 if a != c else 3):
             continue
         if focus >= 0 and focus not in t:
             continue
@@ -405,7 +458,7 @@ def _meld_moves(s: DealState, counts: Counter[int], n: int, side: int) -> list[M
         return []
     rules = s.rules
     moves = []
-    for cards in meld_triples(counts, rules):
+    for cards in sorted(meld_triples(counts, rules)):
         if n <= 4 or is_black_three(cards[0]):
             shape = classify(list(cards), rules)
             assert not isinstance(shape, Problem)
@@ -655,7 +708,7 @@ def _lay_red_threes(s: DealState, seat: int) -> None:
     hand = s.hands[seat]
     side = s.side_of(seat)
     rules = s.rules
-    while True:
+    while RED_THREE_D in hand or RED_THREE_H in hand:
         reds = [c for c in hand if is_red_three(c)]
         if not reds:
             return
