@@ -7,7 +7,7 @@ from itertools import combinations_with_replacement
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tranca.rules.cards import full_deck
+from tranca.rules.cards import JOKER, full_deck
 from tranca.rules.engine import meld_triples
 from tranca.rules.melds import Meld, Problem, _accepts_by_classify, _compute_accepts, classify
 from tranca.rules.presets import PRESETS, Rules
@@ -27,8 +27,18 @@ def brute_force_triples(counts: Counter[int], rules: Rules) -> set[tuple[int, ..
 
 @st.composite
 def hands(draw: st.DrawFn) -> tuple[Rules, list[int]]:
+    """Hands from the whole deck, or dense ones from a few ranks of two suits with the
+    wilds and aces (where runs, duplicates and wild choices crowd together)."""
     rules = PRESETS[draw(st.sampled_from(PRESET_NAMES))]
     deck = full_deck(rules.jokers)
+    if draw(st.booleans()):
+        low = draw(st.integers(1, 9))
+        suits = draw(st.sets(st.integers(0, 3), min_size=1, max_size=2))
+        deck = [
+            c
+            for c in deck
+            if c == JOKER or (c & 15) in (1, 2) or ((c >> 4) in suits and low <= (c & 15) < low + 6)
+        ]
     idx = draw(st.lists(st.integers(0, len(deck) - 1), min_size=3, max_size=16, unique=True))
     return rules, [deck[i] for i in idx]
 

@@ -308,6 +308,8 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
     Built from the shapes a three-card meld can take rather than by trying every
     triple, because this runs for every move; a test checks it against brute force.
     """
+    if rules.run_low > TWO and not rules.twos_set:
+        return _triples_without_low_ace(counts, rules, focus)
     if focus >= 0 and not _is_wild_card(focus):
         # Only cards of the focus card's rank or suit, and wilds, can share its meld.
         fr, fs = focus & 15, focus >> 4
@@ -423,6 +425,101 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
             continue
         result.add(t)
     return result
+
+
+def _triples_without_low_ace(
+    counts: Counter[int], rules: Rules, focus: int
+) -> set[tuple[int, int, int]]:
+    """``meld_triples`` for rules where every 2 is a wild and every ace is high: runs
+    are found with bit masks of the rank positions each suit holds."""
+    wilds: list[int] = []
+    low_rank = rules.run_low
+    masks = [0, 0, 0, 0]
+    rank_total = [0] * 15
+    by_rank: list[list[int]] = [[] for _ in range(15)]
+    for c, n in counts.items():
+        if c == JOKER:
+            wilds.append(c)
+            continue
+        r = c & 15
+        if r == TWO:
+            wilds.append(c)
+            continue
+        rank_total[r] += n
+        by_rank[r].append(c)
+        if r == 1:
+            masks[c >> 4] |= 1 << HIGH
+        elif r >= low_rank:
+            masks[c >> 4] |= 1 << r
+    wilds.sort()
+    if focus >= 0:
+        focus_wild = _is_wild_card(focus)
+        fr, fs = focus & 15, focus >> 4
+    else:
+        focus_wild = True
+        fr = fs = -1
+    max_w = min(rules.max_wilds_per_meld, 3 - rules.min_naturals)
+    need = 3 - max_w
+    n_wilds = sum(counts[w] for w in wilds)
+    out: set[tuple[int, int, int]] = set()
+    add = out.add
+    if rules.sets or rules.black_threes_when_going_out:
+        for r in range(1, 14) if focus_wild else (fr,):
+            total = rank_total[r]
+            if total < need or total + n_wilds < 3:
+                continue
+            vals = by_rank[r]
+            if r == 3:
+                if rules.black_threes_when_going_out:
+                    _add_triples(sorted(v for v in vals if is_black_three(v)), counts, add)
+                continue
+            if not rules.sets:
+                continue
+            vals.sort()
+            if total >= 3:
+                _add_triples(vals, counts, add)
+            if max_w >= 1 and wilds:
+                for i, a in enumerate(vals):
+                    for b in vals[i:]:
+                        if a == b and counts[a] < 2:
+                            continue
+                        for w in wilds:
+                            add((a, b, w) if w > b else _sorted3(a, b, w))
+            if max_w >= 2:
+                for a in vals:
+                    for i, w1 in enumerate(wilds):
+                        for w2 in wilds[i:]:
+                            if w1 == w2 and counts[w1] < 2:
+                                continue
+                            add(_sorted3(a, w1, w2))
+    if rules.sequences:
+        use_wilds = max_w >= 1 and bool(wilds)
+        for suit in range(4) if focus_wild else (fs,):
+            mask = masks[suit]
+            base = suit << 4
+            t = mask & (mask >> 1) & (mask >> 2)
+            while t:
+                low = t & -t
+                p = low.bit_length() - 1
+                t ^= low
+                if p == 12:  # Q K A: the ace's card value is the lowest
+                    add((base + 1, base + 12, base + 13))
+                else:
+                    add((base + p, base + p + 1, base + p + 2))
+            if use_wilds:
+                for gap in (1, 2):
+                    t = mask & (mask >> gap)
+                    while t:
+                        low = t & -t
+                        p = low.bit_length() - 1
+                        t ^= low
+                        a = base + p
+                        b = base + 1 if p + gap == HIGH else base + p + gap
+                        for w in wilds:
+                            add(_sorted3(a, b, w))
+    if focus < 0:
+        return out
+    return {t for t in out if focus in t}
 
 
 def _sorted3(a: int, b: int, c: int) -> tuple[int, int, int]:
