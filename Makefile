@@ -4,7 +4,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: venv run demo test lint typecheck pytest bench simulate fuzz clean
+PROTOS := $(wildcard proto/tranca/v1/*.proto)
+GEN    := server/tranca/v1/.generated
+
+.PHONY: venv proto run demo test lint typecheck pytest bench simulate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +15,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-venv: $(STAMP)
+# Python stubs and typing stubs of the contracts, generated from proto/, never
+# edited by hand and never committed (the package tranca.v1).
+$(GEN): $(PROTOS) $(STAMP)
+	rm -rf server/tranca/v1
+	mkdir -p server/tranca/v1
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -Iproto \
+	  --python_out=server --grpc_python_out=server \
+	  --mypy_out=server --mypy_grpc_out=server $(PROTOS)
+	touch server/tranca/v1/__init__.py $(GEN)
+
+proto: $(GEN)
+
+venv: $(STAMP) $(GEN)
 
 ## The server is not built yet: `make run` plays a bot-versus-bot match in the terminal.
 run: venv
@@ -26,6 +41,7 @@ test: lint typecheck pytest
 lint: venv
 	$(BIN)/ruff check server tests bench
 	$(BIN)/ruff format --check server tests bench
+	$(BIN)/buf lint
 
 typecheck: venv
 	$(BIN)/mypy

@@ -1,4 +1,4 @@
-"""The ``tranca`` command: simulations and a bot-versus-bot demo deal."""
+"""The ``tranca`` command: the server, migrations, apps, simulations and a demo match."""
 
 from __future__ import annotations
 
@@ -62,7 +62,43 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from .store import migrate
+    from .store.database import normalise_url
+
+    migrate.upgrade(normalise_url(args.database_url))
+    print(f"schema at {migrate.head_revision()}")
+    return 0
+
+
+def _cmd_create_app(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .store.database import make_engine, normalise_url
+    from .store.repository import Store
+
+    async def create() -> tuple[str, str]:
+        engine = make_engine(normalise_url(args.database_url))
+        try:
+            return await Store(engine).create_app(args.name, frozenset(args.permission))
+        finally:
+            await engine.dispose()
+
+    app_id, key = asyncio.run(create())
+    print(json.dumps({"app_id": app_id, "api_key": key}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    import os
+
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["serve"]:
+        from .server import serve
+
+        return serve(argv[1:])
+    db_default = os.environ.get("TRANCA_DATABASE_URL", "sqlite:///tranca.db")
     parser = argparse.ArgumentParser(prog="tranca", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sim = sub.add_parser("simulate", help="play whole deals with bots; print a JSON summary")
@@ -81,6 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--quiet", action="store_true", help="print only the results")
     demo.add_argument("--one-deal", action="store_true", help="stop after one deal")
     demo.set_defaults(func=_cmd_demo)
+    sub.add_parser("serve", help="run the game server (see tranca serve --help)")
+    mig = sub.add_parser("migrate", help="apply the database schema migrations")
+    mig.add_argument("--database-url", default=db_default)
+    mig.set_defaults(func=_cmd_migrate)
+    app = sub.add_parser("create-app", help="register an app and print its API key once")
+    app.add_argument("name")
+    app.add_argument("--permission", action="append", default=[], choices=["fixed_deck"])
+    app.add_argument("--database-url", default=db_default)
+    app.set_defaults(func=_cmd_create_app)
     sub.add_parser("presets", help="list the rule presets").set_defaults(
         func=lambda a: print("\n".join(preset_names())) or 0
     )

@@ -23,7 +23,11 @@ def deal_seed(match_seed: int, deal_index: int) -> int:
 class Match:
     """Totals, deals played and who won. The current deal is ``self.deal``."""
 
-    def __init__(self, rules: Rules, n_players: int, seed: int) -> None:
+    def __init__(
+        self, rules: Rules, n_players: int, seed: int, first_deck: list[int] | None = None
+    ) -> None:
+        """``first_deck`` fixes the order of the first deal's deck (duplicate tournaments);
+        every other deal is shuffled from ``seed``."""
         self.rules = rules
         self.n_players = n_players
         self.seed = seed
@@ -33,7 +37,7 @@ class Match:
         # The first dealer is drawn by lot (000: "o próprio jogo fará um sorteio").
         self.first_dealer = random.Random(f"{seed}:dealer").randrange(n_players)
         self.winner = NOBODY  # a side, DRAWN, or NOBODY while the match goes on
-        self.deal: DealState = self._deal(0)
+        self.deal: DealState = self._deal(0, first_deck)
 
     @property
     def n_sides(self) -> int:
@@ -48,9 +52,17 @@ class Match:
         """The side that played first in the match (003's tie-break)."""
         return ((self.first_dealer + 1) % self.n_players) % self.n_sides
 
-    def _deal(self, index: int) -> DealState:
-        dealer = (self.first_dealer + index) % self.n_players
-        return new_deal(self.rules, self.n_players, seed=deal_seed(self.seed, index), dealer=dealer)
+    def dealer_of(self, index: int) -> int:
+        return (self.first_dealer + index) % self.n_players
+
+    def _deal(self, index: int, deck: list[int] | None = None) -> DealState:
+        return new_deal(
+            self.rules,
+            self.n_players,
+            seed=deal_seed(self.seed, index),
+            dealer=self.dealer_of(index),
+            deck=deck,
+        )
 
     def finish_deal(self) -> None:
         """Record the finished deal's scores; decide the match or deal the next one."""

@@ -1,0 +1,287 @@
+"""Protobuf to and from the domain: moves, rules, views. No rules and no I/O here."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..app.game import FINISHED, PLAYING, WAITING, GameState
+from ..rules.cards import card_text, parse_card
+from ..rules.errors import InvalidMove
+from ..rules.melds import KIND_NAMES as MELD_KIND_NAMES
+from ..rules.moves import (
+    ADD,
+    DISCARD,
+    DRAW,
+    MELD,
+    NO_MELD,
+    REPLACE,
+    TAKE,
+    Move,
+    check_shape,
+    move_text,
+)
+from ..rules.presets import PRESETS, PileView, Rules, rules_to_dict
+from ..rules.state import DRAW_PHASE, OVER, PLAY_PHASE
+from ..rules.views import meld_view
+from ..v1 import game_pb2 as pb
+
+STATUS = {
+    WAITING: pb.GAME_STATUS_WAITING,
+    PLAYING: pb.GAME_STATUS_PLAYING,
+    FINISHED: pb.GAME_STATUS_FINISHED,
+}
+STATUS_NAMES = {v: k for k, v in STATUS.items()}
+PHASE = {DRAW_PHASE: pb.PHASE_DRAW, PLAY_PHASE: pb.PHASE_PLAY, OVER: pb.PHASE_OVER}
+MELD_KIND = {
+    "set": pb.MELD_KIND_SET,
+    "run": pb.MELD_KIND_RUN,
+    "black_threes": pb.MELD_KIND_BLACK_THREES,
+}
+CANASTRA = {
+    None: pb.CANASTRA_KIND_UNSPECIFIED,
+    "clean": pb.CANASTRA_KIND_CLEAN,
+    "dirty": pb.CANASTRA_KIND_DIRTY,
+    "real": pb.CANASTRA_KIND_REAL,
+    "all_wilds": pb.CANASTRA_KIND_ALL_WILDS,
+    "ace_to_ace": pb.CANASTRA_KIND_ACE_TO_ACE,
+}
+assert set(MELD_KIND) == set(MELD_KIND_NAMES)
+
+
+# ----- cards and moves ---------------------------------------------------------------
+
+
+def card(text: str) -> int:
+    try:
+        return parse_card(text)
+    except ValueError as exc:
+        raise InvalidMove(str(exc)) from None
+
+
+def move_from_pb(m: pb.Move) -> Move:
+    which = m.WhichOneof("kind")
+    if which is None:
+        raise InvalidMove("the move sets none of its kinds")
+    if which == "draw":
+        move = Move(DRAW)
+    elif which == "take_pile":
+        t = m.take_pile
+        if t.HasField("meld_id"):
+            if t.cards:
+                raise InvalidMove("take_pile sets either meld_id or cards, not both")
+            move = Move(TAKE, t.meld_id, ())
+        else:
+            move = Move(TAKE, NO_MELD, tuple(sorted(card(c) for c in t.cards)))
+    elif which == "create_meld":
+        move = Move(MELD, NO_MELD, tuple(sorted(card(c) for c in m.create_meld.cards)))
+    elif which == "add_to_meld":
+        move = Move(ADD, m.add_to_meld.meld_id, (card(m.add_to_meld.card),))
+    elif which == "replace_wild":
+        move = Move(REPLACE, m.replace_wild.meld_id, (card(m.replace_wild.card),))
+    else:
+        move = Move(DISCARD, NO_MELD, (card(m.discard.card),))
+    if move.meld < NO_MELD:
+        raise InvalidMove("meld ids are 0 or more")
+    return check_shape(move)
+
+
+def move_to_pb(move: Move) -> pb.Move:
+    kind, meld_id, cards = move
+    texts = [card_text(c) for c in cards]
+    out = pb.Move(text=move_text(move))
+    if kind == DRAW:
+        out.draw.SetInParent()
+    elif kind == TAKE:
+        if meld_id != NO_MELD:
+            out.take_pile.meld_id = meld_id
+        else:
+            out.take_pile.cards.extend(texts)
+    elif kind == MELD:
+        out.create_meld.cards.extend(texts)
+    elif kind == ADD:
+        out.add_to_meld.meld_id = meld_id
+        out.add_to_meld.card = texts[0]
+    elif kind == REPLACE:
+        out.replace_wild.meld_id = meld_id
+        out.replace_wild.card = texts[0]
+    else:
+        out.discard.card = texts[0]
+    return out
+
+
+# ----- rules -------------------------------------------------------------------------
+
+
+def knob_to_pb(value: Any) -> pb.KnobValue:
+    if isinstance(value, bool):
+        return pb.KnobValue(bool_value=value)
+    if isinstance(value, int):
+        return pb.KnobValue(int_value=value)
+    if isinstance(value, list | tuple):
+        return pb.KnobValue(int_list=pb.IntList(values=[int(v) for v in value]))
+    return pb.KnobValue(string_value=str(value))
+
+
+def knob_from_pb(value: pb.KnobValue) -> Any:
+    which = value.WhichOneof("value")
+    if which == "bool_value":
+        return value.bool_value
+    if which == "int_value":
+        return value.int_value
+    if which == "int_list":
+        return list(value.int_list.values)
+    if which == "string_value":
+        return value.string_value
+    raise ValueError("a knob value sets none of its kinds")
+
+
+def overrides_from_pb(rules: pb.Rules) -> dict[str, Any]:
+    """Knob overrides, with "canastra_bonus.clean"-style keys folded into a dict."""
+    out: dict[str, Any] = {}
+    for name, value in rules.overrides.items():
+        v = knob_from_pb(value)
+        if name.startswith("canastra_bonus."):
+            out.setdefault("canastra_bonus", {})[name.split(".", 1)[1]] = v
+        else:
+            out[name] = v
+    return out
+
+
+def knobs_of(rules: Rules) -> dict[str, pb.KnobValue]:
+    out: dict[str, pb.KnobValue] = {}
+    for name, value in rules_to_dict(rules).items():
+        if name in ("name", "description"):
+            continue
+        if isinstance(value, dict):
+            for k, v in value.items():
+                out[f"{name}.{k}"] = knob_to_pb(v)
+        else:
+            out[name] = knob_to_pb(value)
+    return out
+
+
+def rules_to_pb(rules: Rules) -> pb.Rules:
+    """The preset's name and the knobs that differ from it."""
+    base = PRESETS.get(rules.name)
+    out = pb.Rules(preset=rules.name)
+    if base is None:
+        return out
+    mine, theirs = knobs_of(rules), knobs_of(base)
+    for name, value in mine.items():
+        if theirs.get(name) != value:
+            out.overrides[name].CopyFrom(value)
+    return out
+
+
+def preset_to_pb(rules: Rules) -> pb.Preset:
+    p = pb.Preset(
+        name=rules.name, description=rules.description, player_counts=list(rules.player_counts)
+    )
+    for name, value in knobs_of(rules).items():
+        p.knobs[name].CopyFrom(value)
+    return p
+
+
+# ----- views -------------------------------------------------------------------------
+
+
+def score_to_pb(d: dict[str, Any]) -> pb.ScoreBreakdown:
+    return pb.ScoreBreakdown(
+        side=d["side"],
+        table_cards=d["table_cards"],
+        canastras=[
+            pb.CanastraScore(kind=CANASTRA[k], count=d["canastra_counts"].get(k, 0), points=pts)
+            for k, pts in sorted(d["canastras"].items())
+        ],
+        batida=d["batida"],
+        red_threes=d["red_threes"],
+        morto_penalty=d["morto_penalty"],
+        hand_cards=d["hand_cards"],
+        untaken_morto_cards=d["untaken_morto_cards"],
+        total=d["total"],
+    )
+
+
+def deal_result_to_pb(d: dict[str, Any]) -> pb.DealResult:
+    return pb.DealResult(
+        deal_number=d["deal_number"],
+        end_reason=d["end_reason"],
+        went_out_seat=d["went_out"],
+        scores=[score_to_pb(s) for s in d["scores"]],
+    )
+
+
+def view_to_pb(game_id: str, version: int, g: GameState, seat: int) -> pb.GameView:
+    """The game as ``seat`` may see it (-1: a spectator or an app: no hand)."""
+    setup = g.setup
+    view = pb.GameView(
+        game_id=game_id,
+        version=version,
+        status=STATUS[g.status],
+        rules=rules_to_pb(setup.rules),
+        players=setup.players,
+        seat=seat,
+        deal_number=g.deal_number,
+    )
+    deal = g.deal
+    for i, s in enumerate(g.seats):
+        view.seats.append(
+            pb.SeatInfo(
+                seat=i,
+                player_name=s.name,
+                taken=s.taken,
+                hand_size=len(deal.hands[i]) if deal is not None else 0,
+                resigned=s.resigned,
+            )
+        )
+    if g.match is not None:
+        view.match_totals.extend(g.match.totals)
+    if g.last_deal is not None:
+        view.last_deal.CopyFrom(deal_result_to_pb(g.last_deal))
+    if g.status == FINISHED:
+        view.match_result.CopyFrom(pb.MatchResult(winner_side=g.winner, reason=g.result_reason))
+    if deal is None or g.status != PLAYING:
+        return view
+    rules = deal.rules
+    view.dealer = deal.dealer
+    view.turn = deal.turn
+    view.phase = PHASE[deal.phase]
+    if 0 <= seat < deal.n_players:
+        view.hand.extend(sorted(card_text(c) for c in deal.hands[seat]))
+    for i in range(len(deal.melds)):
+        mv = meld_view(deal, i)
+        view.melds.append(
+            pb.Meld(
+                id=mv["id"],
+                side=mv["side"],
+                kind=MELD_KIND[mv["kind"]],
+                cards=mv["cards"],
+                wilds=mv["wilds"],
+                canastra=CANASTRA[mv["canastra"]],
+            )
+        )
+    for side, reds in enumerate(deal.red_threes):
+        view.red_threes.append(pb.RedThrees(side=side, cards=[card_text(c) for c in reds]))
+    if deal.pile:
+        view.pile_top = card_text(deal.pile[-1])
+    view.pile_size = len(deal.pile)
+    if rules.pile_view == PileView.ALL:
+        view.pile.extend(card_text(c) for c in deal.pile)
+    view.pile_frozen = deal.pile_frozen
+    view.pile_locked = (
+        bool(deal.pile) and rules.black_three_locks_pile and (deal.pile[-1] in (3, 48 + 3))
+    )
+    view.stock_size = len(deal.stock)
+    for side, morto in enumerate(deal.mortos):
+        m = pb.Morto(
+            side=side, size=0 if morto is None else len(morto), taken=deal.morto_taken[side]
+        )
+        if rules.mortos_face_up and morto is not None:
+            m.cards.extend(card_text(c) for c in morto)
+        view.mortos.append(m)
+    return view
+
+
+def dataclass_dict(obj: Any) -> dict[str, Any]:
+    return dataclasses.asdict(obj)

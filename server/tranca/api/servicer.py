@@ -1,0 +1,460 @@
+"""The GameService servicer: protobuf in, domain calls, protobuf out.
+
+Each call reads what it needs from the database and keeps nothing afterwards; a
+watch stream keeps the game only for the life of the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeAlias, TypeVar
+
+import grpc
+import structlog
+
+from ..app.game import (
+    FINISHED,
+    PLAYING,
+    WAITING,
+    Action,
+    GameState,
+    Setup,
+    apply_action,
+    new_game,
+    play_action,
+)
+from ..rules.cards import card_text, shuffled_deck
+from ..rules.engine import legal_moves
+from ..rules.errors import RuleViolation
+from ..rules.match import deal_seed
+from ..rules.moves import KIND_NAMES, parse_move
+from ..rules.presets import PRESETS, make_rules
+from ..store.notify import Hub
+from ..store.repository import GameRecord, Store
+from ..v1 import game_pb2 as pb
+from ..v1 import game_pb2_grpc as pb_grpc
+from . import metrics
+from .auth import Caller, identify, require_app, require_player
+from .convert import (
+    STATUS,
+    STATUS_NAMES,
+    card,
+    deal_result_to_pb,
+    move_from_pb,
+    move_to_pb,
+    overrides_from_pb,
+    preset_to_pb,
+    rules_to_pb,
+    view_to_pb,
+)
+from .errors import ApiError, abort, to_api_error
+
+log = structlog.get_logger("tranca.api")
+
+FIXED_DECK = "fixed_deck"
+MAX_REQUEST_ID = 128
+MAX_NAME = 100
+WATCH_POLL_SECONDS = 10.0
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+Ctx: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+
+
+def _bad(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message)
+
+
+def _not_found() -> ApiError:
+    return ApiError(grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND", "no such game")
+
+
+def rpc(name: str) -> Callable[..., Any]:
+    """Metrics, logging and error mapping around a unary method."""
+
+    def wrap(
+        fn: Callable[[Any, Req, Ctx], Awaitable[Resp]],
+    ) -> Callable[[Any, Req, Ctx], Awaitable[Resp]]:
+        @functools.wraps(fn)
+        async def handler(self: Any, request: Req, context: Ctx) -> Resp:
+            started = time.perf_counter()
+            code = "OK"
+            try:
+                return await fn(self, request, context)
+            except Exception as exc:
+                err = to_api_error(exc)
+                if err is None:
+                    code = "INTERNAL"
+                    log.exception("rpc_failed", method=name)
+                    raise
+                code = err.code.name
+                if isinstance(exc, RuleViolation):
+                    metrics.REJECTIONS.labels(exc.reason.value).inc()
+                if err.reason == "VERSION_CONFLICT":
+                    metrics.CONFLICTS.inc()
+                await abort(context, err)
+                raise  # abort raises; this line is never reached
+            finally:
+                metrics.RPCS.labels(name, code).inc()
+                metrics.RPC_LATENCY.labels(name).observe(time.perf_counter() - started)
+
+        return handler
+
+    return wrap
+
+
+class GameService(pb_grpc.GameServiceServicer):
+    def __init__(self, store: Store, hub: Hub, max_watches_per_token: int = 4) -> None:
+        self.store = store
+        self.hub = hub
+        self.max_watches_per_token = max_watches_per_token
+        self._watches_by_token: dict[tuple[str, int, str], int] = {}
+
+    # ----- helpers -----------------------------------------------------------------
+
+    async def _game_for(self, caller: Caller, game_id: str) -> GameRecord:
+        """The game, if the caller may see it; NOT_FOUND otherwise (other apps' games
+        are invisible, not forbidden)."""
+        if not game_id:
+            raise _bad("game_id is required")
+        game = await self.store.game(game_id)
+        if caller.app is not None and game.app_id != caller.app.id:
+            raise _not_found()
+        if caller.player is not None and caller.player.game_id != game_id:
+            raise _not_found()
+        return game
+
+    def _viewer_seat(self, caller: Caller, game: GameRecord) -> int:
+        if caller.player is not None:
+            if caller.player.seat < 0 and not game.state.setup.spectators_allowed:
+                raise ApiError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "NO_SPECTATORS",
+                    "this game has no spectators",
+                )
+            return caller.player.seat
+        return -1
+
+    # ----- RPCs --------------------------------------------------------------------
+
+    @rpc("ListPresets")
+    async def ListPresets(
+        self, request: pb.ListPresetsRequest, context: Ctx
+    ) -> pb.ListPresetsResponse:
+        require_app(await identify(self.store, context))
+        return pb.ListPresetsResponse(presets=[preset_to_pb(PRESETS[n]) for n in sorted(PRESETS)])
+
+    @rpc("CreateGame")
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: Ctx
+    ) -> pb.CreateGameResponse:
+        app = require_app(await identify(self.store, context))
+        if not request.rules.preset:
+            raise _bad("rules.preset is required (see ListPresets)")
+        rules = make_rules(request.rules.preset, overrides_from_pb(request.rules))
+        if request.players not in rules.player_counts:
+            allowed = ", ".join(str(n) for n in rules.player_counts)
+            raise _bad(f"{rules.name} is played by {allowed} players")
+        deck = None
+        if request.deck:
+            if FIXED_DECK not in app.permissions:
+                raise ApiError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "FIXED_DECK_NOT_ALLOWED",
+                    "this API key may not fix the deck order",
+                )
+            try:
+                deck = [card(c) for c in request.deck]
+            except Exception as exc:
+                raise _bad(f"deck: {exc}") from None
+            if sorted(deck) != sorted(shuffled_deck(rules.jokers, 0)):
+                raise _bad("deck must hold exactly the cards of the preset's deck")
+        if len(request.label) > 200:
+            raise _bad("label is at most 200 characters")
+        seed = request.seed or secrets.randbits(63)
+        setup = Setup(rules, request.players, seed, deck, request.spectators_allowed)
+        state = new_game(setup)
+        game_id = await self.store.create_game(app.id, setup, state, request.label)
+        game = await self.store.game(game_id)
+        return pb.CreateGameResponse(game=_summary(game))
+
+    @rpc("JoinGame")
+    async def JoinGame(self, request: pb.JoinGameRequest, context: Ctx) -> pb.JoinGameResponse:
+        caller = await identify(self.store, context)
+        require_app(caller)
+        game = await self._game_for(caller, request.game_id)
+        name = request.player_name.strip()
+        if len(name) > MAX_NAME:
+            raise _bad(f"player_name is at most {MAX_NAME} characters")
+        if request.spectator:
+            if not game.state.setup.spectators_allowed:
+                raise ApiError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "NO_SPECTATORS",
+                    "this game has no spectators",
+                )
+            token = await self.store.add_spectator(game.id, name)
+            return pb.JoinGameResponse(seat=-1, player_token=token)
+        seat = request.seat
+        if seat == -1:
+            free = [i for i, s in enumerate(game.state.seats) if not s.taken]
+            if not free or game.state.status != WAITING:
+                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, "GAME_FULL", "no free seat")
+            seat = free[0]
+        elif not 0 <= seat < game.state.setup.players:
+            raise _bad(f"seat must be -1 or 0..{game.state.setup.players - 1}")
+        token = "tp_" + secrets.token_urlsafe(32)
+        await self.store.commit_action(
+            game.id,
+            Action("join", seat, name=name or f"player {seat}"),
+            expected_version=None,
+            new_token=(token, seat, name),
+        )
+        return pb.JoinGameResponse(seat=seat, player_token=token)
+
+    @rpc("StartGame")
+    async def StartGame(self, request: pb.StartGameRequest, context: Ctx) -> pb.StartGameResponse:
+        caller = await identify(self.store, context)
+        game = await self._game_for(caller, request.game_id)
+        if caller.player is not None and caller.player.seat < 0:
+            raise ApiError(grpc.StatusCode.PERMISSION_DENIED, "SPECTATOR", "spectators cannot act")
+        done = await self.store.commit_action(game.id, Action("start"), expected_version=None)
+        seat = caller.player.seat if caller.player is not None else -1
+        return pb.StartGameResponse(view=view_to_pb(game.id, done.version, done.state, seat))
+
+    @rpc("GetView")
+    async def GetView(self, request: pb.GetViewRequest, context: Ctx) -> pb.GetViewResponse:
+        caller = await identify(self.store, context)
+        game = await self._game_for(caller, request.game_id)
+        seat = self._viewer_seat(caller, game)
+        return pb.GetViewResponse(view=view_to_pb(game.id, game.version, game.state, seat))
+
+    @rpc("ListLegalMoves")
+    async def ListLegalMoves(
+        self, request: pb.ListLegalMovesRequest, context: Ctx
+    ) -> pb.ListLegalMovesResponse:
+        caller = await identify(self.store, context)
+        game = await self._game_for(caller, request.game_id)
+        player = require_player(caller, game.id)
+        deal = game.state.deal
+        out = pb.ListLegalMovesResponse(version=game.version)
+        if game.state.status == PLAYING and deal is not None and deal.turn == player.seat:
+            out.moves.extend(move_to_pb(m) for m in legal_moves(deal))
+        return out
+
+    @rpc("SubmitMove")
+    async def SubmitMove(
+        self, request: pb.SubmitMoveRequest, context: Ctx
+    ) -> pb.SubmitMoveResponse:
+        caller = await identify(self.store, context)
+        if not request.game_id:
+            raise _bad("game_id is required")
+        player = require_player(caller, request.game_id)
+        if not request.request_id or len(request.request_id) > MAX_REQUEST_ID:
+            raise _bad(f"request_id is required, at most {MAX_REQUEST_ID} characters")
+        if not request.HasField("move"):
+            raise _bad("move is required")
+        move = move_from_pb(request.move)
+        done = await self.store.commit_action(
+            request.game_id,
+            play_action(player.seat, move),
+            expected_version=request.expected_version,
+            request_id=request.request_id,
+        )
+        if done.replayed:
+            metrics.REPLAYS.inc()
+        else:
+            metrics.MOVES.labels(KIND_NAMES[move.kind]).inc()
+        return pb.SubmitMoveResponse(
+            version=done.version,
+            view=view_to_pb(request.game_id, done.version, done.state, player.seat),
+            replayed=done.replayed,
+        )
+
+    @rpc("LeaveGame")
+    async def LeaveGame(self, request: pb.LeaveGameRequest, context: Ctx) -> pb.LeaveGameResponse:
+        caller = await identify(self.store, context)
+        game = await self._game_for(caller, request.game_id)
+        player = require_player(caller, game.id)
+        if game.state.status == FINISHED:
+            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER", "the game is over")
+        kind = "leave" if game.state.status == WAITING else "resign"
+        done = await self.store.commit_action(
+            game.id,
+            Action(kind, player.seat),
+            expected_version=None,
+            request_id=request.request_id or None,
+        )
+        return pb.LeaveGameResponse(version=done.version)
+
+    @rpc("ListGames")
+    async def ListGames(self, request: pb.ListGamesRequest, context: Ctx) -> pb.ListGamesResponse:
+        app = require_app(await identify(self.store, context))
+        size = request.page_size or 50
+        if not 1 <= size <= 500:
+            raise _bad("page_size is 1..500")
+        try:
+            offset = int(request.page_token or "0")
+        except ValueError:
+            raise _bad("bad page_token") from None
+        status = STATUS_NAMES.get(request.status) if request.status else None
+        games = await self.store.list_games(app.id, status, size + 1, offset)
+        out = pb.ListGamesResponse(games=[_summary(g) for g in games[:size]])
+        if len(games) > size:
+            out.next_page_token = str(offset + size)
+        return out
+
+    @rpc("GetReplay")
+    async def GetReplay(self, request: pb.GetReplayRequest, context: Ctx) -> pb.GetReplayResponse:
+        caller = await identify(self.store, context)
+        game = await self._game_for(caller, request.game_id)
+        self._viewer_seat(caller, game)
+        g = game.state
+        setup = g.setup
+        out = pb.GetReplayResponse(
+            game_id=game.id, rules=rules_to_pb(setup.rules), players=setup.players
+        )
+        if g.status == FINISHED:
+            out.seed = setup.seed
+        rows = await self.store.log(game.id)
+        # Rebuild the game from its log to read every finished deal's result.
+        state = new_game(setup)
+        results: dict[int, pb.DealResult] = {}
+        for row in rows:
+            apply_action(state, row.action, row.version)
+            if state.last_deal is not None:
+                n = int(state.last_deal["deal_number"])
+                results.setdefault(n, deal_result_to_pb(state.last_deal))
+            out.moves.append(_logged(row, state.deal_number))
+        match = state.match
+        if match is not None:
+            for index, result in sorted(results.items()):
+                deck = (
+                    setup.deck
+                    if index == 1 and setup.deck
+                    else shuffled_deck(setup.rules.jokers, deal_seed(setup.seed, index - 1))
+                )
+                out.deals.append(
+                    pb.DealReplay(
+                        deal_number=index,
+                        dealer=match.dealer_of(index - 1),
+                        deck=[card_text(c) for c in deck],
+                        result=result,
+                    )
+                )
+        return out
+
+    async def WatchGame(
+        self, request: pb.WatchGameRequest, context: Ctx
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        started = time.perf_counter()
+        code = "OK"
+        key: tuple[str, int, str] | None = None
+        metrics.WATCHES.inc()
+        try:
+            caller = await identify(self.store, context)
+            game = await self._game_for(caller, request.game_id)
+            seat = self._viewer_seat(caller, game)
+            if caller.player is not None:
+                key = (game.id, caller.player.seat, caller.player.player_name)
+                if self._watches_by_token.get(key, 0) >= self.max_watches_per_token:
+                    raise ApiError(
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        "TOO_MANY_WATCHES",
+                        f"at most {self.max_watches_per_token} open watches per player",
+                    )
+                self._watches_by_token[key] = self._watches_by_token.get(key, 0) + 1
+            async for update in self._watch(game, seat, request.from_version):
+                yield update
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as exc:
+            err = to_api_error(exc)
+            if err is None:
+                code = "INTERNAL"
+                log.exception("watch_failed")
+                raise
+            code = err.code.name
+            await abort(context, err)
+        finally:
+            metrics.WATCHES.dec()
+            if key is not None:
+                left = self._watches_by_token.get(key, 1) - 1
+                if left:
+                    self._watches_by_token[key] = left
+                else:
+                    self._watches_by_token.pop(key, None)
+            metrics.RPCS.labels("WatchGame", code).inc()
+            metrics.RPC_LATENCY.labels("WatchGame").observe(time.perf_counter() - started)
+
+    async def _watch(
+        self, game: GameRecord, seat: int, from_version: int
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        """Every version after ``from_version``, in order and without gaps: the state
+        is folded forward from the log, so nothing is skipped even if hints are lost."""
+        if from_version < 0:
+            raise _bad("from_version must be 0 or more")
+        if from_version > game.version:
+            raise _bad(f"from_version {from_version} is ahead of the game ({game.version})")
+        with self.hub.subscribe(game.id) as hint:
+            if from_version == 0:
+                state: GameState = game.state
+                version = game.version
+                yield pb.WatchGameResponse(view=view_to_pb(game.id, version, state, seat))
+            else:
+                setup = game.state.setup
+                state = new_game(setup)
+                for row in await self.store.log(game.id, 0, from_version):
+                    apply_action(state, row.action, row.version)
+                version = from_version
+            while True:
+                hint.clear()
+                rows = await self.store.log(game.id, version)
+                for row in rows:
+                    apply_action(state, row.action, row.version)
+                    version = row.version
+                    yield pb.WatchGameResponse(
+                        view=view_to_pb(game.id, version, state, seat),
+                        move=_logged(row, state.deal_number),
+                    )
+                if state.status == FINISHED and not rows:
+                    return
+                # Re-read the log on a timer too: a hint may have been lost.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(hint.wait(), WATCH_POLL_SECONDS)
+
+
+def _summary(game: GameRecord) -> pb.GameSummary:
+    g = game.state
+    return pb.GameSummary(
+        game_id=game.id,
+        status=STATUS[g.status],
+        preset=g.setup.rules.name,
+        players=g.setup.players,
+        seats_taken=sum(1 for s in g.seats if s.taken),
+        version=game.version,
+        label=game.label,
+        created_at=int(game.created_at),
+    )
+
+
+def _logged(row: Any, deal_number: int) -> pb.LoggedMove:
+    action: Action = row.action
+    out = pb.LoggedMove(
+        version=row.version,
+        deal_number=deal_number,
+        seat=action.seat,
+        actor=row.actor,
+        played_at=int(row.created_at),
+    )
+    if action.kind == "move":
+        out.move.CopyFrom(move_to_pb(parse_move(action.move)))
+    else:
+        out.move.text = action.kind
+    return out

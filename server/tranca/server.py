@@ -1,0 +1,261 @@
+"""Wiring: configuration, database, notifier, gRPC server with health and reflection,
+metrics, signals, and optional worker processes sharing one port."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
+
+from .api import metrics
+from .api.servicer import GameService
+from .store import migrate
+from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
+from .store.notify import Hub, PostgresListener
+from .store.repository import Store
+from .v1 import game_pb2, game_pb2_grpc
+
+SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+log = structlog.get_logger("tranca.server")
+
+
+@dataclass
+class Config:
+    """Every setting, from flags or TRANCA_* environment variables."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051
+    metrics_port: int = 9464  # 0: no metrics endpoint
+    database_url: str = DEFAULT_URL
+    workers: int = 1
+    auto_migrate: bool = False
+    dev_api_key: str = ""  # registers an app with this key at start-up (development only)
+    max_message_bytes: int = 256 * 1024
+    grace_seconds: float = 10.0
+    log_format: str = "json"  # or "console"
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_args(cls, argv: list[str] | None = None) -> Config:
+        env = os.environ
+        p = argparse.ArgumentParser(prog="tranca serve", description="Run the Tranca game server.")
+        p.add_argument("--host", default=env.get("TRANCA_HOST", cls.host))
+        p.add_argument("--port", type=int, default=int(env.get("TRANCA_PORT", cls.port)))
+        p.add_argument(
+            "--metrics-port",
+            type=int,
+            default=int(env.get("TRANCA_METRICS_PORT", cls.metrics_port)),
+        )
+        p.add_argument("--database-url", default=env.get("TRANCA_DATABASE_URL", DEFAULT_URL))
+        p.add_argument("--workers", type=int, default=int(env.get("TRANCA_WORKERS", 1)))
+        p.add_argument(
+            "--auto-migrate",
+            action="store_true",
+            default=env.get("TRANCA_AUTO_MIGRATE", "") in ("1", "true"),
+            help="apply schema migrations at start-up instead of refusing to start",
+        )
+        p.add_argument("--dev-api-key", default=env.get("TRANCA_DEV_API_KEY", ""))
+        p.add_argument("--log-format", default=env.get("TRANCA_LOG_FORMAT", "json"))
+        a = p.parse_args(argv)
+        return cls(
+            host=a.host,
+            port=a.port,
+            metrics_port=a.metrics_port,
+            database_url=a.database_url,
+            workers=a.workers,
+            auto_migrate=a.auto_migrate,
+            dev_api_key=a.dev_api_key,
+            log_format=a.log_format,
+        )
+
+
+def configure_logging(fmt: str) -> None:
+    renderer: structlog.types.Processor = (
+        structlog.dev.ConsoleRenderer() if fmt == "console" else structlog.processors.JSONRenderer()
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )
+
+
+class Running:
+    """A started server and what it owns, for tests and for ``serve``."""
+
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        port: int,
+        store: Store,
+        health_servicer: health.aio.HealthServicer,
+        listener: PostgresListener | None,
+    ) -> None:
+        self.server = server
+        self.port = port
+        self.store = store
+        self.health = health_servicer
+        self.listener = listener
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def stop(self, grace: float = 5.0) -> None:
+        """Health goes NOT_SERVING first, then in-flight calls get ``grace`` seconds."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        for task in self.tasks:
+            task.cancel()
+        if self.listener is not None:
+            await self.listener.stop()
+        await self.store.engine.dispose()
+
+
+async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
+    url = normalise_url(cfg.database_url)
+    if cfg.auto_migrate:
+        await migrate.upgrade_async(url)
+    elif not await migrate.is_up_to_date(url):
+        raise SystemExit(
+            f"the database schema is not at {migrate.head_revision()}: run `tranca migrate` first"
+        )
+    engine = make_engine(url)
+    hub = Hub()
+
+    async def on_commit(game_id: str, version: int) -> None:
+        hub.publish(game_id, version)
+
+    store = Store(engine, on_commit=on_commit, observe=metrics.observe_db)
+    if cfg.dev_api_key:
+        await store.ensure_app("development", cfg.dev_api_key, frozenset({"fixed_deck"}))
+    listener = None
+    if not is_sqlite(url):
+        dsn = "postgresql://" + url.split("://", 1)[1]
+        listener = PostgresListener(
+            dsn, hub, on_state=lambda up: metrics.LISTENER_UP.set(1 if up else 0)
+        )
+        await listener.start()
+    server = grpc.aio.server(
+        options=[
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
+            ("grpc.max_receive_message_length", cfg.max_message_bytes),
+            ("grpc.max_send_message_length", 4 * 1024 * 1024),
+            ("grpc.keepalive_time_ms", 30_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        ]
+    )
+    game_pb2_grpc.add_GameServiceServicer_to_server(GameService(store, hub), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(f"{cfg.host}:{cfg.port}")
+    if port == 0:
+        raise SystemExit(f"cannot listen on {cfg.host}:{cfg.port}")
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    running = Running(server, port, store, health_servicer, listener)
+    running.tasks.append(asyncio.create_task(_watch_database(running)))
+    return running
+
+
+async def _watch_database(running: Running) -> None:
+    """Health follows the database: NOT_SERVING while it cannot be reached. Also
+    refreshes the games-by-status gauge."""
+    serving = True
+    while True:
+        await asyncio.sleep(5)
+        try:
+            await running.store.ping()
+            counts = await running.store.count_games()
+            for status in ("waiting", "playing", "finished"):
+                metrics.GAMES.labels(status).set(counts.get(status, 0))
+            ok = True
+        except Exception:
+            ok = False
+        if ok != serving:
+            serving = ok
+            state = (
+                health_pb2.HealthCheckResponse.SERVING
+                if ok
+                else health_pb2.HealthCheckResponse.NOT_SERVING
+            )
+            for name in ("", SERVICE_NAME):
+                await running.health.set(name, state)
+            log.warning("database_health", serving=ok)
+
+
+async def _serve(cfg: Config, reuse_port: bool) -> None:
+    running = await start(cfg, reuse_port=reuse_port)
+    log.info("listening", address=f"{cfg.host}:{running.port}", pid=os.getpid())
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting_down", grace_seconds=cfg.grace_seconds)
+    await running.stop(cfg.grace_seconds)
+
+
+def _worker(cfg: Config, index: int) -> None:
+    configure_logging(cfg.log_format)
+    if cfg.metrics_port:
+        # One metrics port per worker: counters live in each process.
+        start_http_server(cfg.metrics_port + index, addr=cfg.host)
+    asyncio.run(_serve(cfg, reuse_port=True))
+
+
+def serve(argv: list[str] | None = None) -> int:
+    cfg = Config.from_args(argv)
+    configure_logging(cfg.log_format)
+    print(f"tranca server: {cfg.host}:{cfg.port} (database {cfg.database_url})", flush=True)
+    if cfg.workers <= 1:
+        if cfg.metrics_port:
+            start_http_server(cfg.metrics_port, addr=cfg.host)
+            print(f"metrics: http://{cfg.host}:{cfg.metrics_port}/metrics", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_serve(cfg, reuse_port=False))
+        return 0
+    if cfg.auto_migrate:
+        migrate.upgrade(normalise_url(cfg.database_url))
+        cfg.auto_migrate = False
+    # gRPC's core is not fork-safe: workers are spawned, each with its own server on
+    # the shared port (SO_REUSEPORT; the kernel spreads connections, not calls).
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_worker, args=(cfg, i), daemon=False) for i in range(cfg.workers)]
+    if cfg.metrics_port:
+        last = cfg.metrics_port + cfg.workers - 1
+        print(f"metrics: http://{cfg.host}:{cfg.metrics_port}..{last}/metrics", flush=True)
+    for proc in procs:
+        proc.start()
+
+    def forward(signum: int, _frame: object) -> None:
+        for proc in procs:
+            if proc.pid:
+                os.kill(proc.pid, signum)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    for proc in procs:
+        proc.join()
+    return 0

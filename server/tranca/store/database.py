@@ -1,0 +1,72 @@
+"""Database engines: a SQLite file by default, PostgreSQL by URL.
+
+SQLite allows one writer at a time: pysqlite's own BEGIN is switched off and every
+transaction starts with ``BEGIN IMMEDIATE``, so a writer takes the lock before it
+reads the snapshot it will overwrite (no deadlock between two upgrading readers),
+with WAL, ``synchronous=NORMAL`` and a busy timeout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+DEFAULT_URL = "sqlite+aiosqlite:///tranca.db"
+READ_ONLY = "tranca_read_only"
+BUSY_TIMEOUT_MS = 10_000
+
+
+def normalise_url(url: str) -> str:
+    """Accept plain ``sqlite:///`` and ``postgresql://`` URLs and pick the async driver."""
+    if url.startswith("sqlite:///"):
+        return "sqlite+aiosqlite:///" + url[len("sqlite:///") :]
+    if url.startswith(("postgresql://", "postgres://")):
+        return "postgresql+asyncpg://" + url.split("://", 1)[1]
+    return url
+
+
+def is_sqlite(url: str) -> bool:
+    return normalise_url(url).startswith("sqlite")
+
+
+def make_engine(url: str, *, pool_size: int = 10, statement_timeout_ms: int = 5000) -> AsyncEngine:
+    url = normalise_url(url)
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        @event.listens_for(engine.sync_engine, "begin")
+        def _on_begin(conn: Any) -> None:
+            # Reads (see ``reader``) need no write lock; writes take it up front.
+            read_only = conn.get_execution_options().get(READ_ONLY, False)
+            conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+        return engine
+    return create_async_engine(
+        url,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=True,
+        pool_timeout=5,
+        connect_args={
+            "timeout": 5,
+            "command_timeout": statement_timeout_ms / 1000,
+            "server_settings": {"statement_timeout": str(statement_timeout_ms)},
+        },
+    )
+
+
+def reader(engine: AsyncEngine) -> AsyncEngine:
+    """The same engine and pool, for transactions that only read."""
+    return engine.execution_options(**{READ_ONLY: True})

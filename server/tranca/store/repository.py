@@ -1,0 +1,449 @@
+"""Reads and the one write path of the service.
+
+Every change of a game goes through ``commit_action``: in one transaction it loads
+the snapshot, applies the action with the pure game logic, writes the new snapshot
+only if the version is still the one it read (compare-and-swap), and appends the
+log row; a request id already in the log returns the first result instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Row, func, insert, select, text, update
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from ..app.game import Action, GameState, Setup, apply_action
+from .database import reader
+from .models import App, Game, MoveLog, PlayerToken
+
+NOTIFY_CHANNEL = "tranca_games"
+
+
+class StoreError(Exception):
+    """Base of the storage errors the API maps to status codes."""
+
+
+class NotFound(StoreError):
+    pass
+
+
+class VersionConflict(StoreError):
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the game is at version {current}")
+        self.current = current
+
+
+class RequestIdReused(StoreError):
+    pass
+
+
+class Unavailable(StoreError):
+    """The database cannot be reached or answered too slowly."""
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_secret() -> str:
+    """256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+@dataclass(frozen=True)
+class AppRecord:
+    id: str
+    name: str
+    permissions: frozenset[str]
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    game_id: str
+    seat: int
+    player_name: str
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: str
+    app_id: str
+    status: str
+    version: int
+    label: str
+    created_at: float
+    state: GameState
+
+    @classmethod
+    def from_row(cls, row: Row[Any]) -> GameRecord:
+        return cls(
+            id=row.id,
+            app_id=row.app_id,
+            status=row.status,
+            version=int(row.version),
+            label=row.label,
+            created_at=_epoch(row.created_at),
+            state=GameState.from_dict(json.loads(row.snapshot)),
+        )
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    version: int
+    seat: int
+    action: Action
+    request_id: str | None
+    actor: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class Committed:
+    version: int
+    state: GameState
+    replayed: bool  # True: the request id was already in the log
+
+
+def _epoch(value: datetime | None) -> float:
+    if value is None:
+        return 0.0
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.timestamp()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Store:
+    """All database access of the service. Holds an engine, never a game."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        on_commit: Callable[[str, int], Awaitable[None]] | None = None,
+        observe: Callable[[str, float], None] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.reads = reader(engine)
+        self.is_postgres = engine.dialect.name == "postgresql"
+        self._on_commit = on_commit
+        self._observe = observe
+
+    def _timed(self, op: str, started: float) -> None:
+        if self._observe is not None:
+            self._observe(op, time.perf_counter() - started)
+
+    async def ping(self) -> None:
+        try:
+            async with self.reads.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        except (OperationalError, OSError, PoolTimeout) as exc:
+            raise Unavailable(str(exc)) from exc
+
+    # ----- apps --------------------------------------------------------------------
+
+    async def create_app(
+        self, name: str, permissions: frozenset[str] = frozenset()
+    ) -> tuple[str, str]:
+        """A new app and its API key (returned once; only its hash is stored)."""
+        key = "tk_" + new_secret()
+        app_id = uuid.uuid4().hex
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                insert(App).values(
+                    id=app_id,
+                    name=name,
+                    key_hash=hash_secret(key),
+                    permissions=",".join(sorted(permissions)),
+                    revoked=False,
+                )
+            )
+        return app_id, key
+
+    async def ensure_app(self, name: str, key: str, permissions: frozenset[str]) -> str:
+        """Register an app with a given key if no app has it (the dev key of ``make run``)."""
+        h = hash_secret(key)
+        async with self.engine.begin() as conn:
+            found = (await conn.execute(select(App.id).where(App.key_hash == h))).first()
+            if found:
+                return str(found.id)
+            app_id = uuid.uuid4().hex
+            await conn.execute(
+                insert(App).values(
+                    id=app_id,
+                    name=name,
+                    key_hash=h,
+                    permissions=",".join(sorted(permissions)),
+                    revoked=False,
+                )
+            )
+            return app_id
+
+    async def app_by_key(self, key: str) -> AppRecord | None:
+        started = time.perf_counter()
+        async with self.reads.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(App.id, App.name, App.permissions).where(
+                        App.key_hash == hash_secret(key), App.revoked.is_(False)
+                    )
+                )
+            ).first()
+        self._timed("app_by_key", started)
+        if row is None:
+            return None
+        perms = frozenset(p for p in row.permissions.split(",") if p)
+        return AppRecord(row.id, row.name, perms)
+
+    # ----- tokens ------------------------------------------------------------------
+
+    async def token(self, token: str) -> TokenRecord | None:
+        started = time.perf_counter()
+        async with self.reads.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(PlayerToken.game_id, PlayerToken.seat, PlayerToken.player_name).where(
+                        PlayerToken.token_hash == hash_secret(token), PlayerToken.revoked.is_(False)
+                    )
+                )
+            ).first()
+        self._timed("token", started)
+        return None if row is None else TokenRecord(row.game_id, int(row.seat), row.player_name)
+
+    async def add_spectator(self, game_id: str, name: str) -> str:
+        token = "tp_" + new_secret()
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                insert(PlayerToken).values(
+                    token_hash=hash_secret(token),
+                    game_id=game_id,
+                    seat=-1,
+                    player_name=name,
+                    revoked=False,
+                )
+            )
+        return token
+
+    # ----- games -------------------------------------------------------------------
+
+    async def create_game(self, app_id: str, setup: Setup, state: GameState, label: str) -> str:
+        game_id = uuid.uuid4().hex
+        now = _now()
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                insert(Game).values(
+                    id=game_id,
+                    app_id=app_id,
+                    status=state.status,
+                    version=0,
+                    preset=setup.rules.name,
+                    players=setup.players,
+                    label=label,
+                    setup=json.dumps(setup.to_dict()),
+                    snapshot=json.dumps(state.to_dict()),
+                    snapshot_schema=1,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+        return game_id
+
+    async def game(self, game_id: str) -> GameRecord:
+        started = time.perf_counter()
+        try:
+            async with self.reads.connect() as conn:
+                row = (await conn.execute(select(Game).where(Game.id == game_id))).first()
+        except (OperationalError, OSError, PoolTimeout) as exc:
+            raise Unavailable(str(exc)) from exc
+        self._timed("load", started)
+        if row is None:
+            raise NotFound(f"no game {game_id}")
+        return GameRecord.from_row(row)
+
+    async def setup_of(self, game_id: str) -> Setup:
+        async with self.reads.connect() as conn:
+            row = (await conn.execute(select(Game.setup).where(Game.id == game_id))).first()
+        if row is None:
+            raise NotFound(f"no game {game_id}")
+        return Setup.from_dict(json.loads(row.setup))
+
+    async def list_games(
+        self, app_id: str, status: str | None, limit: int, offset: int
+    ) -> list[GameRecord]:
+        q = select(Game).where(Game.app_id == app_id)
+        if status:
+            q = q.where(Game.status == status)
+        q = q.order_by(Game.created_at.desc(), Game.id).limit(limit).offset(offset)
+        async with self.reads.connect() as conn:
+            rows = (await conn.execute(q)).all()
+        return [GameRecord.from_row(r) for r in rows]
+
+    async def log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        q = select(MoveLog).where(MoveLog.game_id == game_id, MoveLog.version > after)
+        if upto is not None:
+            q = q.where(MoveLog.version <= upto)
+        async with self.reads.connect() as conn:
+            rows = (await conn.execute(q.order_by(MoveLog.version))).all()
+        return [
+            LogRecord(
+                int(r.version),
+                int(r.seat),
+                Action.from_dict(json.loads(r.action)),
+                r.request_id,
+                r.actor,
+                _epoch(r.created_at),
+            )
+            for r in rows
+        ]
+
+    async def count_games(self) -> dict[str, int]:
+        async with self.reads.connect() as conn:
+            rows = (
+                await conn.execute(select(Game.status, func.count()).group_by(Game.status))
+            ).all()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+    # ----- the write path ----------------------------------------------------------
+
+    async def commit_action(
+        self,
+        game_id: str,
+        action: Action,
+        *,
+        expected_version: int | None,
+        request_id: str | None = None,
+        actor: str = "player",
+        new_token: tuple[str, int, str] | None = None,
+    ) -> Committed:
+        """Apply ``action`` to the game in one transaction (see the module's doc).
+
+        Raises ``NotFound``, ``VersionConflict``, ``RequestIdReused``, ``Unavailable``,
+        or the game logic's own errors; on any error nothing is written.
+        """
+        started = time.perf_counter()
+        try:
+            async with self.engine.begin() as conn:
+                if request_id:
+                    first = await self._logged_request(conn, game_id, request_id, action)
+                    if first is not None:
+                        self._timed("replay", started)
+                        return first
+                result = await self._apply(
+                    conn, game_id, action, expected_version, request_id, actor
+                )
+                if new_token is not None:
+                    token, seat, name = new_token
+                    await conn.execute(
+                        insert(PlayerToken).values(
+                            token_hash=hash_secret(token),
+                            game_id=game_id,
+                            seat=seat,
+                            player_name=name,
+                            revoked=False,
+                        )
+                    )
+                if self.is_postgres:
+                    # Delivered to every replica's listener only if this transaction commits.
+                    await conn.execute(
+                        text("SELECT pg_notify(:channel, :payload)"),
+                        {"channel": NOTIFY_CHANNEL, "payload": f"{game_id}:{result.version}"},
+                    )
+        except IntegrityError as exc:
+            # A concurrent request with the same request id won the race.
+            if request_id:
+                async with self.reads.connect() as conn:
+                    first = await self._logged_request(conn, game_id, request_id, action)
+                if first is not None:
+                    return first
+            current = await self._current_version(game_id)
+            raise VersionConflict(current) from exc
+        except (OperationalError, OSError, PoolTimeout) as exc:
+            raise Unavailable(str(exc)) from exc
+        self._timed("commit", started)
+        if self._on_commit is not None:
+            await self._on_commit(game_id, result.version)
+        return result
+
+    async def _logged_request(
+        self, conn: AsyncConnection, game_id: str, request_id: str, action: Action
+    ) -> Committed | None:
+        row = (
+            await conn.execute(
+                select(MoveLog.version, MoveLog.action).where(
+                    MoveLog.game_id == game_id, MoveLog.request_id == request_id
+                )
+            )
+        ).first()
+        if row is None:
+            return None
+        if Action.from_dict(json.loads(row.action)) != action:
+            raise RequestIdReused(f"request id {request_id!r} was used for another action")
+        game = (await conn.execute(select(Game).where(Game.id == game_id))).first()
+        assert game is not None
+        return Committed(int(row.version), GameRecord.from_row(game).state, replayed=True)
+
+    async def _apply(
+        self,
+        conn: AsyncConnection,
+        game_id: str,
+        action: Action,
+        expected_version: int | None,
+        request_id: str | None,
+        actor: str,
+    ) -> Committed:
+        row = (
+            await conn.execute(select(Game.version, Game.snapshot).where(Game.id == game_id))
+        ).first()
+        if row is None:
+            raise NotFound(f"no game {game_id}")
+        version = int(row.version)
+        if expected_version is not None and expected_version != version:
+            raise VersionConflict(version)
+        state = GameState.from_dict(json.loads(row.snapshot))
+        new_version = version + 1
+        apply_action(state, action, new_version)
+        done = await conn.execute(
+            update(Game)
+            .where(Game.id == game_id, Game.version == version)
+            .values(
+                version=new_version,
+                status=state.status,
+                snapshot=json.dumps(state.to_dict()),
+                updated_at=_now(),
+            )
+        )
+        if done.rowcount != 1:
+            raise VersionConflict(await self._current_version_in(conn, game_id))
+        await conn.execute(
+            insert(MoveLog).values(
+                game_id=game_id,
+                version=new_version,
+                seat=action.seat,
+                action=json.dumps(action.to_dict()),
+                request_id=request_id,
+                actor=actor,
+                created_at=_now(),
+            )
+        )
+        return Committed(new_version, state, replayed=False)
+
+    async def _current_version_in(self, conn: AsyncConnection, game_id: str) -> int:
+        row = (await conn.execute(select(Game.version).where(Game.id == game_id))).first()
+        return -1 if row is None else int(row.version)
+
+    async def _current_version(self, game_id: str) -> int:
+        async with self.reads.connect() as conn:
+            return await self._current_version_in(conn, game_id)
