@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROTOS := $(wildcard proto/tranca/v1/*.proto)
 GEN    := server/tranca/v1/.generated
 
-.PHONY: venv proto run demo test lint typecheck pytest bench simulate clean
+.PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +29,22 @@ proto: $(GEN)
 
 venv: $(STAMP) $(GEN)
 
-## The server is not built yet: `make run` plays a bot-versus-bot match in the terminal.
+DB_URL      ?= sqlite:///tranca.db
+DEV_API_KEY ?= dev-key-change-me
+
+## The server on the embedded SQLite default (./tranca.db), with a development API key.
 run: venv
+	$(BIN)/tranca migrate --database-url $(DB_URL)
+	@echo "development API key: $(DEV_API_KEY)  (send it as the x-api-key header)"
+	$(BIN)/tranca serve --database-url $(DB_URL) --dev-api-key $(DEV_API_KEY) --log-format console
+
+## Bots playing a match in the terminal, on the rules engine alone.
+demo: venv
 	$(BIN)/tranca demo --preset tranca-000 --players 4 --seed 1
 
-demo: run
+## A short service benchmark: SubmitMove throughput and latency on SQLite and PostgreSQL.
+bench-service: venv
+	$(BIN)/python bench/service_quick.py --out bench/results
 
 ## Lint, type check and the whole test suite.
 test: lint typecheck pytest

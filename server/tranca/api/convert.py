@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from ..app.game import FINISHED, PLAYING, WAITING, GameState
@@ -163,6 +164,13 @@ def knobs_of(rules: Rules) -> dict[str, pb.KnobValue]:
 
 def rules_to_pb(rules: Rules) -> pb.Rules:
     """The preset's name and the knobs that differ from it."""
+    out = pb.Rules()
+    out.CopyFrom(_rules_pb(rules))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_pb(rules: Rules) -> pb.Rules:
     base = PRESETS.get(rules.name)
     out = pb.Rules(preset=rules.name)
     if base is None:

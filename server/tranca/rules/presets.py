@@ -8,6 +8,8 @@ Every knob value of every preset is justified, with the passage it rests on, in
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -112,6 +114,11 @@ class Rules:
 
 
 def rules_to_dict(rules: Rules) -> dict[str, Any]:
+    return dict(_rules_to_dict(rules))
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_to_dict(rules: Rules) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in dataclasses.fields(rules):
         value = getattr(rules, f.name)
@@ -126,7 +133,23 @@ def rules_to_dict(rules: Rules) -> dict[str, Any]:
 
 
 def rules_from_dict(data: Mapping[str, Any]) -> Rules:
-    """Rebuild rules stored with ``to_dict`` (validated like any override)."""
+    """Rebuild rules stored with ``to_dict`` (validated like any override).
+
+    Memoised: every snapshot load rebuilds the same few rule sets, and ``Rules`` is
+    immutable, so one instance per distinct content is shared."""
+    key = json.dumps(data, sort_keys=True)
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        if len(_RULES_CACHE) > 1000:
+            _RULES_CACHE.clear()
+        rules = _RULES_CACHE[key] = _rules_from_dict(data)
+    return rules
+
+
+_RULES_CACHE: dict[str, Rules] = {}
+
+
+def _rules_from_dict(data: Mapping[str, Any]) -> Rules:
     base = PRESETS.get(str(data.get("name", "")))
     if base is None:
         base = PRESETS["tranca-000"]

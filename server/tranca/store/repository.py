@@ -8,6 +8,8 @@ log row; a request id already in the log returns the first result instead.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import secrets
@@ -139,6 +141,9 @@ class Store:
         self.engine = engine
         self.reads = reader(engine)
         self.is_postgres = engine.dialect.name == "postgresql"
+        # SQLite has one writer at a time; queueing writers here instead of in
+        # SQLite's busy handler (which sleeps and retries) keeps latency flat.
+        self._write_lock: asyncio.Lock | None = None if self.is_postgres else asyncio.Lock()
         self._on_commit = on_commit
         self._observe = observe
 
@@ -334,8 +339,9 @@ class Store:
         or the game logic's own errors; on any error nothing is written.
         """
         started = time.perf_counter()
+        lock = self._write_lock or contextlib.nullcontext()
         try:
-            async with self.engine.begin() as conn:
+            async with lock, self.engine.begin() as conn:
                 if request_id:
                     first = await self._logged_request(conn, game_id, request_id, action)
                     if first is not None:
