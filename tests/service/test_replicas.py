@@ -154,7 +154,12 @@ async def test_conflicting_submits_apply_exactly_one_move_per_version(
         # Eight writers, half on each server, all at the same version.
         stubs = [a, b] * 4
 
-        async def submit(i: int, stub: pb_grpc.GameServiceStub) -> str:
+        async def submit(
+            i: int,
+            stub: pb_grpc.GameServiceStub,
+            legal: pb.ListLegalMovesResponse = legal,
+            turn_token: str = turn_token,
+        ) -> str:
             move = legal.moves[i % len(legal.moves)]
             try:
                 r = await stub.SubmitMove(

@@ -846,8 +846,13 @@ def _start_turn(s: DealState, seat: int) -> None:
     side = s.side_of(seat)
     if not s.stock and rules.stock_out == StockOut.MORTO_TO_STOCK:
         _mortos_to_stock(s)
+    if not s.stock and rules.stock_out != StockOut.PLAY_ON:
+        # The deal ends before this turn begins: nothing is laid or drawn in it.
+        _end_deal(s, END_STOCK_OUT, NOBODY)
+        return
     _lay_red_threes(s, seat)
     if not s.stock:
+        # The red threes' replacements took the last cards: the player cannot draw.
         if rules.stock_out != StockOut.PLAY_ON:
             _end_deal(s, END_STOCK_OUT, NOBODY)
             return

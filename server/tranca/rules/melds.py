@@ -46,13 +46,16 @@ def is_wild(card: int) -> bool:
     return card == JOKER or (card & 15) == TWO
 
 
-def classify(cards: list[int], rules: Rules, min_wilds: int = 0) -> Shape | Problem:
+def classify(
+    cards: list[int], rules: Rules, min_wilds: int = 0, max_wilds: int = 99
+) -> Shape | Problem:
     """What ``cards`` form under ``rules``, or why they form nothing.
 
     A 2 of a run's suit may be natural (where runs reach the low ace) or wild; the
-    reading with the fewest wilds is taken, but never fewer than ``min_wilds``: a
+    reading with the fewest wilds is taken, within ``min_wilds``..``max_wilds``: a
     card that has served as a wild in a meld goes on serving as one (003: the moved
-    wild "seguirá funcionando como comodín").
+    wild "seguirá funcionando como comodín"), and a 2 laid natural in its place stays
+    natural (``Meld.grown`` sets both bounds).
     """
     if len(cards) < 3:
         return Problem(Reason.INVALID_MELD, "a meld needs at least three cards")
@@ -70,7 +73,7 @@ def classify(cards: list[int], rules: Rules, min_wilds: int = 0) -> Shape | Prob
         as_set = _set_shape(cards, len(naturals), first, rules)
         if isinstance(as_set, Problem) and rules.sequences and rules.run_low <= TWO:
             # With the low ace a 2 of the suit can be natural: A-2-2 is a run A-2-(3).
-            as_run = _run_shape(cards, rules, min_wilds)
+            as_run = _run_shape(cards, rules, min_wilds, max_wilds)
             if not isinstance(as_run, Problem):
                 return as_run
         return as_set
@@ -78,7 +81,7 @@ def classify(cards: list[int], rules: Rules, min_wilds: int = 0) -> Shape | Prob
         return Problem(
             Reason.MELD_KIND_NOT_ALLOWED, "only sets of one rank are allowed in these rules"
         )
-    return _run_shape(cards, rules, min_wilds)
+    return _run_shape(cards, rules, min_wilds, max_wilds)
 
 
 def _set_shape(cards: list[int], n_naturals: int, rank: int, rules: Rules) -> Shape | Problem:
@@ -98,7 +101,9 @@ def _set_shape(cards: list[int], n_naturals: int, rank: int, rules: Rules) -> Sh
     return Shape(SET, rank, (), wilds)
 
 
-def _run_shape(cards: list[int], rules: Rules, min_wilds: int = 0) -> Shape | Problem:
+def _run_shape(
+    cards: list[int], rules: Rules, min_wilds: int = 0, max_wilds: int = 99
+) -> Shape | Problem:
     low = rules.run_low
     suit = -1
     fixed: list[int] = []
@@ -143,7 +148,7 @@ def _run_shape(cards: list[int], rules: Rules, min_wilds: int = 0) -> Shape | Pr
         for natural_twos in two_options:
             ranks = fixed + list(ace_ranks) + [TWO] * natural_twos
             w = wilds + suited_twos - natural_twos
-            if w < min_wilds:
+            if not min_wilds <= w <= max_wilds:
                 continue
             found = _check_run(ranks, w, low, rules)
             if isinstance(found, Problem):
@@ -228,8 +233,11 @@ class Meld:
             self.dirty_canastra = True
 
     def grown(self, card: int, rules: Rules) -> Shape | Problem:
-        """The shape this meld would have with ``card`` added."""
-        return classify([*self.cards, card], rules, self.shape.wilds)
+        """The shape this meld would have with ``card`` added: its wilds stay wild and
+        its natural cards natural, so only the new card may add a wild."""
+        wilds = self.shape.wilds
+        new_wild = 1 if card == JOKER or (card & 15) == TWO else 0
+        return classify([*self.cards, card], rules, wilds, wilds + new_wild)
 
     def canastra_kind(self, rules: Rules) -> str | None:
         return canastra_kind(self.shape, len(self.cards), self.dirty_canastra, rules)

@@ -105,11 +105,16 @@ def check_shape(move: Move) -> Move:
         ok = meld_id == NO_MELD and not cards
         what = "draw takes no meld and no cards"
     elif kind == TAKE:
-        ok = (meld_id >= 0 and not cards) or (meld_id == NO_MELD and len(cards) == 2)
-        what = "take names a meld (take @2) or two cards from the hand (take 5H 6H)"
+        ok = (meld_id >= 0 and not cards) or (
+            meld_id == NO_MELD and len(cards) == 2 and cards[0] <= cards[1]
+        )
+        what = (
+            "take names a meld (take @2) or two cards from the hand (take 5H 6H), "
+            "in ascending order"
+        )
     elif kind == MELD:
-        ok = meld_id == NO_MELD and len(cards) == 3
-        what = "meld lays down exactly three cards; add more with add"
+        ok = meld_id == NO_MELD and len(cards) == 3 and cards[0] <= cards[1] <= cards[2]
+        what = "meld lays down exactly three cards, in ascending order; add more with add"
     elif kind in (ADD, REPLACE):
         ok = meld_id >= 0 and len(cards) == 1
         what = f"{KIND_NAMES[kind]} names a meld and one card ({KIND_NAMES[kind]} @2 7H)"

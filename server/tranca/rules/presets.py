@@ -174,7 +174,11 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
         if isinstance(current, CanastraBonus):
             if isinstance(value, CanastraBonus):
                 return value
-            return dataclasses.replace(current, **dict(value))
+            parts = dict(value)
+            for part, points in parts.items():
+                if isinstance(points, bool) or not isinstance(points, int):
+                    raise TypeError(f"canastra_bonus.{part} must be an integer")
+            return dataclasses.replace(current, **parts)
         if isinstance(current, bool):
             if not isinstance(value, bool):
                 raise TypeError("expected true or false")
@@ -184,7 +188,11 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
                 raise TypeError("expected an integer")
             return value
         if isinstance(current, tuple):
-            return tuple(int(v) for v in value)
+            if isinstance(value, str | bytes) or any(
+                isinstance(v, bool) or not isinstance(v, int) for v in value
+            ):
+                raise TypeError("expected a list of integers")
+            return tuple(value)
         if isinstance(current, str):
             return str(value)
     except (TypeError, ValueError) as exc:
