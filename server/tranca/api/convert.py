@@ -248,7 +248,8 @@ def view_to_pb(game_id: str, version: int, g: GameState, seat: int) -> pb.GameVi
     if g.last_deal is not None:
         view.last_deal.CopyFrom(deal_result_to_pb(g.last_deal))
     if g.status == FINISHED:
-        view.match_result.CopyFrom(pb.MatchResult(winner_side=g.winner, reason=g.result_reason))
+        winner = g.winner if g.winner >= 0 else -1  # -1: drawn (the contract's value)
+        view.match_result.CopyFrom(pb.MatchResult(winner_side=winner, reason=g.result_reason))
     if deal is None or g.status != PLAYING:
         return view
     rules = deal.rules

@@ -89,9 +89,13 @@ def rpc(name: str) -> Callable[..., Any]:
             except Exception as exc:
                 err = to_api_error(exc)
                 if err is None:
-                    code = "INTERNAL"
-                    log.exception("rpc_failed", method=name)
-                    raise
+                    # A bug: log it with an id, and tell the caller nothing else (no SQL,
+                    # no state, no secrets in an error message).
+                    incident = secrets.token_hex(6)
+                    log.exception("rpc_failed", method=name, incident=incident)
+                    err = ApiError(
+                        grpc.StatusCode.INTERNAL, "INTERNAL", f"internal error {incident}"
+                    )
                 code = err.code.name
                 if isinstance(exc, RuleViolation):
                     metrics.REJECTIONS.labels(exc.reason.value).inc()
@@ -281,14 +285,15 @@ class GameService(pb_grpc.GameServiceServicer):
         caller = await identify(self.store, context)
         game = await self._game_for(caller, request.game_id)
         player = require_player(caller, game.id)
-        if game.state.status == FINISHED:
-            raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER", "the game is over")
+        # Once the game is under way (or over, for a retried resignation) leaving resigns;
+        # the game logic refuses a resignation from a finished game.
         kind = "leave" if game.state.status == WAITING else "resign"
         done = await self.store.commit_action(
             game.id,
             Action(kind, player.seat),
             expected_version=None,
             request_id=request.request_id or None,
+            revoke_seat=player.seat if kind == "leave" else None,
         )
         return pb.LeaveGameResponse(version=done.version)
 
@@ -301,7 +306,9 @@ class GameService(pb_grpc.GameServiceServicer):
         try:
             offset = int(request.page_token or "0")
         except ValueError:
-            raise _bad("bad page_token") from None
+            offset = -1
+        if offset < 0:
+            raise _bad("bad page_token")
         status = STATUS_NAMES.get(request.status) if request.status else None
         games = await self.store.list_games(app.id, status, size + 1, offset)
         out = pb.ListGamesResponse(games=[_summary(g) for g in games[:size]])
@@ -377,9 +384,9 @@ class GameService(pb_grpc.GameServiceServicer):
         except Exception as exc:
             err = to_api_error(exc)
             if err is None:
-                code = "INTERNAL"
-                log.exception("watch_failed")
-                raise
+                incident = secrets.token_hex(6)
+                log.exception("watch_failed", incident=incident)
+                err = ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", f"internal error {incident}")
             code = err.code.name
             await abort(context, err)
         finally:

@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from ..app.game import Action, GameState, Setup, apply_action
+from ..app.game import Action, GameState, Setup, apply_action, rebuild
 from .database import reader
 from .models import App, Game, MoveLog, PlayerToken
 
@@ -332,6 +332,7 @@ class Store:
         request_id: str | None = None,
         actor: str = "player",
         new_token: tuple[str, int, str] | None = None,
+        revoke_seat: int | None = None,
     ) -> Committed:
         """Apply ``action`` to the game in one transaction (see the module's doc).
 
@@ -350,6 +351,13 @@ class Store:
                 result = await self._apply(
                     conn, game_id, action, expected_version, request_id, actor
                 )
+                if revoke_seat is not None:
+                    # A player who leaves before the start loses the seat's token.
+                    await conn.execute(
+                        update(PlayerToken)
+                        .where(PlayerToken.game_id == game_id, PlayerToken.seat == revoke_seat)
+                        .values(revoked=True)
+                    )
                 if new_token is not None:
                     token, seat, name = new_token
                     await conn.execute(
@@ -397,9 +405,22 @@ class Store:
             return None
         if Action.from_dict(json.loads(row.action)) != action:
             raise RequestIdReused(f"request id {request_id!r} was used for another action")
-        game = (await conn.execute(select(Game).where(Game.id == game_id))).first()
-        assert game is not None
-        return Committed(int(row.version), GameRecord.from_row(game).state, replayed=True)
+        # The first answer: the game as that action left it, folded from the log.
+        version = int(row.version)
+        setup_row = (await conn.execute(select(Game.setup).where(Game.id == game_id))).first()
+        assert setup_row is not None
+        logged = (
+            await conn.execute(
+                select(MoveLog.action)
+                .where(MoveLog.game_id == game_id, MoveLog.version <= version)
+                .order_by(MoveLog.version)
+            )
+        ).all()
+        state = rebuild(
+            Setup.from_dict(json.loads(setup_row.setup)),
+            [Action.from_dict(json.loads(r.action)) for r in logged],
+        )
+        return Committed(version, state, replayed=True)
 
     async def _apply(
         self,
