@@ -53,6 +53,10 @@ lint: venv
 	$(BIN)/ruff check server tests bench
 	$(BIN)/ruff format --check server tests bench
 	$(BIN)/buf lint
+	@tag=$$(git describe --tags --abbrev=0 2>/dev/null); \
+	if [ -n "$$tag" ]; then echo "buf breaking against $$tag"; \
+	  $(BIN)/buf breaking --against ".git#tag=$$tag"; \
+	else echo "buf breaking: no release tag yet"; fi
 
 typecheck: venv
 	$(BIN)/mypy

@@ -430,8 +430,8 @@ class GameService(pb_grpc.GameServiceServicer):
                         view=view_to_pb(game.id, version, state, seat),
                         move=_logged(row, state.deal_number),
                     )
-                if state.status == FINISHED and not rows:
-                    return
+                if state.status == FINISHED:
+                    return  # nothing follows the end of a match
                 # Re-read the log on a timer too: a hint may have been lost.
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(hint.wait(), WATCH_POLL_SECONDS)
