@@ -21,8 +21,8 @@ import uuid
 from pathlib import Path
 
 import grpc
-
 from engine_bench import machine  # type: ignore[import-not-found]
+
 from tranca.server import Config, start
 from tranca.store import migrate
 from tranca.v1 import game_pb2 as pb
@@ -159,9 +159,9 @@ def main() -> int:
     lines = [
         "# Service quick benchmark",
         "",
-        f"{args.games} concurrent 2-player games (tranca-000), bots submitting through the gRPC API "
-        f"to one in-process server, {args.seconds:g} s after a 1 s warm-up; client and server share "
-        "the machine. SubmitMove latency as seen by the client.",
+        f"{args.games} concurrent 2-player games (tranca-000), bots submitting through the "
+        f"gRPC API to one in-process server, {args.seconds:g} s after a 1 s warm-up; client "
+        "and server share the machine. SubmitMove latency as seen by the client.",
         "",
         f"Machine: {report['machine']['cpu']}, {report['machine']['cores']} cores, "
         f"Python {report['machine']['python']}; commit {report['machine']['commit']}; "
