@@ -50,8 +50,8 @@ bench-service: venv
 test: lint typecheck pytest
 
 lint: venv
-	$(BIN)/ruff check server tests bench
-	$(BIN)/ruff format --check server tests bench
+	$(BIN)/ruff check server clients/python tests bench
+	$(BIN)/ruff format --check server clients/python tests bench
 	$(BIN)/buf lint
 	@tag=$$(git describe --tags --abbrev=0 2>/dev/null); \
 	if [ -n "$$tag" ]; then echo "buf breaking against $$tag"; \

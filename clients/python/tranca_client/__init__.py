@@ -1,0 +1,1 @@
+"""Python SDK for the Tranca game service (tranca.v1)."""
