@@ -89,6 +89,24 @@ def _cmd_create_app(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_revoke_app(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .store.database import make_engine, normalise_url
+    from .store.repository import Store
+
+    async def revoke() -> bool:
+        engine = make_engine(normalise_url(args.database_url))
+        try:
+            return await Store(engine).revoke_app(args.app_id)
+        finally:
+            await engine.dispose()
+
+    found = asyncio.run(revoke())
+    print("revoked" if found else "no such app")
+    return 0 if found else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     import os
 
@@ -126,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     app.add_argument("--permission", action="append", default=[], choices=["fixed_deck"])
     app.add_argument("--database-url", default=db_default)
     app.set_defaults(func=_cmd_create_app)
+    rev = sub.add_parser("revoke-app", help="revoke an app's API key")
+    rev.add_argument("app_id")
+    rev.add_argument("--database-url", default=db_default)
+    rev.set_defaults(func=_cmd_revoke_app)
     sub.add_parser("presets", help="list the rule presets").set_defaults(
         func=lambda a: print("\n".join(preset_names())) or 0
     )

@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 import structlog
@@ -20,6 +21,7 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from .api import metrics
+from .api.limits import RateLimiter
 from .api.servicer import GameService
 from .store import migrate
 from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
@@ -45,6 +47,11 @@ class Config:
     max_message_bytes: int = 256 * 1024
     grace_seconds: float = 10.0
     log_format: str = "json"  # or "console"
+    tls_cert: str = ""  # PEM certificate chain file: serve TLS
+    tls_key: str = ""  # PEM private key file
+    tls_client_ca: str = ""  # PEM CA file: require client certificates (mutual TLS)
+    rate_per_token: float = 50.0  # calls per second per player token (bursts of 2x)
+    rate_per_app: float = 1000.0  # calls per second per API key (bursts of 2x)
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -68,7 +75,20 @@ class Config:
         )
         p.add_argument("--dev-api-key", default=env.get("TRANCA_DEV_API_KEY", ""))
         p.add_argument("--log-format", default=env.get("TRANCA_LOG_FORMAT", "json"))
+        p.add_argument("--tls-cert", default=env.get("TRANCA_TLS_CERT", ""))
+        p.add_argument("--tls-key", default=env.get("TRANCA_TLS_KEY", ""))
+        p.add_argument("--tls-client-ca", default=env.get("TRANCA_TLS_CLIENT_CA", ""))
+        p.add_argument(
+            "--rate-per-token", type=float, default=float(env.get("TRANCA_RATE_PER_TOKEN", 50))
+        )
+        p.add_argument(
+            "--rate-per-app", type=float, default=float(env.get("TRANCA_RATE_PER_APP", 1000))
+        )
         a = p.parse_args(argv)
+        if bool(a.tls_cert) != bool(a.tls_key):
+            p.error("--tls-cert and --tls-key go together")
+        if a.tls_client_ca and not a.tls_cert:
+            p.error("--tls-client-ca needs --tls-cert and --tls-key")
         return cls(
             host=a.host,
             port=a.port,
@@ -78,6 +98,11 @@ class Config:
             auto_migrate=a.auto_migrate,
             dev_api_key=a.dev_api_key,
             log_format=a.log_format,
+            tls_cert=a.tls_cert,
+            tls_key=a.tls_key,
+            tls_client_ca=a.tls_client_ca,
+            rate_per_token=a.rate_per_token,
+            rate_per_app=a.rate_per_app,
         )
 
 
@@ -162,13 +187,28 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
         ]
     )
-    game_pb2_grpc.add_GameServiceServicer_to_server(GameService(store, hub), server)
+    service = GameService(
+        store,
+        hub,
+        token_limiter=RateLimiter(cfg.rate_per_token, 2 * cfg.rate_per_token),
+        app_limiter=RateLimiter(cfg.rate_per_app, 2 * cfg.rate_per_app),
+    )
+    game_pb2_grpc.add_GameServiceServicer_to_server(service, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    port = server.add_insecure_port(f"{cfg.host}:{cfg.port}")
+    address = f"{cfg.host}:{cfg.port}"
+    if cfg.tls_cert:
+        creds = grpc.ssl_server_credentials(
+            [(Path(cfg.tls_key).read_bytes(), Path(cfg.tls_cert).read_bytes())],
+            root_certificates=Path(cfg.tls_client_ca).read_bytes() if cfg.tls_client_ca else None,
+            require_client_auth=bool(cfg.tls_client_ca),
+        )
+        port = server.add_secure_port(address, creds)
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         raise SystemExit(f"cannot listen on {cfg.host}:{cfg.port}")
     await server.start()

@@ -53,6 +53,7 @@ from .convert import (
     view_to_pb,
 )
 from .errors import ApiError, abort, to_api_error
+from .limits import RateLimiter
 
 log = structlog.get_logger("tranca.api")
 
@@ -113,13 +114,42 @@ def rpc(name: str) -> Callable[..., Any]:
 
 
 class GameService(pb_grpc.GameServiceServicer):
-    def __init__(self, store: Store, hub: Hub, max_watches_per_token: int = 4) -> None:
+    def __init__(
+        self,
+        store: Store,
+        hub: Hub,
+        max_watches_per_token: int = 4,
+        token_limiter: RateLimiter | None = None,
+        app_limiter: RateLimiter | None = None,
+        db_timeout: float = 5.0,
+    ) -> None:
         self.store = store
         self.hub = hub
         self.max_watches_per_token = max_watches_per_token
+        self.token_limiter = token_limiter or RateLimiter(50, 100)
+        self.app_limiter = app_limiter or RateLimiter(1000, 2000)
+        self.db_timeout = db_timeout
         self._watches_by_token: dict[tuple[str, int, str], int] = {}
 
     # ----- helpers -----------------------------------------------------------------
+
+    async def _identify(self, context: Ctx) -> Caller:
+        """Who is calling, within the rate limits of their token or app."""
+        caller = await identify(self.store, context)
+        if caller.player is not None:
+            key = f"{caller.player.game_id}:{caller.player.seat}:{caller.player.player_name}"
+            wait = self.token_limiter.take(key)
+        else:
+            assert caller.app is not None
+            wait = self.app_limiter.take(caller.app.id)
+        if wait:
+            raise ApiError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "RATE_LIMITED",
+                "too many calls: slow down",
+                {"retry_after_ms": str(max(1, int(wait * 1000)))},
+            )
+        return caller
 
     async def _game_for(self, caller: Caller, game_id: str) -> GameRecord:
         """The game, if the caller may see it; NOT_FOUND otherwise (other apps' games
@@ -150,14 +180,14 @@ class GameService(pb_grpc.GameServiceServicer):
     async def ListPresets(
         self, request: pb.ListPresetsRequest, context: Ctx
     ) -> pb.ListPresetsResponse:
-        require_app(await identify(self.store, context))
+        require_app(await self._identify(context))
         return pb.ListPresetsResponse(presets=[preset_to_pb(PRESETS[n]) for n in sorted(PRESETS)])
 
     @rpc("CreateGame")
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Ctx
     ) -> pb.CreateGameResponse:
-        app = require_app(await identify(self.store, context))
+        app = require_app(await self._identify(context))
         if not request.rules.preset:
             raise _bad("rules.preset is required (see ListPresets)")
         rules = make_rules(request.rules.preset, overrides_from_pb(request.rules))
@@ -189,7 +219,7 @@ class GameService(pb_grpc.GameServiceServicer):
 
     @rpc("JoinGame")
     async def JoinGame(self, request: pb.JoinGameRequest, context: Ctx) -> pb.JoinGameResponse:
-        caller = await identify(self.store, context)
+        caller = await self._identify(context)
         require_app(caller)
         game = await self._game_for(caller, request.game_id)
         name = request.player_name.strip()
@@ -223,7 +253,7 @@ class GameService(pb_grpc.GameServiceServicer):
 
     @rpc("StartGame")
     async def StartGame(self, request: pb.StartGameRequest, context: Ctx) -> pb.StartGameResponse:
-        caller = await identify(self.store, context)
+        caller = await self._identify(context)
         game = await self._game_for(caller, request.game_id)
         if caller.player is not None and caller.player.seat < 0:
             raise ApiError(grpc.StatusCode.PERMISSION_DENIED, "SPECTATOR", "spectators cannot act")
@@ -233,7 +263,7 @@ class GameService(pb_grpc.GameServiceServicer):
 
     @rpc("GetView")
     async def GetView(self, request: pb.GetViewRequest, context: Ctx) -> pb.GetViewResponse:
-        caller = await identify(self.store, context)
+        caller = await self._identify(context)
         game = await self._game_for(caller, request.game_id)
         seat = self._viewer_seat(caller, game)
         return pb.GetViewResponse(view=view_to_pb(game.id, game.version, game.state, seat))
@@ -242,7 +272,7 @@ class GameService(pb_grpc.GameServiceServicer):
     async def ListLegalMoves(
         self, request: pb.ListLegalMovesRequest, context: Ctx
     ) -> pb.ListLegalMovesResponse:
-        caller = await identify(self.store, context)
+        caller = await self._identify(context)
         game = await self._game_for(caller, request.game_id)
         player = require_player(caller, game.id)
         deal = game.state.deal
@@ -255,7 +285,7 @@ class GameService(pb_grpc.GameServiceServicer):
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: Ctx
     ) -> pb.SubmitMoveResponse:
-        caller = await identify(self.store, context)
+        caller = await self._identify(context)
         if not request.game_id:
             raise _bad("game_id is required")
         player = require_player(caller, request.game_id)
@@ -274,6 +304,15 @@ class GameService(pb_grpc.GameServiceServicer):
             metrics.REPLAYS.inc()
         else:
             metrics.MOVES.labels(KIND_NAMES[move.kind]).inc()
+        # Game id, version, seat and move kind only: never a secret, never a card.
+        log.info(
+            "move",
+            game_id=request.game_id,
+            version=done.version,
+            seat=player.seat,
+            kind=KIND_NAMES[move.kind],
+            replayed=done.replayed,
+        )
         return pb.SubmitMoveResponse(
             version=done.version,
             view=view_to_pb(request.game_id, done.version, done.state, player.seat),
@@ -282,7 +321,7 @@ class GameService(pb_grpc.GameServiceServicer):
 
     @rpc("LeaveGame")
     async def LeaveGame(self, request: pb.LeaveGameRequest, context: Ctx) -> pb.LeaveGameResponse:
-        caller = await identify(self.store, context)
+        caller = await self._identify(context)
         game = await self._game_for(caller, request.game_id)
         player = require_player(caller, game.id)
         # Once the game is under way (or over, for a retried resignation) leaving resigns;
@@ -299,7 +338,7 @@ class GameService(pb_grpc.GameServiceServicer):
 
     @rpc("ListGames")
     async def ListGames(self, request: pb.ListGamesRequest, context: Ctx) -> pb.ListGamesResponse:
-        app = require_app(await identify(self.store, context))
+        app = require_app(await self._identify(context))
         size = request.page_size or 50
         if not 1 <= size <= 500:
             raise _bad("page_size is 1..500")
@@ -318,7 +357,7 @@ class GameService(pb_grpc.GameServiceServicer):
 
     @rpc("GetReplay")
     async def GetReplay(self, request: pb.GetReplayRequest, context: Ctx) -> pb.GetReplayResponse:
-        caller = await identify(self.store, context)
+        caller = await self._identify(context)
         game = await self._game_for(caller, request.game_id)
         self._viewer_seat(caller, game)
         g = game.state
@@ -364,7 +403,7 @@ class GameService(pb_grpc.GameServiceServicer):
         key: tuple[str, int, str] | None = None
         metrics.WATCHES.inc()
         try:
-            caller = await identify(self.store, context)
+            caller = await self._identify(context)
             game = await self._game_for(caller, request.game_id)
             seat = self._viewer_seat(caller, game)
             if caller.player is not None:

@@ -15,7 +15,7 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -137,8 +137,10 @@ class Store:
         engine: AsyncEngine,
         on_commit: Callable[[str, int], Awaitable[None]] | None = None,
         observe: Callable[[str, float], None] | None = None,
+        timeout: float = 5.0,
     ) -> None:
         self.engine = engine
+        self.timeout = timeout
         self.reads = reader(engine)
         self.is_postgres = engine.dialect.name == "postgresql"
         # SQLite has one writer at a time; queueing writers here instead of in
@@ -146,6 +148,20 @@ class Store:
         self._write_lock: asyncio.Lock | None = None if self.is_postgres else asyncio.Lock()
         self._on_commit = on_commit
         self._observe = observe
+
+    @contextlib.asynccontextmanager
+    async def _guard(self) -> AsyncIterator[None]:
+        """A bounded read whose driver errors become ``Unavailable``."""
+        try:
+            async with self._deadline():
+                yield
+        except (OperationalError, OSError, PoolTimeout, TimeoutError) as exc:
+            raise Unavailable(str(exc) or "database timeout") from exc
+
+    def _deadline(self) -> asyncio.Timeout:
+        """Every database call is bounded: a slow database answers UNAVAILABLE rather
+        than holding the caller (and a connection) indefinitely."""
+        return asyncio.timeout(self.timeout)
 
     def _timed(self, op: str, started: float) -> None:
         if self._observe is not None:
@@ -197,9 +213,15 @@ class Store:
             )
             return app_id
 
+    async def revoke_app(self, app_id: str) -> bool:
+        """Revoke an app's API key (its games stay; it can no longer call)."""
+        async with self.engine.begin() as conn:
+            done = await conn.execute(update(App).where(App.id == app_id).values(revoked=True))
+        return bool(done.rowcount)
+
     async def app_by_key(self, key: str) -> AppRecord | None:
         started = time.perf_counter()
-        async with self.reads.connect() as conn:
+        async with self._guard(), self.reads.connect() as conn:
             row = (
                 await conn.execute(
                     select(App.id, App.name, App.permissions).where(
@@ -217,7 +239,7 @@ class Store:
 
     async def token(self, token: str) -> TokenRecord | None:
         started = time.perf_counter()
-        async with self.reads.connect() as conn:
+        async with self._guard(), self.reads.connect() as conn:
             row = (
                 await conn.execute(
                     select(PlayerToken.game_id, PlayerToken.seat, PlayerToken.player_name).where(
@@ -268,11 +290,8 @@ class Store:
 
     async def game(self, game_id: str) -> GameRecord:
         started = time.perf_counter()
-        try:
-            async with self.reads.connect() as conn:
-                row = (await conn.execute(select(Game).where(Game.id == game_id))).first()
-        except (OperationalError, OSError, PoolTimeout) as exc:
-            raise Unavailable(str(exc)) from exc
+        async with self._guard(), self.reads.connect() as conn:
+            row = (await conn.execute(select(Game).where(Game.id == game_id))).first()
         self._timed("load", started)
         if row is None:
             raise NotFound(f"no game {game_id}")
@@ -300,7 +319,7 @@ class Store:
         q = select(MoveLog).where(MoveLog.game_id == game_id, MoveLog.version > after)
         if upto is not None:
             q = q.where(MoveLog.version <= upto)
-        async with self.reads.connect() as conn:
+        async with self._guard(), self.reads.connect() as conn:
             rows = (await conn.execute(q.order_by(MoveLog.version))).all()
         return [
             LogRecord(
@@ -342,7 +361,7 @@ class Store:
         started = time.perf_counter()
         lock = self._write_lock or contextlib.nullcontext()
         try:
-            async with lock, self.engine.begin() as conn:
+            async with self._deadline(), lock, self.engine.begin() as conn:
                 if request_id:
                     first = await self._logged_request(conn, game_id, request_id, action)
                     if first is not None:
@@ -384,8 +403,8 @@ class Store:
                     return first
             current = await self._current_version(game_id)
             raise VersionConflict(current) from exc
-        except (OperationalError, OSError, PoolTimeout) as exc:
-            raise Unavailable(str(exc)) from exc
+        except (OperationalError, OSError, PoolTimeout, TimeoutError) as exc:
+            raise Unavailable(str(exc) or "database timeout") from exc
         self._timed("commit", started)
         if self._on_commit is not None:
             await self._on_commit(game_id, result.version)
