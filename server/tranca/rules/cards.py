@@ -75,7 +75,11 @@ def parse_card(text: str) -> int:
     if t.startswith("10") and len(t) == 3:  # be lenient with "10H"
         t = "T" + t[2]
     if len(t) != 2 or t[0] not in RANK_LETTERS or t[1] not in SUIT_LETTERS:
-        raise ValueError(f"not a card: {text!r} (expected e.g. 4H, TD, AS, 2C or JK)")
+        # The hint names no card: refusals must never name cards the reader may not see.
+        raise ValueError(
+            f"not a card: {text!r} "
+            "(expected a rank A 2-9 T J Q K then a suit C D H S, or J and K for a joker)"
+        )
     return make_card(RANK_LETTERS.index(t[0]) + 1, SUIT_LETTERS.index(t[1]))
 
 

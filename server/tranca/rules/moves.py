@@ -109,7 +109,7 @@ def check_shape(move: Move) -> Move:
             meld_id == NO_MELD and len(cards) == 2 and cards[0] <= cards[1]
         )
         what = (
-            "take names a meld (take @2) or two cards from the hand (take 5H 6H), "
+            "take names a meld (take @M) or two cards from the hand (take C1 C2), "
             "in ascending order"
         )
     elif kind == MELD:
@@ -117,7 +117,7 @@ def check_shape(move: Move) -> Move:
         what = "meld lays down exactly three cards, in ascending order; add more with add"
     elif kind in (ADD, REPLACE):
         ok = meld_id >= 0 and len(cards) == 1
-        what = f"{KIND_NAMES[kind]} names a meld and one card ({KIND_NAMES[kind]} @2 7H)"
+        what = f"{KIND_NAMES[kind]} names a meld and one card ({KIND_NAMES[kind]} @M C)"
     elif kind == DISCARD:
         ok = meld_id == NO_MELD and len(cards) == 1
         what = "discard names one card"

@@ -1,0 +1,1 @@
+from tests.service.conftest import pg_url, sqlite_url  # noqa: F401  (shared database fixtures)
