@@ -52,6 +52,8 @@ class Config:
     tls_client_ca: str = ""  # PEM CA file: require client certificates (mutual TLS)
     rate_per_token: float = 50.0  # calls per second per player token (bursts of 2x)
     rate_per_app: float = 1000.0  # calls per second per API key (bursts of 2x)
+    health_interval: float = 5.0  # seconds between database health checks
+    db_timeout: float = 5.0  # seconds any database call may take
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -84,6 +86,12 @@ class Config:
         p.add_argument(
             "--rate-per-app", type=float, default=float(env.get("TRANCA_RATE_PER_APP", 1000))
         )
+        p.add_argument(
+            "--health-interval",
+            type=float,
+            default=float(env.get("TRANCA_HEALTH_INTERVAL", 5)),
+        )
+        p.add_argument("--db-timeout", type=float, default=float(env.get("TRANCA_DB_TIMEOUT", 5)))
         a = p.parse_args(argv)
         if bool(a.tls_cert) != bool(a.tls_key):
             p.error("--tls-cert and --tls-key go together")
@@ -103,6 +111,8 @@ class Config:
             tls_client_ca=a.tls_client_ca,
             rate_per_token=a.rate_per_token,
             rate_per_app=a.rate_per_app,
+            health_interval=a.health_interval,
+            db_timeout=a.db_timeout,
         )
 
 
@@ -160,13 +170,13 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         raise SystemExit(
             f"the database schema is not at {migrate.head_revision()}: run `tranca migrate` first"
         )
-    engine = make_engine(url)
+    engine = make_engine(url, statement_timeout_ms=int(cfg.db_timeout * 1000))
     hub = Hub()
 
     async def on_commit(game_id: str, version: int) -> None:
         hub.publish(game_id, version)
 
-    store = Store(engine, on_commit=on_commit, observe=metrics.observe_db)
+    store = Store(engine, on_commit=on_commit, observe=metrics.observe_db, timeout=cfg.db_timeout)
     if cfg.dev_api_key:
         await store.ensure_app("development", cfg.dev_api_key, frozenset({"fixed_deck"}))
     listener = None
@@ -215,16 +225,16 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, health_servicer, listener)
-    running.tasks.append(asyncio.create_task(_watch_database(running)))
+    running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))
     return running
 
 
-async def _watch_database(running: Running) -> None:
+async def _watch_database(running: Running, interval: float) -> None:
     """Health follows the database: NOT_SERVING while it cannot be reached. Also
     refreshes the games-by-status gauge."""
     serving = True
     while True:
-        await asyncio.sleep(5)
+        await asyncio.sleep(interval)
         try:
             await running.store.ping()
             counts = await running.store.count_games()

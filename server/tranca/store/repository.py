@@ -168,11 +168,8 @@ class Store:
             self._observe(op, time.perf_counter() - started)
 
     async def ping(self) -> None:
-        try:
-            async with self.reads.connect() as conn:
-                await conn.execute(text("SELECT 1"))
-        except (OperationalError, OSError, PoolTimeout) as exc:
-            raise Unavailable(str(exc)) from exc
+        async with self._guard(), self.reads.connect() as conn:
+            await conn.execute(text("SELECT 1"))
 
     # ----- apps --------------------------------------------------------------------
 
