@@ -50,8 +50,8 @@ class Config:
     tls_cert: str = ""  # PEM certificate chain file: serve TLS
     tls_key: str = ""  # PEM private key file
     tls_client_ca: str = ""  # PEM CA file: require client certificates (mutual TLS)
-    rate_per_token: float = 50.0  # calls per second per player token (bursts of 2x)
-    rate_per_app: float = 1000.0  # calls per second per API key (bursts of 2x)
+    rate_per_token: float = 100.0  # calls per second per player token (bursts of 2x)
+    rate_per_app: float = 2000.0  # calls per second per API key (bursts of 2x)
     health_interval: float = 5.0  # seconds between database health checks
     db_timeout: float = 5.0  # seconds any database call may take
     extra: dict[str, str] = field(default_factory=dict)
@@ -81,10 +81,10 @@ class Config:
         p.add_argument("--tls-key", default=env.get("TRANCA_TLS_KEY", ""))
         p.add_argument("--tls-client-ca", default=env.get("TRANCA_TLS_CLIENT_CA", ""))
         p.add_argument(
-            "--rate-per-token", type=float, default=float(env.get("TRANCA_RATE_PER_TOKEN", 50))
+            "--rate-per-token", type=float, default=float(env.get("TRANCA_RATE_PER_TOKEN", 100))
         )
         p.add_argument(
-            "--rate-per-app", type=float, default=float(env.get("TRANCA_RATE_PER_APP", 1000))
+            "--rate-per-app", type=float, default=float(env.get("TRANCA_RATE_PER_APP", 2000))
         )
         p.add_argument(
             "--health-interval",

@@ -119,9 +119,10 @@ class PrivatePostgres:
 class ServerProcess:
     """``tranca serve`` in a subprocess."""
 
-    def __init__(self, database_url: str, port: int | None = None) -> None:
+    def __init__(self, database_url: str, port: int | None = None, db_timeout: float = 2) -> None:
         self.database_url = database_url
         self.port = port or free_port()
+        self.db_timeout = db_timeout
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -268,8 +269,11 @@ class Load:
     """Bots playing games through a list of addresses. A move is retried with the same
     request id, against the next address, until acknowledged or refused by the rules."""
 
-    def __init__(self, addresses: list[str], api_key: str, ledger: Ledger) -> None:
+    def __init__(
+        self, addresses: list[str], api_key: str, ledger: Ledger, timeout: float = 2.0
+    ) -> None:
         self.addresses = addresses
+        self.timeout = timeout
         self.app = (("x-api-key", api_key),)
         self.ledger = ledger
         self.channels = [
@@ -293,7 +297,7 @@ class Load:
         for attempt in range(60):
             self.ledger.sent += 1
             try:
-                return await getattr(self._stub(), name)(request, metadata=md, timeout=2)
+                return await getattr(self._stub(), name)(request, metadata=md, timeout=self.timeout)
             except grpc.aio.AioRpcError as e:
                 self.ledger.errors[e.code().name] += 1
                 if e.code() not in RETRYABLE:

@@ -236,13 +236,13 @@ async def test_slow_database_with_deadlines_honoured(pg: PrivatePostgres) -> Non
     slow_db = Proxy(pg.port, delay=0.03)
     await slow_db.start()
     slow_url = f"postgresql://postgres@127.0.0.1:{slow_db.port}/postgres"
-    server = ServerProcess(slow_url)
+    server = ServerProcess(slow_url, db_timeout=10)
     server.start()
     ledger = Ledger()
     deadlines = 0
     try:
         await wait_until(lambda: _serving(server.port), 40, "slow server")
-        load = Load([f"127.0.0.1:{server.port}"], await _api_key(pg.url), ledger)
+        load = Load([f"127.0.0.1:{server.port}"], await _api_key(pg.url), ledger, timeout=10)
         try:
             gid, tokens = await load.new_game()
             for i in range(5):

@@ -71,7 +71,17 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 async def server(db_url: str) -> AsyncIterator[Running]:
-    running = await start(Config(host="127.0.0.1", port=0, metrics_port=0, database_url=db_url))
+    # Rate limits off here: they have tests of their own (test_limits_security.py).
+    running = await start(
+        Config(
+            host="127.0.0.1",
+            port=0,
+            metrics_port=0,
+            database_url=db_url,
+            rate_per_token=0,
+            rate_per_app=0,
+        )
+    )
     yield running
     await running.stop(0.5)
 

@@ -126,8 +126,8 @@ class GameService(pb_grpc.GameServiceServicer):
         self.store = store
         self.hub = hub
         self.max_watches_per_token = max_watches_per_token
-        self.token_limiter = token_limiter or RateLimiter(50, 100)
-        self.app_limiter = app_limiter or RateLimiter(1000, 2000)
+        self.token_limiter = token_limiter or RateLimiter(100, 200)
+        self.app_limiter = app_limiter or RateLimiter(2000, 4000)
         self.db_timeout = db_timeout
         self._watches_by_token: dict[tuple[str, int, str], int] = {}
 
