@@ -169,36 +169,13 @@ def requests(draw: st.DrawFn, w: World) -> tuple[str, object, tuple[tuple[str, s
         md = ()
     game = draw(st.sampled_from([w.game_a] * 6 + [w.game_b, "", "nope", "0" * 32]))
     version = w.snapshot(w.game_a)[0]
-    if seat >= 0 and draw(st.integers(0, 2)) == 0:
-        # A legal move of the seat to act, sent as is or mutated: the game goes on.
-        turn_md = (("authorization", f"Bearer {w.tokens_a[w.turn()]}"),)
-        legal = list(
-            w.stub.ListLegalMoves(
-                pb.ListLegalMovesRequest(game_id=w.game_a), metadata=turn_md
-            ).moves
-        )
-        if legal:
-            move = pb.Move()
-            # Draws must not depend on the game's state: pick by index, modulo the list.
-            move.CopyFrom(legal[draw(st.integers(0, 999)) % len(legal)])
-            if draw(st.booleans()):
-                text = str(move)
-                for real in CARD_RE.findall(text)[:1]:
-                    move = pb.Move()
-                    mutated = text.replace(real, draw(cards), 1)
-                    from google.protobuf import text_format
-
-                    try:
-                        text_format.Parse(mutated, move)
-                    except text_format.ParseError:
-                        move = pb.Move()
-            req_ok = pb.SubmitMoveRequest(
-                game_id=w.game_a,
-                expected_version=version,
-                request_id=draw(st.uuids()).hex,
-                move=move,
-            )
-            return "SubmitMove", req_ok, turn_md, w.turn()
+    # Every draw is made whatever the game's state, so that generation never depends on
+    # it (hypothesis insists); the state only decides which draws are used.
+    use_legal = draw(st.integers(0, 2)) == 0
+    pick = draw(st.integers(0, 999))
+    mutate = draw(st.booleans())
+    mutation = draw(cards)
+    legal_rid = draw(st.uuids()).hex
     rpc = draw(
         st.sampled_from(
             ["SubmitMove"] * 6 + ["ListLegalMoves", "GetView", "WatchGame", "LeaveGame", "JoinGame"]
@@ -228,6 +205,36 @@ def requests(draw: st.DrawFn, w: World) -> tuple[str, object, tuple[tuple[str, s
             md = ()
     else:
         req = pb.JoinGameRequest(game_id=game, seat=draw(st.integers(-3, 5)))
+    if seat >= 0 and use_legal:
+        # A legal move of the seat to act, sent as is or mutated: the game goes on.
+        turn_md = (("authorization", f"Bearer {w.tokens_a[w.turn()]}"),)
+        legal = list(
+            w.stub.ListLegalMoves(
+                pb.ListLegalMovesRequest(game_id=w.game_a), metadata=turn_md
+            ).moves
+        )
+        if legal:
+            move = pb.Move()
+            # Draws must not depend on the game's state: pick by index, modulo the list.
+            move.CopyFrom(legal[pick % len(legal)])
+            if mutate:
+                text = str(move)
+                for real in CARD_RE.findall(text)[:1]:
+                    move = pb.Move()
+                    mutated = text.replace(real, mutation, 1)
+                    from google.protobuf import text_format
+
+                    try:
+                        text_format.Parse(mutated, move)
+                    except text_format.ParseError:
+                        move = pb.Move()
+            req_ok = pb.SubmitMoveRequest(
+                game_id=w.game_a,
+                expected_version=version,
+                request_id=legal_rid,
+                move=move,
+            )
+            return "SubmitMove", req_ok, turn_md, w.turn()
     return rpc, req, md, seat
 
 

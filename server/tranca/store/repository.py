@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Row, func, insert, select, text, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -155,7 +155,7 @@ class Store:
         try:
             async with self._deadline():
                 yield
-        except (OperationalError, OSError, PoolTimeout, TimeoutError) as exc:
+        except (DBAPIError, OSError, PoolTimeout, TimeoutError) as exc:
             raise Unavailable(str(exc) or "database timeout") from exc
 
     def _deadline(self) -> asyncio.Timeout:
@@ -400,7 +400,7 @@ class Store:
                     return first
             current = await self._current_version(game_id)
             raise VersionConflict(current) from exc
-        except (OperationalError, OSError, PoolTimeout, TimeoutError) as exc:
+        except (DBAPIError, OSError, PoolTimeout, TimeoutError) as exc:
             raise Unavailable(str(exc) or "database timeout") from exc
         self._timed("commit", started)
         if self._on_commit is not None:
