@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Row, func, insert, select, text, update
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -30,6 +30,28 @@ from .database import reader
 from .models import App, Game, MoveLog, PlayerToken
 
 NOTIFY_CHANNEL = "tranca_games"
+
+
+def _unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` means the database cannot be reached or answered too slowly
+    (as opposed to a bug, which must surface as one)."""
+    if isinstance(exc, OperationalError | InterfaceError | PoolTimeout | OSError | TimeoutError):
+        return True
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    try:
+        from asyncpg import exceptions as pg
+    except ImportError:  # pragma: no cover - asyncpg is a dependency
+        return False
+    # Raised as is by asyncpg while a pool opens a connection (e.g. during shutdown).
+    return isinstance(
+        exc,
+        pg.PostgresConnectionError
+        | pg.CannotConnectNowError
+        | pg.InterfaceError
+        | pg.AdminShutdownError
+        | pg.CrashShutdownError,
+    )
 
 
 class StoreError(Exception):
@@ -155,8 +177,10 @@ class Store:
         try:
             async with self._deadline():
                 yield
-        except (DBAPIError, OSError, PoolTimeout, TimeoutError) as exc:
-            raise Unavailable(str(exc) or "database timeout") from exc
+        except Exception as exc:
+            if _unavailable(exc):
+                raise Unavailable(str(exc) or "database timeout") from exc
+            raise
 
     def _deadline(self) -> asyncio.Timeout:
         """Every database call is bounded: a slow database answers UNAVAILABLE rather
@@ -400,8 +424,10 @@ class Store:
                     return first
             current = await self._current_version(game_id)
             raise VersionConflict(current) from exc
-        except (DBAPIError, OSError, PoolTimeout, TimeoutError) as exc:
-            raise Unavailable(str(exc) or "database timeout") from exc
+        except Exception as exc:
+            if _unavailable(exc):
+                raise Unavailable(str(exc) or "database timeout") from exc
+            raise
         self._timed("commit", started)
         if self._on_commit is not None:
             await self._on_commit(game_id, result.version)
