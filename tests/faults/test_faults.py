@@ -179,6 +179,7 @@ async def test_postgres_restarted_and_stopped_for_a_while(
     )
     assert figures["lost"] == 0 and figures["doubled"] == 0
     assert ledger.errors["UNAVAILABLE"] > 0  # the outage was felt, and ridden out
+    assert ledger.errors["INTERNAL"] == 0  # and answered as an outage, never as a bug
 
 
 async def _health_is(port: int, status: int) -> bool:
