@@ -117,6 +117,8 @@ cards = st.one_of(
 )
 moves = st.one_of(
     st.just(pb.Move()),
+    # Oversized: far past the server's 256 KiB limit on a request.
+    st.just(pb.Move(create_meld=pb.CreateMeldMove(cards=["4H"] * 120_000))),
     st.builds(lambda: pb.Move(draw=pb.DrawMove())),
     st.builds(
         lambda m, cs: (
