@@ -503,7 +503,16 @@ async def test_a_retried_move_gets_its_first_answer(server: Running, client: Cli
 
 @contextlib.asynccontextmanager
 async def restarted_server(url: str) -> AsyncIterator[Running]:
-    running = await start(Config(host="127.0.0.1", port=0, metrics_port=0, database_url=url))
+    running = await start(
+        Config(
+            host="127.0.0.1",
+            port=0,
+            metrics_port=0,
+            database_url=url,
+            rate_per_token=0,  # as the conftest's servers: limits have their own tests
+            rate_per_app=0,
+        )
+    )
     try:
         yield running
     finally:
