@@ -8,6 +8,9 @@ PROTOS := $(wildcard proto/tranca/v1/*.proto)
 GEN    := server/tranca/v1/.generated
 
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
+.PHONY: play
+.PHONY: node-deps
+.PHONY: system-deps deploy-check rig rig-down
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +41,13 @@ run: venv
 	@echo "development API key: $(DEV_API_KEY)  (send it as the x-api-key header)"
 	$(BIN)/tranca serve --database-url $(DB_URL) --dev-api-key $(DEV_API_KEY) --log-format console
 
+## A terminal table against a server started by `make run` (starts nothing itself):
+## you and greedy bots, as SDK clients. PLAY_ARGS="--game ID --seat N" joins a game.
+PLAY_ADDRESS ?= 127.0.0.1:50051
+PLAY_ARGS    ?= --new --preset tranca-000 --players 4 --bots greedy
+play: venv
+	$(BIN)/tranca play --address $(PLAY_ADDRESS) --api-key $(DEV_API_KEY) $(PLAY_ARGS)
+
 ## Bots playing a match in the terminal, on the rules engine alone.
 demo: venv
 	$(BIN)/tranca demo --preset tranca-000 --players 4 --seed 1
@@ -47,7 +57,7 @@ bench-service: venv
 	$(BIN)/python bench/service_quick.py --out bench/results
 
 ## Lint, type check and the whole test suite.
-test: lint typecheck pytest
+test: system-deps lint typecheck deploy-check pytest
 
 lint: venv
 	$(BIN)/ruff check server clients/python tests bench
@@ -61,7 +71,22 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
-pytest: venv
+## The Node.js client's packages (clients/node), installed from its package-lock.json
+## when node_modules is missing or older than the lock. Without npm it says so: the
+## Node client's test then skips, or fails when CI is set.
+NODE_DIR  := clients/node
+NODE_LOCK := $(NODE_DIR)/node_modules/.package-lock.json
+
+node-deps:
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: the Node.js client's packages are not installed"; \
+	elif [ ! -f $(NODE_LOCK) ] || [ $(NODE_DIR)/package-lock.json -nt $(NODE_LOCK) ] \
+	    || [ $(NODE_DIR)/package.json -nt $(NODE_LOCK) ]; then \
+	  echo "npm ci --prefix $(NODE_DIR) --ignore-scripts"; \
+	  npm ci --prefix $(NODE_DIR) --ignore-scripts --no-audit --no-fund && touch $(NODE_LOCK); \
+	fi
+
+pytest: venv node-deps
 	$(BIN)/pytest -n 2 -q
 
 ## Engine benchmark (one core): writes bench/results/engine.json and engine.md.
@@ -71,6 +96,26 @@ bench: venv
 ## A longer invariant-checked simulation of every preset (not part of `make test`).
 simulate: venv
 	$(BIN)/python bench/soak.py --deals 300
+
+## Debian packages for the deploy checks and the local rig: nginx (the gRPC balancer)
+## and prometheus (with promtool), installed with apt-get only when missing (as root;
+## outside CI a non-root user gets the command to run instead).
+system-deps:
+	bash deploy/system-deps.sh
+
+## Deployment files checked offline: YAML lint, hadolint, the Compose schema, nginx -t,
+## promtool (configs, rules, rule tests, the dashboard's queries), the Kubernetes
+## schemas and the manifests' consistency (deploy/check.sh).
+deploy-check: venv system-deps
+	bash deploy/check.sh
+
+## The local rig on loopback: a fresh PostgreSQL database, three servers, nginx and
+## Prometheus (deploy/rig/rig.py); it stops by itself after RIG_TTL seconds (1800).
+rig: venv system-deps
+	$(BIN)/python deploy/rig/rig.py up
+
+rig-down:
+	$(BIN)/python deploy/rig/rig.py down
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,353 @@
+"""Checks of the deployment files that need more than a linter (deploy/check.sh runs them).
+
+    check_helpers.py k8s RENDERED.yaml [...]    structure and consistency of rendered manifests
+    check_helpers.py split RENDERED.yaml OUT    core kinds to OUT/core.yaml, the rest one file each
+    check_helpers.py dashboard DASHBOARD OUT    the dashboard's queries as a rules file for promtool
+    check_helpers.py metrics FILE [...]         every tranca_* metric named exists in api/metrics.py
+    check_helpers.py nginx-compose CONF OUT     the compose nginx config, wrapped for `nginx -t`
+    check_helpers.py nginx-rig OUT              the rig's nginx config as the rig writes it
+    check_helpers.py assemble OVERLAY OUT       without kustomize: the raw resources an overlay
+                                                names (and its bases'), generators included
+    check_helpers.py docker                     the Dockerfile's and compose file's references
+    check_helpers.py docs                       docs/OPERATIONS.md names every flag and variable
+
+Each prints what it found wrong and exits 1 if anything was.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = ROOT / "server" / "tranca"
+CORE_GROUPS = ("v1", "apps/v1", "batch/v1", "policy/v1", "autoscaling/v2")
+
+
+def _docs(paths: list[str]) -> list[dict[str, Any]]:
+    out = []
+    for p in paths:
+        out += [d for d in yaml.safe_load_all(Path(p).read_text()) if d]
+    return out
+
+
+def _settings() -> set[str]:
+    """Every TRANCA_* variable the server and the CLI read."""
+    text = (SERVER / "server.py").read_text() + (SERVER / "cli.py").read_text()
+    return set(re.findall(r"\"(TRANCA_[A-Z_]+)\"", text))
+
+
+def _metrics() -> set[str]:
+    """The names of every metric the server exports, with the suffixes Prometheus
+    sees (_total for counters, _bucket/_count/_sum for histograms)."""
+    text = (SERVER / "api" / "metrics.py").read_text()
+    names: set[str] = set()
+    for kind, name in re.findall(r"(Counter|Gauge|Histogram)\(\s*\"([a-z_]+)\"", text):
+        if kind == "Counter":
+            base = name.removesuffix("_total")
+            names |= {base + "_total", base + "_created"}
+        elif kind == "Histogram":
+            names |= {name + s for s in ("_bucket", "_count", "_sum", "_created")}
+        else:
+            names.add(name)
+    return names
+
+
+# ----- Kubernetes -------------------------------------------------------------------------
+
+
+def _pod_specs(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    if doc["kind"] in ("Deployment", "Job"):
+        template = doc["spec"]["template"]
+        return [(f"{doc['kind']}/{doc['metadata']['name']}", template, template["spec"])]
+    return []
+
+
+def _matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+def check_k8s(docs: list[dict[str, Any]]) -> list[str]:
+    problems: list[str] = []
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for d in docs:
+        by_kind.setdefault(d["kind"], []).append(d)
+    names = {(d["kind"], d["metadata"]["name"]) for d in docs}
+    settings = _settings()
+
+    for kind in ("ConfigMap", "Secret"):
+        for d in by_kind.get(kind, []):
+            data = {**d.get("data", {}), **d.get("stringData", {})}
+            for key in data:
+                if key not in settings:
+                    problems.append(f"{kind}/{d['metadata']['name']}: {key} is no setting")
+
+    deployments = by_kind.get("Deployment", [])
+    if len(deployments) != 1:
+        problems.append(f"expected one Deployment, found {len(deployments)}")
+    for where, _template, spec in [s for d in docs for s in _pod_specs(d)]:
+        pod_sc = spec.get("securityContext", {})
+        if pod_sc.get("runAsNonRoot") is not True:
+            problems.append(f"{where}: the pod does not require a non-root user")
+        if spec.get("automountServiceAccountToken") is not False:
+            problems.append(f"{where}: mounts a service account token it does not need")
+        for c in spec["containers"]:
+            cw = f"{where}/{c['name']}"
+            sc = c.get("securityContext", {})
+            if sc.get("readOnlyRootFilesystem") is not True:
+                problems.append(f"{cw}: root filesystem not read-only")
+            if sc.get("allowPrivilegeEscalation") is not False:
+                problems.append(f"{cw}: privilege escalation allowed")
+            if "ALL" not in sc.get("capabilities", {}).get("drop", []):
+                problems.append(f"{cw}: capabilities not dropped")
+            res = c.get("resources", {})
+            for part in ("requests", "limits"):
+                for r in ("cpu", "memory"):
+                    if r not in res.get(part, {}):
+                        problems.append(f"{cw}: no {part}.{r}")
+            for src in c.get("envFrom", []):
+                for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
+                    if key in src and (kind, src[key]["name"]) not in names:
+                        problems.append(f"{cw}: {kind} {src[key]['name']} is not in the set")
+            for env in c.get("env", []):
+                if env["name"].startswith("TRANCA_") and env["name"] not in settings:
+                    problems.append(f"{cw}: {env['name']} is no setting")
+
+    for d in deployments:
+        name = d["metadata"]["name"]
+        if "replicas" in d["spec"]:
+            problems.append(f"Deployment/{name}: sets replicas, which the HPA owns")
+        template = d["spec"]["template"]
+        labels = template["metadata"]["labels"]
+        if not _matches(d["spec"]["selector"]["matchLabels"], labels):
+            problems.append(f"Deployment/{name}: its selector misses its pods")
+        c = template["spec"]["containers"][0]
+        ports = {p["name"]: p["containerPort"] for p in c.get("ports", [])}
+        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+            grpc = c.get(probe, {}).get("grpc")
+            if grpc is None:
+                problems.append(f"Deployment/{name}: {probe} is not a gRPC probe")
+            elif grpc["port"] != ports.get("grpc"):
+                problems.append(f"Deployment/{name}: {probe} asks port {grpc['port']}")
+        notes = template["metadata"].get("annotations", {})
+        if notes.get("prometheus.io/scrape") != "true" or notes.get("prometheus.io/port") != str(
+            ports.get("metrics")
+        ):
+            problems.append(f"Deployment/{name}: scrape annotations missing or wrong")
+        services = [
+            s for s in by_kind.get("Service", []) if _matches(s["spec"]["selector"], labels)
+        ]
+        if {s["spec"].get("clusterIP") == "None" for s in services} != {True, False}:
+            problems.append(f"Deployment/{name}: wants a ClusterIP and a headless Service")
+        for s in services:
+            for p in s["spec"]["ports"]:
+                if p["targetPort"] not in ports:
+                    problems.append(f"Service/{s['metadata']['name']}: no port {p['targetPort']}")
+        for h in by_kind.get("HorizontalPodAutoscaler", []):
+            if h["spec"]["scaleTargetRef"]["name"] != name:
+                problems.append(f"HPA/{h['metadata']['name']}: scales something else")
+        pdbs = by_kind.get("PodDisruptionBudget", [])
+        if not any(_matches(p["spec"]["selector"]["matchLabels"], labels) for p in pdbs):
+            problems.append(f"Deployment/{name}: no PodDisruptionBudget covers it")
+        for m in by_kind.get("ServiceMonitor", []):
+            picked = [
+                s
+                for s in by_kind.get("Service", [])
+                if _matches(m["spec"]["selector"]["matchLabels"], s["metadata"].get("labels", {}))
+            ]
+            if len(picked) != 1 or picked[0]["metadata"]["name"] != "tranca":
+                problems.append("ServiceMonitor: must select the Service tranca alone (job=tranca)")
+            for e in m["spec"]["endpoints"]:
+                if picked and e["port"] not in {p["name"] for p in picked[0]["spec"]["ports"]}:
+                    problems.append(f"ServiceMonitor: the Service has no port {e['port']}")
+    jobs = by_kind.get("Job", [])
+    migrations = [j["spec"]["template"]["spec"]["containers"][0].get("args") for j in jobs]
+    if ["migrate"] not in migrations:
+        problems.append("no Job runs `tranca migrate`")
+    return problems
+
+
+def split(rendered: str, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    core, other = [], []
+    for d in _docs([rendered]):
+        (core if d["apiVersion"] in CORE_GROUPS else other).append(d)
+    (out / "core.yaml").write_text(yaml.safe_dump_all(core, sort_keys=False))
+    for d in other:
+        name = f"{d['kind'].lower()}-{d['metadata']['name']}.json"
+        (out / name).write_text(json.dumps(d))
+
+
+def assemble(kustomization_dir: Path, out: Path) -> None:
+    """The resources a kustomization names, followed through its bases and components,
+    with each ConfigMap generator's env file as a ConfigMap: what kustomize would
+    render, less its transformations (namespace, name suffixes, images)."""
+    docs: list[dict[str, Any]] = []
+
+    def walk(d: Path) -> None:
+        k = yaml.safe_load((d / "kustomization.yaml").read_text())
+        for entry in [*k.get("resources", []), *k.get("components", [])]:
+            target = (d / entry).resolve()
+            if target.is_dir():
+                walk(target)
+            else:
+                docs.extend(x for x in yaml.safe_load_all(target.read_text()) if x)
+        for gen in k.get("configMapGenerator", []):
+            data: dict[str, str] = {}
+            for env in gen.get("envs", []):
+                for line in (d / env).read_text().splitlines():
+                    if line.strip() and not line.startswith("#"):
+                        key, _, value = line.partition("=")
+                        data[key.strip()] = value.strip()
+            meta = {"name": gen["name"]}
+            docs.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data})
+
+    walk(kustomization_dir.resolve())
+    out.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+
+
+def check_docker() -> list[str]:
+    """Every file the Dockerfile copies from the context exists and is let in by
+    .dockerignore; every file the compose file mounts or builds from exists."""
+    problems = []
+    docker = ROOT / "deploy" / "docker"
+    ignore = [ln.strip() for ln in (docker / ".dockerignore").read_text().splitlines()]
+    allowed = [ln[1:] for ln in ignore if ln.startswith("!")]
+    for line in (docker / "Dockerfile").read_text().splitlines():
+        parts = line.split()
+        if parts[:1] != ["COPY"] or any(p.startswith("--from") for p in parts):
+            continue
+        for src in parts[1:-1]:
+            src = src.rstrip("/")
+            if not (ROOT / src).exists():
+                problems.append(f"Dockerfile: COPY {src}: no such file in the context")
+            if not any(src == a or src.startswith(a + "/") for a in allowed):
+                problems.append(f"Dockerfile: COPY {src}: .dockerignore leaves it out")
+    compose = yaml.safe_load((docker / "compose.yaml").read_text())
+    for name, service in compose["services"].items():
+        build = service.get("build")
+        if build:
+            context = (docker / build["context"]).resolve()
+            if not (context / build["dockerfile"]).exists():
+                problems.append(f"compose {name}: no {build['dockerfile']} in {context}")
+        for volume in service.get("volumes", []):
+            source = volume.split(":", 1)[0]
+            if source.startswith(".") and not (docker / source).exists():
+                problems.append(f"compose {name}: mounts {source}, which does not exist")
+    return problems
+
+
+def check_docs() -> list[str]:
+    """The operations guide's configuration table names every flag of `tranca serve`
+    and every TRANCA_* variable the server and the CLI read."""
+    guide = (ROOT / "docs" / "OPERATIONS.md").read_text()
+    flags = re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"", (SERVER / "server.py").read_text())
+    return [
+        f"docs/OPERATIONS.md does not mention {name}"
+        for name in sorted(set(flags) | _settings())
+        if f"`{name}`" not in guide
+    ]
+
+
+# ----- Prometheus and Grafana -------------------------------------------------------------
+
+
+def dashboard_rules(path: Path, out: Path) -> list[str]:
+    """Checks the dashboard's structure; writes every query as a recording rule, with
+    Grafana's variables filled in, so that promtool parses each one."""
+    board = json.loads(path.read_text())
+    problems = []
+    rules = []
+    ids = [p["id"] for p in board["panels"]]
+    if len(ids) != len(set(ids)):
+        problems.append("panel ids repeat")
+    variables = {v["name"] for v in board["templating"]["list"]}
+    for panel in board["panels"]:
+        if panel["type"] == "row":
+            continue
+        if panel.get("datasource", {}).get("uid") != "${datasource}":
+            problems.append(f"panel {panel['title']!r}: not on the $datasource variable")
+        if not panel.get("targets"):
+            problems.append(f"panel {panel['title']!r}: no query")
+        for t in panel.get("targets", []):
+            expr = t["expr"]
+            for var in re.findall(r"\$\{?([a-z_]+)\}?", expr):
+                if var not in variables and not var.startswith("__"):
+                    problems.append(f"panel {panel['title']!r}: unknown variable ${var}")
+            expr = expr.replace("$__rate_interval", "5m").replace("$job", "tranca")
+            expr = expr.replace("$instance", ".*")
+            rules.append({"record": f"dashboard:panel_{panel['id']}:{t['refId']}", "expr": expr})
+    out.write_text(yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}))
+    return problems
+
+
+def metric_names(paths: list[str]) -> list[str]:
+    known = _metrics()
+    problems = []
+    for p in paths:
+        for name in sorted(set(re.findall(r"\b(tranca_[a-z_]+)", Path(p).read_text()))):
+            if name not in known and not name.startswith("tranca_rig"):
+                problems.append(f"{p}: {name} is not a metric of server/tranca/api/metrics.py")
+    return problems
+
+
+# ----- nginx ------------------------------------------------------------------------------
+
+
+def nginx_compose(conf: Path, out: Path) -> None:
+    """The compose config is a server block for the image's http context, upstreams
+    named by compose service: wrap it, and point the names at loopback (`nginx -t`
+    resolves upstream hosts)."""
+    out.mkdir(parents=True, exist_ok=True)
+    text = re.sub(r"\btranca-(\d):", r"127.0.0.\1:", conf.read_text())
+    (out / "default.conf").write_text(text)
+    (out / "nginx.conf").write_text(
+        f"pid {out}/nginx.pid;\nevents {{}}\nhttp {{\n"
+        f"    client_body_temp_path {out}/body;\n    access_log off;\n"
+        f"    include {out}/default.conf;\n}}\n"
+    )
+
+
+def nginx_rig(out: Path) -> None:
+    sys.path.insert(0, str(ROOT / "deploy" / "rig"))
+    import rig
+
+    rig.write_nginx_conf(out, 50050, [50061, 50062, 50063])
+
+
+def main(argv: list[str]) -> int:
+    command, args = argv[0], argv[1:]
+    problems: list[str] = []
+    if command == "k8s":
+        problems = check_k8s(_docs(args))
+    elif command == "split":
+        split(args[0], Path(args[1]))
+    elif command == "dashboard":
+        problems = dashboard_rules(Path(args[0]), Path(args[1]))
+    elif command == "metrics":
+        problems = metric_names(args)
+    elif command == "nginx-compose":
+        nginx_compose(Path(args[0]), Path(args[1]))
+    elif command == "nginx-rig":
+        nginx_rig(Path(args[0]))
+    elif command == "assemble":
+        assemble(Path(args[0]), Path(args[1]))
+    elif command == "docker":
+        problems = check_docker()
+    elif command == "docs":
+        problems = check_docs()
+    else:
+        print(__doc__)
+        return 2
+    for p in problems:
+        print(f"  {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
