@@ -30,6 +30,9 @@ from .store.repository import Store
 from .v1 import game_pb2, game_pb2_grpc
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+# A health name for liveness probes: SERVING while the process runs, whatever the
+# database does (a restart would not bring a database back); NOT_SERVING at shutdown.
+LIVENESS = "tranca.liveness"
 log = structlog.get_logger("tranca.server")
 
 
@@ -54,6 +57,8 @@ class Config:
     rate_per_app: float = 2000.0  # calls per second per API key (bursts of 2x)
     health_interval: float = 5.0  # seconds between database health checks
     db_timeout: float = 5.0  # seconds any database call may take
+    db_pool_size: int = 10  # PostgreSQL connections per process (and as many again on bursts)
+    max_connection_age: float = 300.0  # seconds before a client connection is recycled
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -92,6 +97,12 @@ class Config:
             default=float(env.get("TRANCA_HEALTH_INTERVAL", 5)),
         )
         p.add_argument("--db-timeout", type=float, default=float(env.get("TRANCA_DB_TIMEOUT", 5)))
+        p.add_argument("--db-pool-size", type=int, default=int(env.get("TRANCA_DB_POOL_SIZE", 10)))
+        p.add_argument(
+            "--max-connection-age",
+            type=float,
+            default=float(env.get("TRANCA_MAX_CONNECTION_AGE", 300)),
+        )
         a = p.parse_args(argv)
         if bool(a.tls_cert) != bool(a.tls_key):
             p.error("--tls-cert and --tls-key go together")
@@ -113,6 +124,8 @@ class Config:
             rate_per_app=a.rate_per_app,
             health_interval=a.health_interval,
             db_timeout=a.db_timeout,
+            db_pool_size=a.db_pool_size,
+            max_connection_age=a.max_connection_age,
         )
 
 
@@ -170,7 +183,9 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         raise SystemExit(
             f"the database schema is not at {migrate.head_revision()}: run `tranca migrate` first"
         )
-    engine = make_engine(url, statement_timeout_ms=int(cfg.db_timeout * 1000))
+    engine = make_engine(
+        url, pool_size=cfg.db_pool_size, statement_timeout_ms=int(cfg.db_timeout * 1000)
+    )
     hub = Hub()
 
     async def on_commit(game_id: str, version: int) -> None:
@@ -195,6 +210,9 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             ("grpc.keepalive_timeout_ms", 10_000),
             ("grpc.keepalive_permit_without_calls", 1),
             ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+            # Recycled connections let clients that balance over DNS find new replicas.
+            ("grpc.max_connection_age_ms", int(cfg.max_connection_age * 1000)),
+            ("grpc.max_connection_age_grace_ms", 30_000),
         ]
     )
     service = GameService(
@@ -222,7 +240,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     if port == 0:
         raise SystemExit(f"cannot listen on {cfg.host}:{cfg.port}")
     await server.start()
-    for name in ("", SERVICE_NAME):
+    for name in ("", SERVICE_NAME, LIVENESS):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, health_servicer, listener)
     running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))

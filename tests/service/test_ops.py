@@ -98,6 +98,18 @@ async def test_models_and_migrations_agree(db_url: str) -> None:
     assert changes == []
 
 
+async def test_liveness_stays_serving_while_the_database_is_away(server: Running) -> None:
+    """Readiness follows the database; liveness ("tranca.liveness") only the process."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        await server.health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)  # as an outage
+        live = await stub.Check(health_pb2.HealthCheckRequest(service="tranca.liveness"))
+        assert live.status == health_pb2.HealthCheckResponse.SERVING
+        await server.health.enter_graceful_shutdown()
+        live = await stub.Check(health_pb2.HealthCheckRequest(service="tranca.liveness"))
+        assert live.status == health_pb2.HealthCheckResponse.NOT_SERVING
+
+
 async def test_shutdown_sets_health_not_serving_first(db_url: str) -> None:
     running = await start(Config(port=0, metrics_port=0, database_url=db_url))
     await running.health.enter_graceful_shutdown()
