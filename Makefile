@@ -10,7 +10,7 @@ GEN    := server/tranca/v1/.generated
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
 .PHONY: play
 .PHONY: node-deps
-.PHONY: system-deps deploy-check rig rig-down
+.PHONY: system-deps deploy-check rig rig-down audit
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -116,6 +116,11 @@ rig: venv system-deps
 
 rig-down:
 	$(BIN)/python deploy/rig/rig.py down
+
+## Dependency audit (pip-audit). It needs a vulnerability database (PyPI's JSON API
+## or OSV); where neither is reachable it reports every package as not audited.
+audit: venv
+	$(BIN)/pip-audit --progress-spinner off --skip-editable --strict
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
