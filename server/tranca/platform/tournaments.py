@@ -1,0 +1,548 @@
+"""Tournaments: pairings, results and standings. Pure: no I/O.
+
+Three formats, for 2-player tables (an entrant is one player) and 4-player
+partnership tables (an entrant is a fixed pair; two pairs share a table, the first
+pair on seats 0 and 2, the second on seats 1 and 3, as ``rules.state`` numbers
+sides). Entrants are listed in seed order, strongest first (by rating, say); to seed
+by lot, shuffle them first.
+
+Round robin
+    The circle method: entrant 1 stays put, the others rotate one place a round,
+    so every two entrants meet exactly once in ``n - 1`` rounds (``n`` rounds, each
+    entrant resting once, when ``n`` is odd).
+
+Swiss
+    Each round ranks the entrants still in by points, then seed. The highest-ranked
+    unpaired entrant meets the entrant half its score group below it (1 v 5, 2 v 6
+    ... in a group of eight, as the Dutch system does); an odd one out floats to the
+    nearest score below. A backtracking search keeps two entrants from meeting twice
+    (any table counts as a meeting, forfeited or not) whenever a pairing without
+    repeats exists, and first looks, briefly, for one with the fewest tables between
+    different scores. If no pairing without repeats exists (or the search runs out of
+    steps) repeats are allowed, fewest first, greedily. With an odd number in, the
+    bye goes to the lowest-ranked entrant that has had none (the next one up if the
+    rest could not then pair without repeats); a second bye is given only once every
+    entrant still in has had one. Default length: ceil(log2(n)) rounds.
+
+Single elimination
+    A seeded bracket (1 v 8, 4 v 5, 2 v 7, 3 v 6 for eight), padded to a power of
+    two, so the byes fall to the top seeds. A table needs a winner (no draws);
+    after a double no-show neither side advances and the next opponent has a bye.
+
+Results and scores. A table ends in a win for either side, a draw, a forfeit by
+one side (absence or forfeit: a loss for it, a win for the other) or a double
+no-show (a loss for both). By default a win or a bye is worth 1 point, a draw
+1/2, a loss 0 (see ``Points``). A withdrawn entrant keeps its results and place in
+the standings but is not paired again; in a round robin its remaining opponents
+get a bye in its place, in a knockout its next opponent does. A round robin's rest
+(odd field) is a bye too: everyone gets one, so it shifts no one's place.
+
+Standings (round robin and Swiss) rank by points, then
+  1. Buchholz: the sum of the points of every opponent met at a table (forfeited
+     and no-show tables count; a bye adds nothing);
+  2. Sonneborn-Berger: the points of the opponents beaten (forfeit wins
+     included) plus half the points of those drawn;
+  3. a draw by lot, fixed for the whole tournament by its seed (SHA-256 of the seed
+     and the entrant's id).
+A knockout's standings rank by rounds survived, then seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..rules.match import DRAWN
+
+
+class Format(StrEnum):
+    ROUND_ROBIN = "round_robin"
+    SWISS = "swiss"
+    SINGLE_ELIMINATION = "single_elimination"
+
+
+class Outcome(StrEnum):
+    """How a table ended, from the point of view of its sides A and B."""
+
+    A_WINS = "a_wins"
+    B_WINS = "b_wins"
+    DRAW = "draw"
+    A_FORFEITS = "a_forfeits"  # A absent or forfeited: B wins
+    B_FORFEITS = "b_forfeits"
+    DOUBLE_NO_SHOW = "double_no_show"  # both absent: both lose
+
+
+def outcome_of_game(winner_side: int) -> Outcome:
+    """The outcome of a finished game (``GameState.winner``: 0, 1 or ``DRAWN``), its
+    side 0 being the table's side A."""
+    if winner_side == DRAWN:
+        return Outcome.DRAW
+    if winner_side in (0, 1):
+        return Outcome.A_WINS if winner_side == 0 else Outcome.B_WINS
+    raise ValueError(f"the game has no result (winner {winner_side})")
+
+
+WIN, DRAW, LOSS = "win", "draw", "loss"
+
+# What each outcome means for side A and side B, and whether each side was absent.
+_EFFECT: dict[Outcome, tuple[str, str, bool, bool]] = {
+    Outcome.A_WINS: (WIN, LOSS, False, False),
+    Outcome.B_WINS: (LOSS, WIN, False, False),
+    Outcome.DRAW: (DRAW, DRAW, False, False),
+    Outcome.A_FORFEITS: (LOSS, WIN, True, False),
+    Outcome.B_FORFEITS: (WIN, LOSS, False, True),
+    Outcome.DOUBLE_NO_SHOW: (LOSS, LOSS, True, True),
+}
+
+
+@dataclass(frozen=True)
+class Points:
+    win: float = 1.0
+    draw: float = 0.5
+    loss: float = 0.0
+    bye: float = 1.0
+
+    def of(self, result: str) -> float:
+        return {WIN: self.win, DRAW: self.draw, LOSS: self.loss}[result]
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One player (2-player tables) or a fixed pair (4-player partnership tables)."""
+
+    id: str
+    players: tuple[str, ...]
+
+    @classmethod
+    def player(cls, name: str) -> Entrant:
+        return cls(name, (name,))
+
+    @classmethod
+    def pair(cls, id: str, first: str, second: str) -> Entrant:
+        return cls(id, (first, second))
+
+
+@dataclass(frozen=True)
+class Table:
+    round: int  # 1-based
+    number: int  # 1-based within the round
+    a: str  # entrant ids; side A is the game's side 0
+    b: str
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    tables: tuple[Table, ...]
+    byes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    entrant: str
+    points: float
+    wins: int
+    draws: int
+    losses: int
+    byes: int
+    forfeits: int  # tables the entrant did not show up at
+    buchholz: float
+    sonneborn_berger: float
+    lot: int
+    withdrawn: bool
+    survived: int  # rounds won or passed by a bye (what ranks a knockout)
+
+
+@dataclass
+class _Record:
+    points: float = 0.0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    byes: int = 0
+    forfeits: int = 0
+    survived: int = 0
+
+
+# Backtracking budgets of a Swiss pairing: a few short searches for the fewest tables
+# between different scores, then one for any pairing without repeats.
+FLOAT_PASSES, FLOAT_SEARCH_STEPS, SEARCH_STEPS = 2, 2_000, 50_000
+
+
+class Tournament:
+    """A tournament's entrants, rounds and results; pair a round, record its tables,
+    pair the next. Mutable and pure."""
+
+    def __init__(
+        self,
+        fmt: Format,
+        entrants: Sequence[Entrant],
+        *,
+        table_size: int = 2,
+        seed: int = 0,
+        rounds: int | None = None,
+        points: Points | None = None,
+    ) -> None:
+        if table_size not in (2, 4):
+            raise ValueError("tables seat 2 players, or 4 as two fixed pairs")
+        size = table_size // 2
+        ids = [e.id for e in entrants]
+        players = [p for e in entrants for p in e.players]
+        if len(ids) < 2:
+            raise ValueError("a tournament needs at least two entrants")
+        if len(set(ids)) != len(ids) or len(set(players)) != len(players):
+            raise ValueError("entrants and their players must be distinct")
+        if any(len(e.players) != size for e in entrants):
+            raise ValueError(f"each entrant must be {size} player(s) at {table_size}-player tables")
+        self.format = Format(fmt)
+        self.entrants = {e.id: e for e in entrants}
+        self.ids = ids
+        self.table_size = table_size
+        self.seed = seed
+        self.points = points or Points()
+        self.seed_index = {e: i for i, e in enumerate(ids)}
+        self.lot = {e: _lot(seed, e) for e in ids}
+        self.withdrawn: set[str] = set()
+        self.rounds: list[Round] = []
+        self._results: dict[tuple[int, int], Outcome] = {}
+        self._schedule: list[list[tuple[str | None, str | None]]] = []
+        self._slots: list[list[str | None]] = []  # knockout: bracket slots of each round
+        n = len(ids)
+        if rounds is not None and rounds < 1:
+            raise ValueError("a tournament has at least one round")
+        if self.format == Format.ROUND_ROBIN:
+            self._schedule = round_robin_schedule(ids)
+            self.total_rounds = len(self._schedule)
+        elif self.format == Format.SWISS:
+            self.total_rounds = rounds or max(1, math.ceil(math.log2(n)))
+        else:
+            self.total_rounds = max(1, math.ceil(math.log2(n)))
+        if rounds is not None and rounds != self.total_rounds:
+            raise ValueError(f"a {self.format} of {n} entrants has {self.total_rounds} rounds")
+
+    # ----- results ------------------------------------------------------------------
+
+    def record(self, round_no: int, table_no: int, outcome: Outcome) -> None:
+        """Record (or correct) a table's result; only the latest round's tables."""
+        if not self.rounds or round_no != len(self.rounds):
+            raise ValueError("results are recorded for the latest round only")
+        tables = self.rounds[-1].tables
+        if not 1 <= table_no <= len(tables):
+            raise ValueError(f"round {round_no} has no table {table_no}")
+        outcome = Outcome(outcome)
+        if self.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
+            raise ValueError("a knockout table needs a winner: replay it or decide it")
+        self._results[(round_no, table_no)] = outcome
+
+    def result(self, table: Table) -> Outcome | None:
+        return self._results.get((table.round, table.number))
+
+    def withdraw(self, entrant: str) -> None:
+        """The entrant is paired no more; its results so far stand."""
+        if entrant not in self.entrants:
+            raise ValueError(f"no entrant {entrant!r}")
+        self.withdrawn.add(entrant)
+
+    def round_complete(self, number: int) -> bool:
+        return all(self.result(t) is not None for t in self.rounds[number - 1].tables)
+
+    @property
+    def is_over(self) -> bool:
+        return len(self.rounds) == self.total_rounds and self.round_complete(len(self.rounds))
+
+    def seats(self, table: Table) -> tuple[str, ...]:
+        """The players in seat order: side A on the even seats, side B on the odd."""
+        a, b = self.entrants[table.a].players, self.entrants[table.b].players
+        return tuple(p for pair in zip(a, b, strict=True) for p in pair)
+
+    # ----- pairing ------------------------------------------------------------------
+
+    def pair_next_round(self) -> Round:
+        if len(self.rounds) >= self.total_rounds:
+            raise ValueError("every round has been paired")
+        if self.rounds and not self.round_complete(len(self.rounds)):
+            raise ValueError(f"round {len(self.rounds)} still has tables without a result")
+        number = len(self.rounds) + 1
+        if self.format == Format.ROUND_ROBIN:
+            pairs, byes = self._round_robin_pairs(number)
+        elif self.format == Format.SWISS:
+            pairs, byes = self._swiss_pairs()
+        else:
+            pairs, byes = self._knockout_pairs(number)
+        tables = tuple(Table(number, i, a, b) for i, (a, b) in enumerate(pairs, start=1))
+        rnd = Round(number, tables, tuple(byes))
+        self.rounds.append(rnd)
+        return rnd
+
+    def _round_robin_pairs(self, number: int) -> tuple[list[tuple[str, str]], list[str]]:
+        pairs: list[tuple[str, str]] = []
+        byes: list[str] = []
+        for a, b in self._schedule[number - 1]:
+            a = None if a in self.withdrawn else a
+            b = None if b in self.withdrawn else b
+            if a is not None and b is not None:
+                pairs.append((a, b))
+            elif a is not None or b is not None:
+                byes.append(a if a is not None else str(b))
+        return pairs, byes
+
+    def _swiss_pairs(self) -> tuple[list[tuple[str, str]], list[str]]:
+        records = self._records()
+        active = [e for e in self.ids if e not in self.withdrawn]
+        if len(active) < 2:
+            raise ValueError("fewer than two entrants are left to pair")
+        active.sort(key=lambda e: (-records[e].points, self.seed_index[e]))
+        score = {e: records[e].points for e in active}
+        met: Counter[frozenset[str]] = Counter()
+        a_sides: Counter[str] = Counter()
+        for rnd in self.rounds:
+            for t in rnd.tables:
+                met[frozenset((t.a, t.b))] += 1
+                a_sides[t.a] += 1
+        bye: list[str] = []
+        pairs: list[tuple[str, str]] | None = None
+        if len(active) % 2:
+            # Lowest-ranked first among those with the fewest byes.
+            candidates = sorted(reversed(active), key=lambda e: records[e].byes)
+            fewest = records[candidates[0]].byes
+            for c in (c for c in candidates if records[c].byes == fewest):
+                pairs = _pair([e for e in active if e != c], score, met, False)
+                if pairs is not None:
+                    bye = [c]
+                    break
+            if pairs is None:
+                bye = [candidates[0]]
+        rest = [e for e in active if e not in bye]
+        if pairs is None:
+            pairs = _pair(rest, score, met, False)
+        if pairs is None:
+            pairs = _pair(rest, score, met, True)
+            assert pairs is not None  # with repeats allowed the first path always pairs
+        # Side A to whoever has had it less often, else to the higher-ranked.
+        balanced = [(q, p) if a_sides[p] > a_sides[q] else (p, q) for p, q in pairs]
+        return balanced, bye
+
+    def _knockout_pairs(self, number: int) -> tuple[list[tuple[str, str]], list[str]]:
+        if number == 1:
+            n = len(self.ids)
+            size = 1 << self.total_rounds
+            slots = [self.ids[s - 1] if s <= n else None for s in bracket_order(size)]
+        else:
+            prev = self._slots[-1]
+            slots = [
+                self._advancer(number - 1, prev[i], prev[i + 1]) for i in range(0, len(prev), 2)
+            ]
+        slots = [None if s in self.withdrawn else s for s in slots]
+        self._slots.append(slots)
+        pairs: list[tuple[str, str]] = []
+        byes: list[str] = []
+        for i in range(0, len(slots), 2):
+            a, b = slots[i], slots[i + 1]
+            if a is not None and b is not None:
+                pairs.append((a, b))
+            elif a is not None or b is not None:
+                byes.append(a if a is not None else str(b))
+        return pairs, byes
+
+    def _advancer(self, number: int, a: str | None, b: str | None) -> str | None:
+        if a is None or b is None:
+            return a if b is None else b
+        table = next(t for t in self.rounds[number - 1].tables if (t.a, t.b) == (a, b))
+        outcome = self.result(table)
+        effect_a, effect_b, _, _ = _EFFECT[outcome] if outcome else (LOSS, LOSS, True, True)
+        return a if effect_a == WIN else b if effect_b == WIN else None
+
+    @property
+    def champion(self) -> str | None:
+        """The knockout's winner, once it is over."""
+        if self.format != Format.SINGLE_ELIMINATION or not self.is_over:
+            return None
+        final = self._slots[-1]
+        return self._advancer(len(self.rounds), final[0], final[1])
+
+    # ----- standings ----------------------------------------------------------------
+
+    def _records(self) -> dict[str, _Record]:
+        recs = {e: _Record() for e in self.ids}
+        for rnd in self.rounds:
+            for e in rnd.byes:
+                recs[e].byes += 1
+                recs[e].points += self.points.bye
+                recs[e].survived += 1
+            for t in rnd.tables:
+                outcome = self.result(t)
+                if outcome is None:
+                    continue
+                ra, rb, absent_a, absent_b = _EFFECT[outcome]
+                for e, r, absent in ((t.a, ra, absent_a), (t.b, rb, absent_b)):
+                    rec = recs[e]
+                    rec.points += self.points.of(r)
+                    rec.wins += r == WIN
+                    rec.draws += r == DRAW
+                    rec.losses += r == LOSS
+                    rec.forfeits += absent
+                    rec.survived += r == WIN
+        return recs
+
+    def standings(self) -> list[Standing]:
+        recs = self._records()
+        buchholz = dict.fromkeys(self.ids, 0.0)
+        sb = dict.fromkeys(self.ids, 0.0)
+        for rnd in self.rounds:
+            for t in rnd.tables:
+                outcome = self.result(t)
+                if outcome is None:
+                    continue
+                ra, rb, _, _ = _EFFECT[outcome]
+                for e, opp, r in ((t.a, t.b, ra), (t.b, t.a, rb)):
+                    buchholz[e] += recs[opp].points
+                    sb[e] += recs[opp].points * {WIN: 1.0, DRAW: 0.5, LOSS: 0.0}[r]
+
+        def key(e: str) -> tuple[float, ...]:
+            if self.format == Format.SINGLE_ELIMINATION:
+                return (-recs[e].survived, self.seed_index[e])
+            return (-recs[e].points, -buchholz[e], -sb[e], self.lot[e], self.seed_index[e])
+
+        return [
+            Standing(
+                rank=i,
+                entrant=e,
+                points=recs[e].points,
+                wins=recs[e].wins,
+                draws=recs[e].draws,
+                losses=recs[e].losses,
+                byes=recs[e].byes,
+                forfeits=recs[e].forfeits,
+                buchholz=buchholz[e],
+                sonneborn_berger=sb[e],
+                lot=self.lot[e],
+                withdrawn=e in self.withdrawn,
+                survived=recs[e].survived,
+            )
+            for i, e in enumerate(sorted(self.ids, key=key), start=1)
+        ]
+
+
+# ----- the pieces ---------------------------------------------------------------------
+
+
+def _lot(seed: int, entrant: str) -> int:
+    digest = hashlib.sha256(f"{seed}:lot:{entrant}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def round_robin_schedule(ids: Sequence[str]) -> list[list[tuple[str | None, str | None]]]:
+    """The circle method: every round's pairs, ``None`` being the rest of an odd field.
+    The fixed entrant changes side every round."""
+    slots: list[str | None] = [*ids, None] if len(ids) % 2 else list(ids)
+    n = len(slots)
+    schedule = []
+    for r in range(n - 1):
+        pairs = []
+        for i in range(n // 2):
+            a, b = slots[i], slots[n - 1 - i]
+            pairs.append((b, a) if i == 0 and r % 2 else (a, b))
+        schedule.append(pairs)
+        slots = [slots[0], slots[-1], *slots[1:-1]]
+    return schedule
+
+
+def bracket_order(size: int) -> list[int]:
+    """Seeds 1..size in bracket order, so that seed 1 meets seed ``size`` first and the
+    top two seeds can only meet in the final: [1, 8, 4, 5, 2, 7, 3, 6] for eight."""
+    order = [1]
+    while len(order) < size:
+        total = 2 * len(order) + 1
+        order = [s for seed in order for s in (seed, total - seed)]
+    return order
+
+
+def _pair(
+    order: list[str],
+    score: dict[str, float],
+    met: Counter[frozenset[str]],
+    allow_repeats: bool,
+) -> list[tuple[str, str]] | None:
+    """Pair ``order`` (ranked, even in number). Without repeats: first a short search
+    for a pairing with the fewest tables between different scores (each odd-sized
+    score group floats one entrant), then one more, then any pairing; ``None`` if
+    none without repeats is found. With repeats allowed: greedily, fewest first."""
+    half = len(order) // 2
+    if allow_repeats:
+        return _search(order, score, met, True, half, [len(order) + 1])
+    least = _mixed_needed(order, score)
+    for limit in range(least, min(least + FLOAT_PASSES, half)):
+        budget = [FLOAT_SEARCH_STEPS]
+        found = _search(order, score, met, False, limit, budget)
+        if found is not None:
+            return found
+    return _search(order, score, met, False, half, [SEARCH_STEPS])
+
+
+def _mixed_needed(entrants: list[str], score: dict[str, float]) -> int:
+    """At least one member of each odd-sized score group meets another score."""
+    sizes = Counter(score[e] for e in entrants)
+    return sum(n % 2 for n in sizes.values()) // 2
+
+
+def _search(
+    order: list[str],
+    score: dict[str, float],
+    met: Counter[frozenset[str]],
+    allow_repeats: bool,
+    mixed_limit: int,
+    budget: list[int],
+) -> list[tuple[str, str]] | None:
+    """The top unpaired entrant takes its most preferred opponent, backtracking on dead
+    ends; at most ``mixed_limit`` tables between different scores. ``None`` if there
+    is no such pairing or the budget of steps runs out."""
+    rank = {e: i for i, e in enumerate(order)}
+    unmet = {e: {o for o in order if o != e and met[frozenset((e, o))] == 0} for e in order}
+
+    def fresh(x: str, y: str) -> bool:
+        return y in unmet[x]
+
+    def candidates(p: str, rest: list[str]) -> list[str]:
+        same = [e for e in rest if score[e] == score[p]]
+        half = (len(same) + 1) // 2 - 1  # the entrant half the score group below p
+        preferred = same[half:] + same[:half][::-1] if same else []
+        others = sorted(
+            (e for e in rest if score[e] != score[p]),
+            key=lambda e: (abs(score[e] - score[p]), rank[e]),
+        )
+        cands = preferred + others
+        if allow_repeats:
+            return sorted(cands, key=lambda e: met[frozenset((p, e))])  # stable
+        return [e for e in cands if fresh(p, e)]
+
+    def feasible(rest: list[str], mixed_left: int) -> bool:
+        if _mixed_needed(rest, score) > mixed_left:
+            return False
+        pool = set(rest)
+        return allow_repeats or all(not unmet[u].isdisjoint(pool) for u in rest)
+
+    def solve(rest: list[str], mixed_left: int) -> list[tuple[str, str]] | None:
+        if not rest:
+            return []
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        p, others = rest[0], rest[1:]
+        for q in candidates(p, others):
+            left = mixed_left - (score[p] != score[q])
+            remaining = [e for e in others if e != q]
+            if left < 0 or not feasible(remaining, left):
+                continue
+            sub = solve(remaining, left)
+            if sub is not None:
+                return [(p, q), *sub]
+            if budget[0] < 0:
+                return None
+        return None
+
+    return solve(list(order), mixed_limit)

@@ -1,0 +1,418 @@
+"""Round robin, Swiss and single elimination: pairings, results and standings."""
+
+import random
+from collections import Counter
+from itertools import combinations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tranca.platform import sides
+from tranca.platform.tournaments import (
+    Entrant,
+    Format,
+    Outcome,
+    Round,
+    Table,
+    Tournament,
+    bracket_order,
+    outcome_of_game,
+)
+from tranca.rules.match import DRAWN
+
+ALL_OUTCOMES = list(Outcome)
+
+
+def players(n: int) -> list[Entrant]:
+    return [Entrant.player(f"p{i:02}") for i in range(1, n + 1)]
+
+
+def pairs(n: int) -> list[Entrant]:
+    return [Entrant.pair(f"pair{i}", f"n{i}", f"s{i}") for i in range(1, n + 1)]
+
+
+def play_out(t: Tournament, rng: random.Random, outcomes: list[Outcome]) -> list[Round]:
+    """Pair and record every round with random outcomes."""
+    rounds = []
+    while not t.is_over:
+        rnd = t.pair_next_round()
+        for table in rnd.tables:
+            t.record(rnd.number, table.number, rng.choice(outcomes))
+        rounds.append(rnd)
+    return rounds
+
+
+def check_round_shape(rnd: Round, expected: set[str]) -> None:
+    """Everyone expected sits at exactly one table or has the bye."""
+    seated = [e for tb in rnd.tables for e in (tb.a, tb.b)] + list(rnd.byes)
+    assert Counter(seated) == Counter(expected)
+
+
+def check_tie_breaks(t: Tournament) -> None:
+    """The standings' Buchholz and Sonneborn-Berger match a plain recomputation, and the
+    order is points, Buchholz, Sonneborn-Berger, lot."""
+    table = {s.entrant: s for s in t.standings()}
+    for e, s in table.items():
+        bh = sb = 0.0
+        for rnd in t.rounds:
+            for tb in rnd.tables:
+                if e not in (tb.a, tb.b):
+                    continue
+                opp = tb.b if tb.a == e else tb.a
+                bh += table[opp].points
+                outcome = t.result(tb)
+                won = outcome in (
+                    (Outcome.A_WINS, Outcome.B_FORFEITS)
+                    if tb.a == e
+                    else (Outcome.B_WINS, Outcome.A_FORFEITS)
+                )
+                sb += table[opp].points * (1.0 if won else 0.5 if outcome == Outcome.DRAW else 0)
+        assert (s.buchholz, s.sonneborn_berger) == (bh, sb)
+    keys = [(-s.points, -s.buchholz, -s.sonneborn_berger, s.lot) for s in t.standings()]
+    assert keys == sorted(keys)
+    assert [s.rank for s in t.standings()] == list(range(1, len(table) + 1))
+
+
+# ----- Swiss ----------------------------------------------------------------------------
+
+
+@given(seed=st.integers(0, 2**32))
+def test_swiss_of_16_over_4_rounds_never_repeats_a_pairing(seed: int) -> None:
+    rng = random.Random(seed)
+    t = Tournament(Format.SWISS, players(16), seed=seed, rounds=4)
+    rounds = play_out(t, rng, ALL_OUTCOMES)
+    assert len(rounds) == 4
+    met = Counter(frozenset((tb.a, tb.b)) for rnd in rounds for tb in rnd.tables)
+    assert max(met.values()) == 1
+    for rnd in rounds:
+        assert not rnd.byes and len(rnd.tables) == 8
+        check_round_shape(rnd, set(t.ids))
+    check_tie_breaks(t)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_swiss_pairs_equal_scores_together(seed: int) -> None:
+    """With decisive results the score groups of 16 players stay even over 4 rounds, and
+    the pairing keeps them together: no table pairs two different scores."""
+    rng = random.Random(seed)
+    t = Tournament(Format.SWISS, players(16), seed=seed, rounds=4)
+    while not t.is_over:
+        before = {s.entrant: s.points for s in t.standings()}
+        rnd = t.pair_next_round()
+        assert all(before[tb.a] == before[tb.b] for tb in rnd.tables)
+        for tb in rnd.tables:
+            t.record(rnd.number, tb.number, rng.choice([Outcome.A_WINS, Outcome.B_WINS]))
+
+
+def test_swiss_round_one_pairs_the_top_half_against_the_bottom_half() -> None:
+    t = Tournament(Format.SWISS, players(8), rounds=3)
+    rnd = t.pair_next_round()
+    assert {frozenset((tb.a, tb.b)) for tb in rnd.tables} == {
+        frozenset((f"p{i:02}", f"p{i + 4:02}")) for i in range(1, 5)
+    }
+
+
+@pytest.mark.parametrize(("n", "rounds"), [(9, 5), (7, 7), (11, 6), (5, 5)])
+@pytest.mark.parametrize("seed", range(4))
+def test_swiss_with_an_odd_field_gives_each_bye_once_at_most(
+    n: int, rounds: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    t = Tournament(Format.SWISS, players(n), seed=seed, rounds=rounds)
+    byes: Counter[str] = Counter()
+    while not t.is_over:
+        standing = {s.entrant: s for s in t.standings()}
+        rnd = t.pair_next_round()
+        check_round_shape(rnd, set(t.ids))
+        assert len(rnd.byes) == 1
+        (bye,) = rnd.byes
+        assert byes[bye] == 0
+        # The bye goes to the lowest-ranked (points, then seed) of those without one.
+        without = [e for e in t.ids if byes[e] == 0]
+        lowest = min(without, key=lambda e: (standing[e].points, -t.seed_index[e]))
+        assert standing[bye].points == standing[lowest].points
+        byes[bye] += 1
+        for tb in rnd.tables:
+            t.record(rnd.number, tb.number, rng.choice(ALL_OUTCOMES))
+    assert sum(byes.values()) == rounds
+    # The bye scores as a win.
+    bye_rounds = next(s for s in t.standings() if s.byes == 1)
+    assert bye_rounds.points >= 1.0
+
+
+def test_swiss_round_one_bye_goes_to_the_lowest_seed() -> None:
+    t = Tournament(Format.SWISS, players(5), rounds=3)
+    assert t.pair_next_round().byes == ("p05",)
+
+
+def test_a_withdrawn_entrant_is_not_paired_again() -> None:
+    rng = random.Random(3)
+    t = Tournament(Format.SWISS, players(8), rounds=5)
+    rnd = t.pair_next_round()
+    for tb in rnd.tables:
+        t.record(1, tb.number, rng.choice(ALL_OUTCOMES))
+    t.withdraw("p03")
+    while not t.is_over:
+        rnd = t.pair_next_round()
+        check_round_shape(rnd, set(t.ids) - {"p03"})
+        assert len(rnd.byes) == 1
+        for tb in rnd.tables:
+            t.record(rnd.number, tb.number, rng.choice(ALL_OUTCOMES))
+    withdrawn = next(s for s in t.standings() if s.entrant == "p03")
+    assert withdrawn.withdrawn and withdrawn.wins + withdrawn.draws + withdrawn.losses == 1
+
+
+def test_swiss_with_more_rounds_than_fresh_opponents_repeats_only_when_forced() -> None:
+    t = Tournament(Format.SWISS, players(4), rounds=5)
+    rounds = play_out(t, random.Random(1), [Outcome.A_WINS, Outcome.B_WINS])
+    met = Counter(frozenset((tb.a, tb.b)) for rnd in rounds[:3] for tb in rnd.tables)
+    assert max(met.values()) == 1  # the first three rounds are a full round robin
+    assert len(rounds) == 5
+
+
+# ----- round robin ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", range(2, 12))
+def test_round_robin_of_players_meets_every_pair_once(n: int) -> None:
+    t = Tournament(Format.ROUND_ROBIN, players(n))
+    rounds = play_out(t, random.Random(n), ALL_OUTCOMES)
+    assert len(rounds) == (n - 1 if n % 2 == 0 else n)
+    met = Counter(frozenset((tb.a, tb.b)) for rnd in rounds for tb in rnd.tables)
+    assert set(met) == {frozenset(p) for p in combinations(t.ids, 2)}
+    assert set(met.values()) == {1}
+    rests = Counter(e for rnd in rounds for e in rnd.byes)
+    assert rests == (Counter(t.ids) if n % 2 else Counter())
+    for rnd in rounds:
+        check_round_shape(rnd, set(t.ids))
+    check_tie_breaks(t)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6, 8])
+def test_round_robin_of_partnerships_meets_every_pair_once(n: int) -> None:
+    t = Tournament(Format.ROUND_ROBIN, pairs(n), table_size=4)
+    rounds = play_out(t, random.Random(n), ALL_OUTCOMES)
+    met = Counter(frozenset((tb.a, tb.b)) for rnd in rounds for tb in rnd.tables)
+    assert set(met) == {frozenset(p) for p in combinations(t.ids, 2)}
+    assert set(met.values()) == {1}
+    for rnd in rounds:
+        check_round_shape(rnd, set(t.ids))
+        for tb in rnd.tables:
+            a, b = t.entrants[tb.a].players, t.entrants[tb.b].players
+            # Partners sit opposite each other: side A on seats 0 and 2.
+            assert t.seats(tb) == (a[0], b[0], a[1], b[1])
+            assert sides(t.seats(tb)) == [list(a), list(b)]
+
+
+def test_entrants_must_fit_the_tables() -> None:
+    with pytest.raises(ValueError, match="2 player"):
+        Tournament(Format.ROUND_ROBIN, players(4), table_size=4)
+    with pytest.raises(ValueError, match="1 player"):
+        Tournament(Format.ROUND_ROBIN, pairs(4))
+    with pytest.raises(ValueError, match="distinct"):
+        Tournament(
+            Format.SWISS, [Entrant.pair("x", "a", "b"), Entrant.pair("y", "b", "c")], table_size=4
+        )
+    with pytest.raises(ValueError, match="at least two"):
+        Tournament(Format.SWISS, players(1))
+
+
+def test_round_robin_with_a_withdrawal_gives_its_opponents_byes() -> None:
+    t = Tournament(Format.ROUND_ROBIN, players(4))
+    rnd = t.pair_next_round()
+    for tb in rnd.tables:
+        t.record(1, tb.number, Outcome.DRAW)
+    t.withdraw("p01")
+    while not t.is_over:
+        rnd = t.pair_next_round()
+        assert len(rnd.tables) == 1 and len(rnd.byes) == 1
+        assert "p01" not in {e for tb in rnd.tables for e in (tb.a, tb.b)}
+        t.record(rnd.number, 1, Outcome.DRAW)
+    by = {s.entrant: s for s in t.standings()}
+    assert by["p01"].points == 0.5 and by["p01"].withdrawn
+    assert sum(s.byes for s in t.standings()) == 2
+
+
+# ----- results and standings ---------------------------------------------------------------
+
+
+def record_between(t: Tournament, rnd: Round, x: str, y: str, x_result: str) -> None:
+    """Record a result from ``x``'s point of view: win, loss, draw, absent, present, none."""
+    tb = next(tb for tb in rnd.tables if {tb.a, tb.b} == {x, y})
+    x_is_a = tb.a == x
+    outcome = {
+        "win": Outcome.A_WINS if x_is_a else Outcome.B_WINS,
+        "loss": Outcome.B_WINS if x_is_a else Outcome.A_WINS,
+        "draw": Outcome.DRAW,
+        "absent": Outcome.A_FORFEITS if x_is_a else Outcome.B_FORFEITS,
+        "none": Outcome.DOUBLE_NO_SHOW,
+    }[x_result]
+    t.record(rnd.number, tb.number, outcome)
+
+
+def forfeit_tournament(seed: int) -> Tournament:
+    """A beats D, draws C and wins by forfeit against B; B beats C; B and D both fail
+    to show; D beats C."""
+    t = Tournament(Format.ROUND_ROBIN, [Entrant.player(x) for x in "ABCD"], seed=seed)
+    results = {
+        frozenset("AB"): ("B", "A", "absent"),
+        frozenset("AC"): ("A", "C", "draw"),
+        frozenset("AD"): ("A", "D", "win"),
+        frozenset("BC"): ("B", "C", "win"),
+        frozenset("BD"): ("B", "D", "none"),
+        frozenset("CD"): ("D", "C", "win"),
+    }
+    while not t.is_over:
+        rnd = t.pair_next_round()
+        for tb in rnd.tables:
+            x, y, r = results[frozenset((tb.a, tb.b))]
+            record_between(t, rnd, x, y, r)
+    return t
+
+
+def test_forfeits_and_no_shows_in_the_standings() -> None:
+    t = forfeit_tournament(seed=0)
+    by = {s.entrant: s for s in t.standings()}
+    a, b, c, d = by["A"], by["B"], by["C"], by["D"]
+    assert (a.points, a.wins, a.draws, a.losses, a.forfeits) == (2.5, 2, 1, 0, 0)
+    assert (b.points, b.wins, b.losses, b.forfeits) == (1.0, 1, 2, 2)  # absent twice
+    assert (c.points, c.draws, c.losses, c.forfeits) == (0.5, 1, 2, 0)
+    assert (d.points, d.wins, d.losses, d.forfeits) == (1.0, 1, 2, 1)
+    # Buchholz counts every opponent met at a table, forfeited ones too.
+    assert (a.buchholz, b.buchholz, c.buchholz, d.buchholz) == (2.5, 4.0, 4.5, 4.0)
+    # Sonneborn-Berger: beaten opponents (the forfeit win too) plus half the drawn ones.
+    assert (a.sonneborn_berger, b.sonneborn_berger) == (2.25, 0.5)
+    assert (c.sonneborn_berger, d.sonneborn_berger) == (1.25, 0.5)
+    check_tie_breaks(t)
+
+
+def test_the_last_tie_break_is_a_draw_by_lot_fixed_by_the_seed() -> None:
+    orders = set()
+    for seed in range(24):
+        t = forfeit_tournament(seed)
+        ranking = [s.entrant for s in t.standings()]
+        # B and D tie on points, Buchholz and Sonneborn-Berger: the lot decides.
+        assert ranking[0] == "A" and ranking[3] == "C"
+        assert ranking[1:3] == sorted("BD", key=lambda e: t.lot[e])
+        assert ranking == [s.entrant for s in forfeit_tournament(seed).standings()]
+        orders.add(tuple(ranking))
+    assert len(orders) == 2
+
+
+def test_results_are_recorded_for_the_latest_round_before_the_next_is_paired() -> None:
+    t = Tournament(Format.SWISS, players(4), rounds=2)
+    rnd = t.pair_next_round()
+    with pytest.raises(ValueError, match="without a result"):
+        t.pair_next_round()
+    with pytest.raises(ValueError, match="no table"):
+        t.record(1, 3, Outcome.DRAW)
+    for tb in rnd.tables:
+        t.record(1, tb.number, Outcome.DRAW)
+    t.record(1, 1, Outcome.A_WINS)  # a correction while the round is the latest
+    t.pair_next_round()
+    with pytest.raises(ValueError, match="latest round"):
+        t.record(1, 1, Outcome.B_WINS)
+
+
+def test_outcome_of_a_finished_game() -> None:
+    assert outcome_of_game(0) == Outcome.A_WINS
+    assert outcome_of_game(1) == Outcome.B_WINS
+    assert outcome_of_game(DRAWN) == Outcome.DRAW
+    with pytest.raises(ValueError):
+        outcome_of_game(-1)
+
+
+# ----- single elimination --------------------------------------------------------------------
+
+
+def test_bracket_order_keeps_the_top_seeds_apart() -> None:
+    assert bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
+    order = bracket_order(16)
+    assert sorted(order) == list(range(1, 17))
+    assert order.index(1) < 8 <= order.index(2)  # the top two meet only in the final
+    for i in range(0, 16, 2):
+        assert order[i] + order[i + 1] == 17
+
+
+def tables_of(rnd: Round) -> set[tuple[str, str]]:
+    return {(tb.a, tb.b) for tb in rnd.tables}
+
+
+def test_single_elimination_with_byes_to_the_top_seeds() -> None:
+    t = Tournament(Format.SINGLE_ELIMINATION, players(6))
+    assert t.total_rounds == 3
+    r1 = t.pair_next_round()
+    assert r1.byes == ("p01", "p02")
+    assert tables_of(r1) == {("p04", "p05"), ("p03", "p06")}
+    for tb in r1.tables:  # the lower seeds win
+        t.record(1, tb.number, Outcome.B_WINS)
+    with pytest.raises(ValueError, match="needs a winner"):
+        t.record(1, 1, Outcome.DRAW)
+    r2 = t.pair_next_round()
+    assert tables_of(r2) == {("p01", "p05"), ("p02", "p06")}
+    for tb in r2.tables:
+        t.record(2, tb.number, Outcome.A_WINS)
+    r3 = t.pair_next_round()
+    assert tables_of(r3) == {("p01", "p02")}
+    t.record(3, 1, Outcome.A_FORFEITS)  # the top seed does not show up for the final
+    assert t.is_over and t.champion == "p02"
+    ranking = [(s.entrant, s.survived) for s in t.standings()]
+    assert ranking == [
+        ("p02", 3),
+        ("p01", 2),
+        ("p05", 1),
+        ("p06", 1),
+        ("p03", 0),
+        ("p04", 0),
+    ]
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 7, 8, 9, 13, 16])
+def test_single_elimination_byes_go_to_the_top_seeds(n: int) -> None:
+    t = Tournament(Format.SINGLE_ELIMINATION, players(n))
+    r1 = t.pair_next_round()
+    size = 1 << t.total_rounds
+    assert size // 2 < n <= size
+    assert set(r1.byes) == {f"p{i:02}" for i in range(1, size - n + 1)}
+    rng = random.Random(n)
+    for tb in r1.tables:
+        t.record(1, tb.number, rng.choice([Outcome.A_WINS, Outcome.B_WINS]))
+    while not t.is_over:
+        rnd = t.pair_next_round()
+        for tb in rnd.tables:
+            t.record(rnd.number, tb.number, rng.choice([Outcome.A_WINS, Outcome.B_FORFEITS]))
+    assert t.champion is not None
+    assert t.standings()[0].entrant == t.champion
+    assert t.standings()[0].survived == t.total_rounds
+
+
+def test_a_double_no_show_in_a_knockout_gives_the_next_opponent_a_bye() -> None:
+    t = Tournament(Format.SINGLE_ELIMINATION, players(4))
+    r1 = t.pair_next_round()
+    assert tables_of(r1) == {("p01", "p04"), ("p02", "p03")}
+    for tb in r1.tables:
+        t.record(1, tb.number, Outcome.DOUBLE_NO_SHOW if tb.a == "p01" else Outcome.A_WINS)
+    final = t.pair_next_round()
+    assert final.tables == () and final.byes == ("p02",)
+    assert t.is_over and t.champion == "p02"
+    by = {s.entrant: s for s in t.standings()}
+    assert by["p01"].forfeits == by["p04"].forfeits == 1
+    assert by["p01"].losses == by["p04"].losses == 1
+
+
+def test_a_withdrawn_knockout_entrant_hands_its_opponent_a_bye() -> None:
+    t = Tournament(Format.SINGLE_ELIMINATION, players(4))
+    r1 = t.pair_next_round()
+    for tb in r1.tables:
+        t.record(1, tb.number, Outcome.A_WINS)
+    t.withdraw("p01")
+    final = t.pair_next_round()
+    assert final.tables == () and final.byes == ("p02",)
+    assert t.champion == "p02"
+
+
+def test_tables_name_their_round_and_number() -> None:
+    t = Tournament(Format.ROUND_ROBIN, players(4))
+    rnd = t.pair_next_round()
+    assert rnd.tables == (Table(1, 1, "p01", "p04"), Table(1, 2, "p02", "p03"))
