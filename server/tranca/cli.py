@@ -116,6 +116,14 @@ def main(argv: list[str] | None = None) -> int:
         from .server import serve
 
         return serve(argv[1:])
+    if argv[:1] == ["bot"]:
+        from tranca_client.cli import bot_main
+
+        return bot_main(argv[1:])
+    if argv[:1] == ["play"]:
+        from tranca_client.cli import play_main
+
+        return play_main(argv[1:])
     db_default = os.environ.get("TRANCA_DATABASE_URL", "sqlite:///tranca.db")
     parser = argparse.ArgumentParser(prog="tranca", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -136,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--one-deal", action="store_true", help="stop after one deal")
     demo.set_defaults(func=_cmd_demo)
     sub.add_parser("serve", help="run the game server (see tranca serve --help)")
+    sub.add_parser("bot", help="a bot playing a seat through the API (see tranca bot --help)")
+    sub.add_parser("play", help="play at a terminal table (see tranca play --help)")
     mig = sub.add_parser("migrate", help="apply the database schema migrations")
     mig.add_argument("--database-url", default=db_default)
     mig.set_defaults(func=_cmd_migrate)

@@ -1,1 +1,184 @@
-"""Python SDK for the Tranca game service (tranca.v1)."""
+"""Python SDK for the Tranca game service (tranca.v1).
+
+A typed wrapper over the generated gRPC stubs (``tranca.v1.game_pb2``): an asyncio
+client, a blocking client, typed errors, safe retries, a resuming watch, the move
+notation, and bots that play through the public API.
+
+Quick start (asyncio)
+---------------------
+::
+
+    import asyncio
+    from tranca_client import AsyncTrancaClient, GreedyBot, pb, run_bot
+
+    async def main() -> None:
+        async with AsyncTrancaClient("127.0.0.1:50051", api_key="dev-key-change-me") as app:
+            game = await app.create_game("tranca-000", players=2, overrides={"target_score": 0})
+            me = await app.join(game.game_id, 0, player_name="ana")
+            other = await app.join(game.game_id, 1, player_name="bot")
+            await app.start_game(game.game_id)
+            bot = asyncio.create_task(run_bot(other, game.game_id, GreedyBot()))
+            async for view in me.watch(game.game_id):        # resumes broken streams
+                if view.status == pb.GAME_STATUS_PLAYING and view.turn == view.seat:
+                    legal = await me.legal_moves(game.game_id)
+                    await me.play(view, legal.moves[0])      # or the notation: "draw"
+            await bot
+
+    asyncio.run(main())
+
+``TrancaClient`` has the same methods, blocking (``with TrancaClient(...) as app:``).
+
+Connection options
+------------------
+``AsyncTrancaClient(address, *, api_key, token, insecure, root_certificates,
+client_certificate, timeout, retry, channel_options, interceptors, channel)``:
+``api_key`` for app calls, ``token`` (from ``join_game``) for a seat's calls;
+plaintext to loopback addresses and TLS elsewhere unless ``insecure`` says otherwise
+(``root_certificates``: PEM roots; ``client_certificate``: a (chain, key) PEM pair
+for mutual TLS); ``timeout`` is the deadline of
+each attempt (10 s); ``retry`` a ``RetryPolicy``. ``client.with_token(token)`` is a
+client for another seat on the same connection; ``await app.join(game_id, seat)``
+takes a seat and returns such a client.
+
+Calls
+-----
+App (API key): ``list_presets``, ``create_game``, ``join_game``, ``join``,
+``list_games``. Seat (token): ``legal_moves``, ``submit_move``, ``play``,
+``leave_game``. Either: ``start_game``, ``get_view``, ``get_replay``, ``watch``,
+``watch_updates``. Answers are the ``tranca.v1`` messages (``GameView``, ...), whose
+fields are documented in ``proto/tranca/v1/game.proto``.
+
+Errors
+------
+Every failed call raises a ``TrancaError`` subclass carrying ``code``, ``reason`` (the
+service's machine code), ``message`` and ``metadata`` (the ErrorInfo's):
+``InvalidRequest`` (INVALID_ARGUMENT), ``RuleRejected`` (FAILED_PRECONDITION, e.g.
+``reason="NOT_YOUR_TURN"``), ``VersionConflict`` (ABORTED, with ``current_version``
+and a fresh ``view``), ``AlreadyExists``, ``NotFound``, ``Unauthenticated``,
+``PermissionDenied``, ``ResourceExhausted``, ``Unavailable`` and its subclass
+``DeadlineExceeded``. See ``tranca_client.errors``.
+
+Retries
+-------
+Reads are retried after UNAVAILABLE or DEADLINE_EXCEEDED, bounded, with exponential
+backoff. ``submit_move`` makes a request id (or takes yours) and reuses it on every
+retry, so a move whose answer was lost is applied once; the retry's answer has
+``replayed=True``. ``create_game`` and ``join_game`` are not retried after a lost
+answer (it may have made the game or taken the seat). An ABORTED move is not
+retried: ``VersionConflict.view`` is the fresh view to decide from. A call refused
+with RATE_LIMITED (nothing done) is retried after the server's hint. See
+``tranca_client.client``.
+
+Watching
+--------
+``async for view in client.watch(game_id, from_version=0)`` yields the caller's view
+after every change, in order; a broken stream is reopened from the last version seen
+(no gap, no duplicate); the iteration ends with the match. ``watch_updates`` yields
+``WatchGameResponse`` (the view and the move that made it).
+
+Moves
+-----
+``parse_move("meld 4H 5H 6H")`` builds a ``tranca.v1.Move`` from the notation
+(``draw``, ``take @3``, ``take 5H 6H``, ``meld 4H 5H 6H``, ``add @2 7H``,
+``replace @2 6H``, ``discard 9C``); ``move_text(move)`` shows one; the builders
+``draw()``, ``take()``, ``meld()``, ``add()``, ``replace()``, ``discard()`` make them
+from parts. See ``tranca_client.moves``.
+
+Bots
+----
+``RandomBot`` and ``GreedyBot`` choose from a view and the legal moves only (a
+template for your own: ``name`` and ``choose(view, moves)``); ``run_bot(client,
+game_id, bot)`` plays a seat to the end of the match; ``play_seat`` is the loop for
+any chooser. See ``tranca_client.bots``. From a shell: ``tranca bot`` and
+``tranca play`` (``tranca_client.cli``; the table is ``tranca_client.table``).
+"""
+
+from tranca.v1 import game_pb2 as pb
+
+from .bots import BOT_LEVELS, Bot, Chooser, GreedyBot, RandomBot, make_bot, play_seat, run_bot
+from .client import (
+    DEFAULT_ADDRESS,
+    DEFAULT_TIMEOUT,
+    AsyncTrancaClient,
+    KnobOverride,
+    RetryPolicy,
+    TrancaClient,
+    knob_value,
+)
+from .errors import (
+    AlreadyExists,
+    DeadlineExceeded,
+    InvalidRequest,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+    RuleRejected,
+    TrancaError,
+    Unauthenticated,
+    Unavailable,
+    VersionConflict,
+    error_from_rpc,
+)
+from .moves import (
+    MoveSyntaxError,
+    add,
+    discard,
+    draw,
+    find_move,
+    meld,
+    move_key,
+    move_kind,
+    move_text,
+    parse_card,
+    parse_move,
+    replace,
+    same_move,
+    take,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BOT_LEVELS",
+    "DEFAULT_ADDRESS",
+    "DEFAULT_TIMEOUT",
+    "AlreadyExists",
+    "AsyncTrancaClient",
+    "Bot",
+    "Chooser",
+    "DeadlineExceeded",
+    "GreedyBot",
+    "InvalidRequest",
+    "KnobOverride",
+    "MoveSyntaxError",
+    "NotFound",
+    "PermissionDenied",
+    "RandomBot",
+    "ResourceExhausted",
+    "RetryPolicy",
+    "RuleRejected",
+    "TrancaClient",
+    "TrancaError",
+    "Unauthenticated",
+    "Unavailable",
+    "VersionConflict",
+    "add",
+    "discard",
+    "draw",
+    "error_from_rpc",
+    "find_move",
+    "knob_value",
+    "make_bot",
+    "meld",
+    "move_key",
+    "move_kind",
+    "move_text",
+    "parse_card",
+    "parse_move",
+    "pb",
+    "play_seat",
+    "replace",
+    "run_bot",
+    "same_move",
+    "take",
+]

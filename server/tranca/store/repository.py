@@ -415,13 +415,16 @@ class Store:
                         text("SELECT pg_notify(:channel, :payload)"),
                         {"channel": NOTIFY_CHANNEL, "payload": f"{game_id}:{result.version}"},
                     )
-        except IntegrityError as exc:
-            # A concurrent request with the same request id won the race.
+        except (IntegrityError, VersionConflict) as exc:
+            # Lost a race: perhaps to an earlier attempt of this same request (a retry
+            # sent while the first was still committing). Then its result is the answer.
             if request_id:
                 async with self.reads.connect() as conn:
                     first = await self._logged_request(conn, game_id, request_id, action)
                 if first is not None:
                     return first
+            if isinstance(exc, VersionConflict):
+                raise
             current = await self._current_version(game_id)
             raise VersionConflict(current) from exc
         except Exception as exc:

@@ -1,0 +1,262 @@
+"""Command lines of the SDK: ``tranca bot`` (a bot playing a seat through the API) and
+``tranca play`` (the terminal table). Also ``python -m tranca_client bot|play``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from tranca.v1 import game_pb2 as pb
+
+from .bots import BOT_LEVELS, Bot, make_bot, play_seat, run_bot
+from .client import DEFAULT_ADDRESS, DEFAULT_TIMEOUT, AsyncTrancaClient
+from .errors import TrancaError
+from .moves import move_text
+from .table import LineReader, Table, render_match_end
+
+__all__ = ["bot_main", "main", "play_main"]
+
+
+def _connection_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--address", default=DEFAULT_ADDRESS, help="host:port of the server")
+    tls = p.add_mutually_exclusive_group()
+    tls.add_argument(
+        "--insecure", action="store_true", help="plaintext (the default for a loopback address)"
+    )
+    tls.add_argument("--tls", action="store_true", help="TLS (the default for other addresses)")
+    p.add_argument("--root-certs", type=Path, help="PEM file of TLS root certificates")
+    p.add_argument("--client-cert", type=Path, help="PEM client certificate (mutual TLS)")
+    p.add_argument("--client-key", type=Path, help="PEM private key of --client-cert")
+    p.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="deadline of each call, seconds"
+    )
+
+
+def _client(args: argparse.Namespace, **kwargs: Any) -> AsyncTrancaClient:
+    insecure: bool | None = True if args.insecure else False if args.tls else None
+    roots = args.root_certs.read_bytes() if args.root_certs else None
+    pair = None
+    if args.client_cert or args.client_key:
+        if not (args.client_cert and args.client_key):
+            raise SystemExit("--client-cert and --client-key go together")
+        pair = (args.client_cert.read_bytes(), args.client_key.read_bytes())
+    return AsyncTrancaClient(
+        args.address,
+        insecure=insecure,
+        root_certificates=roots,
+        client_certificate=pair,
+        timeout=args.timeout,
+        **kwargs,
+    )
+
+
+def _result_line(view: pb.GameView) -> str:
+    r = view.match_result
+    winner = "a draw" if r.winner_side < 0 else f"side {r.winner_side} wins"
+    totals = ", ".join(f"side {i}: {t}" for i, t in enumerate(view.match_totals))
+    return f"match over ({r.reason}): {winner}; totals {totals}"
+
+
+# ----- tranca bot ------------------------------------------------------------------------
+
+
+def bot_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tranca bot",
+        description="A bot playing one seat of a game through the public API.",
+    )
+    _connection_args(p)
+    p.add_argument("--game", required=True, help="game id")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--token", help="the seat's player token")
+    who.add_argument("--api-key", help="the app's API key: the bot takes --seat itself")
+    p.add_argument("--seat", type=int, default=-1, help="seat to take with --api-key (-1: any)")
+    p.add_argument("--level", choices=sorted(BOT_LEVELS), default="greedy")
+    p.add_argument("--seed", type=int, default=None, help="seed of the bot's choices")
+    p.add_argument("--name", default="", help="display name when taking a seat")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each move")
+    p.add_argument("--quiet", action="store_true", help="print only the result")
+    return p
+
+
+async def _bot(args: argparse.Namespace) -> int:
+    async with _client(args, api_key=args.api_key, token=args.token) as client:
+        await client.wait_ready(args.timeout)
+        me = client
+        if args.token is None:
+            name = args.name or f"{args.level} bot"
+            me = await client.join(args.game, args.seat, player_name=name)
+            print(f"seat {me.seat} taken; token {me.token}", flush=True)
+        bot: Bot = make_bot(args.level, args.seed)
+
+        async def show(update: pb.WatchGameResponse) -> None:
+            if args.quiet or not update.HasField("move"):
+                return
+            m = update.move
+            print(f"v{m.version} seat {m.seat}: {move_text(m.move)}", flush=True)
+
+        final = await run_bot(me, args.game, bot, delay=args.delay, on_update=show)
+        if final.status == pb.GAME_STATUS_FINISHED:
+            print(_result_line(final), flush=True)
+        return 0
+
+
+def bot_main(argv: list[str] | None = None) -> int:
+    """``tranca bot``: play a seat with a built-in bot until the match is over."""
+    args = bot_parser().parse_args(argv)
+    try:
+        return asyncio.run(_bot(args))
+    except TrancaError as exc:
+        print(f"tranca bot: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+# ----- tranca play -----------------------------------------------------------------------
+
+
+def play_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tranca play",
+        description=(
+            "Play Tranca in the terminal: create a game (--new) or join one (--game), "
+            "with built-in bots on the other seats."
+        ),
+    )
+    _connection_args(p)
+    p.add_argument("--api-key", help="the app's API key (to create, join and seat bots)")
+    p.add_argument("--token", help="a player token already held (instead of joining)")
+    p.add_argument("--new", action="store_true", help="create a new game")
+    p.add_argument("--game", help="the id of a game to join")
+    p.add_argument("--seat", type=int, help="seat to take (default: 0 with --new, else any)")
+    p.add_argument("--name", default="you", help="your display name")
+    p.add_argument("--preset", default="tranca-000", help="rules preset, with --new")
+    p.add_argument("--players", type=int, default=4, help="number of seats, with --new")
+    p.add_argument(
+        "--bots",
+        choices=[*sorted(BOT_LEVELS), "none"],
+        help="bots for the free seats (default: greedy with --new, none with --game)",
+    )
+    p.add_argument(
+        "--humans",
+        type=int,
+        default=1,
+        help="with --new: seats kept for people (you included); bots take the rest",
+    )
+    p.add_argument("--single-deal", action="store_true", help="with --new: the match is one deal")
+    p.add_argument("--seed", type=int, default=0, help="with --new: the shuffle seed (0: random)")
+    p.add_argument("--bot-delay", type=float, default=0.0, help="seconds a bot waits per move")
+    return p
+
+
+async def _play(args: argparse.Namespace, console: Console) -> int:
+    async with _client(args, api_key=args.api_key) as app:
+        await app.wait_ready(args.timeout)
+        if args.new:
+            overrides = {"target_score": 0} if args.single_deal else {}
+            game = await app.create_game(
+                args.preset, args.players, overrides=overrides, seed=args.seed, label="tranca play"
+            )
+            game_id = game.game_id
+            console.print(
+                Text.assemble("New game ", (game_id, "bold"), f" ({args.preset}, "),
+                f"{args.players} players)",
+            )
+        else:
+            game_id = args.game
+        if args.token:
+            me = app.with_token(args.token)
+        else:
+            seat = args.seat if args.seat is not None else (0 if args.new else -1)
+            me = await app.join(game_id, seat, player_name=args.name)
+            console.print(
+                f"You sit at seat {me.seat}. To come back to this seat later: "
+                f"--game {game_id} --token {me.token}"
+            )
+        view = await me.get_view(game_id)
+        level = args.bots or ("greedy" if args.new else "none")
+        bots: list[tuple[AsyncTrancaClient, Bot]] = []
+        if view.status == pb.GAME_STATUS_WAITING:
+            free = [s.seat for s in view.seats if not s.taken]
+            people = free[: max(0, args.humans - 1)] if args.new else []
+            if level != "none" and args.api_key:
+                for seat in free[len(people) :]:
+                    bot = await app.join(game_id, seat, player_name=f"{level} bot {seat}")
+                    bots.append((bot, make_bot(level, None if not args.seed else args.seed + seat)))
+            for seat in people:
+                console.print(
+                    f"Seat {seat} waits for a person: tranca play --address {args.address} "
+                    f"--api-key KEY --game {game_id} --seat {seat}"
+                )
+            if any(not s.taken for s in (await me.get_view(game_id)).seats):
+                console.print("Waiting for every seat to be taken...")
+        table = Table(console, me, game_id, LineReader())
+        tasks = [asyncio.create_task(run_bot(c, game_id, b, delay=args.bot_delay)) for c, b in bots]
+        try:
+            final = await play_seat(
+                me,
+                game_id,
+                table.choose,
+                on_update=table.on_update,
+                on_rejected=table.on_rejected,
+            )
+            if final.status != pb.GAME_STATUS_FINISHED and table.resigned:
+                final = await me.get_view(game_id)
+            table.note(final)
+            if final.status == pb.GAME_STATUS_FINISHED:
+                if not table.shown_end:
+                    console.print(render_match_end(final))
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 5)
+            else:
+                console.print(
+                    f"You left the table; the seat is still yours: --game {game_id} "
+                    f"--token {me.token}"
+                )
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, TrancaError):
+                    await task
+    return 0
+
+
+def play_main(argv: list[str] | None = None) -> int:
+    """``tranca play``: the terminal table."""
+    parser = play_parser()
+    args = parser.parse_args(argv)
+    if args.new == bool(args.game):
+        parser.error("give either --new or --game ID")
+    if not args.api_key and not args.token:
+        parser.error("give --api-key (or --token to sit at a seat you already hold)")
+    if args.new and (not args.api_key or args.token):
+        parser.error("--new needs --api-key (and no --token)")
+    console = Console(highlight=False)
+    try:
+        return asyncio.run(_play(args, console))
+    except TrancaError as exc:
+        console.print(Text.assemble(("Error: ", "bold red"), str(exc)))
+        return 1
+    except KeyboardInterrupt:
+        console.print("\nBye.")
+        return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tranca_client bot|play ...``"""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bot"]:
+        return bot_main(argv[1:])
+    if argv[:1] == ["play"]:
+        return play_main(argv[1:])
+    print("usage: python -m tranca_client {bot,play} ... (--help for each)", file=sys.stderr)
+    return 2
