@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections import Counter
@@ -124,6 +125,15 @@ class ServerProcess:
         self.port = port or free_port()
         self.db_timeout = db_timeout
         self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = Path(tempfile.mkstemp(prefix="tranca-server-", suffix=".log")[1])
+
+    def failures(self) -> list[str]:
+        """The server's logged failures (bugs), for assertion messages."""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return []
+        return [line[-2000:] for line in text.splitlines() if "_failed" in line]
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
@@ -148,7 +158,7 @@ class ServerProcess:
                 "0",
             ],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self.log_path.open("ab"),
         )
 
     def kill(self) -> None:

@@ -203,7 +203,7 @@ class Store:
         """A new app and its API key (returned once; only its hash is stored)."""
         key = "tk_" + new_secret()
         app_id = uuid.uuid4().hex
-        async with self.engine.begin() as conn:
+        async with self._guard(), self.engine.begin() as conn:
             await conn.execute(
                 insert(App).values(
                     id=app_id,
@@ -218,7 +218,7 @@ class Store:
     async def ensure_app(self, name: str, key: str, permissions: frozenset[str]) -> str:
         """Register an app with a given key if no app has it (the dev key of ``make run``)."""
         h = hash_secret(key)
-        async with self.engine.begin() as conn:
+        async with self._guard(), self.engine.begin() as conn:
             found = (await conn.execute(select(App.id).where(App.key_hash == h))).first()
             if found:
                 return str(found.id)
@@ -236,7 +236,7 @@ class Store:
 
     async def revoke_app(self, app_id: str) -> bool:
         """Revoke an app's API key (its games stay; it can no longer call)."""
-        async with self.engine.begin() as conn:
+        async with self._guard(), self.engine.begin() as conn:
             done = await conn.execute(update(App).where(App.id == app_id).values(revoked=True))
         return bool(done.rowcount)
 
@@ -273,7 +273,7 @@ class Store:
 
     async def add_spectator(self, game_id: str, name: str) -> str:
         token = "tp_" + new_secret()
-        async with self.engine.begin() as conn:
+        async with self._guard(), self.engine.begin() as conn:
             await conn.execute(
                 insert(PlayerToken).values(
                     token_hash=hash_secret(token),
@@ -290,7 +290,7 @@ class Store:
     async def create_game(self, app_id: str, setup: Setup, state: GameState, label: str) -> str:
         game_id = uuid.uuid4().hex
         now = _now()
-        async with self.engine.begin() as conn:
+        async with self._guard(), self.engine.begin() as conn:
             await conn.execute(
                 insert(Game).values(
                     id=game_id,
@@ -319,7 +319,7 @@ class Store:
         return GameRecord.from_row(row)
 
     async def setup_of(self, game_id: str) -> Setup:
-        async with self.reads.connect() as conn:
+        async with self._guard(), self.reads.connect() as conn:
             row = (await conn.execute(select(Game.setup).where(Game.id == game_id))).first()
         if row is None:
             raise NotFound(f"no game {game_id}")
@@ -332,7 +332,7 @@ class Store:
         if status:
             q = q.where(Game.status == status)
         q = q.order_by(Game.created_at.desc(), Game.id).limit(limit).offset(offset)
-        async with self.reads.connect() as conn:
+        async with self._guard(), self.reads.connect() as conn:
             rows = (await conn.execute(q)).all()
         return [GameRecord.from_row(r) for r in rows]
 
@@ -355,7 +355,7 @@ class Store:
         ]
 
     async def count_games(self) -> dict[str, int]:
-        async with self.reads.connect() as conn:
+        async with self._guard(), self.reads.connect() as conn:
             rows = (
                 await conn.execute(select(Game.status, func.count()).group_by(Game.status))
             ).all()
@@ -419,7 +419,7 @@ class Store:
             # Lost a race: perhaps to an earlier attempt of this same request (a retry
             # sent while the first was still committing). Then its result is the answer.
             if request_id:
-                async with self.reads.connect() as conn:
+                async with self._guard(), self.reads.connect() as conn:
                     first = await self._logged_request(conn, game_id, request_id, action)
                 if first is not None:
                     return first
@@ -517,5 +517,5 @@ class Store:
         return -1 if row is None else int(row.version)
 
     async def _current_version(self, game_id: str) -> int:
-        async with self.reads.connect() as conn:
+        async with self._guard(), self.reads.connect() as conn:
             return await self._current_version_in(conn, game_id)
