@@ -379,21 +379,7 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
             if total < need or total + n_wilds < 3:
                 continue
         vals.sort()
-        _add_triples(vals, counts, add)
-        if max_w >= 1 and wilds:
-            for i, a in enumerate(vals):
-                for b in vals[i:]:
-                    if a == b and counts[a] < 2:
-                        continue
-                    for w in wilds:
-                        add((a, b, w) if w > b else _sorted3(a, b, w))
-        if max_w >= 2:
-            for a in vals:
-                for i, w1 in enumerate(wilds):
-                    for w2 in wilds[i:]:
-                        if w1 == w2 and counts[w1] < 2:
-                            continue
-                        add(_sorted3(a, w1, w2))
+        _add_set_triples(vals, wilds, counts, max_w, len(vals) > 1 or counts[vals[0]] >= 3, add)
     if sequences:
         use_wilds = max_w >= 1 and wilds
         for pos in by_suit.values():
@@ -476,22 +462,7 @@ def _triples_without_low_ace(
             if not rules.sets:
                 continue
             vals.sort()
-            if total >= 3:
-                _add_triples(vals, counts, add)
-            if max_w >= 1 and wilds:
-                for i, a in enumerate(vals):
-                    for b in vals[i:]:
-                        if a == b and counts[a] < 2:
-                            continue
-                        for w in wilds:
-                            add((a, b, w) if w > b else _sorted3(a, b, w))
-            if max_w >= 2:
-                for a in vals:
-                    for i, w1 in enumerate(wilds):
-                        for w2 in wilds[i:]:
-                            if w1 == w2 and counts[w1] < 2:
-                                continue
-                            add(_sorted3(a, w1, w2))
+            _add_set_triples(vals, wilds, counts, max_w, total >= 3, add)
     if rules.sequences:
         use_wilds = max_w >= 1 and bool(wilds)
         for suit in range(4) if focus_wild else (fs,):
@@ -520,6 +491,34 @@ def _triples_without_low_ace(
     if focus < 0:
         return out
     return {t for t in out if focus in t}
+
+
+def _add_set_triples(
+    vals: list[int],
+    wilds: list[int],
+    counts: Counter[int],
+    max_w: int,
+    three_naturals: bool,
+    add: Callable[[tuple[int, int, int]], None],
+) -> None:
+    """Add the three-card sets of one rank: three of its naturals (``vals``, sorted),
+    two and a wild, or one and two wilds, as ``max_w`` allows."""
+    if three_naturals:
+        _add_triples(vals, counts, add)
+    if max_w >= 1 and wilds:
+        for i, a in enumerate(vals):
+            for b in vals[i:]:
+                if a == b and counts[a] < 2:
+                    continue
+                for w in wilds:
+                    add((a, b, w) if w > b else _sorted3(a, b, w))
+    if max_w >= 2:
+        for a in vals:
+            for i, w1 in enumerate(wilds):
+                for w2 in wilds[i:]:
+                    if w1 == w2 and counts[w1] < 2:
+                        continue
+                    add(_sorted3(a, w1, w2))
 
 
 def _sorted3(a: int, b: int, c: int) -> tuple[int, int, int]:

@@ -43,15 +43,27 @@ def _unavailable(exc: BaseException) -> bool:
         from asyncpg import exceptions as pg
     except ImportError:  # pragma: no cover - asyncpg is a dependency
         return False
-    # Raised as is by asyncpg while a pool opens a connection (e.g. during shutdown).
-    return isinstance(
-        exc,
-        pg.PostgresConnectionError
-        | pg.CannotConnectNowError
-        | pg.InterfaceError
-        | pg.AdminShutdownError
-        | pg.CrashShutdownError,
-    )
+    # asyncpg's own errors arrive as they are (while a pool opens a connection) or
+    # wrapped by SQLAlchemy's adapter: look down the chain of causes.
+    seen: BaseException | None = exc
+    for _ in range(6):
+        if seen is None:
+            return False
+        if isinstance(
+            seen,
+            pg.PostgresConnectionError
+            | pg.CannotConnectNowError
+            | pg.InterfaceError
+            | pg.AdminShutdownError
+            | pg.CrashShutdownError,
+        ):
+            return True
+        # SQLSTATE class 08 (connection exception) and 57P (operator intervention).
+        state = str(getattr(seen, "sqlstate", "") or getattr(seen, "pgcode", "") or "")
+        if state.startswith(("08", "57P")):
+            return True
+        seen = getattr(seen, "orig", None) or seen.__cause__ or seen.__context__
+    return False
 
 
 class StoreError(Exception):
