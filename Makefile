@@ -117,8 +117,8 @@ rig: venv system-deps
 rig-down:
 	$(BIN)/python deploy/rig/rig.py down
 
-## Dependency audit (pip-audit). It needs a vulnerability database (PyPI's JSON API
-## or OSV); where neither is reachable it reports every package as not audited.
+## Dependency audit (pip-audit). It needs a vulnerability database (the package index's
+## JSON API or OSV); where neither is reachable it reports every package as not audited.
 audit: venv
 	$(BIN)/pip-audit --progress-spinner off --skip-editable --strict
 
