@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         from .server import serve
 
         return serve(argv[1:])
+    if argv[:1] == ["loadtest"]:
+        from .loadgen import main as loadtest_main
+
+        return loadtest_main(argv[1:])
     if argv[:1] == ["bot"]:
         from tranca_client.cli import bot_main
 
@@ -144,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--one-deal", action="store_true", help="stop after one deal")
     demo.set_defaults(func=_cmd_demo)
     sub.add_parser("serve", help="run the game server (see tranca serve --help)")
+    sub.add_parser("loadtest", help="concurrent bot games against a server (--help)")
     sub.add_parser("bot", help="a bot playing a seat through the API (see tranca bot --help)")
     sub.add_parser("play", help="play at a terminal table (see tranca play --help)")
     mig = sub.add_parser("migrate", help="apply the database schema migrations")
