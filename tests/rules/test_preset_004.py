@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from tests.rules.brazilian import deck_with, legal, rejected, texts
 from tranca.rules.cards import card_text, full_deck, parse_card, parse_cards
-from tranca.rules.engine import legal_moves, new_deal, play
-from tranca.rules.errors import Reason, RuleViolation
+from tranca.rules.engine import new_deal, play
+from tranca.rules.errors import Reason
 from tranca.rules.match import DRAWN, Match, decide
-from tranca.rules.moves import move_text
 from tranca.rules.position import build_position
 from tranca.rules.presets import make_rules
 from tranca.rules.scoring import score_deal
@@ -34,35 +34,6 @@ MORTO_B = "4C 5C 6C 7C 8C 9C TC JC QC KC AC"
 
 def position(n_players: int = 2, **kwargs: Any) -> DealState:
     return build_position(RULES, n_players, **kwargs)
-
-
-def rejected(s: DealState, seat: int, move: str) -> Reason:
-    """Play a move that must be refused; check that nothing changed; return the reason."""
-    before = s.to_dict()
-    with pytest.raises(RuleViolation) as refused:
-        play(s, seat, move)
-    assert s.to_dict() == before
-    return refused.value.reason
-
-
-def texts(cards: list[int]) -> list[str]:
-    return sorted(card_text(c) for c in cards)
-
-
-def legal(s: DealState) -> list[str]:
-    return [move_text(m) for m in legal_moves(s)]
-
-
-def deck_with(front: str) -> list[int]:
-    """A full 104-card deck in a fixed order: ``front`` first (dealt one card at a time
-    from the left of the dealer), the red threes not named there last (the bottom
-    of the stock)."""
-    first = parse_cards(front)
-    rest = full_deck(jokers=False)
-    for c in first:
-        rest.remove(c)
-    reds = [c for c in rest if card_text(c) in ("3H", "3D")]
-    return first + [c for c in rest if card_text(c) not in ("3H", "3D")] + reds
 
 
 def kinds_of_canastras(s: DealState) -> list[str | None]:
