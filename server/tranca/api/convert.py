@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from typing import Any
 
@@ -290,7 +289,3 @@ def view_to_pb(game_id: str, version: int, g: GameState, seat: int) -> pb.GameVi
             m.cards.extend(card_text(c) for c in morto)
         view.mortos.append(m)
     return view
-
-
-def dataclass_dict(obj: Any) -> dict[str, Any]:
-    return dataclasses.asdict(obj)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules.cards import parse_cards
 from ..rules.engine import apply
 from ..rules.errors import InvalidMove
 from ..rules.match import DRAWN, Match
@@ -107,11 +106,13 @@ class GameState:
         if schema != GAME_SCHEMA_VERSION:
             # Older snapshots are upgraded here, one version at a time, when they exist.
             raise ValueError(f"unknown game snapshot schema {schema!r}")
+        setup = Setup.from_dict(d["setup"])
         return cls(
-            setup=Setup.from_dict(d["setup"]),
+            setup=setup,
             seats=[Seat(str(n), bool(t), bool(r)) for n, t, r in d["seats"]],
             status=str(d["status"]),
-            match=None if d["match"] is None else Match.from_dict(d["match"]),
+            # The setup's rules are the match's and the deal's: decoded once per load.
+            match=None if d["match"] is None else Match.from_dict(d["match"], setup.rules),
             last_deal=d["last_deal"],
             winner=int(d["winner"]),
             result_reason=str(d["result_reason"]),
@@ -228,14 +229,13 @@ def _finish_deal(g: GameState, version: int) -> None:
 
 
 def _check_status(g: GameState, wanted: str) -> None:
-    if g.status != wanted:
-        reason = {WAITING: "GAME_STARTED", PLAYING: "GAME_NOT_STARTED", FINISHED: "GAME_OVER"}
-        if g.status == FINISHED:
-            raise GameError("GAME_OVER", "the game is over")
-        raise GameError(
-            reason[wanted] if wanted != WAITING else "GAME_STARTED",
-            f"the game is {g.status}",
-        )
+    if g.status == wanted:
+        return
+    if g.status == FINISHED:
+        raise GameError("GAME_OVER", "the game is over")
+    if wanted == WAITING:
+        raise GameError("GAME_STARTED", f"the game is {g.status}")
+    raise GameError("GAME_NOT_STARTED", f"the game is {g.status}")
 
 
 def _seat(g: GameState, seat: int) -> int:
@@ -250,7 +250,3 @@ def rebuild(setup: Setup, actions: list[Action]) -> GameState:
     for version, action in enumerate(actions, start=1):
         apply_action(g, action, version)
     return g
-
-
-def parse_deck(cards: list[str]) -> list[int]:
-    return parse_cards(" ".join(cards))

@@ -91,16 +91,17 @@ class Match:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Match:
+    def from_dict(cls, data: dict[str, Any], rules: Rules | None = None) -> Match:
+        """``rules``, when the caller already holds them, spares decoding them again."""
         m = cls.__new__(cls)
-        m.rules = rules_from_dict(data["rules"])
+        m.rules = rules if rules is not None else rules_from_dict(data["rules"])
         m.n_players = int(data["n_players"])
         m.seed = int(data["seed"])
         m.totals = list(data["totals"])
         m.deal_scores = [list(d) for d in data["deal_scores"]]
         m.first_dealer = int(data["first_dealer"])
         m.winner = int(data["winner"])
-        m.deal = DealState.from_dict(data["deal"])
+        m.deal = DealState.from_dict(data["deal"], m.rules)
         return m
 
 

@@ -168,13 +168,14 @@ class DealState:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DealState:
+    def from_dict(cls, data: dict[str, Any], rules: Rules | None = None) -> DealState:
         from .melds import Problem, classify
 
         version = data.get("snapshot_version")
         if version != SNAPSHOT_VERSION:
             raise ValueError(f"unsupported deal snapshot version {version!r}")
-        rules = rules_from_dict(data["rules"])
+        if rules is None:
+            rules = rules_from_dict(data["rules"])
         s = cls(rules, int(data["n_players"]))
         s.dealer = int(data["dealer"])
         s.first_player = int(data["first_player"])
