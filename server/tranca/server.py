@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+import orjson
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -130,19 +131,25 @@ class Config:
 
 
 def configure_logging(fmt: str) -> None:
-    renderer: structlog.types.Processor = (
-        structlog.dev.ConsoleRenderer() if fmt == "console" else structlog.processors.JSONRenderer()
-    )
+    processors: list[structlog.types.Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.format_exc_info,
+    ]
+    if fmt == "console":
+        structlog.configure(
+            processors=[*processors, structlog.dev.ConsoleRenderer()],
+            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+            logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        )
+        return
+    # JSON lines rendered by orjson straight to bytes: every move logs a line, and
+    # the standard library's encoder cost as much as the move's rules.
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
+        processors=[*processors, structlog.processors.JSONRenderer(serializer=orjson.dumps)],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        logger_factory=structlog.BytesLoggerFactory(sys.stderr.buffer),
     )
 
 
@@ -172,7 +179,7 @@ class Running:
             task.cancel()
         if self.listener is not None:
             await self.listener.stop()
-        await self.store.engine.dispose()
+        await self.store.close()
 
 
 async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
@@ -191,7 +198,13 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     async def on_commit(game_id: str, version: int) -> None:
         hub.publish(game_id, version)
 
-    store = Store(engine, on_commit=on_commit, observe=metrics.observe_db, timeout=cfg.db_timeout)
+    store = Store(
+        engine,
+        on_commit=on_commit,
+        observe=metrics.observe_db,
+        timeout=cfg.db_timeout,
+        pool_size=cfg.db_pool_size,
+    )
     if cfg.dev_api_key:
         await store.ensure_app("development", cfg.dev_api_key, frozenset({"fixed_deck"}))
     listener = None

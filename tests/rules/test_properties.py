@@ -22,6 +22,7 @@ from tranca.rules.cards import full_deck, parse_card
 from tranca.rules.engine import apply, legal_moves, new_deal, validate
 from tranca.rules.errors import InvalidMove, RuleViolation
 from tranca.rules.invariants import check_invariants
+from tranca.rules.melds import classify
 from tranca.rules.moves import ADD, DISCARD, DRAW, MELD, NO_MELD, REPLACE, TAKE, Move
 from tranca.rules.presets import PRESETS, PileView, Rules
 from tranca.rules.scoring import card_points, score_deal
@@ -174,6 +175,10 @@ def test_invariants_over_whole_deals(preset: str, players: int, seed: int, greed
     check_score_breakdown(s)
     # A snapshot round-trips, and the moves replayed from the seed rebuild the state.
     assert DealState.from_dict(s.to_dict()).to_dict() == s.to_dict()
+    # Snapshots store each meld's shape rather than classify it again on load: the
+    # stored shape must be the one classification gives.
+    for meld in s.melds:
+        assert classify(list(meld.cards), rules, meld.shape.wilds) == meld.shape
     replay = new_deal(rules, players, seed=seed, dealer=seed % players)
     for seat, move in moves:
         apply(replay, seat, move)

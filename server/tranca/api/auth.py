@@ -28,6 +28,20 @@ def _metadata(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
     return out
 
 
+def bearer_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    """The player token of an ``authorization: Bearer`` header, if the call has one."""
+    for key, value in context.invocation_metadata() or ():
+        if key.lower() != "authorization" or not isinstance(value, str):
+            continue
+        if value.lower().startswith("bearer "):
+            return value[7:].strip()
+    return None
+
+
+def bad_token() -> ApiError:
+    return ApiError(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", "unknown or revoked token")
+
+
 async def identify(store: Store, context: grpc.aio.ServicerContext[Any, Any]) -> Caller:
     md = _metadata(context)
     key = md.get(API_KEY_HEADER)
@@ -36,7 +50,7 @@ async def identify(store: Store, context: grpc.aio.ServicerContext[Any, Any]) ->
         token = auth[7:].strip()
         record = await store.token(token)
         if record is None:
-            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "BAD_TOKEN", "unknown or revoked token")
+            raise bad_token()
         return Caller(player=record)
     if key:
         app = await store.app_by_key(key)

@@ -35,11 +35,11 @@ from ..rules.match import deal_seed
 from ..rules.moves import KIND_NAMES, parse_move
 from ..rules.presets import PRESETS, make_rules
 from ..store.notify import Hub
-from ..store.repository import GameRecord, Store
+from ..store.repository import GameRecord, SeatGame, Store, TokenRecord
 from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
 from . import metrics
-from .auth import Caller, identify, require_app, require_player
+from .auth import Caller, bad_token, bearer_token, identify, require_app, require_player
 from .convert import (
     STATUS,
     STATUS_NAMES,
@@ -137,11 +137,32 @@ class GameService(pb_grpc.GameServiceServicer):
         """Who is calling, within the rate limits of their token or app."""
         caller = await identify(self.store, context)
         if caller.player is not None:
-            key = f"{caller.player.game_id}:{caller.player.seat}:{caller.player.player_name}"
-            wait = self.token_limiter.take(key)
+            self._limit_player(caller.player)
         else:
             assert caller.app is not None
-            wait = self.app_limiter.take(caller.app.id)
+            self._limited(self.app_limiter.take(caller.app.id))
+        return caller
+
+    async def _seat_game(self, context: Ctx) -> SeatGame | None:
+        """For a call with a player token: its seat and game in one read (the move
+        path's only read), within the token's rate limit. None for other callers,
+        who go through ``_identify``."""
+        token = bearer_token(context)
+        if token is None:
+            return None
+        loaded = await self.store.seat_game(token)
+        if loaded is None:
+            raise bad_token()
+        self._limit_player(loaded.player)
+        return loaded
+
+    def _limit_player(self, player: TokenRecord) -> None:
+        self._limited(
+            self.token_limiter.take(f"{player.game_id}:{player.seat}:{player.player_name}")
+        )
+
+    @staticmethod
+    def _limited(wait: float) -> None:
         if wait:
             raise ApiError(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -149,7 +170,6 @@ class GameService(pb_grpc.GameServiceServicer):
                 "too many calls: slow down",
                 {"retry_after_ms": str(max(1, int(wait * 1000)))},
             )
-        return caller
 
     async def _game_for(self, caller: Caller, game_id: str) -> GameRecord:
         """The game, if the caller may see it; NOT_FOUND otherwise (other apps' games
@@ -163,14 +183,18 @@ class GameService(pb_grpc.GameServiceServicer):
             raise _not_found()
         return game
 
+    @staticmethod
+    def _same_game(loaded: SeatGame, game_id: str) -> None:
+        """A token of another game sees no game of this id (as ``_game_for``)."""
+        if not game_id:
+            raise _bad("game_id is required")
+        if loaded.player.game_id != game_id:
+            raise _not_found()
+
     def _viewer_seat(self, caller: Caller, game: GameRecord) -> int:
         if caller.player is not None:
             if caller.player.seat < 0 and not game.state.setup.spectators_allowed:
-                raise ApiError(
-                    grpc.StatusCode.PERMISSION_DENIED,
-                    "NO_SPECTATORS",
-                    "this game has no spectators",
-                )
+                raise _no_spectators()
             return caller.player.seat
         return -1
 
@@ -263,6 +287,14 @@ class GameService(pb_grpc.GameServiceServicer):
 
     @rpc("GetView")
     async def GetView(self, request: pb.GetViewRequest, context: Ctx) -> pb.GetViewResponse:
+        loaded = await self._seat_game(context)
+        if loaded is not None:
+            self._same_game(loaded, request.game_id)
+            seat = loaded.player.seat
+            if seat < 0 and not loaded.state.setup.spectators_allowed:
+                raise _no_spectators()
+            view = view_to_pb(request.game_id, loaded.version, loaded.state, seat)
+            return pb.GetViewResponse(view=view)
         caller = await self._identify(context)
         game = await self._game_for(caller, request.game_id)
         seat = self._viewer_seat(caller, game)
@@ -272,30 +304,36 @@ class GameService(pb_grpc.GameServiceServicer):
     async def ListLegalMoves(
         self, request: pb.ListLegalMovesRequest, context: Ctx
     ) -> pb.ListLegalMovesResponse:
-        caller = await self._identify(context)
-        game = await self._game_for(caller, request.game_id)
-        player = require_player(caller, game.id)
-        deal = game.state.deal
-        out = pb.ListLegalMovesResponse(version=game.version)
-        if game.state.status == PLAYING and deal is not None and deal.turn == player.seat:
-            out.moves.extend(move_to_pb(m) for m in legal_moves(deal))
+        loaded = await self._seat_game(context)
+        if loaded is None:
+            caller = await self._identify(context)
+            await self._game_for(caller, request.game_id)
+            require_player(caller, request.game_id)
+            raise AssertionError("require_player refuses a caller without a player token")
+        self._same_game(loaded, request.game_id)
+        player = require_player(Caller(player=loaded.player), request.game_id)
+        out = pb.ListLegalMovesResponse(version=loaded.version)
+        out.moves.extend(_legal_moves(loaded.state, player.seat))
         return out
 
     @rpc("SubmitMove")
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: Ctx
     ) -> pb.SubmitMoveResponse:
-        caller = await self._identify(context)
+        loaded = await self._seat_game(context)
         if not request.game_id:
             raise _bad("game_id is required")
-        player = require_player(caller, request.game_id)
+        if loaded is None:
+            require_player(await self._identify(context), request.game_id)
+            raise AssertionError("require_player refuses a caller without a player token")
+        player = require_player(Caller(player=loaded.player), request.game_id)
         if not request.request_id or len(request.request_id) > MAX_REQUEST_ID:
             raise _bad(f"request_id is required, at most {MAX_REQUEST_ID} characters")
         if not request.HasField("move"):
             raise _bad("move is required")
         move = move_from_pb(request.move)
-        done = await self.store.commit_action(
-            request.game_id,
+        done = await self.store.commit_move(
+            loaded,
             play_action(player.seat, move),
             expected_version=request.expected_version,
             request_id=request.request_id,
@@ -313,11 +351,14 @@ class GameService(pb_grpc.GameServiceServicer):
             kind=KIND_NAMES[move.kind],
             replayed=done.replayed,
         )
-        return pb.SubmitMoveResponse(
+        out = pb.SubmitMoveResponse(
             version=done.version,
             view=view_to_pb(request.game_id, done.version, done.state, player.seat),
             replayed=done.replayed,
         )
+        if request.include_legal_moves:
+            out.legal_moves.extend(_legal_moves(done.state, player.seat))
+        return out
 
     @rpc("LeaveGame")
     async def LeaveGame(self, request: pb.LeaveGameRequest, context: Ctx) -> pb.LeaveGameResponse:
@@ -474,6 +515,20 @@ class GameService(pb_grpc.GameServiceServicer):
                 # Re-read the log on a timer too: a hint may have been lost.
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(hint.wait(), WATCH_POLL_SECONDS)
+
+
+def _no_spectators() -> ApiError:
+    return ApiError(
+        grpc.StatusCode.PERMISSION_DENIED, "NO_SPECTATORS", "this game has no spectators"
+    )
+
+
+def _legal_moves(state: GameState, seat: int) -> list[pb.Move]:
+    """The seat's legal moves now, in canonical order; none when it is not its turn."""
+    deal = state.deal
+    if state.status != PLAYING or deal is None or deal.turn != seat:
+        return []
+    return [move_to_pb(m) for m in legal_moves(deal)]
 
 
 def _summary(game: GameRecord) -> pb.GameSummary:

@@ -19,7 +19,12 @@ from ..rules.scoring import score_deal
 from ..rules.state import DealState
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
-GAME_SCHEMA_VERSION = 1
+# 2: the rules are stored once, in the setup (1 also repeated them in the match and
+# in the deal; such snapshots still load, the copies being ignored). A store may
+# keep the setup apart from the snapshot (``to_dict(with_setup=False)``) and pass it
+# back to ``from_dict``: it never changes after the game is created.
+GAME_SCHEMA_VERSION = 2
+READABLE_SCHEMAS = (1, 2)
 
 
 class GameError(Exception):
@@ -31,9 +36,10 @@ class GameError(Exception):
         self.message = message
 
 
-@dataclass
+@dataclass(frozen=True)
 class Setup:
-    """What a game was created with; with the log it rebuilds the whole game."""
+    """What a game was created with; with the log it rebuilds the whole game. Never
+    changed afterwards (stores share one instance between loads)."""
 
     rules: Rules
     players: int
@@ -87,26 +93,30 @@ class GameState:
     def deal_number(self) -> int:
         return len(self.deal_starts)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema": GAME_SCHEMA_VERSION,
-            "setup": self.setup.to_dict(),
-            "seats": [[s.name, s.taken, s.resigned] for s in self.seats],
-            "status": self.status,
-            "match": None if self.match is None else self.match.to_dict(),
-            "last_deal": self.last_deal,
-            "winner": self.winner,
-            "result_reason": self.result_reason,
-            "deal_starts": list(self.deal_starts),
-        }
+    def to_dict(self, with_setup: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"setup": self.setup.to_dict()} if with_setup else {}
+        out.update(
+            {
+                "schema": GAME_SCHEMA_VERSION,
+                "seats": [[s.name, s.taken, s.resigned] for s in self.seats],
+                "status": self.status,
+                "match": None if self.match is None else self.match.to_dict(with_rules=False),
+                "last_deal": self.last_deal,
+                "winner": self.winner,
+                "result_reason": self.result_reason,
+                "deal_starts": list(self.deal_starts),
+            }
+        )
+        return out
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> GameState:
+    def from_dict(cls, d: dict[str, Any], setup: Setup | None = None) -> GameState:
+        """``setup``: the game's, when the caller keeps it apart from the snapshot."""
         schema = d.get("schema")
-        if schema != GAME_SCHEMA_VERSION:
-            # Older snapshots are upgraded here, one version at a time, when they exist.
+        if schema not in READABLE_SCHEMAS:
             raise ValueError(f"unknown game snapshot schema {schema!r}")
-        setup = Setup.from_dict(d["setup"])
+        if setup is None:
+            setup = Setup.from_dict(d["setup"])
         return cls(
             setup=setup,
             seats=[Seat(str(n), bool(t), bool(r)) for n, t, r in d["seats"]],

@@ -78,17 +78,22 @@ class Match:
         if not self.is_over:
             self.deal = self._deal(len(self.deal_scores))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "rules": self.rules.to_dict(),
-            "n_players": self.n_players,
-            "seed": self.seed,
-            "totals": list(self.totals),
-            "deal_scores": [list(d) for d in self.deal_scores],
-            "first_dealer": self.first_dealer,
-            "winner": self.winner,
-            "deal": self.deal.to_dict(),
-        }
+    def to_dict(self, with_rules: bool = True) -> dict[str, Any]:
+        """``with_rules=False`` leaves the rules out (and out of the deal), for a
+        container that stores them once and passes them back to ``from_dict``."""
+        out: dict[str, Any] = {"rules": self.rules.to_dict()} if with_rules else {}
+        out.update(
+            {
+                "n_players": self.n_players,
+                "seed": self.seed,
+                "totals": list(self.totals),
+                "deal_scores": [list(d) for d in self.deal_scores],
+                "first_dealer": self.first_dealer,
+                "winner": self.winner,
+                "deal": self.deal.to_dict(with_rules),
+            }
+        )
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], rules: Rules | None = None) -> Match:

@@ -133,10 +133,11 @@ class DealState:
 
     # ----- plain data, for snapshots -------------------------------------------------
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self, with_rules: bool = True) -> dict[str, Any]:
+        """``with_rules=False`` leaves the rules out, for a container that stores them
+        once and passes them back to ``from_dict``."""
+        out: dict[str, Any] = {
             "snapshot_version": SNAPSHOT_VERSION,
-            "rules": self.rules.to_dict(),
             "n_players": self.n_players,
             "dealer": self.dealer,
             "first_player": self.first_player,
@@ -151,6 +152,10 @@ class DealState:
                     "side": m.side,
                     "cards": list(m.cards),
                     "wilds": m.shape.wilds,
+                    # The rest of the shape, so a load need not classify every meld.
+                    "kind": m.shape.kind,
+                    "key": m.shape.key,
+                    "naturals": list(m.shape.naturals),
                     "dirty_canastra": m.dirty_canastra,
                 }
                 for m in self.melds
@@ -166,10 +171,13 @@ class DealState:
             "end_reason": self.end_reason,
             "move_count": self.move_count,
         }
+        if with_rules:
+            out["rules"] = self.rules.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], rules: Rules | None = None) -> DealState:
-        from .melds import Problem, classify
+        from .melds import Problem, Shape, classify
 
         version = data.get("snapshot_version")
         if version != SNAPSHOT_VERSION:
@@ -186,7 +194,12 @@ class DealState:
         s.morto_taken = list(data["morto_taken"])
         s.morto_pending = list(data["morto_pending"])
         for i, m in enumerate(data["melds"]):
-            shape = classify(list(m["cards"]), rules, int(m["wilds"]))
+            shape: Shape | Problem
+            if "kind" in m:
+                naturals = tuple(int(n) for n in m["naturals"])
+                shape = Shape(int(m["kind"]), int(m["key"]), naturals, int(m["wilds"]))
+            else:  # written before shapes were stored
+                shape = classify(list(m["cards"]), rules, int(m["wilds"]))
             if isinstance(shape, Problem):
                 raise ValueError(f"stored meld {i} is not a meld: {shape.message}")
             meld = Meld(i, int(m["side"]), list(m["cards"]), shape)

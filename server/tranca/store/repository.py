@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import json
 import secrets
+import sqlite3
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -25,17 +25,34 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, Operation
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from ..app.game import Action, GameState, Setup, apply_action, rebuild
-from .database import reader
+from ..app.game import GAME_SCHEMA_VERSION, Action, GameState, Setup, apply_action, rebuild
+from .codec import (
+    action_from_text,
+    action_text,
+    dumps,
+    setup_from_text,
+    state_from_text,
+    state_text,
+)
+from .database import BUSY_TIMEOUT_MS, reader
+from .direct import NOTIFY_CHANNEL, DuplicateRequest, MoveWrite, direct_access
 from .models import App, Game, MoveLog, PlayerToken
 
-NOTIFY_CHANNEL = "tranca_games"
+__all__ = ["NOTIFY_CHANNEL", "Store"]
 
 
 def _unavailable(exc: BaseException) -> bool:
     """Whether ``exc`` means the database cannot be reached or answered too slowly
     (as opposed to a bug, which must surface as one)."""
-    if isinstance(exc, OperationalError | InterfaceError | PoolTimeout | OSError | TimeoutError):
+    if isinstance(
+        exc,
+        OperationalError
+        | InterfaceError
+        | PoolTimeout
+        | OSError
+        | TimeoutError
+        | sqlite3.OperationalError,
+    ):
         return True
     if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
@@ -130,8 +147,18 @@ class GameRecord:
             version=int(row.version),
             label=row.label,
             created_at=_epoch(row.created_at),
-            state=GameState.from_dict(json.loads(row.snapshot)),
+            state=state_from_text(row.snapshot, row.setup),
         )
+
+
+@dataclass(frozen=True)
+class SeatGame:
+    """A player token's seat and its game, read together (the move path's one read)."""
+
+    player: TokenRecord
+    app_id: str
+    version: int
+    state: GameState
 
 
 @dataclass(frozen=True)
@@ -172,9 +199,17 @@ class Store:
         on_commit: Callable[[str, int], Awaitable[None]] | None = None,
         observe: Callable[[str, float], None] | None = None,
         timeout: float = 5.0,
+        pool_size: int = 10,
     ) -> None:
         self.engine = engine
         self.timeout = timeout
+        # The move path's own access to the same database (see direct.py).
+        self.direct = direct_access(
+            engine.url,
+            pool_size=pool_size,
+            timeout_ms=int(timeout * 1000),
+            busy_timeout_ms=BUSY_TIMEOUT_MS,
+        )
         self.reads = reader(engine)
         self.is_postgres = engine.dialect.name == "postgresql"
         # SQLite has one writer at a time; queueing writers here instead of in
@@ -202,6 +237,10 @@ class Store:
     def _timed(self, op: str, started: float) -> None:
         if self._observe is not None:
             self._observe(op, time.perf_counter() - started)
+
+    async def close(self) -> None:
+        await self.direct.close()
+        await self.engine.dispose()
 
     async def ping(self) -> None:
         async with self._guard(), self.reads.connect() as conn:
@@ -283,6 +322,22 @@ class Store:
         self._timed("token", started)
         return None if row is None else TokenRecord(row.game_id, int(row.seat), row.player_name)
 
+    async def seat_game(self, token: str) -> SeatGame | None:
+        """The seat a player token holds and its game's current state, in one read;
+        None for an unknown or revoked token."""
+        started = time.perf_counter()
+        async with self._guard():
+            row = await self.direct.seat_game(hash_secret(token))
+        self._timed("seat_game", started)
+        if row is None:
+            return None
+        return SeatGame(
+            TokenRecord(row.game_id, int(row.seat), row.player_name),
+            row.app_id,
+            int(row.version),
+            state_from_text(row.snapshot, row.setup),
+        )
+
     async def add_spectator(self, game_id: str, name: str) -> str:
         token = "tp_" + new_secret()
         async with self._guard(), self.engine.begin() as conn:
@@ -312,9 +367,9 @@ class Store:
                     preset=setup.rules.name,
                     players=setup.players,
                     label=label,
-                    setup=json.dumps(setup.to_dict()),
-                    snapshot=json.dumps(state.to_dict()),
-                    snapshot_schema=1,
+                    setup=dumps(setup.to_dict()),
+                    snapshot=state_text(state),
+                    snapshot_schema=GAME_SCHEMA_VERSION,
                     created_at=now,
                     updated_at=now,
                 )
@@ -335,7 +390,7 @@ class Store:
             row = (await conn.execute(select(Game.setup).where(Game.id == game_id))).first()
         if row is None:
             raise NotFound(f"no game {game_id}")
-        return Setup.from_dict(json.loads(row.setup))
+        return setup_from_text(row.setup)
 
     async def list_games(
         self, app_id: str, status: str | None, limit: int, offset: int
@@ -358,7 +413,7 @@ class Store:
             LogRecord(
                 int(r.version),
                 int(r.seat),
-                Action.from_dict(json.loads(r.action)),
+                action_from_text(r.action),
                 r.request_id,
                 r.actor,
                 _epoch(r.created_at),
@@ -448,6 +503,75 @@ class Store:
             await self._on_commit(game_id, result.version)
         return result
 
+    async def commit_move(
+        self,
+        loaded: SeatGame,
+        action: Action,
+        *,
+        expected_version: int,
+        request_id: str | None,
+        actor: str = "player",
+    ) -> Committed:
+        """A player's action on the game ``loaded`` by ``seat_game``: applied to that
+        state and written only if the game is still at that version (the move path;
+        ``commit_action`` holds the same guarantees for the rarer actions).
+
+        A retry of a request already logged gets its first answer; a stale
+        ``expected_version`` is a ``VersionConflict``; the game logic's refusals
+        propagate; on any error nothing is written.
+        """
+        started = time.perf_counter()
+        game_id = loaded.player.game_id
+        lock = self._write_lock or contextlib.nullcontext()
+        try:
+            if expected_version != loaded.version:
+                raise VersionConflict(loaded.version)
+            state = loaded.state
+            apply_action(state, action, loaded.version + 1)
+            write = MoveWrite(
+                game_id,
+                loaded.version,
+                state.status,
+                state_text(state),
+                action.seat,
+                action_text(action),
+                request_id,
+                actor,
+            )
+            async with self._deadline(), lock:
+                written = await self.direct.write_move(write)
+            if not written:
+                raise VersionConflict(-1)
+        except (VersionConflict, DuplicateRequest) as exc:
+            # A retry of a move already made (its expected version is now stale, or
+            # its request id is taken): the first answer. Otherwise a lost race.
+            if request_id:
+                first = await self._first_answer(game_id, request_id, action)
+                if first is not None:
+                    self._timed("replay", started)
+                    return first
+            if isinstance(exc, DuplicateRequest):
+                raise RequestIdReused(
+                    f"request id {request_id!r} was used for another action"
+                ) from None
+            if exc.current >= 0:
+                raise
+            raise VersionConflict(await self._current_version(game_id)) from None
+        except Exception as exc:
+            if _unavailable(exc):
+                raise Unavailable(str(exc) or "database timeout") from exc
+            raise
+        self._timed("commit", started)
+        if self._on_commit is not None:
+            await self._on_commit(game_id, loaded.version + 1)
+        return Committed(loaded.version + 1, state, replayed=False)
+
+    async def _first_answer(
+        self, game_id: str, request_id: str, action: Action
+    ) -> Committed | None:
+        async with self._guard(), self.reads.connect() as conn:
+            return await self._logged_request(conn, game_id, request_id, action)
+
     async def _logged_request(
         self, conn: AsyncConnection, game_id: str, request_id: str, action: Action
     ) -> Committed | None:
@@ -460,7 +584,7 @@ class Store:
         ).first()
         if row is None:
             return None
-        if Action.from_dict(json.loads(row.action)) != action:
+        if action_from_text(row.action) != action:
             raise RequestIdReused(f"request id {request_id!r} was used for another action")
         # The first answer: the game as that action left it, folded from the log.
         version = int(row.version)
@@ -474,8 +598,7 @@ class Store:
             )
         ).all()
         state = rebuild(
-            Setup.from_dict(json.loads(setup_row.setup)),
-            [Action.from_dict(json.loads(r.action)) for r in logged],
+            setup_from_text(setup_row.setup), [action_from_text(r.action) for r in logged]
         )
         return Committed(version, state, replayed=True)
 
@@ -489,14 +612,16 @@ class Store:
         actor: str,
     ) -> Committed:
         row = (
-            await conn.execute(select(Game.version, Game.snapshot).where(Game.id == game_id))
+            await conn.execute(
+                select(Game.version, Game.snapshot, Game.setup).where(Game.id == game_id)
+            )
         ).first()
         if row is None:
             raise NotFound(f"no game {game_id}")
         version = int(row.version)
         if expected_version is not None and expected_version != version:
             raise VersionConflict(version)
-        state = GameState.from_dict(json.loads(row.snapshot))
+        state = state_from_text(row.snapshot, row.setup)
         new_version = version + 1
         apply_action(state, action, new_version)
         done = await conn.execute(
@@ -505,7 +630,7 @@ class Store:
             .values(
                 version=new_version,
                 status=state.status,
-                snapshot=json.dumps(state.to_dict()),
+                snapshot=state_text(state),
                 updated_at=_now(),
             )
         )
@@ -516,7 +641,7 @@ class Store:
                 game_id=game_id,
                 version=new_version,
                 seat=action.seat,
-                action=json.dumps(action.to_dict()),
+                action=action_text(action),
                 request_id=request_id,
                 actor=actor,
                 created_at=_now(),

@@ -1,0 +1,313 @@
+"""Where the time of one move goes: each stage of the move path, timed on its own.
+
+One game at a time, one move at a time (no concurrency, so no queueing in the
+figures), on SQLite and on PostgreSQL. The stages are the server's own functions,
+called in the order SubmitMove calls them:
+
+    auth      the token's hash and the rate limiter
+    load      the one read: seat and snapshot, joined on the token
+    decode    snapshot text to GameState
+    apply     validate and apply the move (the rules engine)
+    encode    GameState and the log entry to text
+    save      the one write: conditional update, log row, notification
+    view      the caller's view and legal moves, as protobuf, serialised
+    log       the structured log line of the move
+
+Then the whole RPC through gRPC on loopback (client and server in this process)
+and a trivial echo RPC the same way; the RPC's CPU time less the stages' is what
+the transport and the framework cost. CPU time is the process's (both sides for the
+RPCs), wall time includes waiting for the database.
+
+    python bench/move_stages.py --out bench/results [--moves 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import grpc
+import structlog
+from engine_bench import machine  # type: ignore[import-not-found]
+
+from tranca.api.convert import move_to_pb, view_to_pb
+from tranca.api.limits import RateLimiter
+from tranca.app.game import Action, play_action
+from tranca.rules.engine import legal_moves
+from tranca.server import Config, configure_logging, start
+from tranca.store import migrate
+from tranca.store.codec import action_text, state_from_text, state_text
+from tranca.store.direct import MoveWrite
+from tranca.store.repository import hash_secret
+from tranca.v1 import game_pb2 as pb
+from tranca.v1 import game_pb2_grpc as pb_grpc
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+STAGES = ["auth", "load", "decode", "apply", "encode", "save", "view", "log"]
+
+
+class Timer:
+    """Wall and CPU time per stage, in microseconds per call."""
+
+    def __init__(self) -> None:
+        self.wall: dict[str, list[float]] = defaultdict(list)
+        self.cpu: dict[str, list[float]] = defaultdict(list)
+
+    def sync(self, name: str, fn: Callable[[], Any]) -> Any:
+        w, c = time.perf_counter(), time.process_time()
+        out = fn()
+        self.cpu[name].append((time.process_time() - c) * 1e6)
+        self.wall[name].append((time.perf_counter() - w) * 1e6)
+        return out
+
+    async def run(self, name: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+        w, c = time.perf_counter(), time.process_time()
+        out = await fn()
+        self.cpu[name].append((time.process_time() - c) * 1e6)
+        self.wall[name].append((time.perf_counter() - w) * 1e6)
+        return out
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        return {
+            name: {
+                "calls": len(self.wall[name]),
+                "wall_us_median": round(statistics.median(self.wall[name]), 1),
+                "cpu_us_mean": round(statistics.fmean(self.cpu[name]), 1),
+            }
+            for name in self.wall
+        }
+
+
+async def _fresh_pg() -> tuple[str, Callable[[], Awaitable[None]]]:
+    import asyncpg
+
+    name = f"tranca_stages_{uuid.uuid4().hex[:8]}"
+    conn = await asyncpg.connect(PG_ADMIN)
+    await conn.execute(f'CREATE DATABASE "{name}"')
+    await conn.close()
+
+    async def drop() -> None:
+        c = await asyncpg.connect(PG_ADMIN)
+        await c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await c.close()
+
+    return PG_ADMIN.rsplit("/", 1)[0] + "/" + name, drop
+
+
+async def _new_game(stub: Any, app: Any) -> tuple[str, list[str]]:
+    created = await stub.CreateGame(
+        pb.CreateGameRequest(
+            rules=pb.Rules(
+                preset="tranca-000", overrides={"target_score": pb.KnobValue(int_value=0)}
+            ),
+            players=2,
+        ),
+        metadata=app,
+    )
+    gid = created.game.game_id
+    tokens = []
+    for seat in range(2):
+        joined = await stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=seat), metadata=app)
+        tokens.append(joined.player_token)
+    await stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=app)
+    return gid, tokens
+
+
+async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
+    await asyncio.to_thread(migrate.upgrade, url)
+    server = await start(Config(port=0, metrics_port=0, database_url=url, log_format="json"))
+    store = server.store
+    _, key = await store.create_app("stages")
+    app = (("x-api-key", key),)
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+    stub = pb_grpc.GameServiceStub(channel)
+    rng = random.Random(seed)
+    limiter = RateLimiter(1e9, 1e9)
+    log = structlog.get_logger("tranca.api")
+    stages = Timer()
+    try:
+        # The stages, called directly, in SubmitMove's order.
+        done = 0
+        while done < moves:
+            gid, tokens = await _new_game(stub, app)
+            for _ in range(3000):
+                probe = await store.seat_game(tokens[0])
+                assert probe is not None
+                deal = probe.state.deal
+                if probe.state.status != "playing" or deal is None or done >= moves:
+                    break
+                token = tokens[deal.turn]
+                h = stages.sync("auth", lambda t=token: _auth(t, limiter))
+                row = await stages.run("load", lambda h=h: store.direct.seat_game(h))
+                assert row is not None
+                state = stages.sync("decode", lambda r=row: state_from_text(r.snapshot, r.setup))
+                seat = state.deal.turn if state.deal else 0
+                move = rng.choice(legal_moves(state.deal)) if state.deal else None
+                assert move is not None
+                action = play_action(seat, move)
+                stages.sync("apply", lambda: _apply(state, action, row.version + 1))
+                snapshot, logged = stages.sync(
+                    "encode", lambda: (state_text(state), action_text(action))
+                )
+                write = MoveWrite(
+                    gid,
+                    row.version,
+                    state.status,
+                    snapshot,
+                    seat,
+                    logged,
+                    uuid.uuid4().hex,
+                    "bench",
+                )
+                assert await stages.run("save", lambda: store.direct.write_move(write))
+                stages.sync(
+                    "view",
+                    lambda: pb.SubmitMoveResponse(
+                        version=row.version + 1,
+                        view=view_to_pb(gid, row.version + 1, state, seat),
+                        legal_moves=[move_to_pb(m) for m in legal_moves(state.deal)]
+                        if state.deal and state.deal.turn == seat and state.status == "playing"
+                        else [],
+                    ).SerializeToString(),
+                )
+                stages.sync(
+                    "log",
+                    lambda: log.info(
+                        "move", game_id=gid, version=row.version + 1, seat=seat, kind="x"
+                    ),
+                )
+                done += 1
+        # The whole RPC, and an echo through the same server's transport.
+        rpc = Timer()
+        done = 0
+        while done < moves:
+            gid, tokens = await _new_game(stub, app)
+            view = (await stub.GetView(pb.GetViewRequest(game_id=gid), metadata=app)).view
+            legal: list[pb.Move] = []
+            while view.status == pb.GAME_STATUS_PLAYING and done < moves:
+                md = (("authorization", f"Bearer {tokens[view.turn]}"),)
+                if not legal:
+                    legal = list(
+                        (
+                            await stub.ListLegalMoves(
+                                pb.ListLegalMovesRequest(game_id=gid), metadata=md
+                            )
+                        ).moves
+                    )
+                request = pb.SubmitMoveRequest(
+                    game_id=gid,
+                    expected_version=view.version,
+                    request_id=uuid.uuid4().hex,
+                    move=rng.choice(legal),
+                    include_legal_moves=True,
+                )
+                answer = await rpc.run(
+                    "SubmitMove", lambda r=request, m=md: stub.SubmitMove(r, metadata=m)
+                )
+                view, legal = answer.view, list(answer.legal_moves)
+                done += 1
+        health = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        hstub = health_pb2_grpc.HealthStub(health)
+        for _ in range(moves):
+            await rpc.run(
+                "echo (Health.Check)", lambda: hstub.Check(health_pb2.HealthCheckRequest())
+            )
+        await health.close()
+    finally:
+        await channel.close()
+        await server.stop(0.5)
+    return {"stages": stages.summary(), "rpcs": rpc.summary()}
+
+
+def _auth(token: str, limiter: RateLimiter) -> str:
+    h = hash_secret(token)
+    limiter.take(h)
+    return h
+
+
+def _apply(state: Any, action: Action, version: int) -> None:
+    from tranca.app.game import apply_action
+
+    apply_action(state, action, version)
+
+
+def _markdown(results: dict[str, Any]) -> str:
+    lines = [
+        "# Where the time of one move goes",
+        "",
+        f"Machine: {results['machine']}",
+        "",
+        f"Command: `{results['command']}`",
+        "",
+    ]
+    for db, r in results["databases"].items():
+        lines += [
+            f"## {db}",
+            "",
+            "| stage | CPU µs (mean) | wall µs (median) |",
+            "|---|---:|---:|",
+        ]
+        total_cpu = 0.0
+        for name in STAGES:
+            s = r["stages"][name]
+            total_cpu += s["cpu_us_mean"]
+            lines.append(f"| {name} | {s['cpu_us_mean']} | {s['wall_us_median']} |")
+        lines.append(f"| **stages, sum** | {total_cpu:.1f} | |")
+        for name, s in r["rpcs"].items():
+            lines.append(
+                f"| whole RPC: {name} (client+server) | {s['cpu_us_mean']} | {s['wall_us_median']} |"
+            )
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    results: dict[str, Any] = {"machine": machine(), "command": args.command, "databases": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        results["databases"]["SQLite"] = await measure(
+            f"sqlite:///{Path(tmp) / 'stages.db'}", args.moves, args.seed
+        )
+    if not args.no_postgres:
+        url, drop = await _fresh_pg()
+        try:
+            results["databases"]["PostgreSQL"] = await measure(url, args.moves, args.seed)
+        finally:
+            await drop()
+    return results
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--out", default="bench/results")
+    p.add_argument("--moves", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--no-postgres", action="store_true")
+    args = p.parse_args()
+    args.command = f"python bench/move_stages.py --moves {args.moves}"
+    # The move's log line is rendered as the server renders it, then dropped.
+    sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
+    configure_logging("json")
+    results = asyncio.run(main_async(args))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "move_stages.json").write_text(json.dumps(results, indent=2) + "\n")
+    (out / "move_stages.md").write_text(_markdown(results))
+    print(_markdown(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Stored text: snapshots, setups and log entries are JSON.
+
+orjson reads and writes a game's snapshot several times faster than the standard
+library, and a move reads one snapshot and writes one, so the codec is on every
+move's path. Keys are always strings and integers fit in 64 bits (seeds are
+unsigned 64-bit at most), which is all orjson asks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..app.game import Action, GameState, Setup
+
+
+def dumps(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def loads(text: str | bytes) -> Any:
+    return orjson.loads(text)
+
+
+def state_text(state: GameState) -> str:
+    """The snapshot column: the state without its setup, which has a column of its own
+    and never changes."""
+    return dumps(state.to_dict(with_setup=False))
+
+
+def state_from_text(text: str | bytes, setup_text: str) -> GameState:
+    return GameState.from_dict(orjson.loads(text), setup_from_text(setup_text))
+
+
+_SETUPS: dict[str, Setup] = {}
+_SETUPS_KEPT = 4096
+
+
+def setup_from_text(text: str) -> Setup:
+    """Memoised by the stored text: every move reads its game's setup, and decoding its
+    rules is a good part of a snapshot load. ``Setup`` is never mutated after the
+    game is created, so one instance per distinct text is shared; the bound keeps
+    the memory flat whatever the number of games."""
+    setup = _SETUPS.get(text)
+    if setup is None:
+        if len(_SETUPS) >= _SETUPS_KEPT:
+            _SETUPS.clear()
+        setup = _SETUPS[text] = Setup.from_dict(orjson.loads(text))
+    return setup
+
+
+def action_text(action: Action) -> str:
+    return dumps(action.to_dict())
+
+
+def action_from_text(text: str | bytes) -> Action:
+    return Action.from_dict(orjson.loads(text))
