@@ -35,6 +35,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ import grpc
 import structlog
 from engine_bench import machine  # type: ignore[import-not-found]
 
-from tranca.api.convert import move_to_pb, view_to_pb
+from tranca.api.convert import extend_moves, view_to_pb
 from tranca.api.limits import RateLimiter
 from tranca.app.game import Action, play_action
 from tranca.rules.engine import legal_moves
@@ -157,10 +158,8 @@ async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
                 move = rng.choice(legal_moves(state.deal)) if state.deal else None
                 assert move is not None
                 action = play_action(seat, move)
-                stages.sync("apply", lambda: _apply(state, action, row.version + 1))
-                snapshot, logged = stages.sync(
-                    "encode", lambda: (state_text(state), action_text(action))
-                )
+                stages.sync("apply", partial(_apply, state, action, row.version + 1))
+                snapshot, logged = stages.sync("encode", partial(_encode, state, action))
                 write = MoveWrite(
                     gid,
                     row.version,
@@ -171,22 +170,11 @@ async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
                     uuid.uuid4().hex,
                     "bench",
                 )
-                assert await stages.run("save", lambda: store.direct.write_move(write))
-                stages.sync(
-                    "view",
-                    lambda: pb.SubmitMoveResponse(
-                        version=row.version + 1,
-                        view=view_to_pb(gid, row.version + 1, state, seat),
-                        legal_moves=[move_to_pb(m) for m in legal_moves(state.deal)]
-                        if state.deal and state.deal.turn == seat and state.status == "playing"
-                        else [],
-                    ).SerializeToString(),
-                )
+                assert await stages.run("save", partial(store.direct.write_move, write))
+                stages.sync("view", partial(_answer, gid, row.version + 1, state, seat))
                 stages.sync(
                     "log",
-                    lambda: log.info(
-                        "move", game_id=gid, version=row.version + 1, seat=seat, kind="x"
-                    ),
+                    partial(log.info, "move", game_id=gid, version=row.version + 1, seat=seat),
                 )
                 done += 1
         # The whole RPC, and an echo through the same server's transport.
@@ -233,6 +221,19 @@ async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
     return {"stages": stages.summary(), "rpcs": rpc.summary()}
 
 
+def _encode(state: Any, action: Action) -> tuple[str, str]:
+    return state_text(state), action_text(action)
+
+
+def _answer(game_id: str, version: int, state: Any, seat: int) -> bytes:
+    """SubmitMove's answer with include_legal_moves, as the servicer builds it."""
+    out = pb.SubmitMoveResponse(version=version, view=view_to_pb(game_id, version, state, seat))
+    deal = state.deal
+    if state.status == "playing" and deal is not None and deal.turn == seat:
+        extend_moves(out.legal_moves, legal_moves(deal))
+    return out.SerializeToString()
+
+
 def _auth(token: str, limiter: RateLimiter) -> str:
     h = hash_secret(token)
     limiter.take(h)
@@ -269,7 +270,8 @@ def _markdown(results: dict[str, Any]) -> str:
         lines.append(f"| **stages, sum** | {total_cpu:.1f} | |")
         for name, s in r["rpcs"].items():
             lines.append(
-                f"| whole RPC: {name} (client+server) | {s['cpu_us_mean']} | {s['wall_us_median']} |"
+                f"| whole RPC: {name} (client+server) "
+                f"| {s['cpu_us_mean']} | {s['wall_us_median']} |"
             )
         lines.append("")
     return "\n".join(lines) + "\n"

@@ -40,6 +40,7 @@ class Stats:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: Counter[str] = field(default_factory=Counter)
     conflicts: int = 0
+    draws_refused: int = 0  # turn-opening draws the preset refused (also in errors)
     acked: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> request -> version
     moves: int = 0
     deals: int = 0
@@ -48,6 +49,7 @@ class Stats:
         self.latencies.clear()
         self.errors.clear()
         self.conflicts = 0
+        self.draws_refused = 0
         self.moves = 0
         self.deals = 0
 
@@ -63,8 +65,15 @@ class LoadGenerator:
         channels: int = 4,
         timeout: float = 5.0,
         seed: int = 1,
+        think: float = 0.0,
+        draw_at_turn_start: bool = True,
     ) -> None:
         self.app = (("x-api-key", api_key),)
+        # A pause before each move (uniform in 0.5x to 1.5x), like a player or a bot
+        # thinking: with it, N games offer a load below the server's capacity and
+        # the latency measured is the service's, not a queue's.
+        self.think = think
+        self.draw_at_turn_start = draw_at_turn_start
         self.preset = preset
         self.players = players
         self.timeout = timeout
@@ -131,16 +140,34 @@ class LoadGenerator:
             view = (
                 await self._call(stub, "GetView", pb.GetViewRequest(game_id=gid), self.app)
             ).view
+            legal: list[pb.Move] | None = None  # the mover's, from its last answer
             for _ in range(2000):
                 if view.status != pb.GAME_STATUS_PLAYING or time.perf_counter() > self.deadline:
                     break
+                if self.think:
+                    await asyncio.sleep(self.think * (0.5 + rng.random()))
                 md = (("authorization", f"Bearer {tokens[view.turn]}"),)
-                legal = await self._call(
-                    stub, "ListLegalMoves", pb.ListLegalMovesRequest(game_id=gid), md
-                )
-                moves = list(legal.moves)
-                quick = [m for m in moves if m.WhichOneof("kind") in ("draw", "discard")]
-                move = rng.choice(quick if quick and rng.random() < 0.7 else moves)
+                blind_draw = not legal and view.phase == pb.PHASE_DRAW and self.draw_at_turn_start
+                if blind_draw:
+                    # A new turn opens with a draw, as a client that reads the phase
+                    # from its view plays it; the answer then carries the seat's
+                    # legal moves for the rest of the turn (include_legal_moves).
+                    legal = [pb.Move(draw=pb.DrawMove())]
+                elif not legal:
+                    listed = await self._call(
+                        stub, "ListLegalMoves", pb.ListLegalMovesRequest(game_id=gid), md
+                    )
+                    legal = list(listed.moves)
+                    if listed.version != view.version:
+                        view = (
+                            await self._call(
+                                stub, "GetView", pb.GetViewRequest(game_id=gid), self.app
+                            )
+                        ).view
+                        legal = None
+                        continue
+                quick = [m for m in legal if m.WhichOneof("kind") in ("draw", "discard")]
+                move = rng.choice(quick if quick and rng.random() < 0.7 else legal)
                 request_id = uuid.uuid4().hex
                 try:
                     done = await self._call(
@@ -148,13 +175,19 @@ class LoadGenerator:
                         "SubmitMove",
                         pb.SubmitMoveRequest(
                             game_id=gid,
-                            expected_version=legal.version,
+                            expected_version=view.version,
                             request_id=request_id,
                             move=move,
+                            include_legal_moves=True,
                         ),
                         md,
                     )
                 except grpc.aio.AioRpcError as e:
+                    if blind_draw and e.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                        # The preset refuses a draw here: ask for the legal moves.
+                        self.stats.draws_refused += 1
+                        legal = None
+                        continue
                     if e.code() == grpc.StatusCode.ABORTED:
                         self.stats.conflicts += 1
                         view = (
@@ -162,11 +195,13 @@ class LoadGenerator:
                                 stub, "GetView", pb.GetViewRequest(game_id=gid), self.app
                             )
                         ).view
+                        legal = None
                         continue
                     raise
                 self.stats.acked[gid][request_id] = done.version
                 self.stats.moves += 1
                 view = done.view
+                legal = list(done.legal_moves)
             if view.status == pb.GAME_STATUS_FINISHED:
                 self.stats.deals += 1
 
@@ -201,6 +236,7 @@ class LoadGenerator:
             "rpcs": rpcs,
             "errors": dict(self.stats.errors),
             "conflicts": self.stats.conflicts,
+            "draws_refused": self.stats.draws_refused,
         }
 
     async def verify(self) -> dict[str, int]:
@@ -260,6 +296,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         players=args.players,
         channels=args.channels,
         seed=args.seed,
+        think=args.think_ms / 1000,
+        draw_at_turn_start=not args.list_moves_first,
     )
     try:
         result = await gen.run(args.games, args.seconds, args.warmup)
@@ -276,7 +314,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="tranca loadtest", description=__doc__)
     p.add_argument("--address", action="append", default=None, help="server address (repeatable)")
-    p.add_argument("--api-key", required=True)
+    p.add_argument("--api-key", default="", help="required, except with --echo")
     p.add_argument("--games", type=int, default=8, help="concurrent games")
     p.add_argument("--seconds", type=float, default=10.0, help="measured duration")
     p.add_argument("--warmup", type=float, default=2.0, help="warm-up, not measured")
@@ -285,10 +323,33 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--database-url", default="", help="also rebuild every game from its log")
+    p.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="mean pause before each move (0: every game moves as fast as it can)",
+    )
+    p.add_argument(
+        "--list-moves-first",
+        action="store_true",
+        help="open every turn with ListLegalMoves instead of a draw",
+    )
+    p.add_argument(
+        "--echo",
+        action="store_true",
+        help="the transport ceiling: echo calls to bench/echo_server.py instead of games",
+    )
+    p.add_argument("--payload-bytes", type=int, default=200, help="echo request size")
     args = p.parse_args(argv)
     args.address = args.address or ["127.0.0.1:50051"]
     if args.seconds > 3600 or args.games > 10_000:
         p.error("runs are bounded: at most an hour and 10,000 games")
+    if args.echo:
+        from .loadgen_echo import run_cli
+
+        return run_cli(args)
+    if not args.api_key:
+        p.error("the following arguments are required: --api-key")
     result = asyncio.run(main_async(args))
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")

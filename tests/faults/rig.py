@@ -133,7 +133,7 @@ class ServerProcess:
             text = self.log_path.read_text(errors="replace")
         except OSError:
             return []
-        return [line[-2000:] for line in text.splitlines() if "_failed" in line]
+        return [line[-6000:] for line in text.splitlines() if "_failed" in line]
 
     def start(self) -> None:
         self.proc = subprocess.Popen(

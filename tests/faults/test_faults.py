@@ -235,7 +235,9 @@ async def test_connection_cut_after_commit_before_the_answer(
 async def test_slow_database_with_deadlines_honoured(pg: PrivatePostgres) -> None:
     """A server behind a delaying proxy to PostgreSQL: short client deadlines expire,
     retries with the same request id land each move once."""
-    slow_db = Proxy(pg.port, delay=0.03)
+    # Each round trip to the database takes at least 0.12 s: a move (two round
+    # trips) cannot meet a 0.2 s deadline.
+    slow_db = Proxy(pg.port, delay=0.06)
     await slow_db.start()
     slow_url = f"postgresql://postgres@127.0.0.1:{slow_db.port}/postgres"
     server = ServerProcess(slow_url, db_timeout=10)

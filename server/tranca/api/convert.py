@@ -110,6 +110,26 @@ def move_to_pb(move: Move) -> pb.Move:
     return out
 
 
+_MOVE_MESSAGES: dict[Move, pb.Move] = {}
+_MOVE_MESSAGES_KEPT = 65_536
+
+
+def extend_moves(field: Any, moves: list[Move]) -> None:
+    """Append ``moves`` to a repeated ``Move`` field. Building a message costs several
+    times more than copying one, and the same few moves recur in every game, so
+    each distinct move's message is built once; ``extend`` copies it in, and the
+    kept instance is never handed out, so no caller can change it."""
+    messages = []
+    for move in moves:
+        message = _MOVE_MESSAGES.get(move)
+        if message is None:
+            if len(_MOVE_MESSAGES) >= _MOVE_MESSAGES_KEPT:
+                _MOVE_MESSAGES.clear()
+            message = _MOVE_MESSAGES[move] = move_to_pb(move)
+        messages.append(message)
+    field.extend(messages)
+
+
 # ----- rules -------------------------------------------------------------------------
 
 

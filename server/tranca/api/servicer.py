@@ -45,6 +45,7 @@ from .convert import (
     STATUS_NAMES,
     card,
     deal_result_to_pb,
+    extend_moves,
     move_from_pb,
     move_to_pb,
     overrides_from_pb,
@@ -313,7 +314,7 @@ class GameService(pb_grpc.GameServiceServicer):
         self._same_game(loaded, request.game_id)
         player = require_player(Caller(player=loaded.player), request.game_id)
         out = pb.ListLegalMovesResponse(version=loaded.version)
-        out.moves.extend(_legal_moves(loaded.state, player.seat))
+        _add_legal_moves(out.moves, loaded.state, player.seat)
         return out
 
     @rpc("SubmitMove")
@@ -357,7 +358,7 @@ class GameService(pb_grpc.GameServiceServicer):
             replayed=done.replayed,
         )
         if request.include_legal_moves:
-            out.legal_moves.extend(_legal_moves(done.state, player.seat))
+            _add_legal_moves(out.legal_moves, done.state, player.seat)
         return out
 
     @rpc("LeaveGame")
@@ -523,12 +524,11 @@ def _no_spectators() -> ApiError:
     )
 
 
-def _legal_moves(state: GameState, seat: int) -> list[pb.Move]:
+def _add_legal_moves(field: Any, state: GameState, seat: int) -> None:
     """The seat's legal moves now, in canonical order; none when it is not its turn."""
     deal = state.deal
-    if state.status != PLAYING or deal is None or deal.turn != seat:
-        return []
-    return [move_to_pb(m) for m in legal_moves(deal)]
+    if state.status == PLAYING and deal is not None and deal.turn == seat:
+        extend_moves(field, legal_moves(deal))
 
 
 def _summary(game: GameRecord) -> pb.GameSummary:

@@ -58,13 +58,24 @@ def is_black_three(card: int) -> bool:
     return card == THREE or card == 48 + THREE
 
 
-def card_text(card: int) -> str:
+def _card_text(card: int) -> str:
     if card == JOKER:
         return "JK"
     rank, suit = card & 15, card >> 4
     if not (1 <= rank <= 13 and 0 <= suit <= 3):
         raise ValueError(f"not a card: {card}")
     return RANK_LETTERS[rank - 1] + SUIT_LETTERS[suit]
+
+
+# Every view names every card it shows: a table lookup instead of string building.
+_CARD_TEXTS: dict[int, str] = {}
+
+
+def card_text(card: int) -> str:
+    text = _CARD_TEXTS.get(card)
+    if text is None:
+        text = _CARD_TEXTS[card] = _card_text(card)  # raises for a non-card
+    return text
 
 
 def parse_card(text: str) -> int:

@@ -18,7 +18,9 @@ run them on both databases.
 from __future__ import annotations
 
 import asyncio
+import collections
 import sqlite3
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -96,50 +98,121 @@ SELECT pg_notify('{NOTIFY_CHANNEL}', game_id || ':' || version) FROM logged
 """
 
 
-async def _keep_session(_connection: Any) -> None:
-    """These statements leave no session state (no LISTEN, SET or advisory lock), so a
-    connection going back to the pool needs no reset query: one round trip saved
-    per statement."""
+class ConnectionPool:
+    """A minimal pool of asyncpg connections: a stack of idle ones and a queue of
+    waiters. asyncpg's own pool spent more CPU per query than the query's own round
+    trip (acquire and release through holders, proxies and a reset query); these
+    statements leave no session state behind (no LISTEN, SET or advisory lock), so
+    a connection goes back as it is, unless it broke or a query on it was cut
+    short, in which case it is closed and a new one opened on demand.
+    """
+
+    def __init__(self, connect: Callable[[], Awaitable[Any]], size: int) -> None:
+        self._connect = connect
+        self._size = size
+        self._opened = 0
+        self._idle: list[Any] = []
+        self._waiters: collections.deque[asyncio.Future[Any]] = collections.deque()
+
+    async def acquire(self) -> Any:
+        if self._idle:
+            return self._idle.pop()
+        if self._opened < self._size:
+            self._opened += 1
+            return await self._open_reserved()
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            conn = await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                # Handed a connection or a slot as we were cancelled: pass it on.
+                if waiter.result() is not None:
+                    self.release(waiter.result(), broken=False)
+                else:
+                    self._opened -= 1
+                    self._hand_over(None)
+            raise
+        return conn if conn is not None else await self._open_reserved()
+
+    async def _open_reserved(self) -> Any:
+        """Open a connection in a slot already counted in ``_opened``."""
+        try:
+            return await self._connect()
+        except BaseException:
+            self._opened -= 1
+            self._hand_over(None)
+            raise
+
+    def release(self, conn: Any, *, broken: bool) -> None:
+        if broken or conn.is_closed():
+            conn.terminate()
+            self._opened -= 1
+            self._hand_over(None)  # a waiter may open a new connection in its place
+            return
+        self._hand_over(conn)
+
+    def _hand_over(self, conn: Any) -> None:
+        """A connection (or, with None, a free slot) to the first live waiter."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                if conn is None:
+                    self._opened += 1  # reserved for this waiter
+                waiter.set_result(conn)
+                return
+        if conn is not None:
+            self._idle.append(conn)
+
+    async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            self._opened -= 1
+            await conn.close()
 
 
 class PostgresDirect:
-    """asyncpg's pool, opened on first use (inside the serving event loop)."""
+    """Connections opened on first use (inside the serving event loop)."""
 
     def __init__(self, url: URL, pool_size: int, statement_timeout_ms: int) -> None:
         self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-        self._pool_size = pool_size
         self._statement_timeout_ms = statement_timeout_ms
-        self._pool: Any = None
-        self._opening = asyncio.Lock()
+        self._pool = ConnectionPool(self._connect, pool_size)
 
-    async def _get(self) -> Any:
-        if self._pool is None:
-            async with self._opening:
-                if self._pool is None:
-                    import asyncpg
+    async def _connect(self) -> Any:
+        import asyncpg
 
-                    self._pool = await asyncpg.create_pool(
-                        self._dsn,
-                        min_size=1,
-                        max_size=self._pool_size,
-                        timeout=5,
-                        command_timeout=self._statement_timeout_ms / 1000,
-                        server_settings={"statement_timeout": str(self._statement_timeout_ms)},
-                        reset=_keep_session,
-                    )
-        return self._pool
+        return await asyncpg.connect(
+            self._dsn,
+            timeout=5,
+            command_timeout=self._statement_timeout_ms / 1000,
+            server_settings={"statement_timeout": str(self._statement_timeout_ms)},
+        )
+
+    async def _fetchrow(self, sql: str, *args: Any) -> Any:
+        conn = await self._pool.acquire()
+        broken = True
+        try:
+            row = await conn.fetchrow(sql, *args)
+            broken = False
+            return row
+        except Exception as exc:
+            # A statement's own error leaves the connection usable; anything else
+            # (a dropped connection, a timeout mid-query) may not have.
+            broken = not _statement_error(exc)
+            raise
+        finally:
+            self._pool.release(conn, broken=broken)
 
     async def seat_game(self, token_hash: str) -> SeatRow | None:
-        pool = await self._get()
-        row = await pool.fetchrow(SEAT_GAME_SQL.format("$1"), token_hash)
+        row = await self._fetchrow(SEAT_GAME_SQL.format("$1"), token_hash)
         return None if row is None else SeatRow(*row)
 
     async def write_move(self, write: MoveWrite) -> bool:
         import asyncpg
 
-        pool = await self._get()
         try:
-            row = await pool.fetchrow(
+            row = await self._fetchrow(
                 PG_WRITE_MOVE_SQL,
                 write.game_id,
                 write.version,
@@ -155,9 +228,20 @@ class PostgresDirect:
         return row is not None
 
     async def close(self) -> None:
-        if self._pool is not None:
-            pool, self._pool = self._pool, None
-            await pool.close()
+        await self._pool.close()
+
+
+def _statement_error(exc: BaseException) -> bool:
+    """An error PostgreSQL raised for the statement itself (a constraint, say), after
+    which the connection is idle and sound; not a connection or timeout error."""
+    import asyncpg
+
+    if isinstance(exc, asyncpg.PostgresConnectionError | asyncpg.InterfaceError):
+        return False
+    state = str(getattr(exc, "sqlstate", "") or "")
+    if state.startswith(("08", "57")):  # connection exception, operator intervention
+        return False
+    return isinstance(exc, asyncpg.PostgresError)
 
 
 def sqlite_timestamp() -> str:

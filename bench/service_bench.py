@@ -1,0 +1,459 @@
+"""The service benchmark: the real service against this machine's ceilings.
+
+In one run it measures the ceilings (``ceilings.py``: PostgreSQL with pgbench, SQLite
+with a tight sqlite3 loop, the transport with an echo service in each process
+layout), then runs the service as it is deployed, in subprocesses (``tranca
+migrate``, ``tranca serve`` with one process and with ``--workers N``) on a fresh
+SQLite file and on a fresh PostgreSQL database, and drives each with ``tranca
+loadtest`` in a process of its own. For each service run it reports moves per
+second, SubmitMove latency, the verification of every acknowledged move, and the
+ratio of its moves per second to the lower of its two ceilings (the database's
+and the transport's for the same layout and load). Results go to
+``OUT/service.json`` and ``OUT/service.md`` with the machine's description.
+
+    python bench/service_bench.py --out bench/results [--seconds 10] [--games 16 --games 64]
+                                  [--workers 2] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from ceilings import (  # type: ignore[import-not-found]
+    PG_ADMIN,
+    Process,
+    echo_ceiling,
+    free_port,
+    pg_available,
+    pg_database,
+    pgbench_ceiling,
+    run_json,
+    sqlite_ceiling,
+    tranca_bin,
+)
+from engine_bench import machine  # type: ignore[import-not-found]
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+DEFAULT_GAMES = (16, 64)
+DATABASES = ("sqlite", "postgresql")
+API_KEY_PLACEHOLDER = "KEY"
+
+
+@dataclass
+class Plan:
+    seconds: float
+    warmup: float
+    games: list[int]
+    layouts: list[int]  # server processes: 1 and --workers
+    channels: int
+    ceiling_seconds: float
+    pgbench_clients: int
+    pgbench_jobs: int
+    databases: list[str]
+    quick: bool
+
+
+def wait_serving(port: int, timeout: float = 30.0) -> None:
+    """Until the server's health service answers SERVING."""
+    deadline = time.monotonic() + timeout
+    last = ""
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+                last = f"status {reply.status}"
+            except grpc.RpcError as exc:
+                last = str(exc.code())
+            time.sleep(0.1)
+    raise RuntimeError(f"the server on {port} is not SERVING after {timeout:g} s ({last})")
+
+
+@contextlib.contextmanager
+def fresh_database(kind: str, tmp: Path, tag: str) -> Iterator[str]:
+    """An empty database of ``kind`` (a file in ``tmp``, or a throwaway PostgreSQL
+    database, dropped afterwards)."""
+    if kind == "sqlite":
+        path = tmp / f"service-{tag}.db"
+        yield f"sqlite:///{path}"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    else:
+        with pg_database(PG_ADMIN) as url:
+            yield url
+
+
+def _check(argv: list[str]) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr[-5000:])
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"tranca {argv[1]} failed (exit {done.returncode}): {last}")
+    return done.stdout
+
+
+def service_run(kind: str, workers: int, games: int, plan: Plan, tmp: Path) -> dict[str, Any]:
+    """One service configuration under ``tranca loadtest``."""
+    tranca = tranca_bin()
+    tag = f"{kind}-{workers}w-{games}g"
+    with fresh_database(kind, tmp, tag) as url:
+        _check([tranca, "migrate", "--database-url", url])
+        # The app is registered before the server starts and its key then given as
+        # the development key: the server finds it, rather than each of N workers
+        # racing to insert it at start-up.
+        key = json.loads(_check([tranca, "create-app", "bench", "--database-url", url]))["api_key"]
+        port = free_port()
+        serve = [
+            tranca,
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--metrics-port",
+            "0",
+            "--database-url",
+            url,
+            "--dev-api-key",
+            key,
+            "--log-format",
+            "json",
+            "--workers",
+            str(workers),
+            # The benchmark's one app would otherwise meet its own rate limit (2000
+            # calls/s per key by default): the limit would be measured, not the service.
+            "--rate-per-app",
+            "0",
+            "--rate-per-token",
+            "0",
+        ]
+        load = [
+            tranca,
+            "loadtest",
+            "--address",
+            f"127.0.0.1:{port}",
+            "--api-key",
+            key,
+            "--games",
+            str(games),
+            "--seconds",
+            str(plan.seconds),
+            "--warmup",
+            str(plan.warmup),
+            "--channels",
+            str(plan.channels),
+            "--database-url",
+            url,
+        ]
+        server = Process(serve, tmp / f"serve-{tag}.log")
+        try:
+            server.wait_listening(port, workers)
+            wait_serving(port)
+            result, code = run_json(load, timeout=plan.seconds + plan.warmup + 600)
+        except Exception:
+            print(server.tail(), file=sys.stderr)
+            raise
+        finally:
+            server.stop()
+
+    # The commands as run, with this run's throwaway values named instead.
+    names = {key: API_KEY_PLACEHOLDER, url: "URL", f"127.0.0.1:{port}": "127.0.0.1:PORT"}
+    names[str(port)] = "PORT"
+
+    def shown(argv: list[str]) -> str:
+        return " ".join(names.get(w, w) for w in ["tranca", *argv[1:]])
+
+    submit = result.get("rpcs", {}).get("SubmitMove", {})
+    calls = sum(r.get("calls", 0) for r in result.get("rpcs", {}).values())
+    return {
+        "database": kind,
+        "workers": workers,
+        "games": games,
+        "moves_per_second": result.get("moves_per_second", 0.0),
+        "submit_p50_ms": submit.get("p50_ms"),
+        "submit_p99_ms": submit.get("p99_ms"),
+        # The load generator's RPCs per move (ListLegalMoves, SubmitMove, a game's set-up
+        # and views): each of them costs the transport a call.
+        "rpcs_per_move": round(calls / result["moves"], 2) if result.get("moves") else None,
+        "verification": result.get("verification", {}),
+        "exit_code": code,
+        "commands": {
+            "migrate": shown([tranca, "migrate", "--database-url", url]),
+            "serve": shown(serve),
+            "load": shown(load),
+        },
+        "loadtest": result,
+    }
+
+
+def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
+    errors: list[str] = []
+    skipped: dict[str, str] = {}
+    ceilings: dict[str, Any] = {"transport": []}
+
+    def attempt(what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        print(f"-- {what}", file=sys.stderr, flush=True)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            traceback.print_exc()
+            errors.append(f"{what}: {type(exc).__name__}: {exc}")
+            return None
+
+    if "postgresql" in plan.databases:
+        why = pg_available(PG_ADMIN)
+        if why:
+            skipped["postgresql"] = f"PostgreSQL unreachable at {PG_ADMIN}: {why}"
+            print(f"!! {skipped['postgresql']}", file=sys.stderr)
+    databases = [d for d in plan.databases if d not in skipped]
+
+    # The transport first, while the database server is idle.
+    for workers in plan.layouts:
+        for games in plan.games:
+            found = attempt(
+                f"transport ceiling, {_processes(workers)}, {games} loops",
+                echo_ceiling,
+                workers,
+                games=games,
+                seconds=plan.seconds,
+                warmup=plan.warmup,
+                channels=plan.channels,
+            )
+            if found is not None:
+                ceilings["transport"].append(found)
+    if "sqlite" in databases:
+        ceilings["sqlite"] = attempt("SQLite ceiling", sqlite_ceiling, plan.ceiling_seconds)
+    if "postgresql" in databases:
+        ceilings["postgresql"] = attempt(
+            "PostgreSQL ceiling (pgbench)",
+            pgbench_ceiling,
+            plan.ceiling_seconds,
+            clients=plan.pgbench_clients,
+            jobs=plan.pgbench_jobs,
+        )
+
+    runs: list[dict[str, Any]] = []
+    for kind in databases:
+        for workers in plan.layouts:
+            for games in plan.games:
+                run = attempt(
+                    f"service on {kind}, {_processes(workers)}, {games} games",
+                    service_run,
+                    kind,
+                    workers,
+                    games,
+                    plan,
+                    tmp,
+                )
+                if run is None:
+                    continue
+                db = ceilings.get(kind) or {}
+                echo: dict[str, Any] = next(
+                    (
+                        t
+                        for t in ceilings["transport"]
+                        if t["workers"] == workers and t["games"] == games
+                    ),
+                    {},
+                )
+                run["db_ceiling_tps"] = db.get("tps")
+                run["transport_ceiling_cps"] = echo.get("calls_per_second")
+                bounds = [b for b in (run["db_ceiling_tps"], run["transport_ceiling_cps"]) if b]
+                run["ceiling"] = min(bounds) if bounds else None
+                run["ratio"] = (
+                    round(run["moves_per_second"] / run["ceiling"], 3) if run["ceiling"] else None
+                )
+                v = run["verification"]
+                if run["exit_code"] != 0 or v.get("lost") or v.get("doubled"):
+                    errors.append(f"service on {kind}, {workers}w, {games}g: verification {v}")
+                runs.append(run)
+                print(
+                    f"   {run['moves_per_second']} moves/s, ratio {run['ratio']}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return {"ceilings": ceilings, "runs": runs, "skipped": skipped, "errors": errors}
+
+
+def _processes(n: int) -> str:
+    return "1 process" if n == 1 else f"{n} processes"
+
+
+def _f(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    return str(value)
+
+
+def markdown(report: dict[str, Any]) -> str:
+    plan = report["plan"]
+    m = report["machine"]
+    c = report["ceilings"]
+    lines = [
+        "# Service benchmark",
+        "",
+        f"{'A quick smoke run (`--quick`): figures are indicative only. ' if plan['quick'] else ''}"
+        "Concurrent 2-player tranca-000 games played by random bots through the gRPC API "
+        f"(`tranca loadtest`, {plan['channels']} channels, {plan['warmup']:g} s warm-up, "
+        f"{plan['seconds']:g} s measured) against `tranca serve` in subprocesses, on a fresh "
+        "database each run. The load generator, the server processes and the database share "
+        f"the machine's {m['cores']} cores. SubmitMove latency as the client sees it. "
+        "Ratio: moves/s ÷ the lower ceiling (the database's transactions/s and the "
+        "transport's echo calls/s for the same process layout and load); each move costs "
+        "the load generator more than one call (rpcs/move), so the transport ceiling is "
+        "generous.",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['implementation']} {m['python']}, "
+        f"{m['platform']}; load average at the end {m['load_average'][0]:.2f}; "
+        f"commit {m['commit']}; {m['date']}.",
+        "",
+        "## Service",
+        "",
+        "| database | processes | games | moves/s | SubmitMove p50 ms | p99 ms | rpcs/move "
+        "| DB ceiling tx/s | transport ceiling calls/s | ratio | lost / doubled |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in report["runs"]:
+        v = r["verification"]
+        lines.append(
+            f"| {r['database']} | {r['workers']} | {r['games']} | {_f(r['moves_per_second'])} | "
+            f"{_f(r['submit_p50_ms'], 2)} | {_f(r['submit_p99_ms'], 2)} | "
+            f"{_f(r['rpcs_per_move'], 2)} | {_f(r['db_ceiling_tps'])} | "
+            f"{_f(r['transport_ceiling_cps'])} | {_f(r['ratio'], 3)} | "
+            f"{v.get('lost', '?')} / {v.get('doubled', '?')}"
+            + (f" ({v['not_rebuilt']} not rebuilt)" if v.get("not_rebuilt") else "")
+            + " |"
+        )
+    lines += ["", "## Ceilings", ""]
+    pg = c.get("postgresql")
+    if pg:
+        lines.append(
+            f"- PostgreSQL: **{_f(pg['tps'])} tx/s**, latency average {_f(pg['latency_avg_ms'], 2)}"
+            f" ms, {pg['clients']} clients on {pg['games']} games, "
+            f"{pg['snapshot_bytes']} B snapshots, {_f(pg['failed'], 0)} failed, verified "
+            f"{pg['verified']}: `{pg['command']}` with the script below."
+        )
+    sq = c.get("sqlite")
+    if sq:
+        lines.append(
+            f"- SQLite {sq['sqlite_version']}: **{_f(sq['tps'])} tx/s** "
+            f"({_f(sq['latency_avg_ms'], 3)} ms each), one Python sqlite3 loop over "
+            f"{sq['games']} games, {sq['snapshot_bytes']} B snapshots, {sq['settings']}, "
+            f"{sq['seconds']:g} s, verified {sq['verified']}."
+        )
+    for t in c.get("transport", []):
+        echo = t.get("rpcs", {}).get("Echo", {})
+        lines.append(
+            f"- Transport, {_processes(t['workers'])}, {t['games']} loops: "
+            f"**{_f(t['calls_per_second'])} calls/s**, p50 {_f(echo.get('p50_ms'), 2)} ms, "
+            f"p99 {_f(echo.get('p99_ms'), 2)} ms, {t['payload_bytes']} B echoed, errors "
+            f"{t['errors'] or 'none'}: `{t['server_command']}` and `{t['command']}`."
+        )
+    if report["skipped"]:
+        lines += ["", "Skipped: " + "; ".join(f"{k}: {v}" for k, v in report["skipped"].items())]
+    if report["errors"]:
+        lines += ["", "Errors:", "", *(f"- {e}" for e in report["errors"])]
+    if report["runs"]:
+        cmds = report["runs"][0]["commands"]
+        lines += [
+            "",
+            "## Commands",
+            "",
+            "Each service run (KEY from `tranca create-app bench`, URL a fresh database):",
+            "",
+            "```sh",
+            cmds["migrate"],
+            *(
+                f"{r['commands']['serve']} &\n{r['commands']['load']}"
+                for r in report["runs"]
+                if r["database"] == report["runs"][0]["database"] and r["games"] == plan["games"][0]
+            ),
+            "```",
+        ]
+    if pg:
+        lines += ["", "The pgbench script:", "", "```", pg["script"].rstrip(), "```"]
+    lines += [
+        "",
+        f"Run with: `python bench/service_bench.py {report['argv']}`",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", default="bench/results")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured, per run")
+    parser.add_argument("--warmup", type=float, default=2.0, help="not measured, per run")
+    parser.add_argument(
+        "--games",
+        type=int,
+        action="append",
+        default=None,
+        help=f"concurrent games (repeatable; default {' and '.join(map(str, DEFAULT_GAMES))})",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="server processes of the multi-process layout"
+    )
+    parser.add_argument("--channels", type=int, default=4, help="load generator's channels")
+    parser.add_argument("--ceiling-seconds", type=float, default=None, help="default --seconds")
+    parser.add_argument("--pgbench-clients", type=int, default=16)
+    parser.add_argument("--pgbench-jobs", type=int, default=2)
+    parser.add_argument(
+        "--database", choices=DATABASES, action="append", default=None, help="default both"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a short smoke run: 2 s runs, the first --games only"
+    )
+    args = parser.parse_args()
+    games = args.games or list(DEFAULT_GAMES)
+    seconds, warmup = (2.0, 0.5) if args.quick else (args.seconds, args.warmup)
+    plan = Plan(
+        seconds=seconds,
+        warmup=warmup,
+        games=games[:1] if args.quick else games,
+        layouts=sorted({1, max(1, args.workers)}),
+        channels=args.channels,
+        ceiling_seconds=seconds if args.quick else (args.ceiling_seconds or seconds),
+        pgbench_clients=args.pgbench_clients,
+        pgbench_jobs=args.pgbench_jobs,
+        databases=args.database or list(DATABASES),
+        quick=args.quick,
+    )
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="tranca-service-bench-") as tmp:
+        measured = measure(plan, Path(tmp))
+    report = {
+        "machine": machine(),
+        "argv": " ".join(sys.argv[1:]),
+        "plan": asdict(plan),
+        "elapsed_seconds": round(time.monotonic() - started, 1),
+        **measured,
+    }
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "service.json").write_text(json.dumps(report, indent=2) + "\n")
+    text = markdown(report)
+    (out / "service.md").write_text(text)
+    print(text)
+    print(f"wrote {out / 'service.json'} and {out / 'service.md'}")
+    return 1 if report["errors"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
