@@ -98,6 +98,10 @@ SELECT pg_notify('{NOTIFY_CHANNEL}', game_id || ':' || version) FROM logged
 """
 
 
+class ConnectionLost(ConnectionError):
+    """The connection closed while a query was on it."""
+
+
 class ConnectionPool:
     """A minimal pool of asyncpg connections: a stack of idle ones and a queue of
     waiters. asyncpg's own pool spent more CPU per query than the query's own round
@@ -115,8 +119,13 @@ class ConnectionPool:
         self._waiters: collections.deque[asyncio.Future[Any]] = collections.deque()
 
     async def acquire(self) -> Any:
-        if self._idle:
-            return self._idle.pop()
+        while self._idle:
+            conn = self._idle.pop()
+            if not conn.is_closed():
+                return conn
+            # Closed while idle (the database restarted, say): its slot is free again.
+            conn.terminate()
+            self._opened -= 1
         if self._opened < self._size:
             self._opened += 1
             return await self._open_reserved()
@@ -200,6 +209,11 @@ class PostgresDirect:
             # A statement's own error leaves the connection usable; anything else
             # (a dropped connection, a timeout mid-query) may not have.
             broken = not _statement_error(exc)
+            if conn.is_closed() and not isinstance(exc, OSError):
+                # The connection went away under the query: asyncpg then reports a
+                # driver error of its own (seen: "cannot switch to state"), which
+                # means the database is unreachable, not a bug.
+                raise ConnectionLost(f"the database connection was lost: {exc}") from exc
             raise
         finally:
             self._pool.release(conn, broken=broken)
