@@ -229,6 +229,11 @@ class Store:
                 raise Unavailable(str(exc) or "database timeout") from exc
             raise
 
+    def _one_writer(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """On SQLite, every write of this process waits here, in turn, rather than in
+        SQLite's busy handler (which sleeps in growing steps): see ``_write_lock``."""
+        return self._write_lock or contextlib.nullcontext()
+
     def _deadline(self) -> asyncio.Timeout:
         """Every database call is bounded: a slow database answers UNAVAILABLE rather
         than holding the caller (and a connection) indefinitely."""
@@ -254,7 +259,7 @@ class Store:
         """A new app and its API key (returned once; only its hash is stored)."""
         key = "tk_" + new_secret()
         app_id = uuid.uuid4().hex
-        async with self._guard(), self.engine.begin() as conn:
+        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             await conn.execute(
                 insert(App).values(
                     id=app_id,
@@ -269,7 +274,7 @@ class Store:
     async def ensure_app(self, name: str, key: str, permissions: frozenset[str]) -> str:
         """Register an app with a given key if no app has it (the dev key of ``make run``)."""
         h = hash_secret(key)
-        async with self._guard(), self.engine.begin() as conn:
+        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             found = (await conn.execute(select(App.id).where(App.key_hash == h))).first()
             if found:
                 return str(found.id)
@@ -287,7 +292,7 @@ class Store:
 
     async def revoke_app(self, app_id: str) -> bool:
         """Revoke an app's API key (its games stay; it can no longer call)."""
-        async with self._guard(), self.engine.begin() as conn:
+        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             done = await conn.execute(update(App).where(App.id == app_id).values(revoked=True))
         return bool(done.rowcount)
 
@@ -340,7 +345,7 @@ class Store:
 
     async def add_spectator(self, game_id: str, name: str) -> str:
         token = "tp_" + new_secret()
-        async with self._guard(), self.engine.begin() as conn:
+        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             await conn.execute(
                 insert(PlayerToken).values(
                     token_hash=hash_secret(token),
@@ -357,7 +362,7 @@ class Store:
     async def create_game(self, app_id: str, setup: Setup, state: GameState, label: str) -> str:
         game_id = uuid.uuid4().hex
         now = _now()
-        async with self._guard(), self.engine.begin() as conn:
+        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             await conn.execute(
                 insert(Game).values(
                     id=game_id,
@@ -447,9 +452,8 @@ class Store:
         or the game logic's own errors; on any error nothing is written.
         """
         started = time.perf_counter()
-        lock = self._write_lock or contextlib.nullcontext()
         try:
-            async with self._deadline(), lock, self.engine.begin() as conn:
+            async with self._deadline(), self._one_writer(), self.engine.begin() as conn:
                 if request_id:
                     first = await self._logged_request(conn, game_id, request_id, action)
                     if first is not None:
@@ -522,7 +526,6 @@ class Store:
         """
         started = time.perf_counter()
         game_id = loaded.player.game_id
-        lock = self._write_lock or contextlib.nullcontext()
         try:
             if expected_version != loaded.version:
                 raise VersionConflict(loaded.version)
@@ -538,7 +541,7 @@ class Store:
                 request_id,
                 actor,
             )
-            async with self._deadline(), lock:
+            async with self._deadline(), self._one_writer():
                 written = await self.direct.write_move(write)
             if not written:
                 raise VersionConflict(-1)
