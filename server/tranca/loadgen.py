@@ -206,13 +206,20 @@ class LoadGenerator:
                 self.stats.deals += 1
 
     async def run(self, games: int, seconds: float, warmup: float) -> dict[str, Any]:
-        if warmup > 0:
-            self.deadline = time.perf_counter() + warmup
-            await asyncio.gather(*(self._play(i) for i in range(games)))
-            self.stats.reset()
-        started = time.perf_counter()
-        self.deadline = started + seconds
-        await asyncio.gather(*(self._play(i) for i in range(games)))
+        """The same games run through the warm-up into the measured window, so the
+        window opens on games already under way (as on a live server), not on all
+        of them being created at once."""
+        self.deadline = time.perf_counter() + warmup + seconds
+        players = asyncio.gather(*(self._play(i) for i in range(games)))
+        try:
+            if warmup > 0:
+                await asyncio.wait([players], timeout=warmup)
+            self.stats.reset()  # what happened before is warm-up (acknowledgements kept)
+            started = time.perf_counter()
+            await players
+        finally:
+            if not players.done():
+                players.cancel()
         elapsed = time.perf_counter() - started
         return self.report(games, elapsed)
 
