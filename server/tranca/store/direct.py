@@ -45,8 +45,50 @@ class SeatRow:
 
 
 @dataclass(frozen=True, slots=True)
+class GameRow:
+    id: str
+    app_id: str
+    status: str
+    version: int
+    label: str
+    created_at: float  # seconds since the epoch
+    snapshot: str
+    setup: str
+
+
+@dataclass(frozen=True, slots=True)
+class AppRow:
+    id: str
+    name: str
+    permissions: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    id: str
+    app_id: str
+    status: str
+    preset: str
+    players: int
+    label: str
+    setup: str
+    snapshot: str
+    snapshot_schema: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatToken:
+    """A seat's new player token (its hash), written with the join that takes the seat."""
+
+    token_hash: str
+    seat: int
+    player_name: str
+
+
+@dataclass(frozen=True, slots=True)
 class MoveWrite:
-    """The new snapshot of a game at ``version + 1`` and the log row that made it."""
+    """The new snapshot of a game at ``version + 1`` and the log row that made it,
+    with, for the rarer actions, a seat's token to add or a seat's tokens to revoke."""
 
     game_id: str
     version: int  # the version the snapshot was read at (the compare-and-swap guard)
@@ -56,6 +98,8 @@ class MoveWrite:
     action: str
     request_id: str | None
     actor: str
+    new_token: SeatToken | None = None
+    revoke_seat: int | None = None
 
 
 class DuplicateRequest(Exception):
@@ -65,12 +109,42 @@ class DuplicateRequest(Exception):
 class DirectAccess(Protocol):
     async def seat_game(self, token_hash: str) -> SeatRow | None: ...
 
+    async def game(self, game_id: str) -> GameRow | None: ...
+
+    async def app(self, key_hash: str) -> AppRow | None: ...
+
+    async def insert_game(self, game: NewGame) -> None: ...
+
     async def write_move(self, write: MoveWrite) -> bool:
         """True when written; False when the game is no longer at ``write.version``."""
         ...
 
     async def close(self) -> None: ...
 
+
+GAME_SQL = (
+    "SELECT id, app_id, status, version, label, created_at, snapshot, setup"
+    " FROM games WHERE id = {0}"
+)
+APP_SQL = "SELECT id, name, permissions FROM apps WHERE key_hash = {0} AND NOT revoked"
+INSERT_GAME_SQL = (
+    "INSERT INTO games (id, app_id, status, version, preset, players, label, setup,"
+    " snapshot, snapshot_schema, created_at, updated_at)"
+    " VALUES ({0}, {1}, {2}, 0, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {9})"
+)
+REVOKE_SEAT_SQL = "UPDATE player_tokens SET revoked = {0} WHERE game_id = {1} AND seat = {2}"
+INSERT_TOKEN_SQL = (
+    "INSERT INTO player_tokens (token_hash, game_id, seat, player_name, revoked, created_at)"
+    " VALUES ({0}, {1}, {2}, {3}, {4}, {5})"
+)
+PG_WRITE_SQL = (
+    "UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now()"
+    " WHERE id = $1 AND version = $2"
+)
+PG_LOG_SQL = (
+    "INSERT INTO move_log (game_id, version, seat, action, request_id, actor, created_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6, now())"
+)
 
 SEAT_GAME_SQL = (
     "SELECT t.game_id, t.seat, t.player_name, g.app_id, g.version, g.snapshot,"
@@ -198,13 +272,13 @@ class PostgresDirect:
             server_settings={"statement_timeout": str(self._statement_timeout_ms)},
         )
 
-    async def _fetchrow(self, sql: str, *args: Any) -> Any:
+    async def _using(self, work: Callable[[Any], Awaitable[Any]]) -> Any:
         conn = await self._pool.acquire()
         broken = True
         try:
-            row = await conn.fetchrow(sql, *args)
+            result = await work(conn)
             broken = False
-            return row
+            return result
         except Exception as exc:
             # A statement's own error leaves the connection usable; anything else
             # (a dropped connection, a timeout mid-query) may not have.
@@ -218,31 +292,106 @@ class PostgresDirect:
         finally:
             self._pool.release(conn, broken=broken)
 
+    async def _fetchrow(self, sql: str, *args: Any) -> Any:
+        return await self._using(lambda conn: conn.fetchrow(sql, *args))
+
     async def seat_game(self, token_hash: str) -> SeatRow | None:
         row = await self._fetchrow(SEAT_GAME_SQL.format("$1"), token_hash)
         return None if row is None else SeatRow(*row)
+
+    async def game(self, game_id: str) -> GameRow | None:
+        row = await self._fetchrow(GAME_SQL.format("$1"), game_id)
+        return None if row is None else _game_row(row)
+
+    async def app(self, key_hash: str) -> AppRow | None:
+        row = await self._fetchrow(APP_SQL.format("$1"), key_hash)
+        return None if row is None else AppRow(*row)
+
+    async def insert_game(self, game: NewGame) -> None:
+        sql = INSERT_GAME_SQL.format(*(f"${i}" for i in range(1, 10)), "now()")
+        await self._using(lambda conn: conn.execute(sql, *_new_game_values(game)))
 
     async def write_move(self, write: MoveWrite) -> bool:
         import asyncpg
 
         try:
-            row = await self._fetchrow(
-                PG_WRITE_MOVE_SQL,
-                write.game_id,
-                write.version,
-                write.status,
-                write.snapshot,
-                write.seat,
-                write.action,
-                write.request_id,
-                write.actor,
-            )
+            if write.new_token is None and write.revoke_seat is None:
+                row = await self._fetchrow(
+                    PG_WRITE_MOVE_SQL,
+                    write.game_id,
+                    write.version,
+                    write.status,
+                    write.snapshot,
+                    write.seat,
+                    write.action,
+                    write.request_id,
+                    write.actor,
+                )
+                return row is not None
+            return bool(await self._using(lambda conn: _pg_write_with_tokens(conn, write)))
         except asyncpg.UniqueViolationError as exc:
             raise DuplicateRequest(str(exc)) from exc
-        return row is not None
 
     async def close(self) -> None:
         await self._pool.close()
+
+
+async def _pg_write_with_tokens(conn: Any, w: MoveWrite) -> bool:
+    """A join or a leave: the move's write and a seat's token change, in one
+    transaction (rare enough that its several round trips do not matter)."""
+    async with conn.transaction():
+        done = await conn.execute(PG_WRITE_SQL, w.game_id, w.version, w.status, w.snapshot)
+        if done != "UPDATE 1":
+            return False
+        await conn.execute(
+            PG_LOG_SQL, w.game_id, w.version + 1, w.seat, w.action, w.request_id, w.actor
+        )
+        if w.revoke_seat is not None:
+            await conn.execute(REVOKE_SEAT_SQL.format("true", "$1", "$2"), w.game_id, w.revoke_seat)
+        if w.new_token is not None:
+            t = w.new_token
+            await conn.execute(
+                INSERT_TOKEN_SQL.format("$1", "$2", "$3", "$4", "false", "now()"),
+                t.token_hash,
+                w.game_id,
+                t.seat,
+                t.player_name,
+            )
+        # Delivered to every replica's listener only if this transaction commits.
+        await conn.execute(
+            "SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, f"{w.game_id}:{w.version + 1}"
+        )
+    return True
+
+
+def _new_game_values(g: NewGame) -> tuple[Any, ...]:
+    return (
+        g.id,
+        g.app_id,
+        g.status,
+        g.preset,
+        g.players,
+        g.label,
+        g.setup,
+        g.snapshot,
+        g.snapshot_schema,
+    )
+
+
+def _epoch(value: Any) -> float:
+    """A stored timestamp as seconds since the epoch: asyncpg gives a datetime,
+    sqlite3 the text SQLAlchemy wrote (UTC, without a zone)."""
+    if value is None:
+        return 0.0
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return float(value.timestamp())
+
+
+def _game_row(row: Any) -> GameRow:
+    return GameRow(row[0], row[1], row[2], int(row[3]), row[4], _epoch(row[5]), row[6], row[7])
 
 
 def _statement_error(exc: BaseException) -> bool:
@@ -339,6 +488,28 @@ class SqliteDirect:
         return None if row is None else SeatRow(*row)
 
     @staticmethod
+    def _game(conn: sqlite3.Connection, game_id: str) -> GameRow | None:
+        row = conn.execute(GAME_SQL.format("?"), (game_id,)).fetchone()
+        return None if row is None else _game_row(row)
+
+    @staticmethod
+    def _app(conn: sqlite3.Connection, key_hash: str) -> AppRow | None:
+        row = conn.execute(APP_SQL.format("?"), (key_hash,)).fetchone()
+        return None if row is None else AppRow(*row)
+
+    @staticmethod
+    def _insert_game(conn: sqlite3.Connection, game: NewGame) -> None:
+        now = sqlite_timestamp()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(INSERT_GAME_SQL.format(*("?" * 10)), (*_new_game_values(game), now, now))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    @staticmethod
     def _write_move(conn: sqlite3.Connection, w: MoveWrite) -> bool:
         now = sqlite_timestamp()
         # IMMEDIATE: take the write lock first, as every writer of the service does.
@@ -358,6 +529,14 @@ class SqliteDirect:
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (w.game_id, w.version + 1, w.seat, w.action, w.request_id, w.actor, now),
             )
+            if w.revoke_seat is not None:
+                conn.execute(REVOKE_SEAT_SQL.format("1", "?", "?"), (w.game_id, w.revoke_seat))
+            if w.new_token is not None:
+                t = w.new_token
+                conn.execute(
+                    INSERT_TOKEN_SQL.format("?", "?", "?", "?", "0", "?"),
+                    (t.token_hash, w.game_id, t.seat, t.player_name, now),
+                )
             conn.execute("COMMIT")
             return True
         except sqlite3.IntegrityError as exc:
@@ -369,26 +548,35 @@ class SqliteDirect:
             raise
 
     async def seat_game(self, token_hash: str) -> SeatRow | None:
+        row: SeatRow | None = await self._inline_first(
+            lambda conn: self._seat_game(conn, token_hash)
+        )
+        return row
+
+    async def _inline_first(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+        """``work`` on the loop's connection; on the thread's if it would have to wait."""
         try:
-            return self._seat_game(self._loop_connection(), token_hash)
+            return work(self._loop_connection())
         except sqlite3.OperationalError as exc:
             if not _busy(exc):
                 raise
-        result: SeatRow | None = await self._on_thread(
-            lambda: self._seat_game(self._thread_connection(), token_hash)
-        )
-        return result
+        return await self._on_thread(lambda: work(self._thread_connection()))
 
     async def write_move(self, write: MoveWrite) -> bool:
         self._count_write()
-        try:
-            return self._write_move(self._loop_connection(), write)
-        except sqlite3.OperationalError as exc:
-            if not _busy(exc):
-                raise
-        return bool(
-            await self._on_thread(lambda: self._write_move(self._thread_connection(), write))
-        )
+        return bool(await self._inline_first(lambda conn: self._write_move(conn, write)))
+
+    async def game(self, game_id: str) -> GameRow | None:
+        row: GameRow | None = await self._inline_first(lambda conn: self._game(conn, game_id))
+        return row
+
+    async def app(self, key_hash: str) -> AppRow | None:
+        row: AppRow | None = await self._inline_first(lambda conn: self._app(conn, key_hash))
+        return row
+
+    async def insert_game(self, game: NewGame) -> None:
+        self._count_write()
+        await self._inline_first(lambda conn: self._insert_game(conn, game))
 
     def _close_waiting(self) -> None:
         if self._waiting is not None:

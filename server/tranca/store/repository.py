@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Row, func, insert, select, text, update
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -35,7 +35,14 @@ from .codec import (
     state_text,
 )
 from .database import BUSY_TIMEOUT_MS, reader
-from .direct import NOTIFY_CHANNEL, DuplicateRequest, MoveWrite, direct_access
+from .direct import (
+    NOTIFY_CHANNEL,
+    DuplicateRequest,
+    MoveWrite,
+    NewGame,
+    SeatToken,
+    direct_access,
+)
 from .models import App, Game, MoveLog, PlayerToken
 
 __all__ = ["NOTIFY_CHANNEL", "Store"]
@@ -298,14 +305,8 @@ class Store:
 
     async def app_by_key(self, key: str) -> AppRecord | None:
         started = time.perf_counter()
-        async with self._guard(), self.reads.connect() as conn:
-            row = (
-                await conn.execute(
-                    select(App.id, App.name, App.permissions).where(
-                        App.key_hash == hash_secret(key), App.revoked.is_(False)
-                    )
-                )
-            ).first()
+        async with self._guard():
+            row = await self.direct.app(hash_secret(key))
         self._timed("app_by_key", started)
         if row is None:
             return None
@@ -361,34 +362,37 @@ class Store:
 
     async def create_game(self, app_id: str, setup: Setup, state: GameState, label: str) -> str:
         game_id = uuid.uuid4().hex
-        now = _now()
-        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
-            await conn.execute(
-                insert(Game).values(
-                    id=game_id,
-                    app_id=app_id,
-                    status=state.status,
-                    version=0,
-                    preset=setup.rules.name,
-                    players=setup.players,
-                    label=label,
-                    setup=dumps(setup.to_dict()),
-                    snapshot=state_text(state),
-                    snapshot_schema=GAME_SCHEMA_VERSION,
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
+        new = NewGame(
+            game_id,
+            app_id,
+            state.status,
+            setup.rules.name,
+            setup.players,
+            label,
+            dumps(setup.to_dict()),
+            state_text(state),
+            GAME_SCHEMA_VERSION,
+        )
+        async with self._guard(), self._one_writer():
+            await self.direct.insert_game(new)
         return game_id
 
     async def game(self, game_id: str) -> GameRecord:
         started = time.perf_counter()
-        async with self._guard(), self.reads.connect() as conn:
-            row = (await conn.execute(select(Game).where(Game.id == game_id))).first()
+        async with self._guard():
+            row = await self.direct.game(game_id)
         self._timed("load", started)
         if row is None:
             raise NotFound(f"no game {game_id}")
-        return GameRecord.from_row(row)
+        return GameRecord(
+            row.id,
+            row.app_id,
+            row.status,
+            row.version,
+            row.label,
+            row.created_at,
+            state_from_text(row.snapshot, row.setup),
+        )
 
     async def setup_of(self, game_id: str) -> Setup:
         async with self._guard(), self.reads.connect() as conn:
@@ -446,58 +450,49 @@ class Store:
         new_token: tuple[str, int, str] | None = None,
         revoke_seat: int | None = None,
     ) -> Committed:
-        """Apply ``action`` to the game in one transaction (see the module's doc).
+        """Apply ``action`` to the game as it is now (see the module's doc): joins,
+        starts, leaves and resignations. ``new_token`` (token, seat, name) is a seat's
+        token written with the action; ``revoke_seat`` revokes a seat's tokens.
 
+        Without ``expected_version`` the action applies to whatever version is
+        current: a lost race re-reads the game and tries again (a few times).
         Raises ``NotFound``, ``VersionConflict``, ``RequestIdReused``, ``Unavailable``,
         or the game logic's own errors; on any error nothing is written.
         """
         started = time.perf_counter()
+        token = None
+        if new_token is not None:
+            secret, seat, name = new_token
+            token = SeatToken(hash_secret(secret), seat, name)
         try:
-            async with self._deadline(), self._one_writer(), self.engine.begin() as conn:
-                if request_id:
-                    first = await self._logged_request(conn, game_id, request_id, action)
-                    if first is not None:
-                        self._timed("replay", started)
-                        return first
-                result = await self._apply(
-                    conn, game_id, action, expected_version, request_id, actor
-                )
-                if revoke_seat is not None:
-                    # A player who leaves before the start loses the seat's token.
-                    await conn.execute(
-                        update(PlayerToken)
-                        .where(PlayerToken.game_id == game_id, PlayerToken.seat == revoke_seat)
-                        .values(revoked=True)
-                    )
-                if new_token is not None:
-                    token, seat, name = new_token
-                    await conn.execute(
-                        insert(PlayerToken).values(
-                            token_hash=hash_secret(token),
-                            game_id=game_id,
-                            seat=seat,
-                            player_name=name,
-                            revoked=False,
-                        )
-                    )
-                if self.is_postgres:
-                    # Delivered to every replica's listener only if this transaction commits.
-                    await conn.execute(
-                        text("SELECT pg_notify(:channel, :payload)"),
-                        {"channel": NOTIFY_CHANNEL, "payload": f"{game_id}:{result.version}"},
-                    )
-        except (IntegrityError, VersionConflict) as exc:
-            # Lost a race: perhaps to an earlier attempt of this same request (a retry
-            # sent while the first was still committing). Then its result is the answer.
             if request_id:
-                async with self._guard(), self.reads.connect() as conn:
-                    first = await self._logged_request(conn, game_id, request_id, action)
+                first = await self._first_answer(game_id, request_id, action)
                 if first is not None:
+                    self._timed("replay", started)
                     return first
-            if isinstance(exc, VersionConflict):
-                raise
-            current = await self._current_version(game_id)
-            raise VersionConflict(current) from exc
+            for attempt in range(5):
+                async with self._guard():
+                    row = await self.direct.game(game_id)
+                if row is None:
+                    raise NotFound(f"no game {game_id}")
+                try:
+                    result = await self._write(
+                        game_id,
+                        row.version,
+                        state_from_text(row.snapshot, row.setup),
+                        action,
+                        expected_version,
+                        request_id,
+                        actor,
+                        new_token=token,
+                        revoke_seat=revoke_seat,
+                    )
+                    break
+                except VersionConflict:
+                    if expected_version is not None or attempt == 4:
+                        raise
+            else:  # pragma: no cover - the loop either breaks or raises
+                raise AssertionError("unreachable")
         except Exception as exc:
             if _unavailable(exc):
                 raise Unavailable(str(exc) or "database timeout") from exc
@@ -517,8 +512,7 @@ class Store:
         actor: str = "player",
     ) -> Committed:
         """A player's action on the game ``loaded`` by ``seat_game``: applied to that
-        state and written only if the game is still at that version (the move path;
-        ``commit_action`` holds the same guarantees for the rarer actions).
+        state and written only if the game is still at that version (the move path).
 
         A retry of a request already logged gets its first answer; a stale
         ``expected_version`` is a ``VersionConflict``; the game logic's refusals
@@ -527,31 +521,65 @@ class Store:
         started = time.perf_counter()
         game_id = loaded.player.game_id
         try:
-            if expected_version != loaded.version:
-                raise VersionConflict(loaded.version)
-            state = loaded.state
-            apply_action(state, action, loaded.version + 1)
-            write = MoveWrite(
+            result = await self._write(
                 game_id,
                 loaded.version,
+                loaded.state,
+                action,
+                expected_version,
+                request_id,
+                actor,
+            )
+        except Exception as exc:
+            if _unavailable(exc):
+                raise Unavailable(str(exc) or "database timeout") from exc
+            raise
+        self._timed("replay" if result.replayed else "commit", started)
+        if self._on_commit is not None and not result.replayed:
+            await self._on_commit(game_id, result.version)
+        return result
+
+    async def _write(
+        self,
+        game_id: str,
+        version: int,
+        state: GameState,
+        action: Action,
+        expected_version: int | None,
+        request_id: str | None,
+        actor: str,
+        *,
+        new_token: SeatToken | None = None,
+        revoke_seat: int | None = None,
+    ) -> Committed:
+        """``action`` applied to ``state`` (read at ``version``) and written if the game
+        is still at that version: the one write of every change of a game."""
+        try:
+            if expected_version is not None and expected_version != version:
+                raise VersionConflict(version)
+            apply_action(state, action, version + 1)
+            write = MoveWrite(
+                game_id,
+                version,
                 state.status,
                 state_text(state),
                 action.seat,
                 action_text(action),
                 request_id,
                 actor,
+                new_token,
+                revoke_seat,
             )
             async with self._deadline(), self._one_writer():
                 written = await self.direct.write_move(write)
             if not written:
                 raise VersionConflict(-1)
         except (VersionConflict, DuplicateRequest) as exc:
-            # A retry of a move already made (its expected version is now stale, or
+            # A retry of a change already made (its expected version is now stale, or
             # its request id is taken): the first answer. Otherwise a lost race.
             if request_id:
                 first = await self._first_answer(game_id, request_id, action)
                 if first is not None:
-                    self._timed("replay", started)
                     return first
             if isinstance(exc, DuplicateRequest):
                 raise RequestIdReused(
@@ -560,14 +588,7 @@ class Store:
             if exc.current >= 0:
                 raise
             raise VersionConflict(await self._current_version(game_id)) from None
-        except Exception as exc:
-            if _unavailable(exc):
-                raise Unavailable(str(exc) or "database timeout") from exc
-            raise
-        self._timed("commit", started)
-        if self._on_commit is not None:
-            await self._on_commit(game_id, loaded.version + 1)
-        return Committed(loaded.version + 1, state, replayed=False)
+        return Committed(version + 1, state, replayed=False)
 
     async def _first_answer(
         self, game_id: str, request_id: str, action: Action
@@ -604,53 +625,6 @@ class Store:
             setup_from_text(setup_row.setup), [action_from_text(r.action) for r in logged]
         )
         return Committed(version, state, replayed=True)
-
-    async def _apply(
-        self,
-        conn: AsyncConnection,
-        game_id: str,
-        action: Action,
-        expected_version: int | None,
-        request_id: str | None,
-        actor: str,
-    ) -> Committed:
-        row = (
-            await conn.execute(
-                select(Game.version, Game.snapshot, Game.setup).where(Game.id == game_id)
-            )
-        ).first()
-        if row is None:
-            raise NotFound(f"no game {game_id}")
-        version = int(row.version)
-        if expected_version is not None and expected_version != version:
-            raise VersionConflict(version)
-        state = state_from_text(row.snapshot, row.setup)
-        new_version = version + 1
-        apply_action(state, action, new_version)
-        done = await conn.execute(
-            update(Game)
-            .where(Game.id == game_id, Game.version == version)
-            .values(
-                version=new_version,
-                status=state.status,
-                snapshot=state_text(state),
-                updated_at=_now(),
-            )
-        )
-        if done.rowcount != 1:
-            raise VersionConflict(await self._current_version_in(conn, game_id))
-        await conn.execute(
-            insert(MoveLog).values(
-                game_id=game_id,
-                version=new_version,
-                seat=action.seat,
-                action=action_text(action),
-                request_id=request_id,
-                actor=actor,
-                created_at=_now(),
-            )
-        )
-        return Committed(new_version, state, replayed=False)
 
     async def _current_version_in(self, conn: AsyncConnection, game_id: str) -> int:
         row = (await conn.execute(select(Game.version).where(Game.id == game_id))).first()
