@@ -10,6 +10,7 @@ GEN    := server/tranca/v1/.generated
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
 .PHONY: play
 .PHONY: node-deps
+.PHONY: bench-scale
 .PHONY: system-deps deploy-check rig rig-down audit
 
 $(STAMP): pyproject.toml
@@ -56,6 +57,13 @@ demo: venv
 bench-service: venv
 	$(BIN)/python bench/service_quick.py --out bench/results
 
+## Memory and scale: server RSS idle, warmed up and with 1,000 watch streams, and move
+## latency, with 10, 1,000 and 10,000 games stored, on SQLite and PostgreSQL
+## (bench/README.md).
+SCALE_PG ?= postgresql://postgres@127.0.0.1:5432/test
+bench-scale: venv
+	$(BIN)/python bench/scale.py --out bench/results --database-url sqlite --database-url $(SCALE_PG)
+
 ## Lint, type check and the whole test suite.
 test: system-deps lint typecheck deploy-check pytest
 
@@ -89,9 +97,12 @@ node-deps:
 pytest: venv node-deps
 	$(BIN)/pytest -n 2 -q
 
-## Engine benchmark (one core): writes bench/results/engine.json and engine.md.
+## Engine benchmark (one core), then the service against this machine's ceilings
+## (PostgreSQL and SQLite transactions, gRPC echo): bench/results/engine.{json,md}
+## and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
 bench: venv
 	$(BIN)/python bench/engine_bench.py --out bench/results
+	$(BIN)/python bench/service_bench.py --out bench/results
 
 ## A longer invariant-checked simulation of every preset (not part of `make test`).
 simulate: venv

@@ -46,7 +46,9 @@ from ceilings import (  # type: ignore[import-not-found]
 from engine_bench import machine  # type: ignore[import-not-found]
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-DEFAULT_GAMES = (16, 64)
+# "G" is G games moving as fast as they can (throughput); "G@T" is G games with a
+# pause of about T ms before each move (latency at a given load).
+DEFAULT_GAMES = ("16", "64@100")
 DATABASES = ("sqlite", "postgresql")
 API_KEY_PLACEHOLDER = "KEY"
 
@@ -55,7 +57,7 @@ API_KEY_PLACEHOLDER = "KEY"
 class Plan:
     seconds: float
     warmup: float
-    games: list[int]
+    games: list[str]
     layouts: list[int]  # server processes: 1 and --workers
     channels: int
     ceiling_seconds: float
@@ -106,10 +108,17 @@ def _check(argv: list[str]) -> str:
     return done.stdout
 
 
-def service_run(kind: str, workers: int, games: int, plan: Plan, tmp: Path) -> dict[str, Any]:
+def parse_games(spec: str) -> tuple[int, float]:
+    """``"64@100"`` -> (64 games, 100 ms think time); ``"16"`` -> (16, 0)."""
+    games, _, think = spec.partition("@")
+    return int(games), float(think or 0)
+
+
+def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> dict[str, Any]:
     """One service configuration under ``tranca loadtest``."""
     tranca = tranca_bin()
-    tag = f"{kind}-{workers}w-{games}g"
+    games, think_ms = parse_games(spec)
+    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t"
     with fresh_database(kind, tmp, tag) as url:
         _check([tranca, "migrate", "--database-url", url])
         # The app is registered before the server starts and its key then given as
@@ -156,6 +165,8 @@ def service_run(kind: str, workers: int, games: int, plan: Plan, tmp: Path) -> d
             str(plan.warmup),
             "--channels",
             str(plan.channels),
+            "--think-ms",
+            f"{think_ms:g}",
             "--database-url",
             url,
         ]
@@ -183,6 +194,7 @@ def service_run(kind: str, workers: int, games: int, plan: Plan, tmp: Path) -> d
         "database": kind,
         "workers": workers,
         "games": games,
+        "think_ms": think_ms,
         "moves_per_second": result.get("moves_per_second", 0.0),
         "submit_p50_ms": submit.get("p50_ms"),
         "submit_p99_ms": submit.get("p99_ms"),
@@ -222,8 +234,11 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
     databases = [d for d in plan.databases if d not in skipped]
 
     # The transport first, while the database server is idle.
+    # Echo loops never pause: the ceiling is the transport's capacity at that many
+    # concurrent loops, whatever pace a service run is given.
+    loop_counts = sorted({parse_games(spec)[0] for spec in plan.games})
     for workers in plan.layouts:
-        for games in plan.games:
+        for games in loop_counts:
             found = attempt(
                 f"transport ceiling, {_processes(workers)}, {games} loops",
                 echo_ceiling,
@@ -249,13 +264,14 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
     runs: list[dict[str, Any]] = []
     for kind in databases:
         for workers in plan.layouts:
-            for games in plan.games:
+            for spec in plan.games:
+                games = parse_games(spec)[0]
                 run = attempt(
-                    f"service on {kind}, {_processes(workers)}, {games} games",
+                    f"service on {kind}, {_processes(workers)}, {spec} games",
                     service_run,
                     kind,
                     workers,
-                    games,
+                    spec,
                     plan,
                     tmp,
                 )
@@ -317,7 +333,8 @@ def markdown(report: dict[str, Any]) -> str:
         "Ratio: moves/s ÷ the lower ceiling (the database's transactions/s and the "
         "transport's echo calls/s for the same process layout and load); each move costs "
         "the load generator more than one call (rpcs/move), so the transport ceiling is "
-        "generous.",
+        "generous. Think ms: each game pauses about that long before each move (0: games "
+        "move as fast as they can, for throughput; paced, for the latency at that load).",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['implementation']} {m['python']}, "
         f"{m['platform']}; load average at the end {m['load_average'][0]:.2f}; "
@@ -325,14 +342,15 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "## Service",
         "",
-        "| database | processes | games | moves/s | SubmitMove p50 ms | p99 ms | rpcs/move "
-        "| DB ceiling tx/s | transport ceiling calls/s | ratio | lost / doubled |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| database | processes | games | think ms | moves/s | SubmitMove p50 ms | p99 ms "
+        "| rpcs/move | DB ceiling tx/s | transport ceiling calls/s | ratio | lost / doubled |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["runs"]:
         v = r["verification"]
         lines.append(
-            f"| {r['database']} | {r['workers']} | {r['games']} | {_f(r['moves_per_second'])} | "
+            f"| {r['database']} | {r['workers']} | {r['games']} | {r.get('think_ms', 0):g} "
+            f"| {_f(r['moves_per_second'])} | "
             f"{_f(r['submit_p50_ms'], 2)} | {_f(r['submit_p99_ms'], 2)} | "
             f"{_f(r['rpcs_per_move'], 2)} | {_f(r['db_ceiling_tps'])} | "
             f"{_f(r['transport_ceiling_cps'])} | {_f(r['ratio'], 3)} | "
@@ -382,7 +400,8 @@ def markdown(report: dict[str, Any]) -> str:
             *(
                 f"{r['commands']['serve']} &\n{r['commands']['load']}"
                 for r in report["runs"]
-                if r["database"] == report["runs"][0]["database"] and r["games"] == plan["games"][0]
+                if r["database"] == report["runs"][0]["database"]
+                and (r["games"], r.get("think_ms", 0)) == parse_games(plan["games"][0])
             ),
             "```",
         ]
@@ -402,10 +421,10 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=2.0, help="not measured, per run")
     parser.add_argument(
         "--games",
-        type=int,
         action="append",
         default=None,
-        help=f"concurrent games (repeatable; default {' and '.join(map(str, DEFAULT_GAMES))})",
+        help="concurrent games, G or G@THINK_MS (repeatable; default "
+        f"{' and '.join(DEFAULT_GAMES)})",
     )
     parser.add_argument(
         "--workers", type=int, default=2, help="server processes of the multi-process layout"
