@@ -427,8 +427,12 @@ class SqliteDirect:
     checkpoint does (it syncs the log, copies it into the database and syncs that).
     SQLite would run one inside a commit every 1,000 pages, on the event loop: the
     loop's connection has automatic checkpoints off instead, and every
-    ``CHECKPOINT_EVERY`` writes a passive checkpoint runs on the dedicated thread,
-    where its disk waits block nobody.
+    ``CHECKPOINT_EVERY`` writes a checkpoint runs on the dedicated thread, where
+    its disk waits block nobody. It is a RESTART checkpoint: while it runs it
+    holds off writers (the loop's writes meet the lock and queue on the thread
+    behind it, a few milliseconds), so it completes and the log starts again from
+    its beginning. A passive one, racing a steady stream of writes, would never
+    complete, and the log would grow without bound.
     """
 
     CHECKPOINT_EVERY = 200
@@ -462,7 +466,7 @@ class SqliteDirect:
         return self._inline
 
     def _checkpoint(self) -> None:  # on the SQLite thread
-        self._thread_connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        self._thread_connection().execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
 
     def _count_write(self) -> None:
         self._writes += 1
