@@ -239,6 +239,42 @@ async def test_submit_move_plays_and_bumps_the_version(client: Client) -> None:
     assert again.view.turn == 1 - view.turn and len(again.view.hand) == 11
 
 
+async def test_a_move_can_answer_with_the_next_legal_moves(client: Client) -> None:
+    """include_legal_moves: the answer lists what ListLegalMoves would, at the answer's
+    version, and nothing once the turn has passed."""
+    gid, tokens = await client.new_game()
+    view = await app_view(client, gid)
+    me = client.player(tokens[view.turn])
+    drew = await client.stub.SubmitMove(
+        pb.SubmitMoveRequest(
+            game_id=gid,
+            expected_version=view.version,
+            request_id=uuid.uuid4().hex,
+            move=DRAW,
+            include_legal_moves=True,
+        ),
+        metadata=me,
+    )
+    listed = await client.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=gid), metadata=me)
+    assert listed.version == drew.version
+    assert [m.text for m in drew.legal_moves] == [m.text for m in listed.moves]
+    assert any(m.WhichOneof("kind") == "discard" for m in drew.legal_moves)
+    discarded = await client.stub.SubmitMove(
+        pb.SubmitMoveRequest(
+            game_id=gid,
+            expected_version=drew.version,
+            request_id=uuid.uuid4().hex,
+            move=discard(drew.view.hand[0]),
+            include_legal_moves=True,
+        ),
+        metadata=me,
+    )
+    assert discarded.view.turn != view.turn and not discarded.legal_moves
+    # Without the flag, the answer stays as small as before.
+    plain = await submit(client, gid, tokens[discarded.view.turn], DRAW, discarded.version)
+    assert not plain.legal_moves
+
+
 @pytest.mark.parametrize(
     "move",
     [

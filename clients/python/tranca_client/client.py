@@ -429,9 +429,12 @@ class AsyncTrancaClient:
         *,
         expected_version: int,
         request_id: str | None = None,
+        include_legal_moves: bool = False,
     ) -> pb.SubmitMoveResponse:
         """Play ``move`` (a ``tranca.v1.Move`` or the notation: ``"meld 4H 5H 6H"``)
-        for the token's seat, against ``expected_version``.
+        for the token's seat, against ``expected_version``. With
+        ``include_legal_moves`` the answer's ``legal_moves`` lists the seat's next
+        legal moves (empty once the turn has passed): no ``legal_moves`` call needed.
 
         Retries after UNAVAILABLE/DEADLINE_EXCEEDED reuse the request id (a new UUID
         unless given), so the move is applied at most once; ``replayed`` in the answer
@@ -448,6 +451,7 @@ class AsyncTrancaClient:
             expected_version=expected_version,
             request_id=request_id or uuid.uuid4().hex,
             move=move,
+            include_legal_moves=include_legal_moves,
         )
         try:
             return await self._unary(self._stub.SubmitMove, request, _PLAYER, retry=True)
@@ -680,11 +684,16 @@ class TrancaClient:
         *,
         expected_version: int,
         request_id: str | None = None,
+        include_legal_moves: bool = False,
     ) -> pb.SubmitMoveResponse:
         """See ``AsyncTrancaClient.submit_move``."""
         return self._run(
             self._aio.submit_move(
-                game_id, move, expected_version=expected_version, request_id=request_id
+                game_id,
+                move,
+                expected_version=expected_version,
+                request_id=request_id,
+                include_legal_moves=include_legal_moves,
             )
         )
 
