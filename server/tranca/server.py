@@ -59,8 +59,9 @@ class Config:
     rate_per_app: float = 2000.0  # calls per second per API key (bursts of 2x)
     health_interval: float = 5.0  # seconds between database health checks
     db_timeout: float = 5.0  # seconds any database call may take
-    db_pool_size: int = 10  # PostgreSQL connections per process (and as many again on bursts)
+    db_pool_size: int = 10  # PostgreSQL connections per process: moves; other calls (2x bursts)
     max_connection_age: float = 300.0  # seconds before a client connection is recycled
+    snapshot_schema: int = 2  # written; 1 while a release reading only 1 still runs
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -101,6 +102,14 @@ class Config:
         p.add_argument("--db-timeout", type=float, default=float(env.get("TRANCA_DB_TIMEOUT", 5)))
         p.add_argument("--db-pool-size", type=int, default=int(env.get("TRANCA_DB_POOL_SIZE", 10)))
         p.add_argument(
+            "--snapshot-schema",
+            type=int,
+            choices=(1, 2),
+            default=int(env.get("TRANCA_SNAPSHOT_SCHEMA", 2)),
+            help="snapshot format written (both are read); 1 during an upgrade from a "
+            "release that reads only 1",
+        )
+        p.add_argument(
             "--max-connection-age",
             type=float,
             default=float(env.get("TRANCA_MAX_CONNECTION_AGE", 300)),
@@ -127,6 +136,7 @@ class Config:
             health_interval=a.health_interval,
             db_timeout=a.db_timeout,
             db_pool_size=a.db_pool_size,
+            snapshot_schema=a.snapshot_schema,
             max_connection_age=a.max_connection_age,
         )
 
@@ -205,6 +215,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         observe=metrics.observe_db,
         timeout=cfg.db_timeout,
         pool_size=cfg.db_pool_size,
+        snapshot_schema=cfg.snapshot_schema,
     )
     if cfg.dev_api_key:
         await store.ensure_app("development", cfg.dev_api_key, frozenset({"fixed_deck"}))

@@ -362,6 +362,25 @@ async def test_retried_request_id_is_applied_once(client: Client) -> None:
     assert (await app_view(client, gid)).version == first.version
 
 
+async def test_a_request_id_is_honoured_even_when_the_rules_now_refuse(client: Client) -> None:
+    """At the current version a retry of an applied move would be refused by the rules
+    (the seat already drew): it still gets the first answer; and the same id with a
+    move the rules refuse is REQUEST_ID_REUSED, not the rules' refusal."""
+    gid, tokens = await client.new_game()
+    view = await app_view(client, gid)
+    token = tokens[view.turn]
+    first = await submit(client, gid, token, DRAW, view.version, request_id="draw-1")
+    again = await submit(client, gid, token, DRAW, first.version, request_id="draw-1")
+    assert again.replayed and again.version == first.version and again.view == first.view
+    not_held = next(c for c in ("AS", "KD", "2C", "7H") if c not in first.view.hand)
+    await refused(
+        submit(client, gid, token, discard(not_held), first.version, request_id="draw-1"),
+        Code.ALREADY_EXISTS,
+        "REQUEST_ID_REUSED",
+    )
+    assert (await app_view(client, gid)).version == first.version
+
+
 async def test_retry_after_the_game_moved_on_returns_the_first_answer(client: Client) -> None:
     """A retry answers the first answer: its view is the game at the version it names,
     even after later moves."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ..app.game import Action, GameState, Setup
+from ..app.game import GAME_SCHEMA_VERSION, Action, GameState, Setup
 
 
 def dumps(value: Any) -> str:
@@ -23,9 +23,13 @@ def loads(text: str | bytes) -> Any:
     return orjson.loads(text)
 
 
-def state_text(state: GameState) -> str:
+def state_text(state: GameState, schema: int = GAME_SCHEMA_VERSION) -> str:
     """The snapshot column: the state without its setup, which has a column of its own
-    and never changes."""
+    and never changes. ``schema=1`` writes what releases that read only schema 1
+    expect (the setup inside; they take the rules from it), for a rolling upgrade
+    from such a release (``tranca serve --snapshot-schema 1``)."""
+    if schema == 1:
+        return dumps({**state.to_dict(with_setup=True), "schema": 1})
     return dumps(state.to_dict(with_setup=False))
 
 

@@ -432,7 +432,9 @@ class SqliteDirect:
     holds off writers (the loop's writes meet the lock and queue on the thread
     behind it, a few milliseconds), so it completes and the log starts again from
     its beginning. A passive one, racing a steady stream of writes, would never
-    complete, and the log would grow without bound.
+    complete, and the log would grow without bound. Writes made while it runs
+    queue on the thread behind it; it waits for readers only briefly (see
+    ``_checkpoint``), so a reader that holds on stalls no writer for long.
     """
 
     CHECKPOINT_EVERY = 200
@@ -465,8 +467,20 @@ class SqliteDirect:
             self._inline.execute("PRAGMA wal_autocheckpoint=0")
         return self._inline
 
+    CHECKPOINT_WAIT_MS = 50
+
     def _checkpoint(self) -> None:  # on the SQLite thread
-        self._thread_connection().execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+        """A RESTART checkpoint that waits at most ``CHECKPOINT_WAIT_MS`` for readers
+        (it holds writers off meanwhile); if a reader holds on (a long report, a
+        backup tool), a passive one instead, and a full one at the next turn."""
+        conn = self._thread_connection()
+        conn.execute(f"PRAGMA busy_timeout={self.CHECKPOINT_WAIT_MS}")
+        try:
+            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+            if busy:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
 
     def _count_write(self) -> None:
         self._writes += 1
@@ -545,7 +559,9 @@ class SqliteDirect:
             return True
         except sqlite3.IntegrityError as exc:
             conn.execute("ROLLBACK")
-            raise DuplicateRequest(str(exc)) from exc
+            if "request_id" in str(exc):  # UNIQUE (game_id, request_id), as on PostgreSQL
+                raise DuplicateRequest(str(exc)) from exc
+            raise
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
@@ -557,18 +573,27 @@ class SqliteDirect:
         )
         return row
 
-    async def _inline_first(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
-        """``work`` on the loop's connection; on the thread's if it would have to wait."""
-        try:
-            return work(self._loop_connection())
-        except sqlite3.OperationalError as exc:
-            if not _busy(exc):
-                raise
+    async def _inline_first(
+        self, work: Callable[[sqlite3.Connection], Any], *, writes: bool = False
+    ) -> Any:
+        """``work`` on the loop's connection; on the thread's if it would have to wait.
+        While a checkpoint is under way, writes queue on the thread behind it rather
+        than race it for the lock (a checkpoint that keeps losing would never
+        complete)."""
+        checkpointing = self._checkpointing is not None and not self._checkpointing.done()
+        if not (writes and checkpointing):
+            try:
+                return work(self._loop_connection())
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise
         return await self._on_thread(lambda: work(self._thread_connection()))
 
     async def write_move(self, write: MoveWrite) -> bool:
         self._count_write()
-        return bool(await self._inline_first(lambda conn: self._write_move(conn, write)))
+        return bool(
+            await self._inline_first(lambda conn: self._write_move(conn, write), writes=True)
+        )
 
     async def game(self, game_id: str) -> GameRow | None:
         row: GameRow | None = await self._inline_first(lambda conn: self._game(conn, game_id))
@@ -580,7 +605,7 @@ class SqliteDirect:
 
     async def insert_game(self, game: NewGame) -> None:
         self._count_write()
-        await self._inline_first(lambda conn: self._insert_game(conn, game))
+        await self._inline_first(lambda conn: self._insert_game(conn, game), writes=True)
 
     def _close_waiting(self) -> None:
         if self._waiting is not None:
@@ -604,6 +629,26 @@ class SqliteDirect:
 def _ignore_outcome(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()  # retrieved, so asyncio does not log it as unhandled
+
+
+UNAVAILABLE_SQLITE_CODES = {
+    sqlite3.SQLITE_BUSY,
+    sqlite3.SQLITE_LOCKED,
+    sqlite3.SQLITE_IOERR,
+    sqlite3.SQLITE_CANTOPEN,
+    sqlite3.SQLITE_FULL,
+    sqlite3.SQLITE_PROTOCOL,
+}
+
+
+def sqlite_unavailable(exc: sqlite3.Error) -> bool:
+    """The database file cannot be used now (locked, unreadable, full), as opposed to
+    a statement SQLite refuses, which is a bug and must surface as one."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        text = str(exc)
+        return any(w in text for w in ("locked", "busy", "unable to open", "disk", "I/O"))
+    return code & 0xFF in UNAVAILABLE_SQLITE_CODES
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:

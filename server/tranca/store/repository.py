@@ -1,9 +1,11 @@
 """Reads and the one write path of the service.
 
-Every change of a game goes through ``commit_action``: in one transaction it loads
-the snapshot, applies the action with the pure game logic, writes the new snapshot
-only if the version is still the one it read (compare-and-swap), and appends the
-log row; a request id already in the log returns the first result instead.
+Every change of a game goes through ``_write`` (from ``commit_move`` for a player's
+move, ``commit_action`` for the rest): the snapshot read (one query), the action
+applied by the pure game logic, then one write that stores the new snapshot only
+if the version is still the one read (compare-and-swap) together with the log row.
+A request id already in the log (the write meets its unique index, a moved-on
+version, or a refusal by the rules) gets the first answer instead.
 """
 
 from __future__ import annotations
@@ -25,7 +27,16 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from ..app.game import GAME_SCHEMA_VERSION, Action, GameState, Setup, apply_action, rebuild
+from ..app.game import (
+    GAME_SCHEMA_VERSION,
+    Action,
+    GameError,
+    GameState,
+    Setup,
+    apply_action,
+    rebuild,
+)
+from ..rules.errors import InvalidMove, RuleViolation
 from .codec import (
     action_from_text,
     action_text,
@@ -42,6 +53,7 @@ from .direct import (
     NewGame,
     SeatToken,
     direct_access,
+    sqlite_unavailable,
 )
 from .models import App, Game, MoveLog, PlayerToken
 
@@ -53,14 +65,11 @@ def _unavailable(exc: BaseException) -> bool:
     (as opposed to a bug, which must surface as one)."""
     if isinstance(
         exc,
-        OperationalError
-        | InterfaceError
-        | PoolTimeout
-        | OSError
-        | TimeoutError
-        | sqlite3.OperationalError,
+        OperationalError | InterfaceError | PoolTimeout | OSError | TimeoutError,
     ):
         return True
+    if isinstance(exc, sqlite3.Error):
+        return sqlite_unavailable(exc)
     if isinstance(exc, DBAPIError) and exc.connection_invalidated:
         return True
     try:
@@ -82,9 +91,11 @@ def _unavailable(exc: BaseException) -> bool:
             | pg.CrashShutdownError,
         ):
             return True
-        # SQLSTATE class 08 (connection exception) and 57P (operator intervention).
+        # SQLSTATE class 08 (connection exception), 57P (operator intervention), 53
+        # (insufficient resources: too many connections, out of memory or disk) and
+        # 57014 (the statement timeout): the database cannot serve now.
         state = str(getattr(seen, "sqlstate", "") or getattr(seen, "pgcode", "") or "")
-        if state.startswith(("08", "57P")):
+        if state.startswith(("08", "57P", "53")) or state == "57014":
             return True
         seen = getattr(seen, "orig", None) or seen.__cause__ or seen.__context__
     return False
@@ -207,9 +218,11 @@ class Store:
         observe: Callable[[str, float], None] | None = None,
         timeout: float = 5.0,
         pool_size: int = 10,
+        snapshot_schema: int = GAME_SCHEMA_VERSION,
     ) -> None:
         self.engine = engine
         self.timeout = timeout
+        self.snapshot_schema = snapshot_schema  # written; both are read (codec.py)
         # The move path's own access to the same database (see direct.py).
         self.direct = direct_access(
             engine.url,
@@ -370,8 +383,8 @@ class Store:
             setup.players,
             label,
             dumps(setup.to_dict()),
-            state_text(state),
-            GAME_SCHEMA_VERSION,
+            state_text(state, self.snapshot_schema),
+            self.snapshot_schema,
         )
         async with self._guard(), self._one_writer():
             await self.direct.insert_game(new)
@@ -557,12 +570,22 @@ class Store:
         try:
             if expected_version is not None and expected_version != version:
                 raise VersionConflict(version)
-            apply_action(state, action, version + 1)
+            try:
+                apply_action(state, action, version + 1)
+            except (GameError, InvalidMove, RuleViolation):
+                # Refused now, but perhaps because this very request was applied
+                # already (a retry racing its first attempt, or with a fresher
+                # version): then the first answer; a reused id, REQUEST_ID_REUSED.
+                if request_id:
+                    first = await self._first_answer(game_id, request_id, action)
+                    if first is not None:
+                        return first
+                raise
             write = MoveWrite(
                 game_id,
                 version,
                 state.status,
-                state_text(state),
+                state_text(state, self.snapshot_schema),
                 action.seat,
                 action_text(action),
                 request_id,
