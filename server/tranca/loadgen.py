@@ -54,6 +54,18 @@ class Stats:
         self.deals = 0
 
 
+def latency_summary(values: list[float]) -> dict[str, float]:
+    """Calls and p50/p90/p99/max in milliseconds of latencies in seconds."""
+    q = statistics.quantiles(values, n=100) if len(values) >= 2 else values * 99
+    return {
+        "calls": len(values),
+        "p50_ms": round(q[49] * 1000, 2),
+        "p90_ms": round(q[89] * 1000, 2),
+        "p99_ms": round(q[98] * 1000, 2),
+        "max_ms": round(max(values) * 1000, 2),
+    }
+
+
 class LoadGenerator:
     def __init__(
         self,
@@ -108,6 +120,11 @@ class LoadGenerator:
                 await asyncio.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
 
+    async def _view(self, stub: pb_grpc.GameServiceStub, gid: str) -> pb.GameView:
+        answer = await self._call(stub, "GetView", pb.GetViewRequest(game_id=gid), self.app)
+        view: pb.GameView = answer.view
+        return view
+
     async def _game(self, stub: pb_grpc.GameServiceStub) -> tuple[str, list[str]]:
         created = await self._call(
             stub,
@@ -159,11 +176,7 @@ class LoadGenerator:
                     )
                     legal = list(listed.moves)
                     if listed.version != view.version:
-                        view = (
-                            await self._call(
-                                stub, "GetView", pb.GetViewRequest(game_id=gid), self.app
-                            )
-                        ).view
+                        view = await self._view(stub, gid)
                         legal = None
                         continue
                 quick = [m for m in legal if m.WhichOneof("kind") in ("draw", "discard")]
@@ -190,11 +203,7 @@ class LoadGenerator:
                         continue
                     if e.code() == grpc.StatusCode.ABORTED:
                         self.stats.conflicts += 1
-                        view = (
-                            await self._call(
-                                stub, "GetView", pb.GetViewRequest(game_id=gid), self.app
-                            )
-                        ).view
+                        view = await self._view(stub, gid)
                         legal = None
                         continue
                     raise
@@ -224,16 +233,7 @@ class LoadGenerator:
         return self.report(games, elapsed)
 
     def report(self, games: int, elapsed: float) -> dict[str, Any]:
-        rpcs = {}
-        for name, values in sorted(self.stats.latencies.items()):
-            q = statistics.quantiles(values, n=100) if len(values) >= 2 else values * 99
-            rpcs[name] = {
-                "calls": len(values),
-                "p50_ms": round(q[49] * 1000, 2),
-                "p90_ms": round(q[89] * 1000, 2),
-                "p99_ms": round(q[98] * 1000, 2),
-                "max_ms": round(max(values) * 1000, 2),
-            }
+        rpcs = {name: latency_summary(v) for name, v in sorted(self.stats.latencies.items())}
         return {
             "games": games,
             "seconds": round(elapsed, 2),

@@ -19,13 +19,14 @@ import asyncio
 import json
 import random
 import secrets
-import statistics
 import sys
 import time
 from collections import Counter
 from typing import Any
 
 import grpc
+
+from .loadgen import latency_summary
 
 # The echo service's one method; bench/echo_server.py registers it under this name.
 SERVICE = "tranca.bench.Echo"
@@ -100,16 +101,7 @@ class EchoLoad:
 
     def report(self, games: int, elapsed: float) -> dict[str, Any]:
         values = self.latencies
-        rpcs: dict[str, dict[str, float]] = {}
-        if values:
-            q = statistics.quantiles(values, n=100) if len(values) >= 2 else values * 99
-            rpcs["Echo"] = {
-                "calls": len(values),
-                "p50_ms": round(q[49] * 1000, 2),
-                "p90_ms": round(q[89] * 1000, 2),
-                "p99_ms": round(q[98] * 1000, 2),
-                "max_ms": round(max(values) * 1000, 2),
-            }
+        rpcs = {"Echo": latency_summary(values)} if values else {}
         return {
             "mode": "echo",
             "games": games,

@@ -17,7 +17,7 @@ import secrets
 import sqlite3
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -99,6 +99,18 @@ def _unavailable(exc: BaseException) -> bool:
             return True
         seen = getattr(seen, "orig", None) or seen.__cause__ or seen.__context__
     return False
+
+
+@contextlib.contextmanager
+def outages_as_unavailable() -> Iterator[None]:
+    """Errors that mean the database cannot serve now become ``Unavailable``; any
+    other error (a bug) surfaces as it is."""
+    try:
+        yield
+    except Exception as exc:
+        if _unavailable(exc):
+            raise Unavailable(str(exc) or "database timeout") from exc
+        raise
 
 
 class StoreError(Exception):
@@ -241,13 +253,9 @@ class Store:
     @contextlib.asynccontextmanager
     async def _guard(self) -> AsyncIterator[None]:
         """A bounded read whose driver errors become ``Unavailable``."""
-        try:
+        with outages_as_unavailable():
             async with self._deadline():
                 yield
-        except Exception as exc:
-            if _unavailable(exc):
-                raise Unavailable(str(exc) or "database timeout") from exc
-            raise
 
     def _one_writer(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """On SQLite, every write of this process waits here, in turn, rather than in
@@ -477,7 +485,7 @@ class Store:
         if new_token is not None:
             secret, seat, name = new_token
             token = SeatToken(hash_secret(secret), seat, name)
-        try:
+        with outages_as_unavailable():
             if request_id:
                 first = await self._first_answer(game_id, request_id, action)
                 if first is not None:
@@ -506,10 +514,6 @@ class Store:
                         raise
             else:  # pragma: no cover - the loop either breaks or raises
                 raise AssertionError("unreachable")
-        except Exception as exc:
-            if _unavailable(exc):
-                raise Unavailable(str(exc) or "database timeout") from exc
-            raise
         self._timed("commit", started)
         if self._on_commit is not None:
             await self._on_commit(game_id, result.version)
@@ -533,7 +537,7 @@ class Store:
         """
         started = time.perf_counter()
         game_id = loaded.player.game_id
-        try:
+        with outages_as_unavailable():
             result = await self._write(
                 game_id,
                 loaded.version,
@@ -543,10 +547,6 @@ class Store:
                 request_id,
                 actor,
             )
-        except Exception as exc:
-            if _unavailable(exc):
-                raise Unavailable(str(exc) or "database timeout") from exc
-            raise
         self._timed("replay" if result.replayed else "commit", started)
         if self._on_commit is not None and not result.replayed:
             await self._on_commit(game_id, result.version)
