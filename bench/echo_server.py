@@ -21,6 +21,7 @@ import signal
 import grpc
 
 from tranca.loadgen_echo import SERVICE
+from tranca.server import supervise
 
 
 def _options(reuse_port: bool) -> list[tuple[str, int]]:
@@ -81,19 +82,7 @@ def serve(host: str, port: int, workers: int) -> int:
     # As tranca.server.serve: gRPC's core is not fork-safe, so workers are spawned.
     ctx = multiprocessing.get_context("spawn")
     procs = [ctx.Process(target=_worker, args=(host, port)) for _ in range(workers)]
-    for proc in procs:
-        proc.start()
-
-    def forward(signum: int, _frame: object) -> None:
-        for proc in procs:
-            if proc.pid:
-                os.kill(proc.pid, signum)
-
-    signal.signal(signal.SIGTERM, forward)
-    signal.signal(signal.SIGINT, forward)
-    for proc in procs:
-        proc.join()
-    return 0
+    return supervise(procs)
 
 
 def main() -> int:

@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -343,6 +344,11 @@ def serve(argv: list[str] | None = None) -> int:
     if cfg.metrics_port:
         last = cfg.metrics_port + cfg.workers - 1
         print(f"metrics: http://{cfg.host}:{cfg.metrics_port}..{last}/metrics", flush=True)
+    return supervise(procs)
+
+
+def supervise(procs: Sequence[multiprocessing.process.BaseProcess]) -> int:
+    """Start worker processes, pass SIGTERM and SIGINT on to them, wait for them all."""
     for proc in procs:
         proc.start()
 
