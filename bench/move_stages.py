@@ -41,6 +41,7 @@ from typing import Any
 
 import grpc
 import structlog
+from ceilings import pg_database  # type: ignore[import-not-found]
 from engine_bench import machine  # type: ignore[import-not-found]
 
 from tranca.api.convert import extend_moves, view_to_pb
@@ -55,7 +56,6 @@ from tranca.store.repository import hash_secret
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 STAGES = ["auth", "load", "decode", "apply", "encode", "save", "view", "log"]
 
 
@@ -89,22 +89,6 @@ class Timer:
             }
             for name in self.wall
         }
-
-
-async def _fresh_pg() -> tuple[str, Callable[[], Awaitable[None]]]:
-    import asyncpg
-
-    name = f"tranca_stages_{uuid.uuid4().hex[:8]}"
-    conn = await asyncpg.connect(PG_ADMIN)
-    await conn.execute(f'CREATE DATABASE "{name}"')
-    await conn.close()
-
-    async def drop() -> None:
-        c = await asyncpg.connect(PG_ADMIN)
-        await c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await c.close()
-
-    return PG_ADMIN.rsplit("/", 1)[0] + "/" + name, drop
 
 
 async def _new_game(stub: Any, app: Any) -> tuple[str, list[str]]:
@@ -277,18 +261,14 @@ def _markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+def measure_all(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {"machine": machine(), "command": args.command, "databases": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        results["databases"]["SQLite"] = await measure(
-            f"sqlite:///{Path(tmp) / 'stages.db'}", args.moves, args.seed
-        )
+        url = f"sqlite:///{Path(tmp) / 'stages.db'}"
+        results["databases"]["SQLite"] = asyncio.run(measure(url, args.moves, args.seed))
     if not args.no_postgres:
-        url, drop = await _fresh_pg()
-        try:
-            results["databases"]["PostgreSQL"] = await measure(url, args.moves, args.seed)
-        finally:
-            await drop()
+        with pg_database(prefix="tranca_stages") as url:
+            results["databases"]["PostgreSQL"] = asyncio.run(measure(url, args.moves, args.seed))
     return results
 
 
@@ -303,7 +283,7 @@ def main() -> None:
     # The move's log line is rendered as the server renders it, then dropped.
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
     configure_logging("json")
-    results = asyncio.run(main_async(args))
+    results = measure_all(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "move_stages.json").write_text(json.dumps(results, indent=2) + "\n")

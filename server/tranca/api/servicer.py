@@ -12,7 +12,7 @@ import functools
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, NoReturn, TypeAlias, TypeVar
 
 import grpc
 import structlog
@@ -184,6 +184,15 @@ class GameService(pb_grpc.GameServiceServicer):
             raise _not_found()
         return game
 
+    async def _no_player_token(self, context: Ctx, game_id: str, *, game_first: bool) -> NoReturn:
+        """A seat's call made without a player token: the error its credentials call
+        for (missing or bad ones, a game it may not see, or PLAYER_TOKEN_REQUIRED)."""
+        caller = await self._identify(context)
+        if game_first:
+            await self._game_for(caller, game_id)
+        require_player(caller, game_id)
+        raise AssertionError("require_player refuses a caller without a player token")
+
     @staticmethod
     def _same_game(loaded: SeatGame, game_id: str) -> None:
         """A token of another game sees no game of this id (as ``_game_for``)."""
@@ -307,10 +316,7 @@ class GameService(pb_grpc.GameServiceServicer):
     ) -> pb.ListLegalMovesResponse:
         loaded = await self._seat_game(context)
         if loaded is None:
-            caller = await self._identify(context)
-            await self._game_for(caller, request.game_id)
-            require_player(caller, request.game_id)
-            raise AssertionError("require_player refuses a caller without a player token")
+            await self._no_player_token(context, request.game_id, game_first=True)
         self._same_game(loaded, request.game_id)
         player = require_player(Caller(player=loaded.player), request.game_id)
         out = pb.ListLegalMovesResponse(version=loaded.version)
@@ -325,8 +331,7 @@ class GameService(pb_grpc.GameServiceServicer):
         if not request.game_id:
             raise _bad("game_id is required")
         if loaded is None:
-            require_player(await self._identify(context), request.game_id)
-            raise AssertionError("require_player refuses a caller without a player token")
+            await self._no_player_token(context, request.game_id, game_first=False)
         player = require_player(Caller(player=loaded.player), request.game_id)
         if not request.request_id or len(request.request_id) > MAX_REQUEST_ID:
             raise _bad(f"request_id is required, at most {MAX_REQUEST_ID} characters")

@@ -257,6 +257,11 @@ class ConnectionPool:
 class PostgresDirect:
     """Connections opened on first use (inside the serving event loop)."""
 
+    # The reads of every call, in this driver's placeholders (formatted once).
+    SEAT_GAME = SEAT_GAME_SQL.format("$1")
+    GAME = GAME_SQL.format("$1")
+    APP = APP_SQL.format("$1")
+
     def __init__(self, url: URL, pool_size: int, statement_timeout_ms: int) -> None:
         self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
         self._statement_timeout_ms = statement_timeout_ms
@@ -296,15 +301,15 @@ class PostgresDirect:
         return await self._using(lambda conn: conn.fetchrow(sql, *args))
 
     async def seat_game(self, token_hash: str) -> SeatRow | None:
-        row = await self._fetchrow(SEAT_GAME_SQL.format("$1"), token_hash)
+        row = await self._fetchrow(self.SEAT_GAME, token_hash)
         return None if row is None else SeatRow(*row)
 
     async def game(self, game_id: str) -> GameRow | None:
-        row = await self._fetchrow(GAME_SQL.format("$1"), game_id)
+        row = await self._fetchrow(self.GAME, game_id)
         return None if row is None else _game_row(row)
 
     async def app(self, key_hash: str) -> AppRow | None:
-        row = await self._fetchrow(APP_SQL.format("$1"), key_hash)
+        row = await self._fetchrow(self.APP, key_hash)
         return None if row is None else AppRow(*row)
 
     async def insert_game(self, game: NewGame) -> None:
@@ -378,7 +383,7 @@ def _new_game_values(g: NewGame) -> tuple[Any, ...]:
     )
 
 
-def _epoch(value: Any) -> float:
+def epoch_seconds(value: Any) -> float:
     """A stored timestamp as seconds since the epoch: asyncpg gives a datetime,
     sqlite3 the text SQLAlchemy wrote (UTC, without a zone)."""
     if value is None:
@@ -391,7 +396,9 @@ def _epoch(value: Any) -> float:
 
 
 def _game_row(row: Any) -> GameRow:
-    return GameRow(row[0], row[1], row[2], int(row[3]), row[4], _epoch(row[5]), row[6], row[7])
+    return GameRow(
+        row[0], row[1], row[2], int(row[3]), row[4], epoch_seconds(row[5]), row[6], row[7]
+    )
 
 
 def _statement_error(exc: BaseException) -> bool:
@@ -438,6 +445,9 @@ class SqliteDirect:
     """
 
     CHECKPOINT_EVERY = 200
+    SEAT_GAME = SEAT_GAME_SQL.format("?")
+    GAME = GAME_SQL.format("?")
+    APP = APP_SQL.format("?")
 
     def __init__(self, path: str, busy_timeout_ms: int) -> None:
         self._path = path
@@ -502,17 +512,17 @@ class SqliteDirect:
 
     @staticmethod
     def _seat_game(conn: sqlite3.Connection, token_hash: str) -> SeatRow | None:
-        row = conn.execute(SEAT_GAME_SQL.format("?"), (token_hash,)).fetchone()
+        row = conn.execute(SqliteDirect.SEAT_GAME, (token_hash,)).fetchone()
         return None if row is None else SeatRow(*row)
 
     @staticmethod
     def _game(conn: sqlite3.Connection, game_id: str) -> GameRow | None:
-        row = conn.execute(GAME_SQL.format("?"), (game_id,)).fetchone()
+        row = conn.execute(SqliteDirect.GAME, (game_id,)).fetchone()
         return None if row is None else _game_row(row)
 
     @staticmethod
     def _app(conn: sqlite3.Connection, key_hash: str) -> AppRow | None:
-        row = conn.execute(APP_SQL.format("?"), (key_hash,)).fetchone()
+        row = conn.execute(SqliteDirect.APP, (key_hash,)).fetchone()
         return None if row is None else AppRow(*row)
 
     @staticmethod

@@ -19,7 +19,6 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Row, func, insert, select, text, update
@@ -53,6 +52,7 @@ from .direct import (
     NewGame,
     SeatToken,
     direct_access,
+    epoch_seconds,
     sqlite_unavailable,
 )
 from .models import App, Game, MoveLog, PlayerToken
@@ -176,7 +176,7 @@ class GameRecord:
             status=row.status,
             version=int(row.version),
             label=row.label,
-            created_at=_epoch(row.created_at),
+            created_at=epoch_seconds(row.created_at),
             state=state_from_text(row.snapshot, row.setup),
         )
 
@@ -206,18 +206,6 @@ class Committed:
     version: int
     state: GameState
     replayed: bool  # True: the request id was already in the log
-
-
-def _epoch(value: datetime | None) -> float:
-    if value is None:
-        return 0.0
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.timestamp()
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 class Store:
@@ -446,7 +434,7 @@ class Store:
                 action_from_text(r.action),
                 r.request_id,
                 r.actor,
-                _epoch(r.created_at),
+                epoch_seconds(r.created_at),
             )
             for r in rows
         ]
@@ -485,12 +473,9 @@ class Store:
         if new_token is not None:
             secret, seat, name = new_token
             token = SeatToken(hash_secret(secret), seat, name)
+        # A retry of a request already logged is found by ``_write`` (it meets the
+        # request id's index, or the action is refused now): no look-up up front.
         with outages_as_unavailable():
-            if request_id:
-                first = await self._first_answer(game_id, request_id, action)
-                if first is not None:
-                    self._timed("replay", started)
-                    return first
             for attempt in range(5):
                 async with self._guard():
                     row = await self.direct.game(game_id)
@@ -514,10 +499,7 @@ class Store:
                         raise
             else:  # pragma: no cover - the loop either breaks or raises
                 raise AssertionError("unreachable")
-        self._timed("commit", started)
-        if self._on_commit is not None:
-            await self._on_commit(game_id, result.version)
-        return result
+        return await self._finished(game_id, result, started)
 
     async def commit_move(
         self,
@@ -547,6 +529,10 @@ class Store:
                 request_id,
                 actor,
             )
+        return await self._finished(game_id, result, started)
+
+    async def _finished(self, game_id: str, result: Committed, started: float) -> Committed:
+        """Timing, and the watchers woken for a new version (not for a replay)."""
         self._timed("replay" if result.replayed else "commit", started)
         if self._on_commit is not None and not result.replayed:
             await self._on_commit(game_id, result.version)
