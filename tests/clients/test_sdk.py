@@ -277,7 +277,10 @@ async def test_a_watch_and_the_players_ride_out_a_server_restart(
     try:
         gid, seats = await new_table(app)
         updates: list[pb.WatchGameResponse] = []
-        watching = asyncio.create_task(_collect(app, gid, updates))
+        # From the version before the first move: a watch from 0 opens on the current
+        # view, which may already hold the first move if it lands first.
+        start_version = (await app.get_view(gid)).version
+        watching = asyncio.create_task(_collect(app, gid, updates, start_version))
         await play_moves(gid, seats, 10)
 
         await server.stop(0.2)  # every stream and connection breaks
