@@ -25,14 +25,19 @@ from prometheus_client import start_http_server
 
 from .api import metrics
 from .api.limits import RateLimiter
+from .api.players import PlayerService
 from .api.servicer import GameService
+from .api.tournaments import TournamentService
 from .store import migrate
 from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
 from .store.notify import Hub, PostgresListener
 from .store.repository import Store
-from .v1 import game_pb2, game_pb2_grpc
+from .store.sweeper import Sweeper
+from .v1 import game_pb2, game_pb2_grpc, platform_pb2, platform_pb2_grpc
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
+TOURNAMENT_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -63,6 +68,7 @@ class Config:
     db_pool_size: int = 10  # PostgreSQL connections per process: moves; other calls (2x bursts)
     max_connection_age: float = 300.0  # seconds before a client connection is recycled
     snapshot_schema: int = 2  # written; 1 while a release reading only 1 still runs
+    sweep_interval: float = 0.5  # seconds between sweeps for timers, robots, settlements; 0: none
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -111,6 +117,13 @@ class Config:
             "release that reads only 1",
         )
         p.add_argument(
+            "--sweep-interval",
+            type=float,
+            default=float(env.get("TRANCA_SWEEP_INTERVAL", 0.5)),
+            help="seconds between this replica's sweeps for expired turn timers, robots' "
+            "turns and finished matches to settle; 0 runs no sweeper here",
+        )
+        p.add_argument(
             "--max-connection-age",
             type=float,
             default=float(env.get("TRANCA_MAX_CONNECTION_AGE", 300)),
@@ -139,6 +152,7 @@ class Config:
             db_pool_size=a.db_pool_size,
             snapshot_schema=a.snapshot_schema,
             max_connection_age=a.max_connection_age,
+            sweep_interval=a.sweep_interval,
         )
 
 
@@ -182,6 +196,7 @@ class Running:
         self.health = health_servicer
         self.listener = listener
         self.tasks: list[asyncio.Task[None]] = []
+        self.sweeper: Sweeper | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
         """Health goes NOT_SERVING first, then in-flight calls get ``grace`` seconds."""
@@ -248,10 +263,23 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         app_limiter=RateLimiter(cfg.rate_per_app, 2 * cfg.rate_per_app),
     )
     game_pb2_grpc.add_GameServiceServicer_to_server(service, server)
+    platform_pb2_grpc.add_PlayerServiceServicer_to_server(
+        PlayerService(store, app_limiter=service.app_limiter), server
+    )
+    platform_pb2_grpc.add_TournamentServiceServicer_to_server(
+        TournamentService(store, app_limiter=service.app_limiter), server
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (
+            SERVICE_NAME,
+            PLAYER_SERVICE_NAME,
+            TOURNAMENT_SERVICE_NAME,
+            health.SERVICE_NAME,
+            reflection.SERVICE_NAME,
+        ),
+        server,
     )
     address = f"{cfg.host}:{cfg.port}"
     if cfg.tls_cert:
@@ -270,6 +298,9 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, health_servicer, listener)
     running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))
+    if cfg.sweep_interval > 0:
+        running.sweeper = Sweeper(store)
+        running.tasks.append(asyncio.create_task(running.sweeper.run(cfg.sweep_interval)))
     return running
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..app.game import FINISHED, PLAYING, WAITING, GameState
+from ..app.game import FINISHED, NO_OPTIONS, PLAYING, WAITING, GameState, TableOptions
 from ..rules.cards import card_text, parse_card
 from ..rules.errors import InvalidMove
 from ..rules.melds import KIND_NAMES as MELD_KIND_NAMES
@@ -239,8 +239,39 @@ def deal_result_to_pb(d: dict[str, Any]) -> pb.DealResult:
     )
 
 
-def view_to_pb(game_id: str, version: int, g: GameState, seat: int) -> pb.GameView:
-    """The game as ``seat`` may see it (-1: a spectator or an app: no hand)."""
+def table_to_pb(t: TableOptions) -> pb.TableOptions:
+    return pb.TableOptions(
+        turn_seconds=t.turn_seconds,
+        robot_grace_seconds=t.robot_grace_seconds,
+        private=t.private,
+        competitive=t.competitive,
+        stake=t.stake,
+        express=t.express,
+        point_limit=t.point_limit,
+        verifiable=t.verifiable,
+        annulment_allowed=t.annulment_allowed,
+    )
+
+
+def table_from_pb(t: pb.TableOptions) -> TableOptions:
+    return TableOptions(
+        turn_seconds=t.turn_seconds,
+        robot_grace_seconds=t.robot_grace_seconds,
+        private=t.private,
+        competitive=t.competitive,
+        stake=t.stake,
+        express=t.express,
+        point_limit=t.point_limit,
+        verifiable=t.verifiable,
+        annulment_allowed=t.annulment_allowed,
+    )
+
+
+def view_to_pb(
+    game_id: str, version: int, g: GameState, seat: int, deadline_ms: int | None = None
+) -> pb.GameView:
+    """The game as ``seat`` may see it (-1: a spectator or an app: no hand).
+    ``deadline_ms``: when the turn's time runs out, where the table has a limit."""
     setup = g.setup
     view = pb.GameView(
         game_id=game_id,
@@ -260,8 +291,15 @@ def view_to_pb(game_id: str, version: int, g: GameState, seat: int) -> pb.GameVi
                 taken=s.taken,
                 hand_size=len(deal.hands[i]) if deal is not None else 0,
                 resigned=s.resigned,
+                robot=i in g.robots,
+                annul_vote=i in g.annul_votes,
+                player_id=s.player_id,
             )
         )
+    if setup.table != NO_OPTIONS:
+        view.table.CopyFrom(table_to_pb(setup.table))
+    if deadline_ms and g.status == PLAYING and setup.table.turn_seconds:
+        view.turn_deadline_ms = deadline_ms
     if g.match is not None:
         view.match_totals.extend(g.match.totals)
     if g.last_deal is not None:

@@ -24,21 +24,24 @@ from ..app.game import (
     Action,
     GameState,
     Setup,
+    TableOptions,
     apply_action,
     new_game,
     play_action,
 )
+from ..platform.fairness import new_server_secret
 from ..rules.cards import card_text, shuffled_deck
 from ..rules.engine import legal_moves
 from ..rules.errors import RuleViolation
 from ..rules.match import deal_seed
 from ..rules.moves import KIND_NAMES, parse_move
 from ..rules.presets import PRESETS, make_rules
+from ..store.direct import SeatToken
 from ..store.notify import Hub
-from ..store.repository import GameRecord, SeatGame, Store, TokenRecord
+from ..store.repository import GameRecord, SeatGame, Store, TokenRecord, hash_secret
 from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
-from . import metrics
+from . import metrics, presence, table_actions
 from .auth import Caller, bad_token, bearer_token, identify, require_app, require_player
 from .convert import (
     STATUS,
@@ -51,6 +54,8 @@ from .convert import (
     overrides_from_pb,
     preset_to_pb,
     rules_to_pb,
+    table_from_pb,
+    table_to_pb,
     view_to_pb,
 )
 from .errors import ApiError, abort, to_api_error
@@ -61,6 +66,9 @@ log = structlog.get_logger("tranca.api")
 FIXED_DECK = "fixed_deck"
 MAX_REQUEST_ID = 128
 MAX_NAME = 100
+MAX_PLAYER_ID = 128
+MAX_TURN_SECONDS = 24 * 3600
+MAX_STAKE = 10**12
 WATCH_POLL_SECONDS = 10.0
 
 Req = TypeVar("Req")
@@ -244,12 +252,24 @@ class GameService(pb_grpc.GameServiceServicer):
                 raise _bad("deck must hold exactly the cards of the preset's deck")
         if len(request.label) > 200:
             raise _bad("label is at most 200 characters")
+        table = table_from_pb(request.table)
+        check_table_options(table)
+        if table.express or table.point_limit:
+            target = 0 if table.express else table.point_limit
+            overrides = {**overrides_from_pb(request.rules), "target_score": target}
+            rules = make_rules(request.rules.preset, overrides)
+        if table.verifiable and deck is not None:
+            raise _bad("a verifiable table shuffles its own deck: give no deck")
         seed = request.seed or secrets.randbits(63)
-        setup = Setup(rules, request.players, seed, deck, request.spectators_allowed)
+        secret = new_server_secret() if table.verifiable else None
+        setup = Setup(rules, request.players, seed, deck, request.spectators_allowed, table, secret)
         state = new_game(setup)
-        game_id = await self.store.create_game(app.id, setup, state, request.label)
+        invite = "ti_" + secrets.token_urlsafe(12) if table.private else ""
+        game_id = await self.store.create_game(
+            app.id, setup, state, request.label, hash_secret(invite) if invite else None
+        )
         game = await self.store.game(game_id)
-        return pb.CreateGameResponse(game=_summary(game))
+        return pb.CreateGameResponse(game=_summary(game), invite_code=invite)
 
     @rpc("JoinGame")
     async def JoinGame(self, request: pb.JoinGameRequest, context: Ctx) -> pb.JoinGameResponse:
@@ -259,6 +279,20 @@ class GameService(pb_grpc.GameServiceServicer):
         name = request.player_name.strip()
         if len(name) > MAX_NAME:
             raise _bad(f"player_name is at most {MAX_NAME} characters")
+        table = game.state.setup.table
+        if table.private:
+            # Spectators of a private table need the invitation too.
+            wanted = await self.store.invite_hash(game.id)
+            given = hash_secret(request.invite_code) if request.invite_code else ""
+            if wanted is None or not secrets.compare_digest(wanted, given):
+                raise ApiError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "INVITE_REQUIRED",
+                    "this table is private: JoinGame needs its invite code",
+                )
+        player_id = request.player_id.strip()
+        if len(player_id) > MAX_PLAYER_ID:
+            raise _bad(f"player_id is at most {MAX_PLAYER_ID} characters")
         if request.spectator:
             if not game.state.setup.spectators_allowed:
                 raise ApiError(
@@ -276,12 +310,15 @@ class GameService(pb_grpc.GameServiceServicer):
             seat = free[0]
         elif not 0 <= seat < game.state.setup.players:
             raise _bad(f"seat must be -1 or 0..{game.state.setup.players - 1}")
+        if table.competitive and not player_id:
+            raise _bad("a competitive table needs every seat's player_id")
+        address = request.player_address.strip()[:64] or peer_address(context.peer())
         token = "tp_" + secrets.token_urlsafe(32)
         await self.store.commit_action(
             game.id,
-            Action("join", seat, name=name or f"player {seat}"),
+            Action("join", seat, name=name or f"player {seat}", player_id=player_id),
             expected_version=None,
-            new_token=(token, seat, name),
+            new_token=SeatToken(hash_secret(token), seat, name, player_id or None, address),
         )
         return pb.JoinGameResponse(seat=seat, player_token=token)
 
@@ -396,11 +433,36 @@ class GameService(pb_grpc.GameServiceServicer):
         if offset < 0:
             raise _bad("bad page_token")
         status = STATUS_NAMES.get(request.status) if request.status else None
-        games = await self.store.list_games(app.id, status, size + 1, offset)
+        games = await self.store.list_games(
+            app.id, status, size + 1, offset, open_only=request.open_only
+        )
         out = pb.ListGamesResponse(games=[_summary(g) for g in games[:size]])
         if len(games) > size:
             out.next_page_token = str(offset + size)
         return out
+
+    # Seats' table actions: presence and robots (presence.py), annulment and entropy
+    # (table_actions.py).
+
+    @rpc("Heartbeat")
+    async def Heartbeat(self, request: pb.HeartbeatRequest, context: Ctx) -> pb.HeartbeatResponse:
+        return await presence.heartbeat(self, request, context)
+
+    @rpc("ReclaimSeat")
+    async def ReclaimSeat(
+        self, request: pb.ReclaimSeatRequest, context: Ctx
+    ) -> pb.ReclaimSeatResponse:
+        return await presence.reclaim_seat(self, request, context)
+
+    @rpc("VoteAnnul")
+    async def VoteAnnul(self, request: pb.VoteAnnulRequest, context: Ctx) -> pb.VoteAnnulResponse:
+        return await table_actions.vote_annul(self, request, context)
+
+    @rpc("AddEntropy")
+    async def AddEntropy(
+        self, request: pb.AddEntropyRequest, context: Ctx
+    ) -> pb.AddEntropyResponse:
+        return await table_actions.add_entropy(self, request, context)
 
     @rpc("GetReplay")
     async def GetReplay(self, request: pb.GetReplayRequest, context: Ctx) -> pb.GetReplayResponse:
@@ -523,6 +585,32 @@ class GameService(pb_grpc.GameServiceServicer):
                     await asyncio.wait_for(hint.wait(), WATCH_POLL_SECONDS)
 
 
+def check_table_options(t: TableOptions) -> None:
+    """Refuse incoherent table options with INVALID_ARGUMENT."""
+    if not 0 <= t.turn_seconds <= MAX_TURN_SECONDS:
+        raise _bad(f"table.turn_seconds is 0 (no limit) to {MAX_TURN_SECONDS}")
+    if not 0 <= t.robot_grace_seconds <= MAX_TURN_SECONDS:
+        raise _bad(f"table.robot_grace_seconds is 0 (no robots) to {MAX_TURN_SECONDS}")
+    if not 0 <= t.stake <= MAX_STAKE:
+        raise _bad(f"table.stake is 0 to {MAX_STAKE}")
+    if t.stake and not t.competitive:
+        raise _bad("a stake needs a competitive table (003: practice plays for no chips)")
+    if t.point_limit < 0:
+        raise _bad("table.point_limit is 0 (the preset's) or more")
+    if t.express and t.point_limit:
+        raise _bad("an express table has no point limit (003: 'sin límite de puntos')")
+
+
+def peer_address(peer: str) -> str:
+    """The host of a gRPC peer string ("ipv4:1.2.3.4:5678", "ipv6:[::1]:5678")."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rsplit(":", 1)[0]
+    if kind == "ipv6":
+        return rest.rsplit(":", 1)[0].strip("[]")
+    return peer[:64]
+
+
 def _no_spectators() -> ApiError:
     return ApiError(
         grpc.StatusCode.PERMISSION_DENIED, "NO_SPECTATORS", "this game has no spectators"
@@ -547,6 +635,7 @@ def _summary(game: GameRecord) -> pb.GameSummary:
         version=game.version,
         label=game.label,
         created_at=int(game.created_at),
+        table=table_to_pb(g.setup.table),
     )
 
 

@@ -37,6 +37,41 @@ class GameError(Exception):
 
 
 @dataclass(frozen=True)
+class TableOptions:
+    """A table's options (003 "Opciones de mesa", plus robots and verifiable deals).
+    ``express`` and ``point_limit`` are already folded into the rules' target score;
+    they are kept here to show the table as it was set up."""
+
+    turn_seconds: int = 0  # 0: no time limit
+    robot_grace_seconds: int = 0  # 0: no robots
+    private: bool = False
+    competitive: bool = False
+    stake: int = 0
+    express: bool = False
+    point_limit: int = 0
+    verifiable: bool = False
+    annulment_allowed: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        # Only what differs from the defaults: most tables store nothing.
+        default = TableOptions()
+        return {k: v for k, v in vars(self).items() if getattr(default, k) != v}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TableOptions:
+        known = {k: d[k] for k in vars(cls()) if k in d}
+        return cls(**known)
+
+    @property
+    def timed(self) -> bool:
+        """Whether the sweeper has anything to do for this table while it is played."""
+        return self.turn_seconds > 0 or self.robot_grace_seconds > 0
+
+
+NO_OPTIONS = TableOptions()
+
+
+@dataclass(frozen=True)
 class Setup:
     """What a game was created with; with the log it rebuilds the whole game. Never
     changed afterwards (stores share one instance between loads)."""
@@ -46,24 +81,37 @@ class Setup:
     seed: int
     deck: list[int] | None = None  # fixed order of the first deal's deck
     spectators_allowed: bool = False
+    table: TableOptions = NO_OPTIONS
+    # A verifiable table's secret (hex), from which each deal's server seed is derived
+    # (``tranca.platform.fairness``); never shown before the deal it seeds is over.
+    server_secret: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "rules": self.rules.to_dict(),
             "players": self.players,
             "seed": self.seed,
             "deck": self.deck,
             "spectators_allowed": self.spectators_allowed,
         }
+        # Written only when set, so that setups without them read the same everywhere.
+        if self.table != NO_OPTIONS:
+            out["table"] = self.table.to_dict()
+        if self.server_secret is not None:
+            out["server_secret"] = self.server_secret
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Setup:
+        table = d.get("table")
         return cls(
             rules_from_dict(d["rules"]),
             int(d["players"]),
             int(d["seed"]),
             None if d.get("deck") is None else [int(c) for c in d["deck"]],
             bool(d.get("spectators_allowed", False)),
+            NO_OPTIONS if table is None else TableOptions.from_dict(table),
+            d.get("server_secret"),
         )
 
 
@@ -72,6 +120,7 @@ class Seat:
     name: str = ""
     taken: bool = False
     resigned: bool = False
+    player_id: str = ""  # the app's id for the player, where it gave one
 
 
 @dataclass
@@ -84,6 +133,17 @@ class GameState:
     winner: int = -1  # winning side, -2 drawn, -1 none yet
     result_reason: str = ""
     deal_starts: list[int] = field(default_factory=list)  # version of each deal's start
+    robots: set[int] = field(default_factory=set)  # seats a robot plays for now
+    annul_votes: set[int] = field(default_factory=set)  # seats that voted to annul
+    entropy: list[str] = field(default_factory=list)  # a verifiable table's, in order
+
+    def humans(self) -> list[int]:
+        """Seats played by their own player (not resigned, not held by a robot)."""
+        return [
+            i
+            for i, s in enumerate(self.seats)
+            if s.taken and not s.resigned and i not in self.robots
+        ]
 
     @property
     def deal(self) -> DealState | None:
@@ -107,6 +167,17 @@ class GameState:
                 "deal_starts": list(self.deal_starts),
             }
         )
+        # The platform's additions, only when non-empty: a snapshot without them reads
+        # the same in releases that predate them (they ignore keys they do not know).
+        ids = {str(i): s.player_id for i, s in enumerate(self.seats) if s.player_id}
+        if ids:
+            out["player_ids"] = ids
+        if self.robots:
+            out["robots"] = sorted(self.robots)
+        if self.annul_votes:
+            out["annul_votes"] = sorted(self.annul_votes)
+        if self.entropy:
+            out["entropy"] = list(self.entropy)
         return out
 
     @classmethod
@@ -117,9 +188,13 @@ class GameState:
             raise ValueError(f"unknown game snapshot schema {schema!r}")
         if setup is None:
             setup = Setup.from_dict(d["setup"])
+        ids = d.get("player_ids", {})
         return cls(
             setup=setup,
-            seats=[Seat(str(n), bool(t), bool(r)) for n, t, r in d["seats"]],
+            seats=[
+                Seat(str(n), bool(t), bool(r), str(ids.get(str(i), "")))
+                for i, (n, t, r) in enumerate(d["seats"])
+            ],
             status=str(d["status"]),
             # The setup's rules are the match's and the deal's: decoded once per load.
             match=None if d["match"] is None else Match.from_dict(d["match"], setup.rules),
@@ -127,6 +202,9 @@ class GameState:
             winner=int(d["winner"]),
             result_reason=str(d["result_reason"]),
             deal_starts=[int(v) for v in d["deal_starts"]],
+            robots={int(s) for s in d.get("robots", ())},
+            annul_votes={int(s) for s in d.get("annul_votes", ())},
+            entropy=[str(e) for e in d.get("entropy", ())],
         )
 
 
@@ -140,14 +218,24 @@ def new_game(setup: Setup) -> GameState:
 # ----- actions ----------------------------------------------------------------------
 
 
+# Who made a move, when not the seat's own player (``Action.by``; the log's actor).
+BY_PLAYER, BY_TIMEOUT, BY_ROBOT = "", "timeout", "robot"
+MAX_ENTROPY_BYTES = 256
+MAX_ENTROPY_STRINGS = 64
+
+
 @dataclass(frozen=True)
 class Action:
-    """One logged change. ``kind`` is join, leave, start, move or resign."""
+    """One logged change. ``kind`` is join, leave, start, move, resign, robot (a robot
+    takes the seat), return (its player takes it back), annul_vote or entropy."""
 
     kind: str
     seat: int = -1
     move: str = ""  # the move in text notation, for kind "move"
     name: str = ""  # the player's name, for kind "join"
+    player_id: str = ""  # the app's id for the player, for kind "join"
+    by: str = BY_PLAYER  # for kind "move": BY_TIMEOUT or BY_ROBOT when the server played
+    text: str = ""  # the entropy string, for kind "entropy"
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"kind": self.kind, "seat": self.seat}
@@ -155,17 +243,34 @@ class Action:
             d["move"] = self.move
         if self.name:
             d["name"] = self.name
+        if self.player_id:
+            d["player_id"] = self.player_id
+        if self.by:
+            d["by"] = self.by
+        if self.text:
+            d["text"] = self.text
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Action:
         return cls(
-            str(d["kind"]), int(d.get("seat", -1)), str(d.get("move", "")), str(d.get("name", ""))
+            str(d["kind"]),
+            int(d.get("seat", -1)),
+            str(d.get("move", "")),
+            str(d.get("name", "")),
+            str(d.get("player_id", "")),
+            str(d.get("by", "")),
+            str(d.get("text", "")),
         )
 
+    @property
+    def actor(self) -> str:
+        """The move log's actor column: "player", "timeout" or "robot"."""
+        return self.by or "player"
 
-def play_action(seat: int, move: Move) -> Action:
-    return Action("move", seat, move=move_text(move))
+
+def play_action(seat: int, move: Move, by: str = BY_PLAYER) -> Action:
+    return Action("move", seat, move=move_text(move), by=by)
 
 
 def apply_action(g: GameState, action: Action, version: int) -> None:
@@ -177,7 +282,9 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         seat = _seat(g, action.seat)
         if g.seats[seat].taken:
             raise GameError("SEAT_TAKEN", f"seat {seat} is taken")
-        g.seats[seat] = Seat(action.name, True, False)
+        if action.player_id and any(s.player_id == action.player_id for s in g.seats):
+            raise GameError("PLAYER_SEATED", "the player already holds a seat at this table")
+        g.seats[seat] = Seat(action.name, True, False, action.player_id)
     elif kind == "leave":
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
@@ -195,6 +302,11 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
     elif kind == "move":
         _check_status(g, PLAYING)
         assert g.match is not None
+        robot_seat = action.seat in g.robots
+        if action.by == BY_ROBOT and not robot_seat:
+            raise GameError("NOT_A_ROBOT_SEAT", f"no robot plays seat {action.seat}")
+        if action.by != BY_ROBOT and robot_seat:
+            raise GameError("ROBOT_SEATED", "a robot plays this seat: call ReclaimSeat first")
         move = parse_move(action.move)
         apply(g.match.deal, action.seat, move)
         if g.match.deal.is_over:
@@ -209,12 +321,63 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = standing[0] if len(standing) == 1 else DRAWN
         g.result_reason = "resignation"
+    elif kind == "robot":
+        _check_status(g, PLAYING)
+        seat = _seat(g, action.seat)
+        if not g.setup.table.robot_grace_seconds:
+            raise GameError("NO_ROBOTS", "this table has no robots")
+        if seat in g.robots or g.seats[seat].resigned:
+            raise GameError("ROBOT_SEATED", f"seat {seat} is not its player's to lose")
+        g.robots.add(seat)
+        g.annul_votes.discard(seat)  # 003: "El robot no se tiene en cuenta en las votaciones"
+        _maybe_annul(g)
+    elif kind == "return":
+        _check_status(g, PLAYING)
+        seat = _seat(g, action.seat)
+        if seat not in g.robots:
+            raise GameError("SEAT_NOT_HELD", f"no robot plays seat {seat}")
+        g.robots.discard(seat)
+    elif kind == "annul_vote":
+        _check_status(g, PLAYING)
+        seat = _seat(g, action.seat)
+        if not g.setup.table.annulment_allowed:
+            raise GameError("ANNULMENT_NOT_ALLOWED", "this table does not allow annulment")
+        if seat in g.robots:
+            raise GameError("ROBOT_SEATED", "a robot does not vote: call ReclaimSeat first")
+        if seat in g.annul_votes:
+            raise GameError("ALREADY_VOTED", f"seat {seat} has voted")
+        g.annul_votes.add(seat)
+        _maybe_annul(g)
+    elif kind == "entropy":
+        _check_status(g, WAITING)
+        if not g.setup.table.verifiable:
+            raise GameError("NOT_VERIFIABLE", "this table's deals are not verifiable")
+        if len(action.text.encode()) > MAX_ENTROPY_BYTES or not action.text:
+            raise GameError("BAD_ENTROPY", f"entropy is 1 to {MAX_ENTROPY_BYTES} bytes")
+        if len(g.entropy) >= MAX_ENTROPY_STRINGS:
+            raise GameError("TOO_MUCH_ENTROPY", f"at most {MAX_ENTROPY_STRINGS} strings")
+        g.entropy.append(action.text)
     else:
         raise InvalidMove(f"unknown action {kind!r}")
 
 
+ANNULLED = "annulled"
+
+
+def _maybe_annul(g: GameState) -> None:
+    """003: the match is annulled when every player agrees ("Todos los jugadores deben
+    estar de acuerdo"); robots do not vote. An annulled match has no winner."""
+    humans = g.humans()
+    if g.annul_votes and humans and set(humans) <= g.annul_votes:
+        g.status = FINISHED
+        g.winner = -1
+        g.result_reason = ANNULLED
+
+
 def _finish_deal(g: GameState, version: int) -> None:
     assert g.match is not None
+    # A vote to annul stands for the deal it was cast in (decision in docs/PLATFORM.md).
+    g.annul_votes.clear()
     deal = g.match.deal
     g.last_deal = {
         "deal_number": g.deal_number,

@@ -44,6 +44,11 @@ def new_server_seed() -> bytes:
     return secrets.token_bytes(SERVER_SEED_BYTES)
 
 
+def new_server_secret() -> str:
+    """A verifiable table's secret (hex), from which each deal's server seed is derived."""
+    return secrets.token_hex(SERVER_SEED_BYTES)
+
+
 def commitment(server_seed: bytes) -> str:
     """The published commitment: SHA-256 of the server seed, in hex."""
     _check_server_seed(server_seed)

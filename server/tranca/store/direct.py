@@ -83,6 +83,8 @@ class SeatToken:
     token_hash: str
     seat: int
     player_name: str
+    player_id: str | None = None  # the app's id for the player
+    address: str = ""  # the network address the player joined from
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +136,9 @@ INSERT_GAME_SQL = (
 )
 REVOKE_SEAT_SQL = "UPDATE player_tokens SET revoked = {0} WHERE game_id = {1} AND seat = {2}"
 INSERT_TOKEN_SQL = (
-    "INSERT INTO player_tokens (token_hash, game_id, seat, player_name, revoked, created_at)"
-    " VALUES ({0}, {1}, {2}, {3}, {4}, {5})"
+    "INSERT INTO player_tokens (token_hash, game_id, seat, player_name, revoked, created_at,"
+    " player_id, address)"
+    " VALUES ({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7})"
 )
 PG_WRITE_SQL = (
     "UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now()"
@@ -356,11 +359,13 @@ async def _pg_write_with_tokens(conn: Any, w: MoveWrite) -> bool:
         if w.new_token is not None:
             t = w.new_token
             await conn.execute(
-                INSERT_TOKEN_SQL.format("$1", "$2", "$3", "$4", "false", "now()"),
+                INSERT_TOKEN_SQL.format("$1", "$2", "$3", "$4", "false", "now()", "$5", "$6"),
                 t.token_hash,
                 w.game_id,
                 t.seat,
                 t.player_name,
+                t.player_id,
+                t.address,
             )
         # Delivered to every replica's listener only if this transaction commits.
         await conn.execute(
@@ -562,8 +567,8 @@ class SqliteDirect:
             if w.new_token is not None:
                 t = w.new_token
                 conn.execute(
-                    INSERT_TOKEN_SQL.format("?", "?", "?", "?", "0", "?"),
-                    (t.token_hash, w.game_id, t.seat, t.player_name, now),
+                    INSERT_TOKEN_SQL.format("?", "?", "?", "?", "0", "?", "?", "?"),
+                    (t.token_hash, w.game_id, t.seat, t.player_name, now, t.player_id, t.address),
                 )
             conn.execute("COMMIT")
             return True

@@ -9,6 +9,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -65,8 +66,21 @@ class Game(Base):
     snapshot_schema: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    # When the sweeper must look at the game next (milliseconds since the epoch): the
+    # turn's time running out, a silent player's grace period ending, or a robot's
+    # turn. NULL: nothing to do (no time limit, no robots, or the game is over).
+    deadline_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # False while a finished game's ratings, ranking points, chips and tournament
+    # result are still to be settled (by the sweeper, exactly once).
+    settled: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+    # SHA-256 of a private table's invite code; NULL for a public table.
+    invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
-    __table_args__ = (Index("ix_games_app_created", "app_id", "created_at"),)
+    __table_args__ = (
+        Index("ix_games_app_created", "app_id", "created_at"),
+        Index("ix_games_deadline", "deadline_at"),
+        Index("ix_games_unsettled", "status", "settled"),
+    )
 
 
 class PlayerToken(Base):
@@ -80,6 +94,11 @@ class PlayerToken(Base):
     player_name: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The app's id for the player (ratings, ranking points and chips are its), and
+    # the network address it played from (003: no ranking points between seats that
+    # share one).
+    player_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    address: Mapped[str] = mapped_column(String(64), default="", server_default="")
 
 
 class MoveLog(Base):
@@ -96,3 +115,121 @@ class MoveLog(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
     __table_args__ = (UniqueConstraint("game_id", "request_id", name="uq_move_log_request"),)
+
+
+class SeatPresence(Base):
+    """When a seat's player last showed they were there (a heartbeat or an open
+    watch stream), in milliseconds since the epoch; a seat silent for longer than
+    the table's grace period is played by a robot."""
+
+    __tablename__ = "seat_presence"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    last_seen_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class PlayerRating(Base):
+    """An app's player's rating (OpenSkill) and match record."""
+
+    __tablename__ = "player_ratings"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class RankingAward(Base):
+    """Ranking points one player earned in one competitive match (003)."""
+
+    __tablename__ = "ranking_awards"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    points: Mapped[int] = mapped_column(Integer)
+    won: Mapped[bool] = mapped_column(Boolean)
+    awarded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_ranking_awards_app_time", "app_id", "awarded_at"),)
+
+
+class ChipAccount(Base):
+    """A chip account's balance: a player's ("player:<id>"), the house's, a match's
+    pot ("pot:<game id>") or the mint's. The sum of the entries is the balance; the
+    row makes the never-negative check one conditional update."""
+
+    __tablename__ = "chip_accounts"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    account: Mapped[str] = mapped_column(String(200), primary_key=True)
+    balance: Mapped[int] = mapped_column(BigInteger)
+
+
+class ChipEntry(Base):
+    """One side of a chip transfer: every transfer is two entries with the same
+    ``txn``, summing to zero (double entry). Append-only."""
+
+    __tablename__ = "chip_entries"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"))
+    txn: Mapped[str] = mapped_column(String(64))
+    account: Mapped[str] = mapped_column(String(200))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    purpose: Mapped[str] = mapped_column(String(16))
+    reference: Mapped[str] = mapped_column(String(128))  # the game or the grant
+    balance_after: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    __table_args__ = (
+        Index("ix_chip_entries_account", "app_id", "account", "id"),
+        Index("ix_chip_entries_reference", "app_id", "reference"),
+    )
+
+
+class ChipOperation(Base):
+    """One ledger operation (a grant, a match's stakes, its settlement or refund),
+    by its idempotency key: a repeat finds it here and posts nothing."""
+
+    __tablename__ = "chip_operations"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)  # "grant:<id>", ...
+    detail: Mapped[str] = mapped_column(Text)  # JSON: what was done
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class TournamentRecord(Base):
+    """A tournament: what it was created with and every change since (pairings,
+    results, withdrawals), from which ``platform.tournaments`` rebuilds it."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), index=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    status: Mapped[str] = mapped_column(String(16))
+    version: Mapped[int] = mapped_column(BigInteger)
+    config: Mapped[str] = mapped_column(Text)  # JSON
+    events: Mapped[str] = mapped_column(Text)  # JSON list
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class TournamentGame(Base):
+    """The game of one tournament table."""
+
+    __tablename__ = "tournament_games"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    round: Mapped[int] = mapped_column(Integer)
+    table_no: Mapped[int] = mapped_column(Integer)
+
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "round", "table_no", name="uq_tournament_games_table"),
+    )

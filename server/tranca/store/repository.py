@@ -369,7 +369,14 @@ class Store:
 
     # ----- games -------------------------------------------------------------------
 
-    async def create_game(self, app_id: str, setup: Setup, state: GameState, label: str) -> str:
+    async def create_game(
+        self,
+        app_id: str,
+        setup: Setup,
+        state: GameState,
+        label: str,
+        invite_hash: str | None = None,
+    ) -> str:
         game_id = uuid.uuid4().hex
         new = NewGame(
             game_id,
@@ -384,7 +391,18 @@ class Store:
         )
         async with self._guard(), self._one_writer():
             await self.direct.insert_game(new)
+            if invite_hash is not None:
+                async with self.engine.begin() as conn:
+                    await conn.execute(
+                        update(Game).where(Game.id == game_id).values(invite_hash=invite_hash)
+                    )
         return game_id
+
+    async def invite_hash(self, game_id: str) -> str | None:
+        """SHA-256 of a private table's invite code; None for a public table."""
+        async with self._guard(), self.reads.connect() as conn:
+            row = (await conn.execute(select(Game.invite_hash).where(Game.id == game_id))).first()
+        return None if row is None else row.invite_hash
 
     async def game(self, game_id: str) -> GameRecord:
         started = time.perf_counter()
@@ -411,11 +429,14 @@ class Store:
         return setup_from_text(row.setup)
 
     async def list_games(
-        self, app_id: str, status: str | None, limit: int, offset: int
+        self, app_id: str, status: str | None, limit: int, offset: int, open_only: bool = False
     ) -> list[GameRecord]:
         q = select(Game).where(Game.app_id == app_id)
         if status:
             q = q.where(Game.status == status)
+        if open_only:
+            # Public tables still waiting for players (a full one starts soon or never).
+            q = q.where(Game.status == "waiting", Game.invite_hash.is_(None))
         q = q.order_by(Game.created_at.desc(), Game.id).limit(limit).offset(offset)
         async with self._guard(), self.reads.connect() as conn:
             rows = (await conn.execute(q)).all()
@@ -456,7 +477,7 @@ class Store:
         expected_version: int | None,
         request_id: str | None = None,
         actor: str = "player",
-        new_token: tuple[str, int, str] | None = None,
+        new_token: tuple[str, int, str] | SeatToken | None = None,
         revoke_seat: int | None = None,
     ) -> Committed:
         """Apply ``action`` to the game as it is now (see the module's doc): joins,
@@ -470,7 +491,9 @@ class Store:
         """
         started = time.perf_counter()
         token = None
-        if new_token is not None:
+        if isinstance(new_token, SeatToken):
+            token = new_token
+        elif new_token is not None:
             secret, seat, name = new_token
             token = SeatToken(hash_secret(secret), seat, name)
         # A retry of a request already logged is found by ``_write`` (it meets the
@@ -553,6 +576,8 @@ class Store:
     ) -> Committed:
         """``action`` applied to ``state`` (read at ``version``) and written if the game
         is still at that version: the one write of every change of a game."""
+        if action.by:
+            actor = action.actor  # the server played it: "timeout" or "robot"
         try:
             if expected_version is not None and expected_version != version:
                 raise VersionConflict(version)
