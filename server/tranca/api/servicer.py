@@ -39,6 +39,7 @@ from ..rules.presets import PRESETS, make_rules
 from ..store.direct import SeatToken
 from ..store.notify import Hub
 from ..store.repository import GameRecord, SeatGame, Store, TokenRecord, hash_secret
+from ..store.starting import start_match
 from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
 from . import metrics, presence, table_actions
@@ -328,7 +329,7 @@ class GameService(pb_grpc.GameServiceServicer):
         game = await self._game_for(caller, request.game_id)
         if caller.player is not None and caller.player.seat < 0:
             raise ApiError(grpc.StatusCode.PERMISSION_DENIED, "SPECTATOR", "spectators cannot act")
-        done = await self.store.commit_action(game.id, Action("start"), expected_version=None)
+        done = await start_match(self.store, game.id)
         seat = caller.player.seat if caller.player is not None else -1
         return pb.StartGameResponse(view=view_to_pb(game.id, done.version, done.state, seat))
 
