@@ -1,7 +1,8 @@
 """The clients: ``AsyncTrancaClient`` (asyncio) and ``TrancaClient`` (blocking).
 
-Both wrap ``tranca.v1.GameService`` with typed errors (``tranca_client.errors``),
-per-call credentials, a default deadline, and retries that are safe:
+Both wrap ``tranca.v1.GameService`` (and, for an app, ``PlayerService`` and
+``TournamentService``) with typed errors (``tranca_client.errors``), per-call
+credentials, a default deadline, and retries that are safe:
 
 - reads (``get_view``, ``legal_moves``, ``get_replay``, ``list_games``,
   ``list_presets``) are retried after UNAVAILABLE or DEADLINE_EXCEEDED;
@@ -9,6 +10,9 @@ per-call credentials, a default deadline, and retries that are safe:
   unless you pass one); a retry reuses the same id, so a move whose answer was lost
   is applied once and the retry gets the first answer (``replayed`` is then true);
 - ``start_game`` is retried, and a retry finding the game started returns its view;
+- a seat's table actions (``reclaim_seat``, ``vote_annul``, ``add_entropy``) carry a
+  request id as ``submit_move`` does; ``grant_chips`` is idempotent by its grant id;
+  ``create_tournament`` is not retried;
 - ``create_game`` and ``join_game`` are not retried after UNAVAILABLE or
   DEADLINE_EXCEEDED (a lost answer could have made a game or taken a seat): they
   raise ``Unavailable`` and the caller decides;
@@ -45,6 +49,8 @@ import grpc
 
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
+from tranca.v1 import platform_pb2 as ppb
+from tranca.v1 import platform_pb2_grpc as ppb_grpc
 
 from .errors import (
     ResourceExhausted,
@@ -241,6 +247,8 @@ class AsyncTrancaClient:
             address, insecure, root_certificates, client_certificate, channel_options, interceptors
         )
         self._stub = pb_grpc.GameServiceStub(self.channel)
+        self._players = ppb_grpc.PlayerServiceStub(self.channel)
+        self._tournaments = ppb_grpc.TournamentServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------
 
@@ -333,10 +341,39 @@ class AsyncTrancaClient:
         deck: Sequence[str] = (),
         spectators_allowed: bool = False,
         label: str = "",
+        table: pb.TableOptions | None = None,
     ) -> pb.GameSummary:
         """Create a game waiting for ``players`` players; returns its summary (its id
         is ``.game_id``). ``overrides`` maps knob names to values, e.g.
-        ``{"target_score": 0}`` for a single deal. Needs an API key. Not retried."""
+        ``{"target_score": 0}`` for a single deal; ``table`` sets the table's options
+        (time per turn, robots, private, competitive, stake...). A private table's
+        invite code is in ``create_table``'s answer. Needs an API key. Not retried."""
+        out = await self.create_table(
+            preset,
+            players,
+            overrides=overrides,
+            seed=seed,
+            deck=deck,
+            spectators_allowed=spectators_allowed,
+            label=label,
+            table=table,
+        )
+        return out.game
+
+    async def create_table(
+        self,
+        preset: str = "tranca-000",
+        players: int = 4,
+        *,
+        overrides: Mapping[str, KnobOverride] | None = None,
+        seed: int = 0,
+        deck: Sequence[str] = (),
+        spectators_allowed: bool = False,
+        label: str = "",
+        table: pb.TableOptions | None = None,
+    ) -> pb.CreateGameResponse:
+        """``create_game``'s whole answer: the summary and, for a private table, the
+        invite code (shown once). Not retried."""
         rules = pb.Rules(preset=preset)
         for name, value in (overrides or {}).items():
             rules.overrides[name].CopyFrom(knob_value(value))
@@ -347,29 +384,46 @@ class AsyncTrancaClient:
             deck=list(deck),
             spectators_allowed=spectators_allowed,
             label=label,
+            table=table,
         )
-        out = await self._unary(self._stub.CreateGame, request, _APP, retry=False)
-        return out.game
+        return await self._unary(self._stub.CreateGame, request, _APP, retry=False)
 
     async def join_game(
-        self, game_id: str, seat: int = -1, *, player_name: str = "", spectator: bool = False
+        self,
+        game_id: str,
+        seat: int = -1,
+        *,
+        player_name: str = "",
+        spectator: bool = False,
+        player_id: str = "",
+        invite_code: str = "",
+        player_address: str = "",
     ) -> pb.JoinGameResponse:
         """Take ``seat`` (-1: the lowest free one), or join as a spectator; returns the
         seat and its token (shown once). Needs the game's app's API key. Not retried
         after UNAVAILABLE or DEADLINE_EXCEEDED (a lost answer may have taken the seat:
         SEAT_TAKEN on a second try); retried after ABORTED (another join won the race
-        to write, nothing was done)."""
+        to write, nothing was done). ``player_id`` is the app's id for the player
+        (needed at competitive tables), ``invite_code`` a private table's, and
+        ``player_address`` the player's network address as the app saw it."""
         request = pb.JoinGameRequest(
-            game_id=game_id, seat=seat, player_name=player_name, spectator=spectator
+            game_id=game_id,
+            seat=seat,
+            player_name=player_name,
+            spectator=spectator,
+            player_id=player_id,
+            invite_code=invite_code,
+            player_address=player_address,
         )
         return await self._unary(self._stub.JoinGame, request, _APP, retry=False, conflicts=True)
 
     async def join(
-        self, game_id: str, seat: int = -1, *, player_name: str = ""
+        self, game_id: str, seat: int = -1, *, player_name: str = "", **kwargs: Any
     ) -> AsyncTrancaClient:
         """``join_game`` and a client for the seat taken (see ``with_token``); the
-        seat is ``client.seat``, the token ``client.token``."""
-        joined = await self.join_game(game_id, seat, player_name=player_name)
+        seat is ``client.seat``, the token ``client.token``. ``kwargs``: the other
+        arguments of ``join_game`` (player_id, invite_code, player_address)."""
+        joined = await self.join_game(game_id, seat, player_name=player_name, **kwargs)
         client = self.with_token(joined.player_token)
         client.seat = joined.seat
         return client
@@ -380,10 +434,13 @@ class AsyncTrancaClient:
         *,
         page_size: int = 50,
         page_token: str = "",
+        open_only: bool = False,
     ) -> pb.ListGamesResponse:
-        """One page of the app's games, newest first (``next_page_token`` for more).
-        Needs an API key."""
-        request = pb.ListGamesRequest(status=status, page_size=page_size, page_token=page_token)
+        """One page of the app's games, newest first (``next_page_token`` for more);
+        ``open_only``: public tables waiting for players only. Needs an API key."""
+        request = pb.ListGamesRequest(
+            status=status, page_size=page_size, page_token=page_token, open_only=open_only
+        )
         return await self._unary(self._stub.ListGames, request, _APP, retry=True)
 
     # ----- game calls ------------------------------------------------------------------
@@ -493,6 +550,119 @@ class AsyncTrancaClient:
         return await self._unary(
             self._stub.GetReplay, pb.GetReplayRequest(game_id=game_id), _ANY, retry=True
         )
+
+    # ----- a seat's table actions ------------------------------------------------------
+
+    async def heartbeat(self, game_id: str) -> bool:
+        """Tell the server the token's player is at the table (an open ``watch`` does
+        too); returns whether a robot holds the seat (``reclaim_seat`` takes it back)."""
+        out = await self._unary(
+            self._stub.Heartbeat, pb.HeartbeatRequest(game_id=game_id), _PLAYER, retry=True
+        )
+        return out.robot_seated
+
+    async def reclaim_seat(self, game_id: str, *, request_id: str | None = None) -> pb.GameView:
+        """Take the token's seat back from the robot that played it. Retried with the
+        same request id."""
+        request = pb.ReclaimSeatRequest(game_id=game_id, request_id=request_id or uuid.uuid4().hex)
+        out = await self._unary(
+            self._stub.ReclaimSeat, request, _PLAYER, retry=True, conflicts=True
+        )
+        return out.view
+
+    async def vote_annul(
+        self, game_id: str, *, request_id: str | None = None
+    ) -> pb.VoteAnnulResponse:
+        """Vote to annul the match by agreement; ``.annulled`` once every person at
+        the table voted. Retried with the same request id."""
+        request = pb.VoteAnnulRequest(game_id=game_id, request_id=request_id or uuid.uuid4().hex)
+        return await self._unary(self._stub.VoteAnnul, request, _PLAYER, retry=True, conflicts=True)
+
+    async def add_entropy(
+        self, game_id: str, entropy: str, *, request_id: str | None = None
+    ) -> pb.DealCommitment:
+        """Mix ``entropy`` into a verifiable table's shuffles (before the start);
+        returns the commitment it is mixed with. Retried with the same request id."""
+        request = pb.AddEntropyRequest(
+            game_id=game_id, entropy=entropy, request_id=request_id or uuid.uuid4().hex
+        )
+        out = await self._unary(self._stub.AddEntropy, request, _ANY, retry=True, conflicts=True)
+        return out.commitment
+
+    # ----- players (PlayerService; API key) --------------------------------------------
+
+    async def get_player(self, player_id: str) -> ppb.GetPlayerResponse:
+        """A player's rating, chips and ranking points."""
+        return await self._unary(
+            self._players.GetPlayer, ppb.GetPlayerRequest(player_id=player_id), _APP, retry=True
+        )
+
+    async def leaderboard(
+        self,
+        kind: ppb.LeaderboardKind.ValueType = ppb.LEADERBOARD_KIND_RANKING_POINTS,
+        period: ppb.Period.ValueType = ppb.PERIOD_ALL_TIME,
+        *,
+        limit: int = 50,
+    ) -> list[ppb.LeaderboardEntry]:
+        """The app's players ranked by ranking points over ``period``, or by rating."""
+        request = ppb.GetLeaderboardRequest(kind=kind, period=period, limit=limit)
+        out = await self._unary(self._players.GetLeaderboard, request, _APP, retry=True)
+        return list(out.entries)
+
+    async def grant_chips(self, player_id: str, amount: int, grant_id: str) -> int:
+        """Grant chips; idempotent by ``grant_id`` (so retried). Returns the balance."""
+        request = ppb.GrantChipsRequest(player_id=player_id, amount=amount, grant_id=grant_id)
+        out = await self._unary(self._players.GrantChips, request, _APP, retry=True)
+        return out.chips
+
+    async def chip_entries(
+        self, player_id: str, *, page_size: int = 50, page_token: str = ""
+    ) -> ppb.ListChipEntriesResponse:
+        """One page of a player's chip entries, newest first."""
+        request = ppb.ListChipEntriesRequest(
+            player_id=player_id, page_size=page_size, page_token=page_token
+        )
+        return await self._unary(self._players.ListChipEntries, request, _APP, retry=True)
+
+    # ----- tournaments (TournamentService; API key) ------------------------------------
+
+    async def create_tournament(self, request: ppb.CreateTournamentRequest) -> ppb.Tournament:
+        """Register a tournament. Not retried (a lost answer may have made it)."""
+        out = await self._unary(self._tournaments.CreateTournament, request, _APP, retry=False)
+        return out.tournament
+
+    async def get_tournament(self, tournament_id: str) -> ppb.Tournament:
+        """A tournament's rounds, tables, results and standings."""
+        request = ppb.GetTournamentRequest(tournament_id=tournament_id)
+        out = await self._unary(self._tournaments.GetTournament, request, _APP, retry=True)
+        return out.tournament
+
+    async def start_round(self, tournament_id: str, round_number: int) -> ppb.TournamentRound:
+        """Pair and start round ``round_number``; its seats' tokens are in the answer
+        (a retry of a round already started returns it without tokens)."""
+        request = ppb.StartRoundRequest(tournament_id=tournament_id, round=round_number)
+        out = await self._unary(self._tournaments.StartRound, request, _APP, retry=True)
+        return out.round
+
+    async def record_forfeit(
+        self,
+        tournament_id: str,
+        round_number: int,
+        table: int,
+        outcome: ppb.TableOutcome.ValueType,
+    ) -> ppb.Tournament:
+        """Record a forfeit or a no-show at a table of the current round."""
+        request = ppb.RecordForfeitRequest(
+            tournament_id=tournament_id, round=round_number, table=table, outcome=outcome
+        )
+        out = await self._unary(self._tournaments.RecordForfeit, request, _APP, retry=True)
+        return out.tournament
+
+    async def withdraw_entrant(self, tournament_id: str, entrant: str) -> ppb.Tournament:
+        """Take an entrant out of later rounds."""
+        request = ppb.WithdrawEntrantRequest(tournament_id=tournament_id, entrant=entrant)
+        out = await self._unary(self._tournaments.WithdrawEntrant, request, _APP, retry=True)
+        return out.tournament
 
     # ----- live ------------------------------------------------------------------------
 
@@ -654,9 +824,17 @@ class TrancaClient:
         """See ``AsyncTrancaClient.join_game``."""
         return self._run(self._aio.join_game(game_id, seat, **kwargs))
 
-    def join(self, game_id: str, seat: int = -1, *, player_name: str = "") -> TrancaClient:
+    def create_table(
+        self, preset: str = "tranca-000", players: int = 4, **kwargs: Any
+    ) -> pb.CreateGameResponse:
+        """See ``AsyncTrancaClient.create_table``."""
+        return self._run(self._aio.create_table(preset, players, **kwargs))
+
+    def join(
+        self, game_id: str, seat: int = -1, *, player_name: str = "", **kwargs: Any
+    ) -> TrancaClient:
         """See ``AsyncTrancaClient.join``."""
-        aio = self._run(self._aio.join(game_id, seat, player_name=player_name))
+        aio = self._run(self._aio.join(game_id, seat, player_name=player_name, **kwargs))
         return TrancaClient._sharing(self, aio)
 
     def list_games(
@@ -710,6 +888,64 @@ class TrancaClient:
     def get_replay(self, game_id: str) -> pb.GetReplayResponse:
         """See ``AsyncTrancaClient.get_replay``."""
         return self._run(self._aio.get_replay(game_id))
+
+    def heartbeat(self, game_id: str) -> bool:
+        """See ``AsyncTrancaClient.heartbeat``."""
+        return self._run(self._aio.heartbeat(game_id))
+
+    def reclaim_seat(self, game_id: str, **kwargs: Any) -> pb.GameView:
+        """See ``AsyncTrancaClient.reclaim_seat``."""
+        return self._run(self._aio.reclaim_seat(game_id, **kwargs))
+
+    def vote_annul(self, game_id: str, **kwargs: Any) -> pb.VoteAnnulResponse:
+        """See ``AsyncTrancaClient.vote_annul``."""
+        return self._run(self._aio.vote_annul(game_id, **kwargs))
+
+    def add_entropy(self, game_id: str, entropy: str, **kwargs: Any) -> pb.DealCommitment:
+        """See ``AsyncTrancaClient.add_entropy``."""
+        return self._run(self._aio.add_entropy(game_id, entropy, **kwargs))
+
+    def get_player(self, player_id: str) -> ppb.GetPlayerResponse:
+        """See ``AsyncTrancaClient.get_player``."""
+        return self._run(self._aio.get_player(player_id))
+
+    def leaderboard(self, *args: Any, **kwargs: Any) -> list[ppb.LeaderboardEntry]:
+        """See ``AsyncTrancaClient.leaderboard``."""
+        return self._run(self._aio.leaderboard(*args, **kwargs))
+
+    def grant_chips(self, player_id: str, amount: int, grant_id: str) -> int:
+        """See ``AsyncTrancaClient.grant_chips``."""
+        return self._run(self._aio.grant_chips(player_id, amount, grant_id))
+
+    def chip_entries(self, player_id: str, **kwargs: Any) -> ppb.ListChipEntriesResponse:
+        """See ``AsyncTrancaClient.chip_entries``."""
+        return self._run(self._aio.chip_entries(player_id, **kwargs))
+
+    def create_tournament(self, request: ppb.CreateTournamentRequest) -> ppb.Tournament:
+        """See ``AsyncTrancaClient.create_tournament``."""
+        return self._run(self._aio.create_tournament(request))
+
+    def get_tournament(self, tournament_id: str) -> ppb.Tournament:
+        """See ``AsyncTrancaClient.get_tournament``."""
+        return self._run(self._aio.get_tournament(tournament_id))
+
+    def start_round(self, tournament_id: str, round_number: int) -> ppb.TournamentRound:
+        """See ``AsyncTrancaClient.start_round``."""
+        return self._run(self._aio.start_round(tournament_id, round_number))
+
+    def record_forfeit(
+        self,
+        tournament_id: str,
+        round_number: int,
+        table: int,
+        outcome: ppb.TableOutcome.ValueType,
+    ) -> ppb.Tournament:
+        """See ``AsyncTrancaClient.record_forfeit``."""
+        return self._run(self._aio.record_forfeit(tournament_id, round_number, table, outcome))
+
+    def withdraw_entrant(self, tournament_id: str, entrant: str) -> ppb.Tournament:
+        """See ``AsyncTrancaClient.withdraw_entrant``."""
+        return self._run(self._aio.withdraw_entrant(tournament_id, entrant))
 
     def _iterate(self, agen: AsyncIterator[T]) -> Iterator[T]:
         done = object()
