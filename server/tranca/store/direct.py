@@ -42,6 +42,7 @@ class SeatRow:
     version: int
     snapshot: str
     setup: str
+    deadline_at: int | None  # when the sweeper looks at the game next (epoch ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,7 @@ class GameRow:
     created_at: float  # seconds since the epoch
     snapshot: str
     setup: str
+    deadline_at: int | None = None  # epoch ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,22 @@ class MoveWrite:
     actor: str
     new_token: SeatToken | None = None
     revoke_seat: int | None = None
+    # games.deadline_at, written in the same statement as the move: set to
+    # ``deadline_at`` (NULL when None) if ``deadline_set``, else left as it is. Tables
+    # without timers never set it (see repository.next_deadline).
+    deadline_set: bool = False
+    deadline_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """An overdue game a sweeper claimed: its deadline is now ``lease_until`` (so no
+    other replica claims it meanwhile); ``due`` is the deadline that fell due."""
+
+    game_id: str
+    version: int
+    due: int
+    lease_until: int
 
 
 class DuplicateRequest(Exception):
@@ -121,11 +139,25 @@ class DirectAccess(Protocol):
         """True when written; False when the game is no longer at ``write.version``."""
         ...
 
+    async def claim_due(self, now_ms: int, lease_until: int, limit: int) -> list[Claim]:
+        """Up to ``limit`` games whose deadline is at or before ``now_ms``, their
+        deadline moved to ``lease_until`` atomically: each is claimed by one caller."""
+        ...
+
+    async def set_deadline(
+        self, game_id: str, version: int, held: int, deadline_at: int | None
+    ) -> bool:
+        """The deadline of a claimed game (still at ``version`` and at the lease
+        ``held``) set to ``deadline_at``; False when something was written since."""
+        ...
+
+    async def touch_presence(self, game_id: str, seat: int, now_ms: int) -> None: ...
+
     async def close(self) -> None: ...
 
 
 GAME_SQL = (
-    "SELECT id, app_id, status, version, label, created_at, snapshot, setup"
+    "SELECT id, app_id, status, version, label, created_at, snapshot, setup, deadline_at"
     " FROM games WHERE id = {0}"
 )
 APP_SQL = "SELECT id, name, permissions FROM apps WHERE key_hash = {0} AND NOT revoked"
@@ -141,7 +173,8 @@ INSERT_TOKEN_SQL = (
     " VALUES ({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7})"
 )
 PG_WRITE_SQL = (
-    "UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now()"
+    "UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now(),"
+    " deadline_at = CASE WHEN $5 THEN $6::bigint ELSE deadline_at END"
     " WHERE id = $1 AND version = $2"
 )
 PG_LOG_SQL = (
@@ -151,7 +184,7 @@ PG_LOG_SQL = (
 
 SEAT_GAME_SQL = (
     "SELECT t.game_id, t.seat, t.player_name, g.app_id, g.version, g.snapshot,"
-    " g.setup"
+    " g.setup, g.deadline_at"
     " FROM player_tokens t JOIN games g ON g.id = t.game_id"
     " WHERE t.token_hash = {0} AND NOT t.revoked"
 )
@@ -163,7 +196,8 @@ SEAT_GAME_SQL = (
 # of two racing moves exactly one gets a row back.
 PG_WRITE_MOVE_SQL = f"""
 WITH updated AS (
-    UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now()
+    UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now(),
+        deadline_at = CASE WHEN $9 THEN $10::bigint ELSE deadline_at END
     WHERE id = $1 AND version = $2
     RETURNING id
 ), logged AS (
@@ -173,6 +207,34 @@ WITH updated AS (
 )
 SELECT pg_notify('{NOTIFY_CHANNEL}', game_id || ':' || version) FROM logged
 """
+
+# The sweeper's claim: overdue games, oldest deadline first, each locked and moved to
+# the lease in one statement. SKIP LOCKED: a game another replica is claiming (or a
+# move is writing) right now is left to it, so replicas never wait on each other and
+# never claim the same game. Under READ COMMITTED the locking read re-checks
+# ``deadline_at <= $1`` against a row a concurrent move just committed.
+PG_CLAIM_SQL = """
+UPDATE games AS g SET deadline_at = $2
+FROM (
+    SELECT id, deadline_at FROM games WHERE deadline_at <= $1
+    ORDER BY deadline_at LIMIT $3 FOR UPDATE SKIP LOCKED
+) AS due
+WHERE g.id = due.id
+RETURNING g.id, g.version, due.deadline_at
+"""
+SET_DEADLINE_SQL = (
+    "UPDATE games SET deadline_at = {0} WHERE id = {1} AND version = {2} AND deadline_at = {3}"
+)
+PG_PRESENCE_SQL = (
+    "INSERT INTO seat_presence (game_id, seat, last_seen_ms) VALUES ($1, $2, $3)"
+    " ON CONFLICT (game_id, seat) DO UPDATE"
+    " SET last_seen_ms = GREATEST(seat_presence.last_seen_ms, excluded.last_seen_ms)"
+)
+SQLITE_PRESENCE_SQL = (
+    "INSERT INTO seat_presence (game_id, seat, last_seen_ms) VALUES (?, ?, ?)"
+    " ON CONFLICT (game_id, seat) DO UPDATE"
+    " SET last_seen_ms = max(seat_presence.last_seen_ms, excluded.last_seen_ms)"
+)
 
 
 class ConnectionLost(ConnectionError):
@@ -334,11 +396,29 @@ class PostgresDirect:
                     write.action,
                     write.request_id,
                     write.actor,
+                    write.deadline_set,
+                    write.deadline_at,
                 )
                 return row is not None
             return bool(await self._using(lambda conn: _pg_write_with_tokens(conn, write)))
         except asyncpg.UniqueViolationError as exc:
             raise DuplicateRequest(str(exc)) from exc
+
+    async def claim_due(self, now_ms: int, lease_until: int, limit: int) -> list[Claim]:
+        rows = await self._using(lambda conn: conn.fetch(PG_CLAIM_SQL, now_ms, lease_until, limit))
+        return [Claim(r[0], int(r[1]), int(r[2]), lease_until) for r in rows]
+
+    async def set_deadline(
+        self, game_id: str, version: int, held: int, deadline_at: int | None
+    ) -> bool:
+        sql = SET_DEADLINE_SQL.format("$4::bigint", "$1", "$2", "$3")
+        done = await self._using(
+            lambda conn: conn.execute(sql, game_id, version, held, deadline_at)
+        )
+        return bool(done == "UPDATE 1")
+
+    async def touch_presence(self, game_id: str, seat: int, now_ms: int) -> None:
+        await self._using(lambda conn: conn.execute(PG_PRESENCE_SQL, game_id, seat, now_ms))
 
     async def close(self) -> None:
         await self._pool.close()
@@ -348,7 +428,15 @@ async def _pg_write_with_tokens(conn: Any, w: MoveWrite) -> bool:
     """A join or a leave: the move's write and a seat's token change, in one
     transaction (rare enough that its several round trips do not matter)."""
     async with conn.transaction():
-        done = await conn.execute(PG_WRITE_SQL, w.game_id, w.version, w.status, w.snapshot)
+        done = await conn.execute(
+            PG_WRITE_SQL,
+            w.game_id,
+            w.version,
+            w.status,
+            w.snapshot,
+            w.deadline_set,
+            w.deadline_at,
+        )
         if done != "UPDATE 1":
             return False
         await conn.execute(
@@ -402,7 +490,7 @@ def epoch_seconds(value: Any) -> float:
 
 def _game_row(row: Any) -> GameRow:
     return GameRow(
-        row[0], row[1], row[2], int(row[3]), row[4], epoch_seconds(row[5]), row[6], row[7]
+        row[0], row[1], row[2], int(row[3]), row[4], epoch_seconds(row[5]), row[6], row[7], row[8]
     )
 
 
@@ -549,9 +637,19 @@ class SqliteDirect:
         conn.execute("BEGIN IMMEDIATE")
         try:
             done = conn.execute(
-                "UPDATE games SET version = ?, status = ?, snapshot = ?, updated_at = ?"
+                "UPDATE games SET version = ?, status = ?, snapshot = ?, updated_at = ?,"
+                " deadline_at = CASE WHEN ? THEN ? ELSE deadline_at END"
                 " WHERE id = ? AND version = ?",
-                (w.version + 1, w.status, w.snapshot, now, w.game_id, w.version),
+                (
+                    w.version + 1,
+                    w.status,
+                    w.snapshot,
+                    now,
+                    w.deadline_set,
+                    w.deadline_at,
+                    w.game_id,
+                    w.version,
+                ),
             )
             if done.rowcount != 1:
                 conn.execute("ROLLBACK")
@@ -581,6 +679,58 @@ class SqliteDirect:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+
+    @staticmethod
+    def _claim_due(
+        conn: sqlite3.Connection, now_ms: int, lease_until: int, limit: int
+    ) -> list[Claim]:
+        # Most sweeps find nothing due: a plain read first, so that they do not take
+        # the write lock (and hold up moves) for nothing.
+        due = conn.execute(
+            "SELECT 1 FROM games WHERE deadline_at <= ? LIMIT 1", (now_ms,)
+        ).fetchone()
+        if due is None:
+            return []
+        # One writer at a time on SQLite: the IMMEDIATE transaction is the lock.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows = conn.execute(
+                "SELECT id, version, deadline_at FROM games WHERE deadline_at <= ?"
+                " ORDER BY deadline_at LIMIT ?",
+                (now_ms, limit),
+            ).fetchall()
+            conn.executemany(
+                "UPDATE games SET deadline_at = ? WHERE id = ?",
+                [(lease_until, r[0]) for r in rows],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return [Claim(r[0], int(r[1]), int(r[2]), lease_until) for r in rows]
+
+    async def claim_due(self, now_ms: int, lease_until: int, limit: int) -> list[Claim]:
+        self._count_write()
+        claims: list[Claim] = await self._inline_first(
+            lambda conn: self._claim_due(conn, now_ms, lease_until, limit), writes=True
+        )
+        return claims
+
+    async def set_deadline(
+        self, game_id: str, version: int, held: int, deadline_at: int | None
+    ) -> bool:
+        sql = SET_DEADLINE_SQL.format("?", "?", "?", "?")
+        done = await self._inline_first(
+            lambda conn: conn.execute(sql, (deadline_at, game_id, version, held)).rowcount,
+            writes=True,
+        )
+        return bool(done == 1)
+
+    async def touch_presence(self, game_id: str, seat: int, now_ms: int) -> None:
+        await self._inline_first(
+            lambda conn: conn.execute(SQLITE_PRESENCE_SQL, (game_id, seat, now_ms)), writes=True
+        )
 
     async def seat_game(self, token_hash: str) -> SeatRow | None:
         row: SeatRow | None = await self._inline_first(

@@ -1,0 +1,412 @@
+"""Turn timers with fallback play, robots for silent players, presence (issue 7,
+items 2 and 3), through the gRPC API on SQLite and PostgreSQL.
+
+003 ("Tiempo por turno"): "Si el tiempo concluye, el juego realizará la jugada por
+él". 003 ("Robot"): "cuando un jugador pierde la conexión durante la partida, un
+robot lo sustituye hasta que vuelve a entrar".
+
+The servers here run no sweeper of their own (``sweep_interval=0``): each test
+sweeps when it wants (``Sweeper.sweep_timers``), except the two-replica test, where both
+servers sweep on their own as in production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sqlalchemy import text
+
+from tests.service.conftest import Client
+from tests.service.test_api import DRAW, app_view, discard, refused, seat_view, submit
+from tranca.api import metrics
+from tranca.app.game import apply_action, rebuild
+from tranca.rules.engine import apply, new_deal
+from tranca.rules.invariants import check_invariants
+from tranca.rules.presets import PRESETS
+from tranca.server import Config, Running, start
+from tranca.store.repository import now_ms
+from tranca.store.sweeper import Sweeper, fallback_move, robot_move
+from tranca.v1 import game_pb2 as pb
+
+
+@pytest.fixture
+async def server(db_url: str) -> AsyncIterator[Running]:
+    """A server without a sweeper of its own (``client`` uses this one)."""
+    running = await start(
+        Config(
+            host="127.0.0.1",
+            port=0,
+            metrics_port=0,
+            database_url=db_url,
+            rate_per_token=0,
+            rate_per_app=0,
+            sweep_interval=0,
+        )
+    )
+    await forget_deadlines(running)
+    yield running
+    await running.stop(0.5)
+
+
+async def forget_deadlines(running: Running) -> None:
+    """The database is shared by the session's tests: earlier tests' games must not
+    be swept by this test's sweeps (they would count in ``sweep_timers``)."""
+    async with running.store.engine.begin() as conn:
+        await conn.execute(text("UPDATE games SET deadline_at = NULL"))
+
+
+async def table(
+    client: Client, players: int = 2, seed: int = 7, **options: object
+) -> tuple[str, list[str]]:
+    """A started game at a table with ``options`` (pb.TableOptions fields)."""
+    return await client.new_game(
+        players=players,
+        seed=seed,
+        table=pb.TableOptions(**options),  # type: ignore[arg-type]
+    )
+
+
+async def replay(client: Client, gid: str) -> list[pb.LoggedMove]:
+    done = await client.stub.GetReplay(pb.GetReplayRequest(game_id=gid), metadata=client.app())
+    return list(done.moves)
+
+
+async def heartbeat(client: Client, gid: str, token: str) -> bool:
+    done = await client.stub.Heartbeat(
+        pb.HeartbeatRequest(game_id=gid), metadata=client.player(token)
+    )
+    return bool(done.robot_seated)
+
+
+async def play_turn(client: Client, gid: str, token: str) -> pb.GameView:
+    """The seat of ``token`` draws and discards the first card of its hand."""
+    view = await seat_view(client, gid, token)
+    drew = await submit(client, gid, token, DRAW, view.version)
+    done = await submit(client, gid, token, discard(drew.view.hand[0]), drew.version)
+    return done.view
+
+
+def kind(m: pb.LoggedMove) -> str:
+    return m.move.WhichOneof("kind") or m.move.text
+
+
+# ----- turn timers ---------------------------------------------------------------
+
+
+async def test_a_turn_timer_that_fires_plays_a_fallback_turn(
+    client: Client, server: Running
+) -> None:
+    """003: "Si el tiempo concluye, el juego realizará la jugada por él": a draw and a
+    discard, logged with actor "timeout"; the turn's deadline is in every view."""
+    before = now_ms()
+    gid, tokens = await table(client, turn_seconds=1)
+    view = await app_view(client, gid)
+    seat = view.turn
+    assert before + 1000 <= view.turn_deadline_ms <= now_ms() + 1000
+    sweeper = Sweeper(server.store)
+    assert await sweeper.sweep_timers() == 0  # not yet due
+    await asyncio.sleep(1.1)
+    assert await sweeper.sweep_timers() == 1
+    moves = await replay(client, gid)
+    played = [m for m in moves if m.actor != "player"]
+    assert [(m.seat, kind(m), m.actor) for m in played] == [
+        (seat, "draw", "timeout"),
+        (seat, "discard", "timeout"),
+    ]
+    after = await seat_view(client, gid, tokens[1 - seat])
+    assert after.turn == 1 - seat
+    assert after.turn_deadline_ms >= now_ms() + 500  # the next turn's clock runs
+    # The late player's own move is refused: the fallback took that version.
+    await refused(
+        submit(client, gid, tokens[seat], DRAW, view.version),
+        grpc.StatusCode.ABORTED,
+        "VERSION_CONFLICT",
+    )
+    # A player who moves in time keeps the turn's moves to themselves.
+    await play_turn(client, gid, tokens[1 - seat])
+    assert await sweeper.sweep_timers() == 0
+    assert [m.actor for m in (await replay(client, gid))[len(moves) :]] == ["player"] * 2
+
+
+async def test_a_player_who_moves_after_the_claim_wins(client: Client, server: Running) -> None:
+    """A sweep claims the overdue game, then the player's own move lands first: the
+    fallback is dropped (its write is refused at the claimed version), nothing twice."""
+    gid, tokens = await table(client, turn_seconds=1)
+    seat = (await app_view(client, gid)).turn
+    await asyncio.sleep(1.1)
+    claims = await server.store.claim_due(now_ms(), 30_000, 10)
+    assert [c.game_id for c in claims] == [gid]
+    await play_turn(client, gid, tokens[seat])
+    sweeper = Sweeper(server.store)
+    assert not await sweeper._act(claims[0])
+    moves = await replay(client, gid)
+    assert all(m.actor == "player" for m in moves)
+    # The move started the next turn, and its clock: the lease is gone.
+    assert (await app_view(client, gid)).turn_deadline_ms <= now_ms() + 1000
+
+
+async def test_tables_without_timers_are_never_claimed(client: Client, server: Running) -> None:
+    gid, tokens = await client.new_game()
+    await play_turn(client, gid, tokens[(await app_view(client, gid)).turn])
+    assert (await app_view(client, gid)).turn_deadline_ms == 0
+    assert await server.store.claim_due(now_ms() + 10**9, 1000, 100) == []
+
+
+async def test_a_timer_fires_once_with_two_replicas_sweeping(pg_url: str) -> None:
+    """Two servers on one PostgreSQL database, both sweeping every 20 ms, a player
+    watching through one and the game created through the other: every deadline
+    gets exactly one fallback turn (no turn twice, none early), decided by one
+    replica (the two share this process's metrics: one timeout counted per turn, no
+    server move dropped for a lost race)."""
+    timeouts_before = metrics.TURN_TIMEOUTS._value.get()
+    dropped_before = metrics.FALLBACKS_DROPPED._value.get()
+    servers = [
+        await start(
+            Config(
+                host="127.0.0.1",
+                port=0,
+                metrics_port=0,
+                database_url=pg_url,
+                rate_per_token=0,
+                rate_per_app=0,
+                sweep_interval=0.02,
+            )
+        )
+        for _ in range(2)
+    ]
+    try:
+        await forget_deadlines(servers[0])
+        _, key = await servers[0].store.create_app(f"t-{uuid.uuid4().hex[:6]}")
+        async with (
+            grpc.aio.insecure_channel(f"127.0.0.1:{servers[0].port}") as ch0,
+            grpc.aio.insecure_channel(f"127.0.0.1:{servers[1].port}") as ch1,
+        ):
+            creator, watcher = Client(ch0, key), Client(ch1, key)
+            gid, tokens = await table(creator, turn_seconds=1)
+            watch = watcher.stub.WatchGame(
+                pb.WatchGameRequest(game_id=gid), metadata=watcher.player(tokens[0])
+            )
+            seen: list[pb.LoggedMove] = []
+
+            async def follow() -> None:
+                async for update in watch:
+                    if update.HasField("move"):
+                        seen.append(update.move)
+
+            following = asyncio.create_task(follow())
+            await asyncio.sleep(3.6)  # three turns' time runs out
+            watch.cancel()
+            await asyncio.gather(following, return_exceptions=True)
+        rows = await servers[0].store.log(gid)
+    finally:
+        for s in servers:
+            await s.stop(0.2)
+    timed = [r for r in rows if r.actor == "timeout"]
+    # Each turn: exactly a draw then a discard, seats alternating, three turns.
+    assert [(r.action.move.split()[0]) for r in timed] == ["draw", "discard"] * 3
+    assert [r.seat for r in timed[::2]] == [timed[0].seat, 1 - timed[0].seat, timed[0].seat]
+    versions = [r.version for r in rows]
+    assert versions == list(range(1, len(rows) + 1))  # no version twice, no gap
+    # No turn before its time: each timed-out turn starts a second after the last.
+    by_version = {r.version: r for r in rows}
+    for r in timed[::2]:
+        assert r.created_at - by_version[r.version - 1].created_at >= 0.95
+    assert metrics.TURN_TIMEOUTS._value.get() - timeouts_before == 3
+    assert metrics.FALLBACKS_DROPPED._value.get() == dropped_before
+    # The watcher on the other replica saw the same moves.
+    assert [m.version for m in seen if m.actor == "timeout"] == [r.version for r in timed]
+
+
+async def test_two_replicas_never_claim_the_same_game(pg_url: str) -> None:
+    """The claim itself (FOR UPDATE SKIP LOCKED): concurrent claims from two stores
+    split the overdue games between them."""
+    servers = [
+        await start(
+            Config(host="127.0.0.1", port=0, metrics_port=0, database_url=pg_url, sweep_interval=0)
+        )
+        for _ in range(2)
+    ]
+    try:
+        await forget_deadlines(servers[0])
+        _, key = await servers[0].store.create_app(f"t-{uuid.uuid4().hex[:6]}")
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{servers[0].port}") as ch:
+            c = Client(ch, key)
+            games = {(await table(c, seed=i, turn_seconds=1))[0] for i in range(12)}
+        later = now_ms() + 5000  # every one of them overdue
+        claimed = await asyncio.gather(
+            *(s.store.claim_due(later, 30_000, 4) for s in servers for _ in range(3))
+        )
+    finally:
+        for s in servers:
+            await s.stop(0.2)
+    ids = [c.game_id for batch in claimed for c in batch]
+    mine = [i for i in ids if i in games]
+    assert len(mine) == len(set(mine)) == 12
+
+
+# ----- robots --------------------------------------------------------------------
+
+
+async def test_robot_takeover_and_the_players_return(client: Client, server: Running) -> None:
+    """003 ("Robot"): a silent player's seat is played by a robot until they return.
+    Their own moves are refused meanwhile (ROBOT_SEATED); ReclaimSeat gives it back."""
+    gid, tokens = await table(client, robot_grace_seconds=1)
+    silent = (await app_view(client, gid)).turn
+    present = 1 - silent
+    sweeper = Sweeper(server.store)
+    for _ in range(4):  # the present player keeps saying so; the silent one does not
+        assert not await heartbeat(client, gid, tokens[present])
+        await asyncio.sleep(0.3)
+    assert await sweeper.sweep_timers() == 1
+    moves = await replay(client, gid)
+    server_played = [(m.seat, kind(m), m.actor) for m in moves if m.actor != "player"]
+    assert server_played[0] == (silent, "robot", "robot")
+    assert {(seat, actor) for seat, _, actor in server_played[1:]} == {(silent, "robot")}
+    assert server_played[-1][1] == "discard"
+    view = await seat_view(client, gid, tokens[silent])
+    assert view.seats[silent].robot and view.turn == present
+    assert await heartbeat(client, gid, tokens[silent])  # robot_seated
+    await refused(
+        submit(client, gid, tokens[silent], DRAW, view.version),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "ROBOT_SEATED",
+    )
+    # The present player plays; the robot answers at the next sweep, at once.
+    await play_turn(client, gid, tokens[present])
+    assert await sweeper.sweep_timers() == 1
+    assert (await app_view(client, gid)).turn == present
+    # The player comes back: the seat is theirs again, and so are its moves.
+    rid = uuid.uuid4().hex
+    back = await client.stub.ReclaimSeat(
+        pb.ReclaimSeatRequest(game_id=gid, request_id=rid), metadata=client.player(tokens[silent])
+    )
+    assert not back.view.seats[silent].robot
+    again = await client.stub.ReclaimSeat(
+        pb.ReclaimSeatRequest(game_id=gid, request_id=rid), metadata=client.player(tokens[silent])
+    )
+    assert again.view.version == back.view.version  # the retry is answered, not re-applied
+    await play_turn(client, gid, tokens[present])
+    view = await play_turn(client, gid, tokens[silent])
+    assert view.turn == present
+    moves = await replay(client, gid)
+    assert [(m.seat, m.actor) for m in moves[-2:]] == [(silent, "player")] * 2
+    assert [kind(m) for m in moves if m.seat == silent and kind(m) == "return"] == ["return"]
+    assert not await heartbeat(client, gid, tokens[silent])
+
+
+async def test_a_player_who_heartbeats_or_watches_keeps_the_seat(
+    client: Client, server: Running
+) -> None:
+    """Presence is a heartbeat or an open WatchGame stream: neither player is taken
+    over, however long past the grace period."""
+    gid, tokens = await table(client, robot_grace_seconds=1)
+    to_act = (await app_view(client, gid)).turn
+    watch = client.stub.WatchGame(
+        pb.WatchGameRequest(game_id=gid), metadata=client.player(tokens[1 - to_act])
+    )
+    await watch.read()
+    sweeper = Sweeper(server.store)
+    for _ in range(8):
+        await heartbeat(client, gid, tokens[to_act])
+        await asyncio.sleep(0.3)
+        await sweeper.sweep_timers()
+    await play_turn(client, gid, tokens[to_act])  # the watching player's turn now
+    for _ in range(5):
+        await asyncio.sleep(0.3)
+        await sweeper.sweep_timers()
+    watch.cancel()
+    assert all(m.actor == "player" for m in await replay(client, gid))
+    assert not any(s.robot for s in (await app_view(client, gid)).seats)
+
+
+async def test_an_annulment_vote_with_a_robot_seated(client: Client, server: Running) -> None:
+    """003: "El robot no se tiene en cuenta en las votaciones para finalizar una
+    partida de forma amistosa": with a robot in seat 1 of 2, seat 0's vote annuls."""
+    gid, tokens = await table(client, robot_grace_seconds=1, annulment_allowed=True)
+    if (await app_view(client, gid)).turn == 0:
+        await play_turn(client, gid, tokens[0])
+    for _ in range(4):
+        await heartbeat(client, gid, tokens[0])
+        await asyncio.sleep(0.3)
+    assert await Sweeper(server.store).sweep_timers() == 1
+    assert (await app_view(client, gid)).seats[1].robot
+    voted = await client.stub.VoteAnnul(
+        pb.VoteAnnulRequest(game_id=gid, request_id=uuid.uuid4().hex),
+        metadata=client.player(tokens[0]),
+    )
+    assert voted.annulled
+    view = await app_view(client, gid)
+    assert view.status == pb.GAME_STATUS_FINISHED
+    assert view.match_result.reason == "annulled"
+    assert view.match_result.winner_side == -1
+    assert view.turn_deadline_ms == 0
+    assert await server.store.claim_due(now_ms() + 10**9, 1000, 100) == []  # nothing left
+
+
+@pytest.mark.parametrize("options", [{"robot_grace_seconds": 1}, {"turn_seconds": 1}])
+async def test_a_match_played_only_by_the_server_ends(
+    client: Client, server: Running, options: dict[str, int]
+) -> None:
+    """A whole match (to a point limit for robots, express for timeouts) where no
+    player ever moves: it ends, every move is legal and marked, every card is
+    accounted for after every move, and the log rebuilds the stored game. The
+    sweeper's clock runs an hour ahead, so every clock has run out at each sweep."""
+    limit = {"point_limit": 500} if "robot_grace_seconds" in options else {"express": True}
+    gid, _ = await table(client, seed=11, **options, **limit)
+    sweeper = Sweeper(server.store, clock=lambda: now_ms() + 3_600_000)
+    started = time.monotonic()
+    while (await app_view(client, gid)).status != pb.GAME_STATUS_FINISHED:
+        assert time.monotonic() - started < 60, "the match did not end"
+        await sweeper.sweep_timers()
+    rows = await server.store.log(gid)
+    record = await server.store.game(gid)
+    setup = record.state.setup
+    assert rebuild(setup, [r.action for r in rows]).to_dict() == record.state.to_dict()
+    actor = "robot" if "robot_grace_seconds" in options else "timeout"
+    assert {r.actor for r in rows if r.action.kind == "move"} == {actor}
+    state = rebuild(setup, [])
+    for r in rows:
+        apply_action(state, r.action, r.version)
+        if state.deal is not None and not state.deal.is_over:
+            assert check_invariants(state.deal) == [], r
+    assert record.state.result_reason in ("target_reached", "tie_break", "single_deal")
+    assert record.deadline_at is None
+
+
+# ----- the server's moves are always legal ---------------------------------------
+
+
+@given(
+    preset=st.sampled_from(sorted(PRESETS)),
+    seed=st.integers(0, 2**31),
+    robots=st.lists(st.booleans(), min_size=1, max_size=8),
+)
+def test_fallback_and_robot_turns_are_legal_and_end_the_deal(
+    preset: str, seed: int, robots: list[bool]
+) -> None:
+    """Deals played only by timed-out turns and robots' turns (mixed by turn): every
+    move passes the engine's own validation (``apply``), the invariants hold after
+    every move (every card accounted for), and the deal ends."""
+    rules = PRESETS[preset]
+    players = rules.player_counts[seed % len(rules.player_counts)]
+    s = new_deal(rules, players, seed=seed, dealer=seed % players)
+    turns = 0
+    for n in range(3000):
+        if s.is_over:
+            break
+        by_robot = robots[turns % len(robots)]
+        seat = s.turn
+        move = (robot_move if by_robot else fallback_move)(s, seed + n)
+        assert move is not None, "no legal move in a live position"
+        apply(s, seat, move)
+        assert check_invariants(s) == []
+        if s.turn != seat:
+            turns += 1
+    assert s.is_over, "the deal did not end"
