@@ -1,12 +1,48 @@
 """Starting a match: the start action, and at a staked competitive table every seat's
-stake, in one transaction."""
+stake, in one transaction.
+
+003: "Si en una mesa se están apostando fichas de juego, necesitarás disponer de
+suficientes fichas para cubrir la apuesta". The stakes are taken when the match
+starts (not when a player sits down), so a player who leaves before the start has
+staked nothing; a seat that cannot cover the stake keeps the match from starting
+(FAILED_PRECONDITION, reason INSUFFICIENT_CHIPS) and nothing is written: neither the
+start nor any other seat's stake.
+"""
 
 from __future__ import annotations
 
-from ..app.game import Action
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..api import metrics  # a leaf module: the store uses nothing else of the API layer
+from ..app.game import Action, GameError, GameState
+from ..platform import chips
+from . import ledger
 from .repository import Committed, Store
+
+INSUFFICIENT_CHIPS = "INSUFFICIENT_CHIPS"
 
 
 async def start_match(store: Store, game_id: str) -> Committed:
-    """Deal the first deal of ``game_id`` (every seat taken)."""
-    return await store.commit_action(game_id, Action("start"), expected_version=None)
+    """Deal the first deal of ``game_id`` (every seat taken); at a competitive table
+    with a stake, take every seat's stake into the match's pot with it."""
+    game = await store.game(game_id)
+    table = game.state.setup.table
+    if not (table.competitive and table.stake > 0):
+        return await store.commit_action(game_id, Action("start"), expected_version=None)
+
+    async def take_stakes(conn: AsyncConnection, app_id: str, started: GameState) -> None:
+        seats = [s.player_id for s in started.seats]
+        if not all(seats):  # JoinGame refuses a competitive seat without a player id
+            raise GameError("PLAYER_ID_REQUIRED", "a staked table needs every seat's player_id")
+        try:
+            await ledger.stake(conn, app_id, game_id, seats, table.stake)
+        except chips.InsufficientChips as exc:
+            # Ids only in the message: never another player's balance.
+            raise GameError(
+                INSUFFICIENT_CHIPS,
+                f"player {exc.player} cannot cover the stake of {exc.needed} chips",
+            ) from None
+
+    done = await store.commit_action_with(game_id, Action("start"), take_stakes)
+    metrics.CHIPS_STAKED.inc(table.stake * len(done.state.seats))
+    return done
