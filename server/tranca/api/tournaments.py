@@ -1,13 +1,483 @@
-"""TournamentService: tournaments whose tables are GameService games."""
+"""TournamentService: tournaments whose tables are GameService games.
+
+A tournament is its configuration and its events (``store/tournament_store.py``);
+the pure ``platform.tournaments.Tournament`` rebuilt from them pairs the rounds and
+ranks the entrants. StartRound creates a round's games with every seat taken, in one
+transaction with the round's pairing, and then starts them; a game's result reaches
+the tournament through the settlement (``tournament_store.record_game_result``).
+See docs/platform/tournaments.md.
+"""
 
 from __future__ import annotations
 
-from ..store.repository import Store
+import secrets
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import structlog
+
+from ..app.game import Action, GameError, Setup, TableOptions, apply_action, new_game
+from ..platform.duplicate import DuplicateRound
+from ..platform.fairness import new_server_secret
+from ..platform.tournaments import Entrant, Format, Outcome, Round, Tournament
+from ..rules.cards import card_text, full_deck, parse_cards
+from ..rules.presets import Rules, make_rules
+from ..store import tournament_store as ts
+from ..store.direct import SeatToken
+from ..store.repository import AppRecord, Store, hash_secret
+from ..store.starting import start_match
+from ..v1 import platform_pb2 as pb
 from ..v1 import platform_pb2_grpc as pb_grpc
+from . import metrics
+from .auth import identify, require_app
+from .convert import overrides_from_pb, table_from_pb
+from .errors import ApiError
 from .limits import RateLimiter
+from .servicer import FIXED_DECK, MAX_PLAYER_ID, Ctx, check_table_options, rpc
+
+log = structlog.get_logger("tranca.api.tournaments")
+
+MAX_NAME = 200
+MAX_ENTRANTS = 256
+MAX_SWISS_ROUNDS = 64
+
+FORMATS = {
+    pb.TOURNAMENT_FORMAT_ROUND_ROBIN: Format.ROUND_ROBIN,
+    pb.TOURNAMENT_FORMAT_SWISS: Format.SWISS,
+    pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION: Format.SINGLE_ELIMINATION,
+}
+FORMAT_PB = {v: k for k, v in FORMATS.items()}
+STATUS_PB = {
+    ts.REGISTERED: pb.TOURNAMENT_STATUS_REGISTERED,
+    ts.RUNNING: pb.TOURNAMENT_STATUS_RUNNING,
+    ts.FINISHED: pb.TOURNAMENT_STATUS_FINISHED,
+}
+OUTCOME_PB = {
+    Outcome.A_WINS: pb.TABLE_OUTCOME_A_WINS,
+    Outcome.B_WINS: pb.TABLE_OUTCOME_B_WINS,
+    Outcome.DRAW: pb.TABLE_OUTCOME_DRAW,
+    Outcome.A_FORFEITS: pb.TABLE_OUTCOME_A_FORFEITS,
+    Outcome.B_FORFEITS: pb.TABLE_OUTCOME_B_FORFEITS,
+    Outcome.DOUBLE_NO_SHOW: pb.TABLE_OUTCOME_DOUBLE_NO_SHOW,
+}
+FORFEITS = {
+    pb.TABLE_OUTCOME_A_FORFEITS: Outcome.A_FORFEITS,
+    pb.TABLE_OUTCOME_B_FORFEITS: Outcome.B_FORFEITS,
+    pb.TABLE_OUTCOME_DOUBLE_NO_SHOW: Outcome.DOUBLE_NO_SHOW,
+}
+
+
+def _bad(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message)
+
+
+def _bad_config(message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_TOURNAMENT", message)
+
+
+def _not_found() -> ApiError:
+    return ApiError(grpc.StatusCode.NOT_FOUND, "TOURNAMENT_NOT_FOUND", "no such tournament")
+
+
+def _refused(reason: str, message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, reason, message)
+
+
+def _busy() -> ApiError:
+    return ApiError(
+        grpc.StatusCode.ABORTED, "TOURNAMENT_CONFLICT", "the tournament kept changing: retry"
+    )
+
+
+# (round, table) -> game id, and (round, table, seat) -> a new seat's token.
+Games = dict[tuple[int, int], str]
+Tokens = dict[tuple[int, int, int], str]
 
 
 class TournamentService(pb_grpc.TournamentServiceServicer):
     def __init__(self, store: Store, app_limiter: RateLimiter) -> None:
         self.store = store
         self.app_limiter = app_limiter
+
+    # ----- helpers -----------------------------------------------------------------
+
+    async def _app(self, context: Ctx) -> AppRecord:
+        app = require_app(await identify(self.store, context))
+        wait = self.app_limiter.take(app.id)
+        if wait:
+            raise ApiError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "RATE_LIMITED",
+                "too many calls: slow down",
+                {"retry_after_ms": str(max(1, int(wait * 1000)))},
+            )
+        return app
+
+    async def _load(self, app: AppRecord, tournament_id: str) -> ts.TournamentRow:
+        """The app's tournament; other apps' tournaments are invisible (NOT_FOUND)."""
+        if not tournament_id:
+            raise _bad("tournament_id is required")
+        row = await ts.load_tournament(self.store, tournament_id, app.id)
+        if row is None:
+            raise _not_found()
+        return row
+
+    async def _answer(self, row: ts.TournamentRow, t: Tournament) -> pb.Tournament:
+        return tournament_to_pb(row, t, await ts.table_games(self.store, row.id))
+
+    async def _change(
+        self,
+        app: AppRecord,
+        tournament_id: str,
+        change: Callable[[ts.TournamentRow, Tournament], list[dict[str, Any]]],
+    ) -> pb.Tournament:
+        """Apply ``change`` (the events to append, after checks that raise) to the
+        tournament as it is now, retrying on a lost compare-and-swap."""
+        for _ in range(ts.CAS_ATTEMPTS):
+            row = await self._load(app, tournament_id)
+            t = row.rebuild()
+            new = change(row, t)
+            if not new:
+                return await self._answer(row, t)
+            if await ts.append_events(self.store, row, new, ts.status_of(t)):
+                await refresh_running_gauge(self.store)
+                row.events.extend(new)
+                row.version += 1
+                row.status = ts.status_of(t)
+                return await self._answer(row, t)
+        raise _busy()
+
+    # ----- RPCs --------------------------------------------------------------------
+
+    @rpc("CreateTournament")
+    async def CreateTournament(
+        self, request: pb.CreateTournamentRequest, context: Ctx
+    ) -> pb.CreateTournamentResponse:
+        app = await self._app(context)
+        config = config_from_pb(request, app)
+        name = request.name.strip()
+        tournament_id = await ts.create_tournament(self.store, app.id, name, config)
+        row = await self._load(app, tournament_id)
+        return pb.CreateTournamentResponse(tournament=await self._answer(row, row.rebuild()))
+
+    @rpc("GetTournament")
+    async def GetTournament(
+        self, request: pb.GetTournamentRequest, context: Ctx
+    ) -> pb.GetTournamentResponse:
+        app = await self._app(context)
+        row = await self._load(app, request.tournament_id)
+        return pb.GetTournamentResponse(tournament=await self._answer(row, row.rebuild()))
+
+    @rpc("StartRound")
+    async def StartRound(
+        self, request: pb.StartRoundRequest, context: Ctx
+    ) -> pb.StartRoundResponse:
+        app = await self._app(context)
+        if request.round < 1:
+            raise _bad("round is 1 or more: the round expected next")
+        for _ in range(ts.CAS_ATTEMPTS):
+            row = await self._load(app, request.tournament_id)
+            t = row.rebuild()
+            if request.round <= len(t.rounds):
+                return await self._round_again(row, t, request.round)
+            if len(t.rounds) >= t.total_rounds:
+                raise _refused("TOURNAMENT_OVER", "every round has been played")
+            if request.round != len(t.rounds) + 1:
+                raise _refused("ROUND_OUT_OF_ORDER", f"the next round is round {len(t.rounds) + 1}")
+            if t.rounds and not t.round_complete(len(t.rounds)):
+                raise _refused(
+                    "ROUND_NOT_COMPLETE", f"round {len(t.rounds)} still has tables without a result"
+                )
+            try:
+                rnd = t.pair_next_round()
+            except ValueError as exc:
+                raise _refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
+            games, tokens = self._round_games(row, t, rnd)
+            status = ts.status_of(t)
+            if not await ts.write_round(self.store, row, [ts.pair_event(t)], status, games):
+                continue  # another change won: re-read (a concurrent StartRound's round)
+            await refresh_running_gauge(self.store)
+            # The tokens exist only in this answer: whatever happens to a start, answer.
+            for g in games:
+                await self._start(g.game_id, best_effort=True)
+            by_table = {(g.round_no, g.table_no): g.game_id for g in games}
+            return pb.StartRoundResponse(round=round_to_pb(row.config, t, rnd, by_table, tokens))
+        raise _busy()
+
+    async def _round_again(
+        self, row: ts.TournamentRow, t: Tournament, number: int
+    ) -> pb.StartRoundResponse:
+        """A round already started, without its tokens. If it is the current round, its
+        games still waiting (a start that failed after the round was written) are
+        started now, and a start refused again is the answer (e.g. a seat without
+        the chips for the table's stake)."""
+        rnd = t.rounds[number - 1]
+        games = await ts.table_games(self.store, row.id)
+        if number == len(t.rounds):
+            # Tables with a result (a forfeit recorded because the game could not
+            # start, say) are left as they are.
+            ids = [
+                games[(number, tb.number)]
+                for tb in rnd.tables
+                if (number, tb.number) in games and t.result(tb) is None
+            ]
+            statuses = await ts.game_statuses(self.store, ids)
+            for game_id in ids:
+                if statuses.get(game_id) == "waiting":
+                    await self._start(game_id, best_effort=False)
+        return pb.StartRoundResponse(round=round_to_pb(row.config, t, rnd, games, {}))
+
+    async def _start(self, game_id: str, *, best_effort: bool) -> None:
+        try:
+            await start_match(self.store, game_id)
+        except GameError as exc:
+            if exc.reason in ("GAME_STARTED", "GAME_OVER"):
+                return  # a concurrent retry started it
+            if not best_effort:
+                raise
+            log.warning("tournament_game_not_started", game_id=game_id, reason=exc.reason)
+        except Exception:
+            if not best_effort:
+                raise
+            # Logged, not raised: the seats' tokens must reach the caller; a retry of
+            # StartRound starts the game.
+            log.exception("tournament_game_not_started", game_id=game_id)
+
+    def _round_games(
+        self, row: ts.TournamentRow, t: Tournament, rnd: Round
+    ) -> tuple[list[ts.TableGame], Tokens]:
+        """Each table's new game with every seat joined, and the seats' tokens."""
+        config = row.config
+        rules = config.game_rules()
+        table = TableOptions.from_dict(config.table)
+        dup = config.duplicate_round(rnd.number)
+        games: list[ts.TableGame] = []
+        tokens: Tokens = {}
+        for tb in rnd.tables:
+            setup = table_setup(rules, config.table_size, table, dup)
+            state = new_game(setup)
+            joins: list[Action] = []
+            seat_tokens: list[SeatToken] = []
+            for seat, player_id in enumerate(t.seats(tb)):
+                join = Action("join", seat, name=player_id, player_id=player_id)
+                apply_action(state, join, seat + 1)
+                joins.append(join)
+                token = "tp_" + secrets.token_urlsafe(32)
+                seat_tokens.append(SeatToken(hash_secret(token), seat, player_id, player_id))
+                tokens[(rnd.number, tb.number, seat)] = token
+            games.append(
+                ts.TableGame(
+                    rnd.number,
+                    tb.number,
+                    uuid.uuid4().hex,
+                    f"tournament {row.id} round {rnd.number} table {tb.number}",
+                    setup,
+                    state,
+                    joins,
+                    seat_tokens,
+                )
+            )
+        return games, tokens
+
+    @rpc("RecordForfeit")
+    async def RecordForfeit(
+        self, request: pb.RecordForfeitRequest, context: Ctx
+    ) -> pb.RecordForfeitResponse:
+        app = await self._app(context)
+        outcome = FORFEITS.get(request.outcome)
+        if outcome is None:
+            raise _bad("outcome is TABLE_OUTCOME_A_FORFEITS, _B_FORFEITS or _DOUBLE_NO_SHOW")
+
+        def change(row: ts.TournamentRow, t: Tournament) -> list[dict[str, Any]]:
+            if not t.rounds or request.round != len(t.rounds):
+                raise _refused(
+                    "ROUND_NOT_CURRENT", f"round {request.round} is not the current round"
+                )
+            tables = t.rounds[-1].tables
+            if not 1 <= request.table <= len(tables):
+                raise _bad(f"round {request.round} has tables 1 to {len(tables)}")
+            if t.result(tables[request.table - 1]) == outcome:
+                return []  # a retry (even of the forfeit that ended the tournament)
+            if t.is_over:
+                raise _refused("TOURNAMENT_OVER", "the tournament is over")
+            t.record(request.round, request.table, outcome)
+            return [ts.result_event(request.round, request.table, outcome, "forfeit")]
+
+        tournament = await self._change(app, request.tournament_id, change)
+        return pb.RecordForfeitResponse(tournament=tournament)
+
+    @rpc("WithdrawEntrant")
+    async def WithdrawEntrant(
+        self, request: pb.WithdrawEntrantRequest, context: Ctx
+    ) -> pb.WithdrawEntrantResponse:
+        app = await self._app(context)
+
+        def change(row: ts.TournamentRow, t: Tournament) -> list[dict[str, Any]]:
+            if request.entrant not in t.entrants:
+                raise ApiError(grpc.StatusCode.NOT_FOUND, "ENTRANT_NOT_FOUND", "no such entrant")
+            if request.entrant in t.withdrawn:
+                return []
+            if t.is_over:
+                raise _refused("TOURNAMENT_OVER", "the tournament is over")
+            t.withdraw(request.entrant)
+            return [ts.withdraw_event(request.entrant)]
+
+        tournament = await self._change(app, request.tournament_id, change)
+        return pb.WithdrawEntrantResponse(tournament=tournament)
+
+
+async def refresh_running_gauge(store: Store) -> None:
+    """tranca_tournaments_running from the database (every replica sets the same)."""
+    metrics.TOURNAMENTS_RUNNING.set(await ts.count_running(store))
+
+
+# ----- configuration ----------------------------------------------------------------------
+
+
+def config_from_pb(request: pb.CreateTournamentRequest, app: AppRecord) -> ts.TournamentConfig:
+    """The tournament's configuration, every refusal an INVALID_ARGUMENT (or
+    PERMISSION_DENIED for decks without the permission)."""
+    if len(request.name.strip()) > MAX_NAME:
+        raise _bad(f"name is at most {MAX_NAME} characters")
+    fmt = FORMATS.get(request.format)
+    if fmt is None:
+        raise _bad_config("format is required")
+    if request.table_size not in (2, 4):
+        raise _bad_config("table_size is 2, or 4 for partnerships")
+    if not 2 <= len(request.entrants) <= MAX_ENTRANTS:
+        raise _bad_config(f"a tournament has 2 to {MAX_ENTRANTS} entrants")
+    entrants = []
+    for e in request.entrants:
+        ids = tuple(p.strip() for p in e.player_ids)
+        if not e.id or len(e.id) > MAX_PLAYER_ID:
+            raise _bad_config(f"entrant ids are 1 to {MAX_PLAYER_ID} characters")
+        if any(not p or len(p) > MAX_PLAYER_ID for p in ids):
+            raise _bad_config(f"player ids are 1 to {MAX_PLAYER_ID} characters")
+        entrants.append(Entrant(e.id, ids))
+    if not request.rules.preset:
+        raise _bad_config("rules.preset is required (see ListPresets)")
+    overrides = overrides_from_pb(request.rules)
+    rules = make_rules(request.rules.preset, overrides)
+    if request.table_size not in rules.player_counts:
+        allowed = ", ".join(str(n) for n in rules.player_counts)
+        raise _bad_config(f"{rules.name} is played by {allowed} players")
+    table = table_from_pb(request.table)
+    check_table_options(table)
+    if table.express or table.point_limit:
+        # As CreateGame: the match's length is the table's option.
+        target = 0 if table.express else table.point_limit
+        rules = make_rules(request.rules.preset, {**overrides, "target_score": target})
+    if request.duplicate and table.verifiable:
+        raise _bad_config("a verifiable table shuffles its own decks: no duplicate deals")
+    if request.round_decks and not request.duplicate:
+        raise _bad_config("round_decks are for duplicate deals")
+    if request.rounds < 0 or request.rounds > MAX_SWISS_ROUNDS:
+        raise _bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
+    decks: list[tuple[int, ...]] = []
+    if request.round_decks:
+        if FIXED_DECK not in app.permissions:
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "FIXED_DECK_NOT_ALLOWED",
+                "this API key may not fix the deck order",
+            )
+        for number, text in enumerate(request.round_decks, start=1):
+            try:
+                deck = tuple(parse_cards(text))
+            except ValueError as exc:
+                raise _bad_config(f"round_decks[{number - 1}]: {exc}") from None
+            if sorted(deck) != sorted(full_deck(rules.jokers)):
+                size = 108 if rules.jokers else 104
+                raise _bad_config(f"round_decks[{number - 1}] must hold the {size} cards")
+            decks.append(deck)
+    config = ts.TournamentConfig(
+        fmt,
+        tuple(entrants),
+        request.table_size,
+        request.seed or secrets.randbits(63),
+        (request.rounds or None) if fmt == Format.SWISS else None,
+        rules.to_dict(),
+        table.to_dict(),
+        request.duplicate,
+        tuple(decks),
+    )
+    try:
+        t = config.new_tournament()
+    except ValueError as exc:
+        raise _bad_config(str(exc)) from None
+    if len(decks) > t.total_rounds:
+        raise _bad_config(f"round_decks: the tournament has {t.total_rounds} rounds")
+    return config
+
+
+def table_setup(
+    rules: Rules, players: int, table: TableOptions, dup: DuplicateRound | None
+) -> Setup:
+    """A table's setup: with duplicate deals the round's deck and match seed (so the
+    first dealer and every later deal match too), otherwise a fresh seed."""
+    if dup is not None:
+        return Setup(rules, players, dup.match_seed, list(dup.deck), False, table)
+    secret = new_server_secret() if table.verifiable else None
+    return Setup(rules, players, secrets.randbits(63), None, False, table, secret)
+
+
+# ----- protobuf ---------------------------------------------------------------------------
+
+
+def round_to_pb(
+    config: ts.TournamentConfig, t: Tournament, rnd: Round, games: Games, tokens: Tokens
+) -> pb.TournamentRound:
+    out = pb.TournamentRound(number=rnd.number, byes=list(rnd.byes))
+    dup = config.duplicate_round(rnd.number)
+    if dup is not None:
+        out.deck.extend(card_text(c) for c in dup.deck)
+    for tb in rnd.tables:
+        result = t.result(tb)
+        table = out.tables.add(
+            number=tb.number,
+            entrant_a=tb.a,
+            entrant_b=tb.b,
+            game_id=games.get((rnd.number, tb.number), ""),
+            outcome=OUTCOME_PB[result] if result is not None else pb.TABLE_OUTCOME_UNSPECIFIED,
+        )
+        for seat, player_id in enumerate(t.seats(tb)):
+            table.seats.add(
+                seat=seat,
+                player_id=player_id,
+                player_token=tokens.get((rnd.number, tb.number, seat), ""),
+            )
+    return out
+
+
+def tournament_to_pb(row: ts.TournamentRow, t: Tournament, games: Games) -> pb.Tournament:
+    out = pb.Tournament(
+        tournament_id=row.id,
+        name=row.name,
+        format=FORMAT_PB[t.format],
+        status=STATUS_PB[ts.status_of(t)],
+        table_size=t.table_size,
+        total_rounds=t.total_rounds,
+        champion=t.champion or "",
+        duplicate=row.config.duplicate,
+    )
+    for e in row.config.entrants:
+        out.entrants.add(id=e.id, player_ids=list(e.players))
+    for rnd in t.rounds:
+        out.rounds.append(round_to_pb(row.config, t, rnd, games, {}))
+    for s in t.standings():
+        out.standings.add(
+            rank=s.rank,
+            entrant=s.entrant,
+            points=s.points,
+            wins=s.wins,
+            draws=s.draws,
+            losses=s.losses,
+            byes=s.byes,
+            forfeits=s.forfeits,
+            buchholz=s.buchholz,
+            sonneborn_berger=s.sonneborn_berger,
+            withdrawn=s.withdrawn,
+        )
+    return out

@@ -1,0 +1,685 @@
+"""TournamentService through a real gRPC channel, on SQLite and PostgreSQL: Swiss,
+round robin and single elimination at 2- and 4-player tables, duplicate rounds,
+forfeits and no-shows, withdrawals, and concurrent StartRound retries.
+
+Games end by resignation (LeaveGame with a seat's token once the game is under way)
+and reach the tournament through the settlement, as on a running server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Awaitable, Sequence
+from typing import Any
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2, status_pb2
+
+from tranca.platform.duplicate import DuplicateRound, check_tables
+from tranca.rules.cards import parse_card, shuffled_deck
+from tranca.rules.match import DRAWN
+from tranca.server import Running
+from tranca.store import settlement, tournament_store
+from tranca.store.tournament_store import record_game_result
+from tranca.v1 import game_pb2 as gpb
+from tranca.v1 import platform_pb2 as pb
+from tranca.v1 import platform_pb2_grpc as pb_grpc
+
+from ..service.conftest import Client
+
+Code = grpc.StatusCode
+PRESET = "tranca-000"
+
+
+# ----- helpers ---------------------------------------------------------------------------
+
+
+def error_reason(e: grpc.aio.AioRpcError) -> str:
+    for key, value in e.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            status = status_pb2.Status.FromString(value)
+            info = error_details_pb2.ErrorInfo()
+            assert status.details[0].Unpack(info)
+            return str(info.reason)
+    raise AssertionError(f"no status details: {e!r}")
+
+
+class Organiser:
+    """An app's TournamentService calls, and its seats' game calls."""
+
+    def __init__(self, client: Client, server: Running) -> None:
+        self.client = client
+        self.server = server
+        self.stub = pb_grpc.TournamentServiceStub(client.channel)
+        self.md = client.app()
+
+    async def create(
+        self,
+        fmt: pb.TournamentFormat.ValueType,
+        entrants: int,
+        table_size: int = 2,
+        **kwargs: object,
+    ) -> pb.Tournament:
+        if table_size == 2:
+            people = [
+                pb.Entrant(id=f"e{i:02}", player_ids=[f"p{i:02}"]) for i in range(1, entrants + 1)
+            ]
+        else:
+            people = [
+                pb.Entrant(id=f"e{i:02}", player_ids=[f"n{i:02}", f"s{i:02}"])
+                for i in range(1, entrants + 1)
+            ]
+        done = await self.stub.CreateTournament(
+            pb.CreateTournamentRequest(
+                name="open",
+                format=fmt,
+                entrants=people,
+                table_size=table_size,
+                rules=gpb.Rules(preset=PRESET),
+                seed=kwargs.pop("seed", 11),  # type: ignore[arg-type]
+                **kwargs,  # type: ignore[arg-type]
+            ),
+            metadata=self.md,
+        )
+        return done.tournament
+
+    async def get(self, tid: str) -> pb.Tournament:
+        return (
+            await self.stub.GetTournament(
+                pb.GetTournamentRequest(tournament_id=tid), metadata=self.md
+            )
+        ).tournament
+
+    async def start(self, tid: str, number: int) -> pb.TournamentRound:
+        done = await self.stub.StartRound(
+            pb.StartRoundRequest(tournament_id=tid, round=number), metadata=self.md
+        )
+        return done.round
+
+    async def forfeit(
+        self, tid: str, number: int, table: int, outcome: pb.TableOutcome.ValueType
+    ) -> pb.Tournament:
+        done = await self.stub.RecordForfeit(
+            pb.RecordForfeitRequest(tournament_id=tid, round=number, table=table, outcome=outcome),
+            metadata=self.md,
+        )
+        return done.tournament
+
+    async def resign(self, table: pb.TournamentTable, seat: int) -> None:
+        """The seat resigns its game: its side loses."""
+        token = table.seats[seat].player_token
+        assert token, "StartRound's answer carries every seat's token"
+        await self.client.stub.LeaveGame(
+            gpb.LeaveGameRequest(game_id=table.game_id, request_id=uuid.uuid4().hex),
+            metadata=self.client.player(token),
+        )
+
+    async def settle(self, game_ids: Sequence[str]) -> None:
+        """What every replica's sweeper does for finished games, now rather than at
+        its next sweep: settle them, which records their tournament results."""
+        for _ in range(50):
+            await settlement.settle_pending(self.server.store, limit=100)
+            statuses = await tournament_store.game_statuses(self.server.store, game_ids)
+            settled = await self.settled(game_ids)
+            if all(statuses[g] == "finished" for g in game_ids) and settled:
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"games {game_ids} were not settled")
+
+    async def settled(self, game_ids: Sequence[str]) -> bool:
+        from sqlalchemy import select
+
+        from tranca.store.models import Game
+
+        q = select(Game.id).where(Game.id.in_(list(game_ids)), Game.settled.is_(False))
+        async with self.server.store.engine.connect() as conn:
+            return not (await conn.execute(q)).first()
+
+    async def play_round(self, tid: str, rnd: pb.TournamentRound, loser_seat: int = 1) -> None:
+        """Every table's seat ``loser_seat`` resigns (side B loses by default)."""
+        await asyncio.gather(*(self.resign(tb, loser_seat) for tb in rnd.tables))
+        await self.settle([tb.game_id for tb in rnd.tables])
+
+
+@pytest.fixture
+async def org(client: Client, server: Running) -> Organiser:
+    return Organiser(client, server)
+
+
+def pairs_of(t: pb.Tournament) -> list[frozenset[str]]:
+    return [frozenset((tb.entrant_a, tb.entrant_b)) for r in t.rounds for tb in r.tables]
+
+
+def check_standings(t: pb.Tournament) -> None:
+    """Points, Buchholz and Sonneborn-Berger as recomputed from the tables, and the
+    order points, then Buchholz, then Sonneborn-Berger."""
+    won = {
+        pb.TABLE_OUTCOME_A_WINS: (1.0, 0.0),
+        pb.TABLE_OUTCOME_B_WINS: (0.0, 1.0),
+        pb.TABLE_OUTCOME_DRAW: (0.5, 0.5),
+        pb.TABLE_OUTCOME_A_FORFEITS: (0.0, 1.0),
+        pb.TABLE_OUTCOME_B_FORFEITS: (1.0, 0.0),
+        pb.TABLE_OUTCOME_DOUBLE_NO_SHOW: (0.0, 0.0),
+    }
+    points: dict[str, float] = defaultdict(float)
+    for r in t.rounds:
+        for e in r.byes:
+            points[e] += 1.0
+        for tb in r.tables:
+            a, b = won[tb.outcome]
+            points[tb.entrant_a] += a
+            points[tb.entrant_b] += b
+    buchholz: dict[str, float] = defaultdict(float)
+    sb: dict[str, float] = defaultdict(float)
+    for r in t.rounds:
+        for tb in r.tables:
+            a, b = won[tb.outcome]
+            buchholz[tb.entrant_a] += points[tb.entrant_b]
+            buchholz[tb.entrant_b] += points[tb.entrant_a]
+            sb[tb.entrant_a] += points[tb.entrant_b] * a
+            sb[tb.entrant_b] += points[tb.entrant_a] * b
+    keys = []
+    for s in t.standings:
+        assert s.points == points[s.entrant]
+        assert s.buchholz == buchholz[s.entrant]
+        assert s.sonneborn_berger == sb[s.entrant]
+        keys.append((-s.points, -s.buchholz, -s.sonneborn_berger))
+    assert keys == sorted(keys)
+    assert [s.rank for s in t.standings] == list(range(1, len(t.standings) + 1))
+
+
+# ----- Swiss ------------------------------------------------------------------------------
+
+
+async def test_swiss_of_16_over_4_rounds_never_repeats_a_pairing(org: Organiser) -> None:
+    """Issue 7: "a Swiss tournament of 16 players over 4 rounds with no repeat pairing"."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 16)
+    tid = created.tournament_id
+    assert created.status == pb.TOURNAMENT_STATUS_REGISTERED
+    assert created.total_rounds == 4  # ceil(log2(16))
+    for number in range(1, 5):
+        rnd = await org.start(tid, number)
+        assert len(rnd.tables) == 8 and not rnd.byes
+        seated = [e for tb in rnd.tables for e in (tb.entrant_a, tb.entrant_b)]
+        assert sorted(seated) == [f"e{i:02}" for i in range(1, 17)]
+        # Most tables are played out (alternately side A and side B resigning); the
+        # last is forfeited by side A before anyone plays.
+        played, forfeited = rnd.tables[:7], rnd.tables[7]
+        await asyncio.gather(*(org.resign(tb, tb.number % 2) for tb in played))
+        await org.settle([tb.game_id for tb in played])
+        mid = await org.get(tid)
+        assert mid.status == pb.TOURNAMENT_STATUS_RUNNING
+        if number < 4:
+            with pytest.raises(grpc.aio.AioRpcError) as exc:
+                await org.start(tid, number + 1)
+            assert exc.value.code() == Code.FAILED_PRECONDITION
+            assert error_reason(exc.value) == "ROUND_NOT_COMPLETE"
+        await org.forfeit(tid, number, forfeited.number, pb.TABLE_OUTCOME_A_FORFEITS)
+    final = await org.get(tid)
+    assert final.status == pb.TOURNAMENT_STATUS_FINISHED
+    met = pairs_of(final)
+    assert len(met) == 32 and len(set(met)) == 32, "no two entrants met twice"
+    for r in final.rounds:
+        for tb in r.tables:
+            expected = (
+                pb.TABLE_OUTCOME_A_FORFEITS
+                if tb.number == 8
+                else pb.TABLE_OUTCOME_B_WINS
+                if tb.number % 2 == 0
+                else pb.TABLE_OUTCOME_A_WINS
+            )
+            assert tb.outcome == expected
+    check_standings(final)
+    # Decisive tables only: 16 -> 8 -> 4 -> 2 -> 1 undefeated, and the points add up.
+    assert final.standings[0].points == 4 and final.standings[1].points < 4
+    assert sum(s.points for s in final.standings) == 32
+    assert sum(s.forfeits for s in final.standings) == 4
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.start(tid, 5)
+    assert error_reason(exc.value) == "TOURNAMENT_OVER"
+
+
+async def test_swiss_gives_the_odd_one_out_a_bye(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 5, rounds=2)
+    tid = created.tournament_id
+    assert created.total_rounds == 2
+    rnd = await org.start(tid, 1)
+    assert len(rnd.tables) == 2 and list(rnd.byes) == ["e05"]  # the lowest seed
+    await org.play_round(tid, rnd)
+    rnd2 = await org.start(tid, 2)
+    assert len(rnd2.byes) == 1 and rnd2.byes[0] != "e05"  # no second bye before all had one
+    t = await org.get(tid)
+    bye = next(s for s in t.standings if s.entrant == "e05")
+    assert bye.byes == 1 and bye.points == 1
+
+
+# ----- round robin and knockout -------------------------------------------------------------
+
+
+async def test_round_robin_everyone_meets_everyone_once(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4)
+    tid = created.tournament_id
+    assert created.total_rounds == 3
+    for number in range(1, 4):
+        rnd = await org.start(tid, number)
+        await org.play_round(tid, rnd, loser_seat=number % 2)
+    t = await org.get(tid)
+    assert t.status == pb.TOURNAMENT_STATUS_FINISHED
+    met = pairs_of(t)
+    assert sorted(met, key=sorted) == sorted(
+        (frozenset((f"e0{i}", f"e0{j}")) for i in range(1, 5) for j in range(i + 1, 5)),
+        key=sorted,
+    )
+    check_standings(t)
+    assert t.champion == ""  # a champion is a knockout's
+
+
+async def test_single_elimination_crowns_a_champion(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 5)
+    tid = created.tournament_id
+    assert created.total_rounds == 3  # padded to 8: seeds 1, 2 and 3 have byes
+    r1 = await org.start(tid, 1)
+    assert sorted(r1.byes) == ["e01", "e02", "e03"]
+    assert [(tb.entrant_a, tb.entrant_b) for tb in r1.tables] == [("e04", "e05")]
+    await org.play_round(tid, r1, loser_seat=0)  # e04 resigns: the underdog e05 goes on
+    r2 = await org.start(tid, 2)
+    assert [(tb.entrant_a, tb.entrant_b) for tb in r2.tables] == [("e01", "e05"), ("e02", "e03")]
+    await org.play_round(tid, r2, loser_seat=1)
+    r3 = await org.start(tid, 3)
+    assert [(tb.entrant_a, tb.entrant_b) for tb in r3.tables] == [("e01", "e02")]
+    t = await org.get(tid)
+    assert t.champion == "" and t.status == pb.TOURNAMENT_STATUS_RUNNING
+    await org.play_round(tid, r3, loser_seat=0)  # e01 resigns the final
+    t = await org.get(tid)
+    assert t.status == pb.TOURNAMENT_STATUS_FINISHED
+    assert t.champion == "e02"
+    assert [s.entrant for s in t.standings][:2] == ["e02", "e01"]
+
+
+# ----- 4-player tables and duplicate deals ----------------------------------------------------
+
+
+async def hands(org: Organiser, table: pb.TournamentTable) -> list[list[str]]:
+    out = []
+    for seat in table.seats:
+        view = await org.client.stub.GetView(
+            gpb.GetViewRequest(game_id=table.game_id),
+            metadata=org.client.player(seat.player_token),
+        )
+        assert view.view.status == gpb.GAME_STATUS_PLAYING
+        out.append(list(view.view.hand))
+    return out
+
+
+async def test_duplicate_round_deals_every_partnership_table_the_same(org: Organiser) -> None:
+    """Issue 7: "a 4-player duplicate round": every table of the round is dealt the
+    same cards, and pairs sit as partners (side A on seats 0 and 2)."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 6, table_size=4, duplicate=True)
+    tid = created.tournament_id
+    assert created.duplicate
+    rnd = await org.start(tid, 1)
+    assert len(rnd.tables) == 3 and len(rnd.deck) in (104, 108)
+    entrants = {e.id: list(e.player_ids) for e in created.entrants}
+    for tb in rnd.tables:
+        seats = [s.player_id for s in tb.seats]
+        assert seats[0::2] == entrants[tb.entrant_a] and seats[1::2] == entrants[tb.entrant_b]
+    dealt = [await hands(org, tb) for tb in rnd.tables]
+    assert dealt[0] == dealt[1] == dealt[2]
+    # Each game was set up with the round's deck and dealt from it (checked from its
+    # stored setup and log, as platform.duplicate does for an organiser).
+    store = org.server.store
+    deck = tuple(parse_card(c) for c in rnd.deck)
+    setups = {tb.game_id: (await store.setup_of(tb.game_id)) for tb in rnd.tables}
+    first = setups[rnd.tables[0].game_id]
+    dup = DuplicateRound(1, first.rules.jokers, deck, first.seed)
+    logs = {gid: [r.action for r in await store.log(gid)] for gid in setups}
+    checks = check_tables(dup, {gid: (setups[gid], logs[gid]) for gid in setups})
+    assert all(c.ok for c in checks), checks
+    # The next round is dealt another deck, again the same at every table.
+    await org.play_round(tid, rnd)
+    rnd2 = await org.start(tid, 2)
+    assert rnd2.deck != rnd.deck
+    dealt2 = [await hands(org, tb) for tb in rnd2.tables]
+    assert dealt2[0] == dealt2[1] == dealt2[2] != dealt[0]
+    t = await org.get(tid)
+    assert [list(r.deck) for r in t.rounds] == [list(rnd.deck), list(rnd2.deck)]
+
+
+async def test_partnership_tables_without_duplicate_deal_differently(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, table_size=4)
+    rnd = await org.start(created.tournament_id, 1)
+    assert not rnd.deck
+    one, two = [await hands(org, tb) for tb in rnd.tables]
+    assert one != two
+
+
+async def test_duplicate_round_from_the_organisers_deck(org: Organiser) -> None:
+    """Issue 7 item 8: "a fixed deck order from the organiser"."""
+    from tranca.rules.cards import card_text
+    from tranca.rules.presets import PRESETS
+
+    deck = [card_text(c) for c in shuffled_deck(PRESETS[PRESET].jokers, 4242)]
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        4,
+        table_size=4,
+        duplicate=True,
+        round_decks=[" ".join(deck)],
+    )
+    rnd = await org.start(created.tournament_id, 1)
+    assert list(rnd.deck) == deck
+    dealt = [await hands(org, tb) for tb in rnd.tables]
+    assert dealt[0] == dealt[1]
+    for tb in rnd.tables:
+        setup = await org.server.store.setup_of(tb.game_id)
+        assert setup.deck == [parse_card(c) for c in deck]
+
+
+async def test_round_decks_need_the_fixed_deck_permission(org: Organiser, server: Running) -> None:
+    _, key = await server.store.create_app(f"plain-{uuid.uuid4().hex[:6]}")
+    deck = " ".join(["AS"] * 104)
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.stub.CreateTournament(
+            pb.CreateTournamentRequest(
+                format=pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+                entrants=[pb.Entrant(id=f"e{i}", player_ids=[f"p{i}"]) for i in range(2)],
+                table_size=2,
+                rules=gpb.Rules(preset=PRESET),
+                duplicate=True,
+                round_decks=[deck],
+            ),
+            metadata=(("x-api-key", key),),
+        )
+    assert exc.value.code() == Code.PERMISSION_DENIED
+    assert error_reason(exc.value) == "FIXED_DECK_NOT_ALLOWED"
+
+
+# ----- forfeits, no-shows, withdrawals --------------------------------------------------------
+
+
+async def test_forfeits_and_no_shows(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 6, rounds=2)
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    one, two, three = rnd.tables
+    # Table 1: A does not show up. Its game, once resigned by B, changes nothing: the
+    # table keeps the organiser's result.
+    await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_A_FORFEITS)
+    await org.resign(one, 1)
+    await org.settle([one.game_id])
+    # Table 2: nobody shows up. Table 3 is played out.
+    await org.forfeit(tid, 1, 2, pb.TABLE_OUTCOME_DOUBLE_NO_SHOW)
+    retried = await org.forfeit(tid, 1, 2, pb.TABLE_OUTCOME_DOUBLE_NO_SHOW)  # idempotent
+    assert retried == await org.get(tid)
+    await org.resign(three, 0)
+    await org.settle([three.game_id])
+    t = await org.get(tid)
+    outcomes = [tb.outcome for tb in t.rounds[0].tables]
+    assert outcomes == [
+        pb.TABLE_OUTCOME_A_FORFEITS,
+        pb.TABLE_OUTCOME_DOUBLE_NO_SHOW,
+        pb.TABLE_OUTCOME_B_WINS,
+    ]
+    by = {s.entrant: s for s in t.standings}
+    assert (by[one.entrant_a].forfeits, by[one.entrant_a].losses) == (1, 1)
+    assert (by[one.entrant_b].points, by[one.entrant_b].forfeits) == (1, 0)
+    for e in (two.entrant_a, two.entrant_b):
+        assert (by[e].points, by[e].losses, by[e].forfeits) == (0, 1, 1)
+    check_standings(t)
+    # Refusals: not a forfeit, another round, a table that does not exist.
+    for request, code, reason in [
+        ((1, 1, pb.TABLE_OUTCOME_A_WINS), Code.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
+        ((2, 1, pb.TABLE_OUTCOME_A_FORFEITS), Code.FAILED_PRECONDITION, "ROUND_NOT_CURRENT"),
+        ((1, 9, pb.TABLE_OUTCOME_A_FORFEITS), Code.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
+    ]:
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await org.forfeit(tid, *request)
+        assert (exc.value.code(), error_reason(exc.value)) == (code, reason)
+    # A result from round 1's game arriving after round 2 started is ignored.
+    await org.start(tid, 2)
+    await org.resign(two, 0)
+    await org.settle([two.game_id])
+    assert (await org.get(tid)).rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_DOUBLE_NO_SHOW
+
+
+async def test_withdrawn_entrant_is_paired_no_more(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4)
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    await org.play_round(tid, rnd)
+    t = await org.stub.WithdrawEntrant(
+        pb.WithdrawEntrantRequest(tournament_id=tid, entrant="e03"), metadata=org.md
+    )
+    before = {s.entrant: s for s in t.tournament.standings}
+    assert before["e03"].withdrawn
+    rnd2 = await org.start(tid, 2)
+    seated = {e for tb in rnd2.tables for e in (tb.entrant_a, tb.entrant_b)}
+    assert "e03" not in seated and len(rnd2.tables) == 1
+    assert len(rnd2.byes) == 1  # e03's opponent of the round rests
+    after = {s.entrant: s for s in (await org.get(tid)).standings}
+    assert after["e03"].points == before["e03"].points  # its results stay
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.stub.WithdrawEntrant(
+            pb.WithdrawEntrantRequest(tournament_id=tid, entrant="nobody"), metadata=org.md
+        )
+    assert exc.value.code() == Code.NOT_FOUND
+
+
+# ----- retries, visibility, refusals ----------------------------------------------------------
+
+
+async def test_concurrent_start_round_retries_create_one_set_of_games(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 8, table_size=2)
+    tid = created.tournament_id
+    answers = await asyncio.gather(*(org.start(tid, 1) for _ in range(6)))
+    with_tokens = [a for a in answers if all(s.player_token for tb in a.tables for s in tb.seats)]
+    assert len(with_tokens) == 1
+    for a in answers:
+        if a is not with_tokens[0]:
+            assert not any(s.player_token for tb in a.tables for s in tb.seats)
+    ids = {tuple(tb.game_id for tb in a.tables) for a in answers}
+    assert len(ids) == 1
+    games = await org.client.stub.ListGames(gpb.ListGamesRequest(page_size=100), metadata=org.md)
+    labelled = [g for g in games.games if g.label.startswith(f"tournament {tid} ")]
+    assert len(labelled) == 4
+    assert all(g.status == gpb.GAME_STATUS_PLAYING and g.seats_taken == 2 for g in labelled)
+    # A later retry is answered the same, still without tokens.
+    again = await org.start(tid, 1)
+    assert [tb.game_id for tb in again.tables] == list(ids.pop())
+
+
+async def test_other_apps_tournaments_are_invisible(org: Organiser, server: Running) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)
+    _, key = await server.store.create_app(f"other-{uuid.uuid4().hex[:6]}")
+    other = (("x-api-key", key),)
+    calls: list[Awaitable[Any]] = [
+        org.stub.GetTournament(
+            pb.GetTournamentRequest(tournament_id=created.tournament_id), metadata=other
+        ),
+        org.stub.StartRound(
+            pb.StartRoundRequest(tournament_id=created.tournament_id, round=1), metadata=other
+        ),
+        org.stub.GetTournament(pb.GetTournamentRequest(tournament_id="nope"), metadata=org.md),
+    ]
+    for call in calls:
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await call
+        assert exc.value.code() == Code.NOT_FOUND
+        assert error_reason(exc.value) == "TOURNAMENT_NOT_FOUND"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"format": pb.TOURNAMENT_FORMAT_UNSPECIFIED},
+        {"table_size": 3},
+        {"entrants": [pb.Entrant(id="solo", player_ids=["p1"])]},
+        {
+            "entrants": [
+                pb.Entrant(id="x", player_ids=["p1"]),
+                pb.Entrant(id="x", player_ids=["p2"]),
+            ]
+        },
+        {
+            "entrants": [
+                pb.Entrant(id="a", player_ids=["p1"]),
+                pb.Entrant(id="b", player_ids=["p1"]),
+            ]
+        },
+        {"table_size": 4},  # single players at partnership tables
+        {"rules": gpb.Rules()},
+        {"round_decks": ["AS"]},  # decks without duplicate
+        {"duplicate": True, "round_decks": ["AS KS"]},  # not a whole deck
+        {"duplicate": True, "table": gpb.TableOptions(verifiable=True)},
+        {"table": gpb.TableOptions(stake=5)},  # a stake without a competitive table
+    ],
+)
+async def test_bad_configurations_are_refused(org: Organiser, change: dict[str, object]) -> None:
+    request = pb.CreateTournamentRequest(
+        format=pb.TOURNAMENT_FORMAT_SWISS,
+        entrants=[pb.Entrant(id=f"e{i}", player_ids=[f"p{i}"]) for i in range(4)],
+        table_size=2,
+        rules=gpb.Rules(preset=PRESET),
+    )
+    for name, value in change.items():
+        if isinstance(value, list):
+            request.ClearField(name)  # type: ignore[arg-type]
+            getattr(request, name).extend(value)
+        elif hasattr(value, "CopyFrom"):
+            getattr(request, name).CopyFrom(value)
+        else:
+            setattr(request, name, value)
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.stub.CreateTournament(request, metadata=org.md)
+    assert exc.value.code() == Code.INVALID_ARGUMENT
+
+
+async def test_start_round_out_of_order_is_refused(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4)
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.start(created.tournament_id, 2)
+    assert error_reason(exc.value) == "ROUND_OUT_OF_ORDER"
+
+
+async def test_annulled_game_is_left_for_the_organiser(org: Organiser) -> None:
+    """003: an annulled match "no cuenta en la clasificación": neither side's win, so the
+    table waits for the organiser's decision."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2, table=gpb.TableOptions(annulment_allowed=True)
+    )
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    table = rnd.tables[0]
+    for seat in table.seats:
+        await org.client.stub.VoteAnnul(
+            gpb.VoteAnnulRequest(game_id=table.game_id, request_id=uuid.uuid4().hex),
+            metadata=org.client.player(seat.player_token),
+        )
+    await org.settle([table.game_id])
+    replay = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=table.game_id), metadata=org.client.app()
+    )
+    assert replay.view.status == gpb.GAME_STATUS_FINISHED
+    t = await org.get(tid)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
+    assert t.status == pb.TOURNAMENT_STATUS_RUNNING
+    t = await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_DOUBLE_NO_SHOW)
+    assert t.status == pb.TOURNAMENT_STATUS_FINISHED
+    assert await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_DOUBLE_NO_SHOW) == t  # a retry
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_A_FORFEITS)
+    assert error_reason(exc.value) == "TOURNAMENT_OVER"
+
+
+async def test_a_drawn_knockout_table_is_left_for_the_organiser(org: Organiser) -> None:
+    """A knockout needs a winner: a drawn match's result is not recorded."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 2)
+    rnd = await org.start(created.tournament_id, 1)
+    store = org.server.store
+    # No preset makes a draw easy to play out: the settlement's call, as for a draw.
+    async with store._one_writer(), store.engine.begin() as conn:
+        await record_game_result(conn, rnd.tables[0].game_id, DRAWN, "drawn")
+    t = await org.get(created.tournament_id)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
+    t = await org.forfeit(created.tournament_id, 1, 1, pb.TABLE_OUTCOME_B_FORFEITS)
+    assert t.champion == "e01"
+
+
+async def test_tournaments_running_gauge(org: Organiser) -> None:
+    from tranca.api import metrics
+
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)
+    await org.start(created.tournament_id, 1)
+    running = metrics.TOURNAMENTS_RUNNING._value.get()
+    assert running >= 1
+    await org.forfeit(created.tournament_id, 1, 1, pb.TABLE_OUTCOME_B_FORFEITS)
+    assert metrics.TOURNAMENTS_RUNNING._value.get() == running - 1
+
+
+async def test_a_round_is_written_whole_or_not_at_all(
+    org: Organiser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure half-way through writing a round's games (a crash, a lost database)
+    leaves no round and no game behind: the retry pairs and seats it afresh."""
+    from tranca.store.codec import action_text as real
+
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 8)
+    tid = created.tournament_id
+    calls = Counter[str]()
+
+    def failing(action: Any) -> str:
+        calls["n"] += 1
+        if calls["n"] == 5:  # the third table's first join
+            raise RuntimeError("the process dies here")
+        return real(action)
+
+    monkeypatch.setattr(tournament_store, "action_text", failing)
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.start(tid, 1)
+    assert exc.value.code() == Code.INTERNAL
+    monkeypatch.setattr(tournament_store, "action_text", real)
+    t = await org.get(tid)
+    assert not t.rounds and t.status == pb.TOURNAMENT_STATUS_REGISTERED
+    games = await org.client.stub.ListGames(gpb.ListGamesRequest(page_size=100), metadata=org.md)
+    assert not [g for g in games.games if g.label.startswith(f"tournament {tid} ")]
+    rnd = await org.start(tid, 1)
+    assert len(rnd.tables) == 4 and all(s.player_token for tb in rnd.tables for s in tb.seats)
+
+
+async def test_a_start_that_failed_is_retried_by_start_round(
+    org: Organiser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round is written, then its games are started; a start that fails there
+    (the database lost for a moment) still answers with every seat's token, and a
+    retry of StartRound starts the game."""
+    from tranca.api import tournaments as api
+    from tranca.store.repository import Unavailable
+    from tranca.store.starting import start_match as real
+
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4)
+    tid = created.tournament_id
+    failed: list[str] = []
+
+    async def flaky(store: Any, game_id: str) -> Any:
+        if not failed:
+            failed.append(game_id)
+            raise Unavailable("lost for a moment")
+        return await real(store, game_id)
+
+    monkeypatch.setattr(api, "start_match", flaky)
+    rnd = await org.start(tid, 1)
+    assert all(s.player_token for tb in rnd.tables for s in tb.seats)
+    stuck = next(tb for tb in rnd.tables if tb.game_id == failed[0])
+    view = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=stuck.game_id), metadata=org.client.app()
+    )
+    assert view.view.status == gpb.GAME_STATUS_WAITING
+    again = await org.start(tid, 1)
+    assert not any(s.player_token for tb in again.tables for s in tb.seats)
+    view = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=stuck.game_id), metadata=org.client.app()
+    )
+    assert view.view.status == gpb.GAME_STATUS_PLAYING
