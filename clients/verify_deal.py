@@ -21,10 +21,23 @@ Examples::
     python3 verify_deal.py --commitment 3f2a... --server-seed 9c41... \\
         --entropy "alice: 1234" --entropy "bob: hello" --deck-size 104
     python3 verify_deal.py --reveal reveal.json
+    python3 verify_deal.py --replay-json replay.json --commitment 3f2a...
 
 The reveal file holds the fields ``commitment``, ``server_seed``, ``entropy`` (a
 list), ``deck_size`` and optionally ``seed`` and ``deck``; flags given on the
-command line override them. Exit status: 0 verified, 1 not verified, 2 bad input.
+command line override them.
+
+``--replay-json`` reads a whole GetReplay answer turned to JSON (protobuf's JSON
+mapping, either field-name style) and checks every deal in it that carries a
+``reveal``: its commitment, its seed, and its deck against the deck the replay
+shows. At a verifiable table the deals' server seeds form a hash chain (each deal's
+commitment is the previous deal's server seed), so it also checks that every deal's
+commitment is the server seed revealed for the deal before: then the first deal's
+commitment, published before the start, binds every deal. Give that first
+commitment, as you saw it before the start, with ``--commitment`` to check it too,
+and the strings you added with ``--entropy`` to check they were mixed in.
+
+Exit status: 0 verified, 1 not verified, 2 bad input.
 """
 
 from __future__ import annotations
@@ -83,6 +96,90 @@ def deck_of(seed: int, size: int) -> list[int]:
     return deck
 
 
+def _field(record: dict[str, object], name: str) -> object:
+    """A field of protobuf JSON, under its proto name or its lowerCamelCase name."""
+    if name in record:
+        return record[name]
+    head, *rest = name.split("_")
+    return record.get(head + "".join(part.title() for part in rest))
+
+
+def verify_replay(
+    replay: object, first_commitment: str | None = None, own_entropy: list[str] | None = None
+) -> tuple[bool, list[str]]:
+    """Check every revealed deal of a GetReplay answer (as JSON); the verdict and the
+    report's lines. ``own_entropy``: strings the caller added, which every deal must
+    have mixed in. Raises ValueError on a malformed replay."""
+    if not isinstance(replay, dict):
+        raise ValueError("the replay must be a JSON object")
+    deals = _field(replay, "deals") or []
+    if not isinstance(deals, list):
+        raise ValueError("the replay's deals must be a list")
+    lines: list[str] = []
+    verified = True
+    seeds_by_deal: dict[int, bytes] = {}
+    commitments_by_deal: dict[int, str] = {}
+    for deal in deals:
+        if not isinstance(deal, dict):
+            raise ValueError("a deal must be a JSON object")
+        reveal = _field(deal, "reveal")
+        number = int(str(_field(deal, "deal_number") or 0))
+        if not isinstance(reveal, dict):
+            lines.append(f"deal {number}: no reveal (not a verifiable table?)")
+            continue
+        server_seed_hex = _field(reveal, "server_seed")
+        commitment = _field(reveal, "commitment")
+        entropy = _field(reveal, "entropy") or []
+        deck_cards = _field(deal, "deck") or []
+        if not isinstance(server_seed_hex, str) or not isinstance(commitment, str):
+            raise ValueError(f"deal {number}: the reveal needs a commitment and a server seed")
+        if not isinstance(entropy, list) or not all(isinstance(e, str) for e in entropy):
+            raise ValueError(f"deal {number}: the entropy is a list of strings")
+        if not isinstance(deck_cards, list):
+            raise ValueError(f"deal {number}: the deck is a list of cards")
+        server_seed = bytes.fromhex(server_seed_hex)
+        dealt = parse_cards(" ".join(str(c) for c in deck_cards))
+        size = len(dealt)
+        if size not in (104, 108):
+            raise ValueError(f"deal {number}: the replay's deck has {size} cards, not 104 or 108")
+        seed = deal_seed(server_seed, entropy)
+        committed = hmac.compare_digest(
+            hashlib.sha256(server_seed).hexdigest().encode(), commitment.strip().lower().encode()
+        )
+        # protobuf's JSON writes a uint64 as a string.
+        announced = _field(reveal, "seed")
+        same_seed = announced is not None and int(str(announced)) == seed
+        same_deck = dealt == deck_of(seed, size)
+        missing = [e for e in own_entropy or [] if e not in entropy]
+        ok = committed and same_seed and same_deck and not missing
+        verified = verified and ok
+        lines.append(
+            f"deal {number}: commitment {'matches' if committed else 'DOES NOT MATCH'}, "
+            f"seed {seed} {'matches' if same_seed else f'DIFFERS ({announced})'}, "
+            f"deck {'matches' if same_deck else 'DIFFERS'}"
+            + (f", your entropy {missing!r} is MISSING" if missing else "")
+        )
+        seeds_by_deal[number] = server_seed
+        commitments_by_deal[number] = commitment.strip().lower()
+    if not seeds_by_deal:
+        raise ValueError("the replay reveals no deal")
+    for number in sorted(seeds_by_deal):
+        before = seeds_by_deal.get(number - 1)
+        if before is None:
+            continue
+        linked = before.hex() == commitments_by_deal[number]
+        verified = verified and linked
+        link = "is" if linked else "IS NOT"
+        lines.append(f"deal {number}: commitment {link} deal {number - 1}'s server seed")
+    if first_commitment is not None:
+        if 1 not in commitments_by_deal:
+            raise ValueError("the replay does not reveal deal 1")
+        same = commitments_by_deal[1] == first_commitment.strip().lower()
+        verified = verified and same
+        lines.append(f"deal 1: commitment {'is' if same else 'IS NOT'} the one published")
+    return verified, lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check a revealed Tranca deal.")
     parser.add_argument("--reveal", help="a JSON file of the reveal ('-' for standard input)")
@@ -94,7 +191,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deck-size", type=int, choices=(104, 108))
     parser.add_argument("--deck", help="the deck the table was dealt, to compare")
     parser.add_argument("--seed", type=int, help="the seed the server announced, to compare")
+    parser.add_argument(
+        "--replay-json",
+        help="a GetReplay answer as JSON ('-' for standard input): check every revealed deal",
+    )
     args = parser.parse_args(argv)
+
+    if args.replay_json:
+        try:
+            if args.replay_json == "-":
+                replay = json.load(sys.stdin)
+            else:
+                with open(args.replay_json, encoding="utf-8") as f:
+                    replay = json.load(f)
+            verified, lines = verify_replay(replay, args.commitment, args.entropy)
+        except (OSError, ValueError) as exc:
+            parser.error(f"cannot check the replay: {exc}")
+        for line in lines:
+            print(line)
+        print("VERIFIED" if verified else "NOT VERIFIED")
+        return 0 if verified else 1
 
     record: dict[str, object] = {}
     if args.reveal:

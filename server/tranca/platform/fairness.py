@@ -23,11 +23,30 @@ operating system for random bytes, nothing else).
 
 The server cannot choose a deck after seeing the entropy (it is bound by the
 commitment), and no contributor can steer it without knowing the server's seed.
+
+A table of several deals (``TableOptions.verifiable``) keeps one secret
+(``new_server_secret``) and takes every deal's server seed from a hash chain:
+
+    seed[N]     = HMAC-SHA256(secret, "tranca deal chain")      (N = CHAINED_DEALS)
+    seed[k]     = SHA-256(seed[k + 1])                           (k = N-1 .. 1)
+    commitment  = SHA-256(seed[k]), so commitment[k + 1] == seed[k]
+
+Deal k is shuffled from ``derive_seed(seed[k], entropy)``. Deal 1's commitment is
+published when the table is created, before any entropy; every later deal's
+commitment is the previous deal's revealed seed, so the whole chain is bound by that
+first commitment: the server cannot pick deal 2's deck after seeing the entropy
+either. Revealing seed[k] reveals the seeds of the deals before k (already revealed)
+and nothing of the deals after it (that would invert SHA-256). Deals beyond the
+chain (a match of more than N deals, which no point limit in use reaches) take
+HMAC-SHA256(secret, "deal:k"): each is still committed before it is dealt, but not
+before the entropy.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import hmac
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -47,6 +66,56 @@ def new_server_seed() -> bytes:
 def new_server_secret() -> str:
     """A verifiable table's secret (hex), from which each deal's server seed is derived."""
     return secrets.token_hex(SERVER_SEED_BYTES)
+
+
+# Deals per verifiable table bound by the first commitment (see the module's doc).
+CHAINED_DEALS = 1024
+_CHAIN_LABEL = b"tranca deal chain"
+
+
+def deal_server_seed(secret_hex: str, deal_number: int) -> bytes:
+    """The server seed of deal ``deal_number`` (from 1) at a table with this secret."""
+    if deal_number < 1:
+        raise ValueError("deals are numbered from 1")
+    return _chained_seed(secret_hex.lower(), deal_number)
+
+
+@functools.lru_cache(maxsize=4096)
+def _chained_seed(secret_hex: str, deal_number: int) -> bytes:
+    # Cached: a view of a verifiable table asks for its deal's commitment every time,
+    # and walking the chain down from its far end costs up to CHAINED_DEALS hashes.
+    secret = bytes.fromhex(secret_hex)
+    if deal_number > CHAINED_DEALS:
+        return hmac.new(secret, b"deal:%d" % deal_number, hashlib.sha256).digest()
+    seed = hmac.new(secret, _CHAIN_LABEL, hashlib.sha256).digest()
+    for _ in range(CHAINED_DEALS - deal_number):
+        seed = hashlib.sha256(seed).digest()
+    return seed
+
+
+def deal_commitment(secret_hex: str, deal_number: int) -> str:
+    """The published commitment of deal ``deal_number``."""
+    return commitment(deal_server_seed(secret_hex, deal_number))
+
+
+def deal_deck(secret_hex: str, deal_number: int, entropy: Iterable[str], jokers: bool) -> list[int]:
+    """Deal ``deal_number``'s deck order (first card dealt first)."""
+    return shuffled_deck(jokers, derive_seed(deal_server_seed(secret_hex, deal_number), entropy))
+
+
+def deal_reveal(secret_hex: str, deal_number: int, entropy: Iterable[str], jokers: bool) -> Reveal:
+    """What proves deal ``deal_number`` fair: publish it only once the deal is over."""
+    server_seed = deal_server_seed(secret_hex, deal_number)
+    contributions = tuple(entropy)
+    seed = derive_seed(server_seed, contributions)
+    return Reveal(
+        commitment(server_seed),
+        server_seed.hex(),
+        contributions,
+        deck_size(jokers),
+        seed,
+        cards_text(shuffled_deck(jokers, seed)),
+    )
 
 
 def commitment(server_seed: bytes) -> str:

@@ -64,8 +64,10 @@ class Match:
             deck=deck,
         )
 
-    def finish_deal(self) -> None:
-        """Record the finished deal's scores; decide the match or deal the next one."""
+    def finish_deal(self, next_deck: list[int] | None = None) -> None:
+        """Record the finished deal's scores; decide the match or deal the next one.
+        ``next_deck`` fixes the order of the next deal's deck (a verifiable table's
+        caller derives every deal's deck itself); otherwise it is shuffled from ``seed``."""
         if not self.deal.is_over:
             raise ValueError("the deal is not over")
         if self.is_over:
@@ -76,7 +78,7 @@ class Match:
             self.totals[i] += v
         self.winner = decide(self.rules, self.totals, len(self.deal_scores), self.first_side)
         if not self.is_over:
-            self.deal = self._deal(len(self.deal_scores))
+            self.deal = self._deal(len(self.deal_scores), next_deck)
 
     def to_dict(self, with_rules: bool = True) -> dict[str, Any]:
         """``with_rules=False`` leaves the rules out (and out of the deal), for a
