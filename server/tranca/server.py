@@ -28,7 +28,7 @@ from .api.limits import RateLimiter
 from .api.players import PlayerService
 from .api.servicer import GameService
 from .api.tournaments import TournamentService
-from .store import migrate
+from .store import migrate, tournament_store
 from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
 from .store.notify import Hub, PostgresListener
 from .store.repository import Store
@@ -204,6 +204,9 @@ class Running:
         await self.server.stop(grace)
         for task in self.tasks:
             task.cancel()
+        # Let them finish cancelling first: a sweep cut short inside a query closes its
+        # connection, which hangs for ever once the engine is disposed (aiosqlite).
+        await asyncio.gather(*self.tasks, return_exceptions=True)
         if self.listener is not None:
             await self.listener.stop()
         await self.store.close()
@@ -315,6 +318,8 @@ async def _watch_database(running: Running, interval: float) -> None:
             counts = await running.store.count_games()
             for status in ("waiting", "playing", "finished"):
                 metrics.GAMES.labels(status).set(counts.get(status, 0))
+            # A tournament also finishes inside a settlement, which sets no gauge.
+            metrics.TOURNAMENTS_RUNNING.set(await tournament_store.count_running(running.store))
             ok = True
         except Exception:
             ok = False

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from ..app.game import FINISHED, NO_OPTIONS, PLAYING, WAITING, GameState, TableOptions
+from ..platform import fairness
 from ..rules.cards import card_text, parse_card
 from ..rules.errors import InvalidMove
 from ..rules.melds import KIND_NAMES as MELD_KIND_NAMES
@@ -267,6 +268,19 @@ def table_from_pb(t: pb.TableOptions) -> TableOptions:
     )
 
 
+def commitment_to_pb(g: GameState) -> pb.DealCommitment:
+    """A verifiable table's commitment to the deal under way (deal 1 before the start),
+    with the entropy mixed into it. Only the commitment: the seed stays secret until
+    the deal is over (GetReplay)."""
+    assert g.setup.server_secret is not None
+    number = max(g.deal_number, 1)
+    return pb.DealCommitment(
+        deal_number=number,
+        commitment=fairness.deal_commitment(g.setup.server_secret, number),
+        entropy=g.entropy,
+    )
+
+
 def view_to_pb(
     game_id: str, version: int, g: GameState, seat: int, deadline_ms: int | None = None
 ) -> pb.GameView:
@@ -298,6 +312,8 @@ def view_to_pb(
         )
     if setup.table != NO_OPTIONS:
         view.table.CopyFrom(table_to_pb(setup.table))
+    if setup.server_secret is not None and g.status != FINISHED:
+        view.commitment.CopyFrom(commitment_to_pb(g))
     if deadline_ms and g.status == PLAYING and setup.table.turn_seconds:
         view.turn_deadline_ms = deadline_ms
     if g.match is not None:

@@ -24,3 +24,54 @@ LISTENER_UP = Gauge("tranca_notify_listener_up", "1 while the PostgreSQL LISTEN 
 
 def observe_db(op: str, seconds: float) -> None:
     DB_LATENCY.labels(op).observe(seconds)
+
+
+# ----- friendly annulment and verifiable deals (api/table_actions.py) -----------------
+ANNUL_VOTES = Counter("tranca_annul_votes_total", "Votes to annul a match (VoteAnnul)")
+ANNULMENTS = Counter(
+    "tranca_annulments_total", "Matches annulled by agreement (003 'anular partida')"
+)
+ENTROPY_ADDED = Counter(
+    "tranca_entropy_added_total", "Entropy strings mixed into verifiable tables' deals"
+)
+
+# ----- tournaments (TournamentService) ------------------------------------------------
+# Set after every change a TournamentService call makes; a game's result that ends a
+# tournament is recorded by the settlement, so server.py's periodic refresh (with the
+# games-by-status gauge) sets it too, from tournament_store.count_running.
+TOURNAMENTS_RUNNING = Gauge("tranca_tournaments_running", "Tournaments running (every app's)")
+
+# ----- ratings, ranking points and chips (store/settlement.py, store/starting.py, -----
+# ----- api/players.py) ----------------------------------------------------------------
+MATCHES_SETTLED = Counter(
+    "tranca_matches_settled_total",
+    "Finished matches settled, by outcome: rated (competitive), annulled, practice",
+    ["outcome"],
+)
+SETTLEMENT_FAILURES = Counter(
+    "tranca_settlement_failures_total", "Settlements that failed and are retried next sweep"
+)
+CHIPS_STAKED = Counter("tranca_chips_staked_total", "Chips taken into pots as matches started")
+CHIPS_MOVED = Counter(
+    "tranca_chips_moved_total",
+    "Chips moved by settlements and grants, by purpose: payout, house_share, refund, grant",
+    ["purpose"],
+)
+
+# ----- Turn timers and robots (store/sweeper.py, api/presence.py) -----------------------
+TURN_TIMEOUTS = Counter(
+    "tranca_turn_timeouts_total", "Turns whose time ran out and which the server played"
+)
+ROBOT_TAKEOVERS = Counter(
+    "tranca_robot_takeovers_total", "Seats a robot took over from a silent player"
+)
+SEATS_RECLAIMED = Counter("tranca_seats_reclaimed_total", "Seats taken back from a robot")
+SERVER_MOVES = Counter(
+    "tranca_server_moves_total", "Moves the server played for a seat", ["by"]
+)  # by: timeout or robot
+FALLBACKS_DROPPED = Counter(
+    "tranca_fallbacks_dropped_total",
+    "Server moves not written because the game changed meanwhile (the player moved)",
+)
+SWEEPS = Counter("tranca_sweeps_total", "Sweeps run, by outcome", ["outcome"])
+SWEEP_SECONDS = Histogram("tranca_sweep_seconds", "Duration of one sweep", buckets=LATENCY_BUCKETS)

@@ -29,7 +29,7 @@ from ..app.game import (
     new_game,
     play_action,
 )
-from ..platform.fairness import new_server_secret
+from ..platform.fairness import deal_reveal, new_server_secret
 from ..rules.cards import card_text, shuffled_deck
 from ..rules.engine import legal_moves
 from ..rules.errors import RuleViolation
@@ -341,12 +341,16 @@ class GameService(pb_grpc.GameServiceServicer):
             seat = loaded.player.seat
             if seat < 0 and not loaded.state.setup.spectators_allowed:
                 raise _no_spectators()
-            view = view_to_pb(request.game_id, loaded.version, loaded.state, seat)
+            await presence.presence_of(self).touch(request.game_id, seat, loaded.state)
+            view = view_to_pb(
+                request.game_id, loaded.version, loaded.state, seat, loaded.deadline_at
+            )
             return pb.GetViewResponse(view=view)
         caller = await self._identify(context)
         game = await self._game_for(caller, request.game_id)
         seat = self._viewer_seat(caller, game)
-        return pb.GetViewResponse(view=view_to_pb(game.id, game.version, game.state, seat))
+        view = view_to_pb(game.id, game.version, game.state, seat, game.deadline_at)
+        return pb.GetViewResponse(view=view)
 
     @rpc("ListLegalMoves")
     async def ListLegalMoves(
@@ -357,6 +361,7 @@ class GameService(pb_grpc.GameServiceServicer):
             await self._no_player_token(context, request.game_id, game_first=True)
         self._same_game(loaded, request.game_id)
         player = require_player(Caller(player=loaded.player), request.game_id)
+        await presence.presence_of(self).touch(request.game_id, player.seat, loaded.state)
         out = pb.ListLegalMovesResponse(version=loaded.version)
         _add_legal_moves(out.moves, loaded.state, player.seat)
         return out
@@ -395,9 +400,11 @@ class GameService(pb_grpc.GameServiceServicer):
             kind=KIND_NAMES[move.kind],
             replayed=done.replayed,
         )
+        # The move's own write set the deadline when it started a turn; else it stands.
+        deadline = done.deadline_at if done.deadline_set else loaded.deadline_at
         out = pb.SubmitMoveResponse(
             version=done.version,
-            view=view_to_pb(request.game_id, done.version, done.state, player.seat),
+            view=view_to_pb(request.game_id, done.version, done.state, player.seat, deadline),
             replayed=done.replayed,
         )
         if request.include_legal_moves:
@@ -488,21 +495,38 @@ class GameService(pb_grpc.GameServiceServicer):
                 results.setdefault(n, deal_result_to_pb(state.last_deal))
             out.moves.append(_logged(row, state.deal_number))
         match = state.match
-        if match is not None:
-            for index, result in sorted(results.items()):
+        if match is None:
+            return out
+        secret = setup.server_secret
+        shown: list[int] = sorted(results)
+        if secret is not None and state.status == FINISHED and state.deal_number not in results:
+            # A verifiable match that ended inside a deal (a resignation, an annulment):
+            # nothing of that deal is hidden any more, so its proof is shown too.
+            shown.append(state.deal_number)
+        for index in shown:
+            replay = pb.DealReplay(deal_number=index, dealer=match.dealer_of(index - 1))
+            if index in results:
+                replay.result.CopyFrom(results[index])
+            if secret is not None:
+                reveal = deal_reveal(secret, index, state.entropy, setup.rules.jokers)
+                replay.deck.extend(reveal.deck.split())
+                replay.reveal.CopyFrom(
+                    pb.DealReveal(
+                        deal_number=index,
+                        commitment=reveal.commitment,
+                        server_seed=reveal.server_seed,
+                        entropy=reveal.entropy,
+                        seed=reveal.seed,
+                    )
+                )
+            else:
                 deck = (
                     setup.deck
                     if index == 1 and setup.deck
                     else shuffled_deck(setup.rules.jokers, deal_seed(setup.seed, index - 1))
                 )
-                out.deals.append(
-                    pb.DealReplay(
-                        deal_number=index,
-                        dealer=match.dealer_of(index - 1),
-                        deck=[card_text(c) for c in deck],
-                        result=result,
-                    )
-                )
+                replay.deck.extend(card_text(c) for c in deck)
+            out.deals.append(replay)
         return out
 
     async def WatchGame(
@@ -558,11 +582,21 @@ class GameService(pb_grpc.GameServiceServicer):
             raise _bad("from_version must be 0 or more")
         if from_version > game.version:
             raise _bad(f"from_version {from_version} is ahead of the game ({game.version})")
+        table = game.state.setup.table
+        # A seat's open stream says its player is there (tables with robots), at most
+        # once per presence interval; the wait below wakes up for it.
+        present = seat >= 0 and table.robot_grace_seconds > 0
+        wait = (
+            min(WATCH_POLL_SECONDS, presence.presence_interval(table.robot_grace_seconds))
+            if present
+            else WATCH_POLL_SECONDS
+        )
         with self.hub.subscribe(game.id) as hint:
             if from_version == 0:
                 state: GameState = game.state
                 version = game.version
-                yield pb.WatchGameResponse(view=view_to_pb(game.id, version, state, seat))
+                view = view_to_pb(game.id, version, state, seat, game.deadline_at)
+                yield pb.WatchGameResponse(view=view)
             else:
                 setup = game.state.setup
                 state = new_game(setup)
@@ -571,19 +605,27 @@ class GameService(pb_grpc.GameServiceServicer):
                 version = from_version
             while True:
                 hint.clear()
+                if present:
+                    await presence.presence_of(self).touch(game.id, seat, state)
                 rows = await self.store.log(game.id, version)
+                # A timed table's turn deadline is not in the log: read with the game's
+                # version, and shown on the view of that version (the batch's last).
+                deadline_version, deadline = -1, None
+                if rows and table.turn_seconds:
+                    deadline_version, deadline = await self.store.deadline_of(game.id)
                 for row in rows:
                     apply_action(state, row.action, row.version)
                     version = row.version
+                    shown = deadline if version == deadline_version else None
                     yield pb.WatchGameResponse(
-                        view=view_to_pb(game.id, version, state, seat),
+                        view=view_to_pb(game.id, version, state, seat, shown),
                         move=_logged(row, state.deal_number),
                     )
                 if state.status == FINISHED:
                     return  # nothing follows the end of a match
                 # Re-read the log on a timer too: a hint may have been lost.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(hint.wait(), WATCH_POLL_SECONDS)
+                    await asyncio.wait_for(hint.wait(), wait)
 
 
 def check_table_options(t: TableOptions) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..platform import fairness
 from ..rules.engine import apply
 from ..rules.errors import InvalidMove
 from ..rules.match import DRAWN, Match
@@ -295,7 +296,10 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if free:
             raise GameError("SEATS_FREE", f"seats {free} are not taken yet")
         setup = g.setup
-        match = Match(setup.rules, setup.players, setup.seed, first_deck=setup.deck)
+        # A verifiable table deals from its committed seeds, with the entropy given
+        # before this start (none can be added later); other tables as they always did.
+        first_deck = setup.deck if setup.server_secret is None else verifiable_deck(g, 1)
+        match = Match(setup.rules, setup.players, setup.seed, first_deck=first_deck)
         g.match = match
         g.status = PLAYING
         g.deal_starts.append(version)
@@ -385,7 +389,7 @@ def _finish_deal(g: GameState, version: int) -> None:
         "went_out": deal.went_out,
         "scores": [sc.to_dict() for sc in score_deal(deal)],
     }
-    g.match.finish_deal()
+    g.match.finish_deal(verifiable_deck(g, g.deal_number + 1))
     if g.match.is_over:
         g.status = FINISHED
         g.winner = g.match.winner
@@ -399,6 +403,15 @@ def _finish_deal(g: GameState, version: int) -> None:
             g.result_reason = "target_reached"
     else:
         g.deal_starts.append(version)
+
+
+def verifiable_deck(g: GameState, deal_number: int) -> list[int] | None:
+    """A verifiable table's deck for deal ``deal_number`` (from 1); None at other
+    tables, whose deals are shuffled from the match seed."""
+    secret = g.setup.server_secret
+    if secret is None:
+        return None
+    return fairness.deal_deck(secret, deal_number, g.entropy, g.setup.rules.jokers)
 
 
 def _check_status(g: GameState, wanted: str) -> None:

@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Row, func, insert, select, text, update
@@ -27,7 +28,9 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..app.game import (
+    FINISHED,
     GAME_SCHEMA_VERSION,
+    PLAYING,
     Action,
     GameError,
     GameState,
@@ -47,6 +50,7 @@ from .codec import (
 from .database import BUSY_TIMEOUT_MS, reader
 from .direct import (
     NOTIFY_CHANNEL,
+    Claim,
     DuplicateRequest,
     MoveWrite,
     NewGame,
@@ -55,9 +59,9 @@ from .direct import (
     epoch_seconds,
     sqlite_unavailable,
 )
-from .models import App, Game, MoveLog, PlayerToken
+from .models import App, Game, MoveLog, PlayerToken, SeatPresence
 
-__all__ = ["NOTIFY_CHANNEL", "Store"]
+__all__ = ["NOTIFY_CHANNEL", "Claim", "Store", "next_deadline"]
 
 
 def _unavailable(exc: BaseException) -> bool:
@@ -167,6 +171,7 @@ class GameRecord:
     label: str
     created_at: float
     state: GameState
+    deadline_at: int | None = None  # when the sweeper looks next (epoch ms)
 
     @classmethod
     def from_row(cls, row: Row[Any]) -> GameRecord:
@@ -178,6 +183,7 @@ class GameRecord:
             label=row.label,
             created_at=epoch_seconds(row.created_at),
             state=state_from_text(row.snapshot, row.setup),
+            deadline_at=row.deadline_at,
         )
 
 
@@ -189,6 +195,7 @@ class SeatGame:
     app_id: str
     version: int
     state: GameState
+    deadline_at: int | None = None  # games.deadline_at at that version (epoch ms)
 
 
 @dataclass(frozen=True)
@@ -206,6 +213,52 @@ class Committed:
     version: int
     state: GameState
     replayed: bool  # True: the request id was already in the log
+    # Whether the write set games.deadline_at, and to what (None: cleared).
+    deadline_set: bool = False
+    deadline_at: int | None = None
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+TurnPoint = tuple[str, int, int]
+
+
+def turn_point(g: GameState) -> TurnPoint:
+    """Status, deal number and seat to act: a turn starts when this changes."""
+    deal = g.deal
+    return (g.status, g.deal_number, -1 if deal is None else deal.turn)
+
+
+def next_deadline(
+    before: TurnPoint, g: GameState, action: Action, now: int
+) -> tuple[bool, int | None]:
+    """games.deadline_at after ``action`` took the game from ``before`` to ``g``:
+    (whether to set it, the value). Only called for tables with timers.
+
+    A finished game needs no sweeper (None). A new turn (the game started, the turn
+    passed, a new deal, or the player to act took their seat back from a robot)
+    starts a clock: none for a robot's turn (it plays at once), else the turn's time,
+    else the robot grace period. Anything else within a turn leaves the deadline
+    alone, which also keeps a sweeper's lease while it plays a turn's moves."""
+    status = g.status
+    if status == FINISHED:
+        return True, None
+    if status != PLAYING:
+        return False, None
+    point = turn_point(g)
+    turn = point[2]
+    if point == before and not (action.kind == "return" and action.seat == turn):
+        return False, None
+    if turn in g.robots:
+        return True, now
+    table = g.setup.table
+    if table.turn_seconds:
+        return True, now + table.turn_seconds * 1000
+    if table.robot_grace_seconds:
+        return True, now + table.robot_grace_seconds * 1000
+    return False, None
 
 
 class Store:
@@ -351,6 +404,7 @@ class Store:
             row.app_id,
             int(row.version),
             state_from_text(row.snapshot, row.setup),
+            row.deadline_at,
         )
 
     async def add_spectator(self, game_id: str, name: str) -> str:
@@ -419,6 +473,7 @@ class Store:
             row.label,
             row.created_at,
             state_from_text(row.snapshot, row.setup),
+            row.deadline_at,
         )
 
     async def setup_of(self, game_id: str) -> Setup:
@@ -435,8 +490,20 @@ class Store:
         if status:
             q = q.where(Game.status == status)
         if open_only:
-            # Public tables still waiting for players (a full one starts soon or never).
-            q = q.where(Game.status == "waiting", Game.invite_hash.is_(None))
+            # Public tables still waiting for players, with a free seat (the contract's
+            # "with a free seat": a seat is held while its player's token is not revoked).
+            seats_held = (
+                select(func.count(func.distinct(PlayerToken.seat)))
+                .where(
+                    PlayerToken.game_id == Game.id,
+                    PlayerToken.seat >= 0,
+                    PlayerToken.revoked.is_(False),
+                )
+                .scalar_subquery()
+            )
+            q = q.where(
+                Game.status == "waiting", Game.invite_hash.is_(None), seats_held < Game.players
+            )
         q = q.order_by(Game.created_at.desc(), Game.id).limit(limit).offset(offset)
         async with self._guard(), self.reads.connect() as conn:
             rows = (await conn.execute(q)).all()
@@ -524,6 +591,74 @@ class Store:
                 raise AssertionError("unreachable")
         return await self._finished(game_id, result, started)
 
+    async def commit_action_with(
+        self,
+        game_id: str,
+        action: Action,
+        also: Callable[[AsyncConnection, str, GameState], Awaitable[None]],
+    ) -> Committed:
+        """``action`` applied to the game as it is now and written as ``_write`` writes
+        it (snapshot at the next version and a log row), in one transaction with what
+        ``also(conn, app_id, new_state)`` writes on the same connection: both or
+        neither (a staked start and its chip postings). The game's row is locked
+        while it runs (PostgreSQL), or the one writer holds the file (SQLite). Not a
+        hot path: SQLAlchemy, not ``direct``."""
+        started = time.perf_counter()
+        with outages_as_unavailable():
+            async with self._deadline(), self._one_writer(), self.engine.begin() as conn:
+                row = (
+                    await conn.execute(
+                        select(Game.app_id, Game.version, Game.snapshot, Game.setup)
+                        .where(Game.id == game_id)
+                        .with_for_update()
+                    )
+                ).first()
+                if row is None:
+                    raise NotFound(f"no game {game_id}")
+                version = int(row.version)
+                state = state_from_text(row.snapshot, row.setup)
+                before = turn_point(state) if state.setup.table.timed else None
+                apply_action(state, action, version + 1)
+                now = datetime.now(UTC)
+                deadline_set, deadline_at = (
+                    (False, None)
+                    if before is None
+                    else next_deadline(before, state, action, now_ms())
+                )
+                values: dict[str, Any] = {
+                    "version": version + 1,
+                    "status": state.status,
+                    "snapshot": state_text(state, self.snapshot_schema),
+                    "updated_at": now,
+                }
+                if deadline_set:  # as ``_write``: a timed table's clock starts
+                    values["deadline_at"] = deadline_at
+                done = await conn.execute(
+                    update(Game).where(Game.id == game_id, Game.version == version).values(values)
+                )
+                if done.rowcount != 1:  # pragma: no cover - the row is locked
+                    raise VersionConflict(-1)
+                await conn.execute(
+                    insert(MoveLog).values(
+                        game_id=game_id,
+                        version=version + 1,
+                        seat=action.seat,
+                        action=action_text(action),
+                        request_id=None,
+                        actor=action.actor,
+                        created_at=now,
+                    )
+                )
+                await also(conn, str(row.app_id), state)
+                if self.is_postgres:
+                    # As every write of a game: the replicas' watchers hear of it at commit.
+                    await conn.execute(
+                        text("SELECT pg_notify(:channel, :payload)"),
+                        {"channel": NOTIFY_CHANNEL, "payload": f"{game_id}:{version + 1}"},
+                    )
+        result = Committed(version + 1, state, False, deadline_set, deadline_at)
+        return await self._finished(game_id, result, started)
+
     async def commit_move(
         self,
         loaded: SeatGame,
@@ -578,6 +713,8 @@ class Store:
         is still at that version: the one write of every change of a game."""
         if action.by:
             actor = action.actor  # the server played it: "timeout" or "robot"
+        # Tables without timers pay one attribute test here and two constant parameters.
+        before = turn_point(state) if state.setup.table.timed else None
         try:
             if expected_version is not None and expected_version != version:
                 raise VersionConflict(version)
@@ -592,6 +729,9 @@ class Store:
                     if first is not None:
                         return first
                 raise
+            deadline_set, deadline_at = (
+                (False, None) if before is None else next_deadline(before, state, action, now_ms())
+            )
             write = MoveWrite(
                 game_id,
                 version,
@@ -603,6 +743,8 @@ class Store:
                 actor,
                 new_token,
                 revoke_seat,
+                deadline_set,
+                deadline_at,
             )
             async with self._deadline(), self._one_writer():
                 written = await self.direct.write_move(write)
@@ -622,7 +764,7 @@ class Store:
             if exc.current >= 0:
                 raise
             raise VersionConflict(await self._current_version(game_id)) from None
-        return Committed(version + 1, state, replayed=False)
+        return Committed(version + 1, state, False, deadline_set, deadline_at)
 
     async def _first_answer(
         self, game_id: str, request_id: str, action: Action
@@ -667,3 +809,79 @@ class Store:
     async def _current_version(self, game_id: str) -> int:
         async with self._guard(), self.reads.connect() as conn:
             return await self._current_version_in(conn, game_id)
+
+    # ----- timers, robots and presence (the sweeper's side) ------------------------
+
+    async def commit_server_action(
+        self, game_id: str, version: int, state: GameState, action: Action, actor: str
+    ) -> Committed:
+        """An action the server takes for a seat (a robot's or a timed-out turn's move,
+        a robot taking a seat) on ``state`` read at ``version``: written only if the
+        game is still there (``VersionConflict`` otherwise). ``state`` is changed."""
+        started = time.perf_counter()
+        with outages_as_unavailable():
+            result = await self._write(game_id, version, state, action, version, None, actor)
+        return await self._finished(game_id, result, started)
+
+    async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[Claim]:
+        """Claim up to ``limit`` overdue games for ``lease_ms`` (see ``Claim``)."""
+        started = time.perf_counter()
+        async with self._guard(), self._one_writer():
+            claims = await self.direct.claim_due(now, now + lease_ms, limit)
+        self._timed("claim", started)
+        return claims
+
+    async def set_deadline(self, claim: Claim, version: int, deadline_at: int | None) -> bool:
+        """A claimed game's next deadline, unless it changed since (False then)."""
+        async with self._guard(), self._one_writer():
+            return await self.direct.set_deadline(
+                claim.game_id, version, claim.lease_until, deadline_at
+            )
+
+    async def touch_presence(self, game_id: str, seat: int, now: int | None = None) -> None:
+        """The seat's player showed they are there (a heartbeat, a call, a watch)."""
+        async with self._guard(), self._one_writer():
+            await self.direct.touch_presence(game_id, seat, now_ms() if now is None else now)
+
+    async def last_seen_ms(self, game_id: str, seat: int) -> int:
+        """When the seat's player was last known to be there: the latest of their
+        presence, their own last logged action and their token's creation (epoch ms)."""
+        async with self._guard(), self.reads.connect() as conn:
+            seen = (
+                await conn.execute(
+                    select(SeatPresence.last_seen_ms).where(
+                        SeatPresence.game_id == game_id, SeatPresence.seat == seat
+                    )
+                )
+            ).scalar()
+            acted = (
+                await conn.execute(
+                    select(func.max(MoveLog.created_at)).where(
+                        MoveLog.game_id == game_id,
+                        MoveLog.seat == seat,
+                        MoveLog.actor == "player",
+                    )
+                )
+            ).scalar()
+            joined = (
+                await conn.execute(
+                    select(func.max(PlayerToken.created_at)).where(
+                        PlayerToken.game_id == game_id,
+                        PlayerToken.seat == seat,
+                        PlayerToken.revoked.is_(False),
+                    )
+                )
+            ).scalar()
+        return max(
+            int(seen or 0),
+            int(epoch_seconds(acted) * 1000),
+            int(epoch_seconds(joined) * 1000),
+        )
+
+    async def deadline_of(self, game_id: str) -> tuple[int, int | None]:
+        """A game's version and deadline (for watch streams of timed tables)."""
+        async with self._guard(), self.reads.connect() as conn:
+            row = (
+                await conn.execute(select(Game.version, Game.deadline_at).where(Game.id == game_id))
+            ).first()
+        return (-1, None) if row is None else (int(row.version), row.deadline_at)
