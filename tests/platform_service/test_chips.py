@@ -84,24 +84,28 @@ async def test_partners_share_the_pot(platform: Platform, server: Running) -> No
 async def test_a_seat_that_cannot_cover_the_stake_keeps_the_match_from_starting(
     platform: Platform, server: Running
 ) -> None:
-    # 003: "necesitarás disponer de suficientes fichas para cubrir la apuesta".
+    # 003: "necesitarás disponer de suficientes fichas para cubrir la apuesta". JoinGame
+    # checks it, and the start again: bea could cover either table when she sat down,
+    # but her chips went into the first match's pot.
     p = platform
     await p.grant("ana", 500)
-    await p.grant("bea", 99)
-    table = await p.table(["ana", "bea"], stake=100, start=False)
+    await p.grant("bea", 100)
+    first = await p.table(["ana", "bea"], stake=100, start=False)
+    second = await p.table(["ana", "bea"], stake=100, start=False)
+    await p.start(first.game_id)
     with pytest.raises(grpc.aio.AioRpcError) as refused:
-        await p.start(table.game_id)
+        await p.start(second.game_id)
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert reason_of(refused.value) == "INSUFFICIENT_CHIPS"
     # Nothing changed: not started, nobody's chips taken (not even ana's).
-    assert await p.status(table.game_id) == WAITING
-    assert (await p.chips("ana"), await p.chips("bea")) == (500, 99)
-    assert [e.purpose for e in await p.entries("ana")] == ["grant"]
-    assert await balance_of(server, p.app_id, f"pot:{table.game_id}") == 0
-    # Once bea can cover it, the match starts.
-    await p.grant("bea", 1, "top-up")
-    await p.start(table.game_id)
+    assert await p.status(second.game_id) == WAITING
     assert (await p.chips("ana"), await p.chips("bea")) == (400, 0)
+    assert [e.purpose for e in await p.entries("ana")] == ["stake", "grant"]
+    assert await balance_of(server, p.app_id, f"pot:{second.game_id}") == 0
+    # Once bea can cover it, the match starts.
+    await p.grant("bea", 100, "top-up")
+    await p.start(second.game_id)
+    assert (await p.chips("ana"), await p.chips("bea")) == (300, 0)
     assert await ledger_problems(server, p.app_id) == []
 
 

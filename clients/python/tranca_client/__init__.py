@@ -94,6 +94,7 @@ any chooser. See ``tranca_client.bots``. From a shell: ``tranca bot`` and
 """
 
 from tranca.v1 import game_pb2 as pb
+from tranca.v1 import platform_pb2 as ppb
 
 from .bots import BOT_LEVELS, Bot, Chooser, GreedyBot, RandomBot, make_bot, play_seat, run_bot
 from .client import (
@@ -176,6 +177,7 @@ __all__ = [
     "parse_card",
     "parse_move",
     "pb",
+    "ppb",
     "play_seat",
     "replace",
     "run_bot",

@@ -39,7 +39,7 @@ from ..rules.presets import PRESETS, make_rules
 from ..store.direct import SeatToken
 from ..store.notify import Hub
 from ..store.repository import GameRecord, SeatGame, Store, TokenRecord, hash_secret
-from ..store.starting import start_match
+from ..store.starting import check_can_cover, start_match
 from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
 from . import metrics, presence, table_actions
@@ -313,6 +313,7 @@ class GameService(pb_grpc.GameServiceServicer):
             raise _bad(f"seat must be -1 or 0..{game.state.setup.players - 1}")
         if table.competitive and not player_id:
             raise _bad("a competitive table needs every seat's player_id")
+        await check_can_cover(self.store, game.app_id, player_id, table.stake)
         address = request.player_address.strip()[:64] or peer_address(context.peer())
         token = "tp_" + secrets.token_urlsafe(32)
         await self.store.commit_action(

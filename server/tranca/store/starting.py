@@ -46,3 +46,17 @@ async def start_match(store: Store, game_id: str) -> Committed:
     done = await store.commit_action_with(game_id, Action("start"), take_stakes)
     metrics.CHIPS_STAKED.inc(table.stake * len(done.state.seats))
     return done
+
+
+async def check_can_cover(store: Store, app_id: str, player_id: str, stake: int) -> None:
+    """At JoinGame: refuse a seat at a staked table to a player who cannot cover the
+    stake now (003: "necesitarás disponer de suficientes fichas para cubrir la
+    apuesta"). The start checks again, in its transaction: chips may move meanwhile."""
+    if stake <= 0:
+        return
+    async with store.reads.connect() as conn:
+        chips_now = await ledger.balance(conn, app_id, chips.player_account(player_id))
+    if chips_now < stake:
+        raise GameError(
+            INSUFFICIENT_CHIPS, f"player {player_id} cannot cover the stake of {stake} chips"
+        )
