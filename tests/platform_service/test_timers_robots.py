@@ -350,6 +350,34 @@ async def test_an_annulment_vote_with_a_robot_seated(client: Client, server: Run
     assert await server.store.claim_due(now_ms() + 10**9, 1000, 100) == []  # nothing left
 
 
+async def test_a_robot_taking_the_last_silent_seat_completes_an_annulment(
+    client: Client, server: Running
+) -> None:
+    """003: "Todos los jugadores deben estar de acuerdo" and "El robot no se tiene en
+    cuenta en las votaciones": seat 0 voted, seat 1 went silent; once a robot holds
+    seat 1 every person at the table has agreed, and the match is annulled."""
+    gid, tokens = await table(client, robot_grace_seconds=1, annulment_allowed=True)
+    if (await app_view(client, gid)).turn == 0:
+        await play_turn(client, gid, tokens[0])
+    voted = await client.stub.VoteAnnul(
+        pb.VoteAnnulRequest(game_id=gid, request_id=uuid.uuid4().hex),
+        metadata=client.player(tokens[0]),
+    )
+    assert not voted.annulled  # seat 1's player has not agreed (yet)
+    annulments = metrics.ANNULMENTS._value.get()
+    for _ in range(4):
+        await heartbeat(client, gid, tokens[0])
+        await asyncio.sleep(0.3)
+    assert await Sweeper(server.store).sweep_timers() == 1
+    view = await app_view(client, gid)
+    assert view.seats[1].robot
+    assert (view.status, view.match_result.reason) == (pb.GAME_STATUS_FINISHED, "annulled")
+    assert metrics.ANNULMENTS._value.get() == annulments + 1
+    # The takeover is logged; no robot move follows it: the match is over.
+    server_made = [(m.seat, kind(m)) for m in await replay(client, gid) if m.actor != "player"]
+    assert server_made == [(1, "robot")]
+
+
 @pytest.mark.parametrize("options", [{"robot_grace_seconds": 1}, {"turn_seconds": 1}])
 async def test_a_match_played_only_by_the_server_ends(
     client: Client, server: Running, options: dict[str, int]

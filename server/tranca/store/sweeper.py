@@ -29,7 +29,7 @@ from collections.abc import Callable
 import structlog
 
 from ..api import metrics
-from ..app.game import BY_ROBOT, BY_TIMEOUT, PLAYING, Action, GameState, play_action
+from ..app.game import BY_ROBOT, BY_TIMEOUT, FINISHED, PLAYING, Action, GameState, play_action
 from ..rules.bots import GreedyBot
 from ..rules.engine import legal_moves
 from ..rules.moves import DISCARD, DRAW, Move
@@ -177,6 +177,11 @@ class Sweeper:
                 )
                 metrics.ROBOT_TAKEOVERS.inc()
                 log.info("robot_takeover", game_id=claim.game_id, seat=seat)
+                if done.state.status == FINISHED:
+                    # The people left had all voted to annul: robots do not vote (003),
+                    # so the takeover completed the annulment.
+                    metrics.ANNULMENTS.inc()
+                    return True
                 await self._play_turn(claim.game_id, done.version, done.state, BY_ROBOT)
                 return True
             if not table.turn_seconds:
