@@ -67,7 +67,9 @@ class Config:
     db_timeout: float = 5.0  # seconds any database call may take
     db_pool_size: int = 10  # PostgreSQL connections per process: moves; other calls (2x bursts)
     max_connection_age: float = 300.0  # seconds before a client connection is recycled
-    snapshot_schema: int = 2  # written; 1 while a release reading only 1 still runs
+    # The highest snapshot schema written: 1 or 2 while a release that reads only those
+    # still runs (below 3 the platform's tables are refused until the upgrade is over).
+    snapshot_schema: int = 3
     sweep_interval: float = 0.5  # seconds between sweeps for timers, robots, settlements; 0: none
     extra: dict[str, str] = field(default_factory=dict)
 
@@ -111,10 +113,11 @@ class Config:
         p.add_argument(
             "--snapshot-schema",
             type=int,
-            choices=(1, 2),
-            default=int(env.get("TRANCA_SNAPSHOT_SCHEMA", 2)),
-            help="snapshot format written (both are read); 1 during an upgrade from a "
-            "release that reads only 1",
+            choices=(1, 2, 3),
+            default=int(env.get("TRANCA_SNAPSHOT_SCHEMA", 3)),
+            help="highest snapshot format written (all are read): 1 or 2 during an "
+            "upgrade from a release that reads only those; below 3 the platform's "
+            "tables (table options, player ids) are refused",
         )
         p.add_argument(
             "--sweep-interval",

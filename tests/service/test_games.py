@@ -612,4 +612,4 @@ async def test_a_server_writing_snapshot_schema_1_keeps_them_self_contained(
         alone = GameState.from_dict(stored)
         assert alone.to_dict() == (await store.game(gid)).state.to_dict()
     finally:
-        store.snapshot_schema = 2
+        store.snapshot_schema = 3

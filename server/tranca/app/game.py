@@ -25,7 +25,12 @@ WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 # keep the setup apart from the snapshot (``to_dict(with_setup=False)``) and pass it
 # back to ``from_dict``: it never changes after the game is created.
 GAME_SCHEMA_VERSION = 2
-READABLE_SCHEMAS = (1, 2)
+# 3: a game that uses the platform (table options, player ids, robots, annulment
+# votes, entropy). Releases that read only 1 and 2 refuse it instead of loading it
+# without what they do not know and writing it back without it (a stake left in its
+# pot, a robot's seat handed back, a timer never reset). Plain games stay at 2.
+PLATFORM_SCHEMA_VERSION = 3
+READABLE_SCHEMAS = (1, 2, 3)
 
 
 class GameError(Exception):
@@ -138,6 +143,19 @@ class GameState:
     annul_votes: set[int] = field(default_factory=set)  # seats that voted to annul
     entropy: list[str] = field(default_factory=list)  # a verifiable table's, in order
 
+    @property
+    def uses_platform(self) -> bool:
+        """Whether the game uses anything of the platform (see PLATFORM_SCHEMA_VERSION)."""
+        setup = self.setup
+        return bool(
+            setup.table != NO_OPTIONS
+            or setup.server_secret is not None
+            or self.robots
+            or self.annul_votes
+            or self.entropy
+            or any(s.player_id for s in self.seats)
+        )
+
     def humans(self) -> list[int]:
         """Seats played by their own player (not resigned, not held by a robot)."""
         return [
@@ -158,7 +176,7 @@ class GameState:
         out: dict[str, Any] = {"setup": self.setup.to_dict()} if with_setup else {}
         out.update(
             {
-                "schema": GAME_SCHEMA_VERSION,
+                "schema": PLATFORM_SCHEMA_VERSION if self.uses_platform else GAME_SCHEMA_VERSION,
                 "seats": [[s.name, s.taken, s.resigned] for s in self.seats],
                 "status": self.status,
                 "match": None if self.match is None else self.match.to_dict(with_rules=False),

@@ -12,7 +12,13 @@ from typing import Any
 
 import orjson
 
-from ..app.game import GAME_SCHEMA_VERSION, Action, GameState, Setup
+from ..app.game import (
+    PLATFORM_SCHEMA_VERSION,
+    Action,
+    GameError,
+    GameState,
+    Setup,
+)
 
 
 def dumps(value: Any) -> str:
@@ -23,11 +29,18 @@ def loads(text: str | bytes) -> Any:
     return orjson.loads(text)
 
 
-def state_text(state: GameState, schema: int = GAME_SCHEMA_VERSION) -> str:
+def state_text(state: GameState, schema: int = PLATFORM_SCHEMA_VERSION) -> str:
     """The snapshot column: the state without its setup, which has a column of its own
     and never changes. ``schema=1`` writes what releases that read only schema 1
     expect (the setup inside; they take the rules from it), for a rolling upgrade
     from such a release (``tranca serve --snapshot-schema 1``)."""
+    if schema < PLATFORM_SCHEMA_VERSION and state.uses_platform:
+        # A replica of an earlier release may still run (``--snapshot-schema`` below 3
+        # says so); it could not read this game, so it is not written.
+        raise GameError(
+            "PLATFORM_NOT_ENABLED",
+            "table options and player ids are enabled once every replica runs this release",
+        )
     if schema == 1:
         return dumps({**state.to_dict(with_setup=True), "schema": 1})
     return dumps(state.to_dict(with_setup=False))

@@ -1,0 +1,85 @@
+"""Rolling upgrades from a release before the platform (docs/OPERATIONS.md, "Snapshot
+formats"): a game that uses the platform is stored as snapshot schema 3, which such a
+release refuses to load rather than load without what it does not know; plain games
+stay at schema 2; and while ``--snapshot-schema`` is below 3 no platform game is
+written at all."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from tests.service.conftest import Client
+from tests.service.test_api import reason_of
+from tranca.app.game import GameState
+from tranca.server import Running
+from tranca.store.codec import loads
+from tranca.v1 import game_pb2 as pb
+
+EARLIER_RELEASE_READS = (1, 2)
+
+
+async def stored_schema(server: Running, gid: str) -> int:
+    row = await server.store.direct.game(gid)
+    assert row is not None
+    return int(loads(row.snapshot)["schema"])
+
+
+async def test_plain_games_stay_readable_by_the_earlier_release(
+    client: Client, server: Running
+) -> None:
+    gid, _ = await client.new_game()
+    assert await stored_schema(server, gid) in EARLIER_RELEASE_READS
+
+
+async def test_a_platform_game_is_one_the_earlier_release_refuses(
+    client: Client, server: Running
+) -> None:
+    gid, _ = await client.new_game(table=pb.TableOptions(turn_seconds=60))
+    assert await stored_schema(server, gid) == 3
+    row = await server.store.direct.game(gid)
+    assert row is not None
+    snapshot = loads(row.snapshot)
+    # What the earlier release's loader does: refuse a schema it does not know.
+    assert snapshot["schema"] not in EARLIER_RELEASE_READS
+    # This release reads it back whole.
+    assert GameState.from_dict(snapshot, (await server.store.game(gid)).state.setup).uses_platform
+
+
+async def test_during_an_upgrade_no_platform_game_is_written(
+    client: Client, server: Running
+) -> None:
+    server.store.snapshot_schema = 2  # as `tranca serve --snapshot-schema 2`
+    try:
+        listed = await client.stub.ListGames(pb.ListGamesRequest(), metadata=client.app())
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await client.stub.CreateGame(
+                pb.CreateGameRequest(
+                    rules=pb.Rules(preset="tranca-000"),
+                    players=2,
+                    table=pb.TableOptions(competitive=True),
+                ),
+                metadata=client.app(),
+            )
+        assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert reason_of(refused.value) == "PLATFORM_NOT_ENABLED"
+        after = await client.stub.ListGames(pb.ListGamesRequest(), metadata=client.app())
+        assert len(after.games) == len(listed.games)  # nothing was created
+        # A plain table is seated as before, but not with a player id (schema 3 again).
+        created = await client.stub.CreateGame(
+            pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2),
+            metadata=client.app(),
+        )
+        gid = created.game.game_id
+        with pytest.raises(grpc.aio.AioRpcError) as also:
+            await client.stub.JoinGame(
+                pb.JoinGameRequest(game_id=gid, seat=0, player_name="ana", player_id="ana"),
+                metadata=client.app(),
+            )
+        assert reason_of(also.value) == "PLATFORM_NOT_ENABLED"
+        await client.stub.JoinGame(
+            pb.JoinGameRequest(game_id=gid, seat=0, player_name="ana"), metadata=client.app()
+        )
+        assert await stored_schema(server, gid) == 2
+    finally:
+        server.store.snapshot_schema = 3
