@@ -76,6 +76,7 @@ class NewGame:
     setup: str
     snapshot: str
     snapshot_schema: int
+    invite_hash: str | None = None  # a private table's, with the row: never without it
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +164,8 @@ GAME_SQL = (
 APP_SQL = "SELECT id, name, permissions FROM apps WHERE key_hash = {0} AND NOT revoked"
 INSERT_GAME_SQL = (
     "INSERT INTO games (id, app_id, status, version, preset, players, label, setup,"
-    " snapshot, snapshot_schema, created_at, updated_at)"
-    " VALUES ({0}, {1}, {2}, 0, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {9})"
+    " snapshot, snapshot_schema, invite_hash, created_at, updated_at)"
+    " VALUES ({0}, {1}, {2}, 0, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {10})"
 )
 REVOKE_SEAT_SQL = "UPDATE player_tokens SET revoked = {0} WHERE game_id = {1} AND seat = {2}"
 INSERT_TOKEN_SQL = (
@@ -378,7 +379,7 @@ class PostgresDirect:
         return None if row is None else AppRow(*row)
 
     async def insert_game(self, game: NewGame) -> None:
-        sql = INSERT_GAME_SQL.format(*(f"${i}" for i in range(1, 10)), "now()")
+        sql = INSERT_GAME_SQL.format(*(f"${i}" for i in range(1, 11)), "now()")
         await self._using(lambda conn: conn.execute(sql, *_new_game_values(game)))
 
     async def write_move(self, write: MoveWrite) -> bool:
@@ -473,6 +474,7 @@ def _new_game_values(g: NewGame) -> tuple[Any, ...]:
         g.setup,
         g.snapshot,
         g.snapshot_schema,
+        g.invite_hash,
     )
 
 
@@ -623,7 +625,7 @@ class SqliteDirect:
         now = sqlite_timestamp()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute(INSERT_GAME_SQL.format(*("?" * 10)), (*_new_game_values(game), now, now))
+            conn.execute(INSERT_GAME_SQL.format(*("?" * 11)), (*_new_game_values(game), now, now))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:

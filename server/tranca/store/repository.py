@@ -29,7 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..app.game import (
     FINISHED,
-    GAME_SCHEMA_VERSION,
+    PLATFORM_SCHEMA_VERSION,
     PLAYING,
     Action,
     GameError,
@@ -231,6 +231,18 @@ def turn_point(g: GameState) -> TurnPoint:
     return (g.status, g.deal_number, -1 if deal is None else deal.turn)
 
 
+def turn_deadline(ms: int) -> int:
+    """A deadline a write sets is even, a sweeper's lease odd (``lease_deadline``), so
+    that a sweeper never mistakes a new turn's deadline for its own lease (they could
+    otherwise fall on the same millisecond: a 30 s turn and a 30 s lease)."""
+    return ms & ~1
+
+
+def lease_deadline(ms: int) -> int:
+    """See ``turn_deadline``."""
+    return ms | 1
+
+
 def next_deadline(
     before: TurnPoint, g: GameState, action: Action, now: int
 ) -> tuple[bool, int | None]:
@@ -252,12 +264,12 @@ def next_deadline(
     if point == before and not (action.kind == "return" and action.seat == turn):
         return False, None
     if turn in g.robots:
-        return True, now
+        return True, turn_deadline(now)
     table = g.setup.table
     if table.turn_seconds:
-        return True, now + table.turn_seconds * 1000
+        return True, turn_deadline(now + table.turn_seconds * 1000)
     if table.robot_grace_seconds:
-        return True, now + table.robot_grace_seconds * 1000
+        return True, turn_deadline(now + table.robot_grace_seconds * 1000)
     return False, None
 
 
@@ -271,7 +283,7 @@ class Store:
         observe: Callable[[str, float], None] | None = None,
         timeout: float = 5.0,
         pool_size: int = 10,
-        snapshot_schema: int = GAME_SCHEMA_VERSION,
+        snapshot_schema: int = PLATFORM_SCHEMA_VERSION,
     ) -> None:
         self.engine = engine
         self.timeout = timeout
@@ -442,14 +454,10 @@ class Store:
             dumps(setup.to_dict()),
             state_text(state, self.snapshot_schema),
             self.snapshot_schema,
+            invite_hash,
         )
         async with self._guard(), self._one_writer():
             await self.direct.insert_game(new)
-            if invite_hash is not None:
-                async with self.engine.begin() as conn:
-                    await conn.execute(
-                        update(Game).where(Game.id == game_id).values(invite_hash=invite_hash)
-                    )
         return game_id
 
     async def invite_hash(self, game_id: str) -> str | None:
@@ -827,12 +835,14 @@ class Store:
         """Claim up to ``limit`` overdue games for ``lease_ms`` (see ``Claim``)."""
         started = time.perf_counter()
         async with self._guard(), self._one_writer():
-            claims = await self.direct.claim_due(now, now + lease_ms, limit)
+            claims = await self.direct.claim_due(now, lease_deadline(now + lease_ms), limit)
         self._timed("claim", started)
         return claims
 
     async def set_deadline(self, claim: Claim, version: int, deadline_at: int | None) -> bool:
         """A claimed game's next deadline, unless it changed since (False then)."""
+        if deadline_at is not None:
+            deadline_at = turn_deadline(deadline_at)
         async with self._guard(), self._one_writer():
             return await self.direct.set_deadline(
                 claim.game_id, version, claim.lease_until, deadline_at
