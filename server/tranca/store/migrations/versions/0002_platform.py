@@ -32,10 +32,21 @@ def upgrade() -> None:
         games.add_column(sa.Column("deadline_at", sa.BigInteger(), nullable=True))
         games.add_column(sa.Column("settled", sa.Boolean(), server_default="0", nullable=False))
         games.add_column(sa.Column("invite_hash", sa.String(64), nullable=True))
-        games.create_index("ix_games_deadline", ["deadline_at"])
-        games.create_index("ix_games_unsettled", ["status", "settled"])
-    # Games that ended before this release had nothing to settle.
-    op.execute("UPDATE games SET settled = (status = 'finished')")
+    # Games that ended before this release had nothing to settle. Only finished rows
+    # are touched: games in play (served meanwhile by the old pods) are not locked.
+    op.execute("UPDATE games SET settled = true WHERE status = 'finished'")
+    if op.get_bind().dialect.name == "postgresql":
+        # Built without blocking the moves of a live deployment (docs/OPERATIONS.md).
+        with op.get_context().autocommit_block():
+            op.create_index(
+                "ix_games_deadline", "games", ["deadline_at"], postgresql_concurrently=True
+            )
+            op.create_index(
+                "ix_games_unsettled", "games", ["status", "settled"], postgresql_concurrently=True
+            )
+    else:
+        op.create_index("ix_games_deadline", "games", ["deadline_at"])
+        op.create_index("ix_games_unsettled", "games", ["status", "settled"])
     with op.batch_alter_table("player_tokens") as tokens:
         tokens.add_column(sa.Column("player_id", sa.String(128), nullable=True))
         tokens.add_column(sa.Column("address", sa.String(64), server_default="", nullable=False))
@@ -159,9 +170,9 @@ def downgrade() -> None:
     with op.batch_alter_table("player_tokens") as tokens:
         tokens.drop_column("address")
         tokens.drop_column("player_id")
+    op.drop_index("ix_games_unsettled", "games")
+    op.drop_index("ix_games_deadline", "games")
     with op.batch_alter_table("games") as games:
-        games.drop_index("ix_games_unsettled")
-        games.drop_index("ix_games_deadline")
         games.drop_column("invite_hash")
         games.drop_column("settled")
         games.drop_column("deadline_at")
