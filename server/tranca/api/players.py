@@ -180,7 +180,7 @@ class PlayerService(pb_grpc.PlayerServiceServicer):
                 before = int(request.page_token)
             except ValueError:
                 before = -1
-            if before <= 0:
+            if not 0 < before < 2**63:  # a 64-bit id: larger ones overflow the driver
                 raise _bad("bad page_token")
         q = select(ChipEntry).where(
             ChipEntry.app_id == app.id,

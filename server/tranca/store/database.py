@@ -34,7 +34,11 @@ def is_sqlite(url: str) -> bool:
 def make_engine(url: str, *, pool_size: int = 10, statement_timeout_ms: int = 5000) -> AsyncEngine:
     url = normalise_url(url)
     if url.startswith("sqlite"):
-        engine = create_async_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+        # hide_parameters: an error's text (logged with a bug's traceback) must not
+        # carry a snapshot (every hand) or a verifiable table's secret.
+        engine = create_async_engine(
+            url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, hide_parameters=True
+        )
 
         @event.listens_for(engine.sync_engine, "connect")
         def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -55,6 +59,7 @@ def make_engine(url: str, *, pool_size: int = 10, statement_timeout_ms: int = 50
         return engine
     return create_async_engine(
         url,
+        hide_parameters=True,  # as above
         pool_size=pool_size,
         max_overflow=pool_size,
         pool_pre_ping=True,
