@@ -6,6 +6,7 @@ over random requests."""
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -463,7 +464,10 @@ class World:
 
 
 @settings(
-    max_examples=10,
+    # Half the profile's (30 in CI, 12 by default): each example is a few dozen RPCs.
+    # TRANCA_LEDGER_EXAMPLES=500 for a long run.
+    max_examples=int(os.environ.get("TRANCA_LEDGER_EXAMPLES", 0))
+    or settings.default.max_examples // 2,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
