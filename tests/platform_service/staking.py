@@ -160,21 +160,21 @@ async def ledger_problems(running: Running, app_id: str | None = None) -> list[s
     where = "" if app_id is None else " WHERE app_id = :app"
     args = {} if app_id is None else {"app": app_id}
     problems: list[str] = []
+    # One statement, so one snapshot of both tables: the server's own sweeper may
+    # settle a match between two separate reads (each consistent, not together).
+    both = (
+        "SELECT 'a' AS kind, 0 AS id, app_id, '' AS txn, account, balance AS amount,"
+        f" 0 AS balance_after FROM chip_accounts{where}"
+        " UNION ALL"
+        " SELECT 'e' AS kind, id, app_id, txn, account, amount, balance_after"
+        f" FROM chip_entries{where}"
+    )
     async with running.store.engine.connect() as conn:
-        accounts = (
-            await conn.execute(
-                text(f"SELECT app_id, account, balance FROM chip_accounts{where}"), args
-            )
+        rows = (
+            await conn.execute(text(f"SELECT * FROM ({both}) AS x ORDER BY kind, id"), args)
         ).all()
-        entries = (
-            await conn.execute(
-                text(
-                    "SELECT id, app_id, txn, account, amount, balance_after FROM chip_entries"
-                    f"{where} ORDER BY id"
-                ),
-                args,
-            )
-        ).all()
+    accounts = [(r.app_id, r.account, r.amount) for r in rows if r.kind == "a"]
+    entries = [r for r in rows if r.kind == "e"]
     balances = [(str(r[0]), str(r[1]), int(r[2])) for r in accounts]
     totals: dict[str, int] = {}
     for app, account, value in balances:

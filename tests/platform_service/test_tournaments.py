@@ -19,7 +19,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from tranca.platform.duplicate import DuplicateRound, check_tables
-from tranca.rules.cards import parse_card, shuffled_deck
+from tranca.rules.cards import card_text, parse_card, shuffled_deck
 from tranca.rules.match import DRAWN
 from tranca.server import Running
 from tranca.store import settlement, tournament_store
@@ -316,24 +316,29 @@ async def hands(org: Organiser, table: pb.TournamentTable) -> list[list[str]]:
 
 async def test_duplicate_round_deals_every_partnership_table_the_same(org: Organiser) -> None:
     """Issue 7: "a 4-player duplicate round": every table of the round is dealt the
-    same cards, and pairs sit as partners (side A on seats 0 and 2)."""
+    same cards, and pairs sit as partners (side A on seats 0 and 2, side B at the
+    even tables, whose directions are swapped)."""
     created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 6, table_size=4, duplicate=True)
     tid = created.tournament_id
     assert created.duplicate
     rnd = await org.start(tid, 1)
-    assert len(rnd.tables) == 3 and len(rnd.deck) in (104, 108)
+    assert len(rnd.tables) == 3 and not rnd.deck  # shown once the round is over
     entrants = {e.id: list(e.player_ids) for e in created.entrants}
     for tb in rnd.tables:
         seats = [s.player_id for s in tb.seats]
-        assert seats[0::2] == entrants[tb.entrant_a] and seats[1::2] == entrants[tb.entrant_b]
+        even, odd = (
+            (tb.entrant_b, tb.entrant_a) if tb.number % 2 == 0 else (tb.entrant_a, tb.entrant_b)
+        )
+        assert seats[0::2] == entrants[even] and seats[1::2] == entrants[odd]
     dealt = [await hands(org, tb) for tb in rnd.tables]
     assert dealt[0] == dealt[1] == dealt[2]
     # Each game was set up with the round's deck and dealt from it (checked from its
     # stored setup and log, as platform.duplicate does for an organiser).
     store = org.server.store
-    deck = tuple(parse_card(c) for c in rnd.deck)
     setups = {tb.game_id: (await store.setup_of(tb.game_id)) for tb in rnd.tables}
     first = setups[rnd.tables[0].game_id]
+    assert first.deck is not None and len(first.deck) in (104, 108)
+    deck = tuple(first.deck)
     dup = DuplicateRound(1, first.rules.jokers, deck, first.seed)
     logs = {gid: [r.action for r in await store.log(gid)] for gid in setups}
     checks = check_tables(dup, {gid: (setups[gid], logs[gid]) for gid in setups})
@@ -341,11 +346,12 @@ async def test_duplicate_round_deals_every_partnership_table_the_same(org: Organ
     # The next round is dealt another deck, again the same at every table.
     await org.play_round(tid, rnd)
     rnd2 = await org.start(tid, 2)
-    assert rnd2.deck != rnd.deck
+    assert (await store.setup_of(rnd2.tables[0].game_id)).deck != first.deck
     dealt2 = [await hands(org, tb) for tb in rnd2.tables]
     assert dealt2[0] == dealt2[1] == dealt2[2] != dealt[0]
     t = await org.get(tid)
-    assert [list(r.deck) for r in t.rounds] == [list(rnd.deck), list(rnd2.deck)]
+    # Round 1 is over: its deck is shown; round 2 is being played: its deck is not.
+    assert [list(r.deck) for r in t.rounds] == [[card_text(c) for c in deck], []]
 
 
 async def test_partnership_tables_without_duplicate_deal_differently(org: Organiser) -> None:
@@ -358,7 +364,6 @@ async def test_partnership_tables_without_duplicate_deal_differently(org: Organi
 
 async def test_duplicate_round_from_the_organisers_deck(org: Organiser) -> None:
     """Issue 7 item 8: "a fixed deck order from the organiser"."""
-    from tranca.rules.cards import card_text
     from tranca.rules.presets import PRESETS
 
     deck = [card_text(c) for c in shuffled_deck(PRESETS[PRESET].jokers, 4242)]
@@ -370,12 +375,14 @@ async def test_duplicate_round_from_the_organisers_deck(org: Organiser) -> None:
         round_decks=[" ".join(deck)],
     )
     rnd = await org.start(created.tournament_id, 1)
-    assert list(rnd.deck) == deck
+    assert not rnd.deck
     dealt = [await hands(org, tb) for tb in rnd.tables]
     assert dealt[0] == dealt[1]
     for tb in rnd.tables:
         setup = await org.server.store.setup_of(tb.game_id)
         assert setup.deck == [parse_card(c) for c in deck]
+    await org.play_round(created.tournament_id, rnd)
+    assert list((await org.get(created.tournament_id)).rounds[0].deck) == deck
 
 
 async def test_round_decks_need_the_fixed_deck_permission(org: Organiser, server: Running) -> None:
@@ -475,18 +482,16 @@ async def test_concurrent_start_round_retries_create_one_set_of_games(org: Organ
     created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 8, table_size=2)
     tid = created.tournament_id
     answers = await asyncio.gather(*(org.start(tid, 1) for _ in range(6)))
-    with_tokens = [a for a in answers if all(s.player_token for tb in a.tables for s in tb.seats)]
-    assert len(with_tokens) == 1
-    for a in answers:
-        if a is not with_tokens[0]:
-            assert not any(s.player_token for tb in a.tables for s in tb.seats)
+    # Every answer carries tokens: the winner's, and the others' fresh ones.
+    tokens = [s.player_token for a in answers for tb in a.tables for s in tb.seats]
+    assert all(tokens) and len(set(tokens)) == len(tokens) == 6 * 8
     ids = {tuple(tb.game_id for tb in a.tables) for a in answers}
     assert len(ids) == 1
     games = await org.client.stub.ListGames(gpb.ListGamesRequest(page_size=100), metadata=org.md)
     labelled = [g for g in games.games if g.label.startswith(f"tournament {tid} ")]
     assert len(labelled) == 4
     assert all(g.status == gpb.GAME_STATUS_PLAYING and g.seats_taken == 2 for g in labelled)
-    # A later retry is answered the same, still without tokens.
+    # A later retry is answered the same games.
     again = await org.start(tid, 1)
     assert [tb.game_id for tb in again.tables] == list(ids.pop())
 
@@ -678,8 +683,148 @@ async def test_a_start_that_failed_is_retried_by_start_round(
     )
     assert view.view.status == gpb.GAME_STATUS_WAITING
     again = await org.start(tid, 1)
-    assert not any(s.player_token for tb in again.tables for s in tb.seats)
+    assert all(s.player_token for tb in again.tables for s in tb.seats)
     view = await org.client.stub.GetView(
         gpb.GetViewRequest(game_id=stuck.game_id), metadata=org.client.app()
     )
     assert view.view.status == gpb.GAME_STATUS_PLAYING
+
+
+async def view_as(org: Organiser, game_id: str, token: str) -> gpb.GameView:
+    done = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=game_id), metadata=org.client.player(token)
+    )
+    return done.view
+
+
+async def test_a_start_round_retry_answers_fresh_tokens(org: Organiser) -> None:
+    """An organiser whose StartRound answer was lost retries it and gets working tokens
+    for every seat of every table still in play; the first tokens stay valid."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4)
+    tid = created.tournament_id
+    first = await org.start(tid, 1)
+    again = await org.start(tid, 1)
+    old = {(tb.number, s.seat): s.player_token for tb in first.tables for s in tb.seats}
+    new = {(tb.number, s.seat): s.player_token for tb in again.tables for s in tb.seats}
+    assert all(new.values()) and not set(old.values()) & set(new.values())
+    one, two = again.tables
+    for seat in one.seats:
+        assert (await view_as(org, one.game_id, seat.player_token)).seat == seat.seat
+        assert (await view_as(org, one.game_id, old[(1, seat.seat)])).seat == seat.seat
+    # A move with a fresh token: table 1's seat 1 resigns, and side A wins it.
+    await org.resign(one, 1)
+    await org.settle([one.game_id])
+    t = await org.get(tid)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+    # Table 2's first tokens still play: its seat 0 resigns with one.
+    await org.resign(first.tables[1], 0)
+    await org.settle([two.game_id])
+    assert (await org.get(tid)).rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_B_WINS
+    # A finished table gets no new tokens.
+    last = await org.start(tid, 1)
+    assert not any(s.player_token for tb in last.tables for s in tb.seats)
+
+
+async def test_duplicate_even_tables_swap_directions(org: Organiser) -> None:
+    """At a duplicate round side B sits on the game's side 0 at the even tables (as
+    duplicate bridge turns the boards), and the game's result is mapped back."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, duplicate=True)
+    tid = created.tournament_id
+    players = {e.id: e.player_ids[0] for e in created.entrants}
+    rnd = await org.start(tid, 1)
+    one, two = rnd.tables
+    assert [s.player_id for s in one.seats] == [players[one.entrant_a], players[one.entrant_b]]
+    assert [s.player_id for s in two.seats] == [players[two.entrant_b], players[two.entrant_a]]
+    setup = await org.server.store.setup_of(two.game_id)
+    view = await view_as(org, two.game_id, two.seats[0].player_token)
+    assert view.seats[0].player_name == players[two.entrant_b] and setup.players == 2
+    # Seat 1 resigns at both tables: the game's side 0 wins both, which is side A at
+    # table 1 and side B at table 2.
+    await org.play_round(tid, rnd, loser_seat=1)
+    t = await org.get(tid)
+    assert [tb.outcome for tb in t.rounds[0].tables] == [
+        pb.TABLE_OUTCOME_A_WINS,
+        pb.TABLE_OUTCOME_B_WINS,
+    ]
+    check_standings(t)
+
+
+async def test_partnership_tables_without_duplicate_keep_side_a_on_seat_0(org: Organiser) -> None:
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, table_size=4)
+    entrants = {e.id: list(e.player_ids) for e in created.entrants}
+    rnd = await org.start(created.tournament_id, 1)
+    for tb in rnd.tables:
+        seats = [s.player_id for s in tb.seats]
+        assert seats[0::2] == entrants[tb.entrant_a] and seats[1::2] == entrants[tb.entrant_b]
+
+
+async def replay(org: Organiser, game_id: str, token: str) -> gpb.GetReplayResponse:
+    return await org.client.stub.GetReplay(
+        gpb.GetReplayRequest(game_id=game_id), metadata=org.client.player(token)
+    )
+
+
+async def test_duplicate_round_cards_stay_hidden_while_a_table_plays(org: Organiser) -> None:
+    """GUARANTEES: "an app sees no hand". The tables of a duplicate round share their
+    seed and decks: a player who resigns at once must not read them from the replay
+    (nor the app from the round) while another table still plays them."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, duplicate=True)
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    one, two = rnd.tables
+    setup = await org.server.store.setup_of(one.game_id)
+    await org.resign(one, 0)
+    await org.settle([one.game_id])
+    for seat in one.seats:
+        early = await replay(org, one.game_id, seat.player_token)
+        assert early.seed == 0 and not any(d.deck for d in early.deals)
+        assert early.moves  # the game's own moves stay visible
+    app_replay = await org.client.stub.GetReplay(
+        gpb.GetReplayRequest(game_id=one.game_id), metadata=org.md
+    )
+    assert app_replay.seed == 0 and not any(d.deck for d in app_replay.deals)
+    # Table 1 has its result, table 2 plays on: no deck in the round's answers.
+    assert (await org.get(tid)).rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_B_WINS
+    assert not (await org.get(tid)).rounds[0].deck
+    assert not (await org.start(tid, 1)).deck
+    # Once every table has finished, the seed and the deck are shown.
+    await org.resign(two, 1)
+    await org.settle([two.game_id])
+    late = await replay(org, one.game_id, one.seats[0].player_token)
+    assert late.seed == setup.seed != 0
+    assert all(d.deck for d in late.deals)
+    assert setup.deck is not None
+    shown = [card_text(c) for c in setup.deck]
+    assert list((await org.get(tid)).rounds[0].deck) == shown
+    assert list((await org.start(tid, 1)).deck) == shown
+
+
+async def test_a_game_of_no_tournament_shows_its_seed_when_over(org: Organiser) -> None:
+    """The hold-back is for duplicate rounds only: a non-duplicate table's replay shows
+    its seed once its match is over."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4)
+    rnd = await org.start(created.tournament_id, 1)
+    one = rnd.tables[0]
+    await org.resign(one, 0)
+    await org.settle([one.game_id])
+    done = await replay(org, one.game_id, one.seats[0].player_token)
+    assert done.seed == (await org.server.store.setup_of(one.game_id)).seed
+
+
+async def test_a_forfeited_table_still_playing_keeps_the_deck_hidden(org: Organiser) -> None:
+    """Every table has a result once the organiser records a forfeit, but the forfeited
+    table's game may go on: its cards are still hidden, so the deck waits for it."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, duplicate=True)
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    one, two = rnd.tables
+    await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_A_FORFEITS)
+    await org.resign(two, 0)
+    await org.settle([two.game_id])
+    t = await org.get(tid)
+    assert all(tb.outcome for tb in t.rounds[0].tables) and not t.rounds[0].deck
+    assert (await replay(org, two.game_id, two.seats[0].player_token)).seed == 0
+    await org.resign(one, 0)
+    await org.settle([one.game_id])
+    assert (await org.get(tid)).rounds[0].deck
+    assert (await replay(org, two.game_id, two.seats[0].player_token)).seed != 0

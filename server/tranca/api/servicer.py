@@ -36,6 +36,7 @@ from ..rules.errors import RuleViolation
 from ..rules.match import deal_seed
 from ..rules.moves import KIND_NAMES, parse_move
 from ..rules.presets import PRESETS, make_rules
+from ..store import tournament_store
 from ..store.direct import SeatToken
 from ..store.notify import Hub
 from ..store.repository import GameRecord, SeatGame, Store, TokenRecord, hash_secret
@@ -439,7 +440,7 @@ class GameService(pb_grpc.GameServiceServicer):
             offset = int(request.page_token or "0")
         except ValueError:
             offset = -1
-        if offset < 0:
+        if not 0 <= offset < 2**62:  # an offset the database takes
             raise _bad("bad page_token")
         status = STATUS_NAMES.get(request.status) if request.status else None
         games = await self.store.list_games(
@@ -483,7 +484,11 @@ class GameService(pb_grpc.GameServiceServicer):
         out = pb.GetReplayResponse(
             game_id=game.id, rules=rules_to_pb(setup.rules), players=setup.players
         )
-        if g.status == FINISHED:
+        # A table of a duplicate tournament round shares its seed and decks with the
+        # round's other tables: while one of them plays, they are its hidden cards, so
+        # the seed and every deck (and proof) wait until every game of the round ends.
+        cards_shown = not await tournament_store.duplicate_round_in_play(self.store, game.id)
+        if g.status == FINISHED and cards_shown:
             out.seed = setup.seed
         rows = await self.store.log(game.id)
         # Rebuild the game from its log to read every finished deal's result.
@@ -508,6 +513,9 @@ class GameService(pb_grpc.GameServiceServicer):
             replay = pb.DealReplay(deal_number=index, dealer=match.dealer_of(index - 1))
             if index in results:
                 replay.result.CopyFrom(results[index])
+            if not cards_shown:
+                out.deals.append(replay)  # its dealer and result, not its cards
+                continue
             if secret is not None:
                 reveal = deal_reveal(secret, index, state.entropy, setup.rules.jokers)
                 replay.deck.extend(reveal.deck.split())

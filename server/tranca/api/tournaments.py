@@ -10,9 +10,10 @@ See docs/platform/tournaments.md.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import grpc
@@ -42,6 +43,9 @@ log = structlog.get_logger("tranca.api.tournaments")
 MAX_NAME = 200
 MAX_ENTRANTS = 256
 MAX_SWISS_ROUNDS = 64
+# Games of a round started at once: enough that a large round starts in a few round
+# trips, few enough not to take every database connection of the pool.
+CONCURRENT_STARTS = 8
 
 FORMATS = {
     pb.TOURNAMENT_FORMAT_ROUND_ROBIN: Format.ROUND_ROBIN,
@@ -125,7 +129,12 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         return row
 
     async def _answer(self, row: ts.TournamentRow, t: Tournament) -> pb.Tournament:
-        return tournament_to_pb(row, t, await ts.table_games(self.store, row.id))
+        games = await ts.table_games(self.store, row.id)
+        shown: set[int] = set()
+        if row.config.duplicate:
+            statuses = await ts.game_statuses(self.store, list(games.values()))
+            shown = {r.number for r in t.rounds if deck_shown(t, r.number, games, statuses)}
+        return tournament_to_pb(row, t, games, shown)
 
     async def _change(
         self,
@@ -199,35 +208,70 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             if not await ts.write_round(self.store, row, [ts.pair_event(t)], status, games):
                 continue  # another change won: re-read (a concurrent StartRound's round)
             await refresh_running_gauge(self.store)
-            # The tokens exist only in this answer: whatever happens to a start, answer.
-            for g in games:
-                await self._start(g.game_id, best_effort=True)
+            # Whatever happens to a start, answer with the tokens (a retry of the
+            # round starts a game left waiting, and answers fresh tokens).
+            await self._start_all([g.game_id for g in games], best_effort=True)
             by_table = {(g.round_no, g.table_no): g.game_id for g in games}
-            return pb.StartRoundResponse(round=round_to_pb(row.config, t, rnd, by_table, tokens))
+            # A round just started has no result yet: its deck is not shown.
+            answer = round_to_pb(row.config, t, rnd, by_table, tokens, show_deck=False)
+            return pb.StartRoundResponse(round=answer)
         raise _busy()
 
     async def _round_again(
         self, row: ts.TournamentRow, t: Tournament, number: int
     ) -> pb.StartRoundResponse:
-        """A round already started, without its tokens. If it is the current round, its
-        games still waiting (a start that failed after the round was written) are
-        started now, and a start refused again is the answer (e.g. a seat without
-        the chips for the table's stake)."""
+        """A round already started. If it is the current round, its games still
+        waiting (a start that failed after the round was written) are started now, a
+        start refused again being the answer (e.g. a seat without the chips for the
+        table's stake); then every seat of every table whose game is not finished is
+        given a fresh token, so that an organiser whose first answer was lost (the
+        network, a deadline) recovers the seats by retrying. The seats' earlier tokens
+        stay valid. An earlier round is answered without tokens."""
         rnd = t.rounds[number - 1]
         games = await ts.table_games(self.store, row.id)
+        ids = [games[(number, tb.number)] for tb in rnd.tables if (number, tb.number) in games]
+        statuses = await ts.game_statuses(self.store, ids)
+        tokens: Tokens = {}
         if number == len(t.rounds):
             # Tables with a result (a forfeit recorded because the game could not
             # start, say) are left as they are.
-            ids = [
+            waiting = [
                 games[(number, tb.number)]
                 for tb in rnd.tables
-                if (number, tb.number) in games and t.result(tb) is None
+                if t.result(tb) is None
+                and statuses.get(games.get((number, tb.number), "")) == "waiting"
             ]
-            statuses = await ts.game_statuses(self.store, ids)
-            for game_id in ids:
-                if statuses.get(game_id) == "waiting":
-                    await self._start(game_id, best_effort=False)
-        return pb.StartRoundResponse(round=round_to_pb(row.config, t, rnd, games, {}))
+            if waiting:
+                await self._start_all(waiting, best_effort=False)
+                statuses = await ts.game_statuses(self.store, ids)
+            new: list[tuple[str, SeatToken]] = []
+            for tb in rnd.tables:
+                game_id = games.get((number, tb.number))
+                if game_id is None or statuses.get(game_id) == "finished":
+                    continue
+                for seat, player_id in enumerate(row.config.seats(t, tb)):
+                    token = "tp_" + secrets.token_urlsafe(32)
+                    new.append((game_id, SeatToken(hash_secret(token), seat, player_id, player_id)))
+                    tokens[(number, tb.number, seat)] = token
+            await ts.add_seat_tokens(self.store, new)
+        show = deck_shown(t, number, games, statuses)
+        return pb.StartRoundResponse(
+            round=round_to_pb(row.config, t, rnd, games, tokens, show_deck=show)
+        )
+
+    async def _start_all(self, game_ids: Sequence[str], *, best_effort: bool) -> None:
+        """Start the games, a few at a time; unless ``best_effort``, the first failure
+        is raised once every start has ended (none is left half-way)."""
+        gate = asyncio.Semaphore(CONCURRENT_STARTS)
+
+        async def one(game_id: str) -> None:
+            async with gate:
+                await self._start(game_id, best_effort=best_effort)
+
+        done = await asyncio.gather(*(one(g) for g in game_ids), return_exceptions=True)
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                raise outcome
 
     async def _start(self, game_id: str, *, best_effort: bool) -> None:
         try:
@@ -260,7 +304,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             state = new_game(setup)
             joins: list[Action] = []
             seat_tokens: list[SeatToken] = []
-            for seat, player_id in enumerate(t.seats(tb)):
+            for seat, player_id in enumerate(config.seats(t, tb)):
                 join = Action("join", seat, name=player_id, player_id=player_id)
                 apply_action(state, join, seat + 1)
                 joins.append(join)
@@ -426,12 +470,26 @@ def table_setup(
 # ----- protobuf ---------------------------------------------------------------------------
 
 
+def deck_shown(t: Tournament, round_no: int, games: Games, statuses: dict[str, str]) -> bool:
+    """Whether a duplicate round's deck may be shown: once every table of the round has
+    a result and every game of the round is finished. Before, the deck is the cards
+    still in play at some table (GUARANTEES: "an app sees no hand"), including a table
+    whose game goes on after the organiser recorded a forfeit."""
+    return t.round_complete(round_no) and ts.round_dealt_out(t, round_no, games, statuses)
+
+
 def round_to_pb(
-    config: ts.TournamentConfig, t: Tournament, rnd: Round, games: Games, tokens: Tokens
+    config: ts.TournamentConfig,
+    t: Tournament,
+    rnd: Round,
+    games: Games,
+    tokens: Tokens,
+    *,
+    show_deck: bool,
 ) -> pb.TournamentRound:
     out = pb.TournamentRound(number=rnd.number, byes=list(rnd.byes))
     dup = config.duplicate_round(rnd.number)
-    if dup is not None:
+    if dup is not None and show_deck:
         out.deck.extend(card_text(c) for c in dup.deck)
     for tb in rnd.tables:
         result = t.result(tb)
@@ -442,7 +500,7 @@ def round_to_pb(
             game_id=games.get((rnd.number, tb.number), ""),
             outcome=OUTCOME_PB[result] if result is not None else pb.TABLE_OUTCOME_UNSPECIFIED,
         )
-        for seat, player_id in enumerate(t.seats(tb)):
+        for seat, player_id in enumerate(config.seats(t, tb)):
             table.seats.add(
                 seat=seat,
                 player_id=player_id,
@@ -451,7 +509,10 @@ def round_to_pb(
     return out
 
 
-def tournament_to_pb(row: ts.TournamentRow, t: Tournament, games: Games) -> pb.Tournament:
+def tournament_to_pb(
+    row: ts.TournamentRow, t: Tournament, games: Games, decks_shown: set[int]
+) -> pb.Tournament:
+    """The tournament; ``decks_shown``: the duplicate rounds whose deck is shown."""
     out = pb.Tournament(
         tournament_id=row.id,
         name=row.name,
@@ -465,7 +526,8 @@ def tournament_to_pb(row: ts.TournamentRow, t: Tournament, games: Games) -> pb.T
     for e in row.config.entrants:
         out.entrants.add(id=e.id, player_ids=list(e.players))
     for rnd in t.rounds:
-        out.rounds.append(round_to_pb(row.config, t, rnd, games, {}))
+        show = rnd.number in decks_shown
+        out.rounds.append(round_to_pb(row.config, t, rnd, games, {}, show_deck=show))
     for s in t.standings():
         out.standings.add(
             rank=s.rank,

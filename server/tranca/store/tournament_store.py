@@ -30,7 +30,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..app.game import Action, GameState, Setup
 from ..platform.duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
-from ..platform.tournaments import Entrant, Format, Outcome, Tournament, outcome_of_game
+from ..platform.tournaments import (
+    Entrant,
+    Format,
+    Outcome,
+    Table,
+    Tournament,
+    outcome_of_game,
+)
 from ..rules.match import DRAWN
 from ..rules.presets import Rules, rules_from_dict
 from .codec import action_text, dumps, loads, state_text
@@ -84,6 +91,28 @@ class TournamentConfig:
             "duplicate": self.duplicate,
             "round_decks": [list(d) for d in self.round_decks],
         }
+
+    def sides_swapped(self, table_no: int) -> bool:
+        """Whether side B sits on the game's side 0 at table ``table_no``: at every
+        even-numbered table of a duplicate round, as duplicate bridge turns the boards
+        between rooms, so a deck that favours the game's side 0 favours side A at half
+        the tables and side B at the other half, and the luck cancels out."""
+        return self.duplicate and table_no % 2 == 0
+
+    def seats(self, t: Tournament, table: Table) -> tuple[str, ...]:
+        """The table's players in seat order: side A on the even seats (the game's
+        side 0) and B on the odd ones, swapped at a duplicate round's even tables."""
+        seats = t.seats(table)
+        if not self.sides_swapped(table.number):
+            return seats
+        # seats is A, B, A, B...: each consecutive pair swapped gives B, A, B, A...
+        return tuple(p for i in range(0, len(seats), 2) for p in (seats[i + 1], seats[i]))
+
+    def outcome_of_game(self, table_no: int, winner_side: int) -> Outcome:
+        """The table's outcome for A and B from its game's winning side."""
+        if winner_side in (0, 1) and self.sides_swapped(table_no):
+            winner_side = 1 - winner_side
+        return outcome_of_game(winner_side)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TournamentConfig:
@@ -274,6 +303,73 @@ async def game_statuses(store: Store, game_ids: Sequence[str]) -> dict[str, str]
     return {str(r.id): str(r.status) for r in rows}
 
 
+def round_dealt_out(
+    t: Tournament, round_no: int, games: dict[tuple[int, int], str], statuses: dict[str, str]
+) -> bool:
+    """Whether every game of round ``round_no`` is finished (``games`` and
+    ``statuses`` as ``table_games`` and ``game_statuses`` read them). Until then a
+    duplicate round's deck and match seed are hidden: they are the cards still being
+    played at the round's other tables."""
+    rnd = t.rounds[round_no - 1]
+    ids = [games.get((round_no, tb.number)) for tb in rnd.tables]
+    return all(g is not None and statuses.get(g) == "finished" for g in ids)
+
+
+async def duplicate_round_in_play(store: Store, game_id: str) -> bool:
+    """Whether ``game_id`` is a table of a duplicate round some of whose games are not
+    finished (GetReplay then hides the deals' decks and the seed: the other tables
+    are dealt the same cards). False for a game of no tournament."""
+    link_q = select(TournamentGame.tournament_id, TournamentGame.round).where(
+        TournamentGame.game_id == game_id
+    )
+    with outages_as_unavailable():
+        async with store._deadline(), store.reads.connect() as conn:
+            link = (await conn.execute(link_q)).first()
+            if link is None:
+                return False
+            config_q = select(TournamentRecord.config).where(
+                TournamentRecord.id == link.tournament_id
+            )
+            config = (await conn.execute(config_q)).scalar_one_or_none()
+            if config is None or not TournamentConfig.from_dict(loads(config)).duplicate:
+                return False
+            # Every table of a round is written in one transaction (write_round), so
+            # the round's tournament_games rows are all there.
+            open_q = (
+                select(func.count())
+                .select_from(TournamentGame)
+                .join(Game, Game.id == TournamentGame.game_id)
+                .where(
+                    TournamentGame.tournament_id == link.tournament_id,
+                    TournamentGame.round == link.round,
+                    Game.status != "finished",
+                )
+            )
+            return int((await conn.execute(open_q)).scalar_one()) > 0
+
+
+async def add_seat_tokens(store: Store, tokens: Sequence[tuple[str, SeatToken]]) -> None:
+    """More tokens for seats already taken (``(game_id, token)`` pairs): a StartRound
+    retry's, for an organiser whose first answer was lost. The seat's earlier tokens
+    stay valid; a seat's revocation (``revoke_seat``) revokes them all."""
+    if not tokens:
+        return
+    with outages_as_unavailable():
+        async with store._deadline(), store._one_writer(), store.engine.begin() as conn:
+            for game_id, token in tokens:
+                await conn.execute(
+                    insert(PlayerToken).values(
+                        token_hash=token.token_hash,
+                        game_id=game_id,
+                        seat=token.seat,
+                        player_name=token.player_name,
+                        revoked=False,
+                        player_id=token.player_id,
+                        address=token.address,
+                    )
+                )
+
+
 async def count_running(store: Store) -> int:
     """Tournaments running now (every app's): the tranca_tournaments_running gauge."""
     q = select(func.count()).select_from(TournamentRecord).where(TournamentRecord.status == RUNNING)
@@ -396,7 +492,6 @@ async def record_game_result(conn: AsyncConnection, game_id: str, winner: int, r
     ).first()
     if link is None or winner not in (0, 1, DRAWN):
         return
-    outcome = outcome_of_game(winner)
     round_no, table_no = int(link.round), int(link.table_no)
     q = select(TournamentRecord).where(TournamentRecord.id == link.tournament_id)
     if conn.dialect.name == "postgresql":
@@ -409,6 +504,8 @@ async def record_game_result(conn: AsyncConnection, game_id: str, winner: int, r
             return
         row = _row(r)
         t = row.rebuild()
+        # At a duplicate round's even tables side B holds the game's side 0.
+        outcome = row.config.outcome_of_game(table_no, winner)
         if len(t.rounds) != round_no:
             return
         table = t.rounds[-1].tables[table_no - 1]
