@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 PRESENCE_EVERY = 5.0
 MIN_PRESENCE_EVERY = 0.25
 MAX_TRACKED = 50_000
+HEARTBEAT_EVERY = 1.0  # seconds: the most often a Heartbeat writes a seat's presence
 MAX_REQUEST_ID = 128
 
 
@@ -60,7 +61,11 @@ class Presence:
             return
         key = (game_id, seat)
         now = time.monotonic()
-        if not force and now - self._written.get(key, -1e9) < presence_interval(grace):
+        # A heartbeat writes at most about once a second (a third of the grace period on
+        # tables with a shorter one): a client calling it in a loop must not take
+        # SQLite's one writer from the moves.
+        every = min(HEARTBEAT_EVERY, grace / 3) if force else presence_interval(grace)
+        if now - self._written.get(key, -1e9) < every:
             return
         if len(self._written) >= MAX_TRACKED:
             self._written.clear()  # at worst one extra write per seat

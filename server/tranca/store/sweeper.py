@@ -190,9 +190,10 @@ class Sweeper:
                 return False
         if table.turn_seconds:
             # Claimed means due: with a turn limit the deadline is the turn's end.
+            await self._play_turn(claim.game_id, game.version, g, BY_TIMEOUT)
+            # Counted once its first move is written (a player's move first drops it).
             metrics.TURN_TIMEOUTS.inc()
             log.info("turn_timeout", game_id=claim.game_id, seat=seat, due=claim.due)
-            await self._play_turn(claim.game_id, game.version, g, BY_TIMEOUT)
             return True
         await store.set_deadline(claim, game.version, None)  # no timers: nothing to do
         return False
