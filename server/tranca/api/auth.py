@@ -9,7 +9,8 @@ from typing import Any
 import grpc
 
 from ..store.repository import AppRecord, Store, TokenRecord
-from .errors import ApiError
+from .errors import ApiError, rate_limited
+from .limits import RateLimiter
 
 API_KEY_HEADER = "x-api-key"
 
@@ -72,6 +73,18 @@ def require_app(caller: Caller) -> AppRecord:
             grpc.StatusCode.PERMISSION_DENIED, "APP_KEY_REQUIRED", "this call needs an API key"
         )
     return caller.app
+
+
+async def calling_app(
+    store: Store, limiter: RateLimiter, context: grpc.aio.ServicerContext[Any, Any]
+) -> AppRecord:
+    """The calling app (an API key only: PlayerService and TournamentService are the
+    organiser's), within its rate limit."""
+    app = require_app(await identify(store, context))
+    wait = limiter.take(app.id)
+    if wait:
+        raise rate_limited(wait)
+    return app
 
 
 def require_player(caller: Caller, game_id: str) -> TokenRecord:

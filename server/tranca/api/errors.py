@@ -33,6 +33,22 @@ class ApiError(Exception):
         self.metadata = metadata or {}
 
 
+def malformed(message: str) -> ApiError:
+    """INVALID_ARGUMENT, reason MALFORMED_REQUEST: a request field out of its shape."""
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message)
+
+
+def rate_limited(wait_seconds: float) -> ApiError:
+    """RESOURCE_EXHAUSTED, reason RATE_LIMITED, with the ``retry_after_ms`` hint (at
+    least 1 ms) a client waits before retrying."""
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "RATE_LIMITED",
+        "too many calls: slow down",
+        {"retry_after_ms": str(max(1, int(wait_seconds * 1000)))},
+    )
+
+
 def to_api_error(exc: BaseException) -> ApiError | None:
     """The API error for a known exception, or None for a bug."""
     if isinstance(exc, ApiError):

@@ -1,6 +1,7 @@
-"""Rate limits: a token bucket per player token and per app, in each process.
+"""Limits on calls: the size of a request id, and rate limits (a token bucket per
+player token and per app, in each process).
 
-Limits are per replica (nothing is shared between processes, as nothing about a
+Rate limits are per replica (nothing is shared between processes, as nothing about a
 game is): with N replicas behind a balancer a client may reach N times the rate.
 A refused call gets RESOURCE_EXHAUSTED with reason RATE_LIMITED and a
 ``retry_after_ms`` hint, and changes nothing.
@@ -10,6 +11,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+
+from .errors import malformed
+
+MAX_REQUEST_ID = 128  # characters
+
+
+def optional_request_id(request_id: str) -> str | None:
+    """An optional request id (as LeaveGame's): without one a retry is a second
+    request."""
+    if len(request_id) > MAX_REQUEST_ID:
+        raise malformed(f"request_id is at most {MAX_REQUEST_ID} characters")
+    return request_id or None
 
 
 @dataclass

@@ -16,15 +16,13 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
-import grpc
-
 from ..app.game import PLAYING, Action, GameState
 from ..store.repository import SeatGame, Store, Unavailable
 from ..v1 import game_pb2 as pb
 from . import metrics
 from .auth import Caller, require_player
 from .convert import view_to_pb
-from .errors import ApiError
+from .limits import optional_request_id
 
 if TYPE_CHECKING:
     from .servicer import GameService
@@ -35,7 +33,6 @@ PRESENCE_EVERY = 5.0
 MIN_PRESENCE_EVERY = 0.25
 MAX_TRACKED = 50_000
 HEARTBEAT_EVERY = 1.0  # seconds: the most often a Heartbeat writes a seat's presence
-MAX_REQUEST_ID = 128
 
 
 def presence_interval(grace_seconds: int) -> float:
@@ -117,19 +114,14 @@ async def reclaim_seat(
     is their turn, the turn's clock starts again from now (``next_deadline``)."""
     loaded = await _seat_of(svc, request.game_id, context)
     seat = loaded.player.seat
-    if len(request.request_id) > MAX_REQUEST_ID:
-        raise ApiError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "MALFORMED_REQUEST",
-            f"request_id is at most {MAX_REQUEST_ID} characters",
-        )
+    request_id = optional_request_id(request.request_id)
     # Present first, so that no sweep takes the seat again before the return is read.
     await presence_of(svc).touch(request.game_id, seat, loaded.state, force=True)
     done = await svc.store.commit_action(
         request.game_id,
         Action("return", seat),
         expected_version=None,
-        request_id=request.request_id or None,
+        request_id=request_id,
     )
     if not done.replayed:
         metrics.SEATS_RECLAIMED.inc()

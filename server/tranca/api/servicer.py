@@ -60,13 +60,12 @@ from .convert import (
     table_to_pb,
     view_to_pb,
 )
-from .errors import ApiError, abort, to_api_error
-from .limits import RateLimiter
+from .errors import ApiError, abort, malformed, rate_limited, to_api_error
+from .limits import MAX_REQUEST_ID, RateLimiter
 
 log = structlog.get_logger("tranca.api")
 
 FIXED_DECK = "fixed_deck"
-MAX_REQUEST_ID = 128
 MAX_NAME = 100
 MAX_PLAYER_ID = 128
 MAX_TURN_SECONDS = 24 * 3600
@@ -76,10 +75,6 @@ WATCH_POLL_SECONDS = 10.0
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Ctx: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
-
-
-def _bad(message: str) -> ApiError:
-    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message)
 
 
 def _not_found() -> ApiError:
@@ -175,18 +170,13 @@ class GameService(pb_grpc.GameServiceServicer):
     @staticmethod
     def _limited(wait: float) -> None:
         if wait:
-            raise ApiError(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "RATE_LIMITED",
-                "too many calls: slow down",
-                {"retry_after_ms": str(max(1, int(wait * 1000)))},
-            )
+            raise rate_limited(wait)
 
     async def _game_for(self, caller: Caller, game_id: str) -> GameRecord:
         """The game, if the caller may see it; NOT_FOUND otherwise (other apps' games
         are invisible, not forbidden)."""
         if not game_id:
-            raise _bad("game_id is required")
+            raise malformed("game_id is required")
         game = await self.store.game(game_id)
         if caller.app is not None and game.app_id != caller.app.id:
             raise _not_found()
@@ -207,7 +197,7 @@ class GameService(pb_grpc.GameServiceServicer):
     def _same_game(loaded: SeatGame, game_id: str) -> None:
         """A token of another game sees no game of this id (as ``_game_for``)."""
         if not game_id:
-            raise _bad("game_id is required")
+            raise malformed("game_id is required")
         if loaded.player.game_id != game_id:
             raise _not_found()
 
@@ -233,11 +223,11 @@ class GameService(pb_grpc.GameServiceServicer):
     ) -> pb.CreateGameResponse:
         app = require_app(await self._identify(context))
         if not request.rules.preset:
-            raise _bad("rules.preset is required (see ListPresets)")
+            raise malformed("rules.preset is required (see ListPresets)")
         rules = make_rules(request.rules.preset, overrides_from_pb(request.rules))
         if request.players not in rules.player_counts:
             allowed = ", ".join(str(n) for n in rules.player_counts)
-            raise _bad(f"{rules.name} is played by {allowed} players")
+            raise malformed(f"{rules.name} is played by {allowed} players")
         deck = None
         if request.deck:
             if FIXED_DECK not in app.permissions:
@@ -249,11 +239,11 @@ class GameService(pb_grpc.GameServiceServicer):
             try:
                 deck = [card(c) for c in request.deck]
             except Exception as exc:
-                raise _bad(f"deck: {exc}") from None
+                raise malformed(f"deck: {exc}") from None
             if sorted(deck) != sorted(shuffled_deck(rules.jokers, 0)):
-                raise _bad("deck must hold exactly the cards of the preset's deck")
+                raise malformed("deck must hold exactly the cards of the preset's deck")
         if len(request.label) > 200:
-            raise _bad("label is at most 200 characters")
+            raise malformed("label is at most 200 characters")
         table = table_from_pb(request.table)
         check_table_options(table)
         if table.express or table.point_limit:
@@ -261,7 +251,7 @@ class GameService(pb_grpc.GameServiceServicer):
             overrides = {**overrides_from_pb(request.rules), "target_score": target}
             rules = make_rules(request.rules.preset, overrides)
         if table.verifiable and deck is not None:
-            raise _bad("a verifiable table shuffles its own deck: give no deck")
+            raise malformed("a verifiable table shuffles its own deck: give no deck")
         seed = request.seed or secrets.randbits(63)
         secret = new_server_secret() if table.verifiable else None
         setup = Setup(rules, request.players, seed, deck, request.spectators_allowed, table, secret)
@@ -280,7 +270,7 @@ class GameService(pb_grpc.GameServiceServicer):
         game = await self._game_for(caller, request.game_id)
         name = request.player_name.strip()
         if len(name) > MAX_NAME:
-            raise _bad(f"player_name is at most {MAX_NAME} characters")
+            raise malformed(f"player_name is at most {MAX_NAME} characters")
         table = game.state.setup.table
         if table.private:
             # Spectators of a private table need the invitation too.
@@ -294,7 +284,7 @@ class GameService(pb_grpc.GameServiceServicer):
                 )
         player_id = request.player_id.strip()
         if len(player_id) > MAX_PLAYER_ID:
-            raise _bad(f"player_id is at most {MAX_PLAYER_ID} characters")
+            raise malformed(f"player_id is at most {MAX_PLAYER_ID} characters")
         if request.spectator:
             if not game.state.setup.spectators_allowed:
                 raise ApiError(
@@ -311,9 +301,9 @@ class GameService(pb_grpc.GameServiceServicer):
                 raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, "GAME_FULL", "no free seat")
             seat = free[0]
         elif not 0 <= seat < game.state.setup.players:
-            raise _bad(f"seat must be -1 or 0..{game.state.setup.players - 1}")
+            raise malformed(f"seat must be -1 or 0..{game.state.setup.players - 1}")
         if table.competitive and not player_id:
-            raise _bad("a competitive table needs every seat's player_id")
+            raise malformed("a competitive table needs every seat's player_id")
         await check_can_cover(self.store, game.app_id, player_id, table.stake)
         address = request.player_address.strip()[:64] or peer_address(context.peer())
         token = "tp_" + secrets.token_urlsafe(32)
@@ -374,14 +364,14 @@ class GameService(pb_grpc.GameServiceServicer):
     ) -> pb.SubmitMoveResponse:
         loaded = await self._seat_game(context)
         if not request.game_id:
-            raise _bad("game_id is required")
+            raise malformed("game_id is required")
         if loaded is None:
             await self._no_player_token(context, request.game_id, game_first=False)
         player = require_player(Caller(player=loaded.player), request.game_id)
         if not request.request_id or len(request.request_id) > MAX_REQUEST_ID:
-            raise _bad(f"request_id is required, at most {MAX_REQUEST_ID} characters")
+            raise malformed(f"request_id is required, at most {MAX_REQUEST_ID} characters")
         if not request.HasField("move"):
-            raise _bad("move is required")
+            raise malformed("move is required")
         move = move_from_pb(request.move)
         done = await self.store.commit_move(
             loaded,
@@ -435,13 +425,13 @@ class GameService(pb_grpc.GameServiceServicer):
         app = require_app(await self._identify(context))
         size = request.page_size or 50
         if not 1 <= size <= 500:
-            raise _bad("page_size is 1..500")
+            raise malformed("page_size is 1..500")
         try:
             offset = int(request.page_token or "0")
         except ValueError:
             offset = -1
         if not 0 <= offset < 2**62:  # an offset the database takes
-            raise _bad("bad page_token")
+            raise malformed("bad page_token")
         status = STATUS_NAMES.get(request.status) if request.status else None
         games = await self.store.list_games(
             app.id, status, size + 1, offset, open_only=request.open_only
@@ -588,9 +578,9 @@ class GameService(pb_grpc.GameServiceServicer):
         """Every version after ``from_version``, in order and without gaps: the state
         is folded forward from the log, so nothing is skipped even if hints are lost."""
         if from_version < 0:
-            raise _bad("from_version must be 0 or more")
+            raise malformed("from_version must be 0 or more")
         if from_version > game.version:
-            raise _bad(f"from_version {from_version} is ahead of the game ({game.version})")
+            raise malformed(f"from_version {from_version} is ahead of the game ({game.version})")
         table = game.state.setup.table
         # A seat's open stream says its player is there (tables with robots), at most
         # once per presence interval; the wait below wakes up for it.
@@ -640,17 +630,17 @@ class GameService(pb_grpc.GameServiceServicer):
 def check_table_options(t: TableOptions) -> None:
     """Refuse incoherent table options with INVALID_ARGUMENT."""
     if not 0 <= t.turn_seconds <= MAX_TURN_SECONDS:
-        raise _bad(f"table.turn_seconds is 0 (no limit) to {MAX_TURN_SECONDS}")
+        raise malformed(f"table.turn_seconds is 0 (no limit) to {MAX_TURN_SECONDS}")
     if not 0 <= t.robot_grace_seconds <= MAX_TURN_SECONDS:
-        raise _bad(f"table.robot_grace_seconds is 0 (no robots) to {MAX_TURN_SECONDS}")
+        raise malformed(f"table.robot_grace_seconds is 0 (no robots) to {MAX_TURN_SECONDS}")
     if not 0 <= t.stake <= MAX_STAKE:
-        raise _bad(f"table.stake is 0 to {MAX_STAKE}")
+        raise malformed(f"table.stake is 0 to {MAX_STAKE}")
     if t.stake and not t.competitive:
-        raise _bad("a stake needs a competitive table (003: practice plays for no chips)")
+        raise malformed("a stake needs a competitive table (003: practice plays for no chips)")
     if t.point_limit < 0:
-        raise _bad("table.point_limit is 0 (the preset's) or more")
+        raise malformed("table.point_limit is 0 (the preset's) or more")
     if t.express and t.point_limit:
-        raise _bad("an express table has no point limit (003: 'sin límite de puntos')")
+        raise malformed("an express table has no point limit (003: 'sin límite de puntos')")
 
 
 def peer_address(peer: str) -> str:

@@ -9,30 +9,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import grpc
-
 from ..app.game import ANNULLED, FINISHED, MAX_ENTROPY_BYTES, Action
 from ..v1 import game_pb2 as pb
 from . import metrics
 from .auth import require_player
 from .convert import commitment_to_pb
-from .errors import ApiError
+from .errors import malformed
+from .limits import optional_request_id
 
 if TYPE_CHECKING:
     from .servicer import GameService
-
-MAX_REQUEST_ID = 128
-
-
-def _malformed(message: str) -> ApiError:
-    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message)
-
-
-def _request_id(request_id: str) -> str | None:
-    """Optional, as LeaveGame's: without one a retry is a second request."""
-    if len(request_id) > MAX_REQUEST_ID:
-        raise _malformed(f"request_id is at most {MAX_REQUEST_ID} characters")
-    return request_id or None
 
 
 async def vote_annul(
@@ -42,7 +28,7 @@ async def vote_annul(
     the match is annulled once every seat played by a person has voted."""
     caller = await svc._identify(context)
     game = await svc._game_for(caller, request.game_id)
-    request_id = _request_id(request.request_id)
+    request_id = optional_request_id(request.request_id)
     player = require_player(caller, game.id)  # a seat's token: apps and spectators do not vote
     done = await svc.store.commit_action(
         game.id,
@@ -68,10 +54,10 @@ async def add_entropy(
     the game refuses it later with GAME_STARTED)."""
     caller = await svc._identify(context)
     game = await svc._game_for(caller, request.game_id)
-    request_id = _request_id(request.request_id)
+    request_id = optional_request_id(request.request_id)
     text = request.entropy
     if not text or len(text.encode("utf-8")) > MAX_ENTROPY_BYTES:
-        raise _malformed(f"entropy is 1 to {MAX_ENTROPY_BYTES} bytes of UTF-8")
+        raise malformed(f"entropy is 1 to {MAX_ENTROPY_BYTES} bytes of UTF-8")
     # The game's app (the organiser) or a seated player; spectators only watch.
     seat = -1 if caller.player is None else require_player(caller, game.id).seat
     done = await svc.store.commit_action(

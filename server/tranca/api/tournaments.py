@@ -32,9 +32,9 @@ from ..store.starting import start_match
 from ..v1 import platform_pb2 as pb
 from ..v1 import platform_pb2_grpc as pb_grpc
 from . import metrics
-from .auth import identify, require_app
+from .auth import calling_app
 from .convert import overrides_from_pb, table_from_pb
-from .errors import ApiError
+from .errors import ApiError, malformed
 from .limits import RateLimiter
 from .servicer import FIXED_DECK, MAX_PLAYER_ID, Ctx, check_table_options, rpc
 
@@ -73,10 +73,6 @@ FORFEITS = {
 }
 
 
-def _bad(message: str) -> ApiError:
-    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message)
-
-
 def _bad_config(message: str) -> ApiError:
     return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_TOURNAMENT", message)
 
@@ -108,21 +104,12 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
     # ----- helpers -----------------------------------------------------------------
 
     async def _app(self, context: Ctx) -> AppRecord:
-        app = require_app(await identify(self.store, context))
-        wait = self.app_limiter.take(app.id)
-        if wait:
-            raise ApiError(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "RATE_LIMITED",
-                "too many calls: slow down",
-                {"retry_after_ms": str(max(1, int(wait * 1000)))},
-            )
-        return app
+        return await calling_app(self.store, self.app_limiter, context)
 
     async def _load(self, app: AppRecord, tournament_id: str) -> ts.TournamentRow:
         """The app's tournament; other apps' tournaments are invisible (NOT_FOUND)."""
         if not tournament_id:
-            raise _bad("tournament_id is required")
+            raise malformed("tournament_id is required")
         row = await ts.load_tournament(self.store, tournament_id, app.id)
         if row is None:
             raise _not_found()
@@ -185,7 +172,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
     ) -> pb.StartRoundResponse:
         app = await self._app(context)
         if request.round < 1:
-            raise _bad("round is 1 or more: the round expected next")
+            raise malformed("round is 1 or more: the round expected next")
         for _ in range(ts.CAS_ATTEMPTS):
             row = await self._load(app, request.tournament_id)
             t = row.rebuild()
@@ -332,7 +319,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         app = await self._app(context)
         outcome = FORFEITS.get(request.outcome)
         if outcome is None:
-            raise _bad("outcome is TABLE_OUTCOME_A_FORFEITS, _B_FORFEITS or _DOUBLE_NO_SHOW")
+            raise malformed("outcome is TABLE_OUTCOME_A_FORFEITS, _B_FORFEITS or _DOUBLE_NO_SHOW")
 
         def change(row: ts.TournamentRow, t: Tournament) -> list[dict[str, Any]]:
             if not t.rounds or request.round != len(t.rounds):
@@ -341,7 +328,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
                 )
             tables = t.rounds[-1].tables
             if not 1 <= request.table <= len(tables):
-                raise _bad(f"round {request.round} has tables 1 to {len(tables)}")
+                raise malformed(f"round {request.round} has tables 1 to {len(tables)}")
             if t.result(tables[request.table - 1]) == outcome:
                 return []  # a retry (even of the forfeit that ended the tournament)
             if t.is_over:
@@ -384,7 +371,7 @@ def config_from_pb(request: pb.CreateTournamentRequest, app: AppRecord) -> ts.To
     """The tournament's configuration, every refusal an INVALID_ARGUMENT (or
     PERMISSION_DENIED for decks without the permission)."""
     if len(request.name.strip()) > MAX_NAME:
-        raise _bad(f"name is at most {MAX_NAME} characters")
+        raise malformed(f"name is at most {MAX_NAME} characters")
     fmt = FORMATS.get(request.format)
     if fmt is None:
         raise _bad_config("format is required")

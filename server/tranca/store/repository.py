@@ -320,6 +320,22 @@ class Store:
         than holding the caller (and a connection) indefinitely."""
         return asyncio.timeout(self.timeout)
 
+    @contextlib.asynccontextmanager
+    async def reading(self) -> AsyncIterator[AsyncConnection]:
+        """A bounded read connection for the store's modules (ledger, settlement,
+        tournaments, players): driver errors and timeouts become ``Unavailable``."""
+        async with self._guard(), self.reads.connect() as conn:
+            yield conn
+
+    @contextlib.asynccontextmanager
+    async def writing(self) -> AsyncIterator[AsyncConnection]:
+        """One bounded transaction for the store's modules, taken in turn with this
+        process's other writers on SQLite (``_one_writer``): committed when the block
+        ends, rolled back if it raises; driver errors and timeouts become
+        ``Unavailable``."""
+        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
+            yield conn
+
     def _timed(self, op: str, started: float) -> None:
         if self._observe is not None:
             self._observe(op, time.perf_counter() - started)

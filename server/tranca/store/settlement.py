@@ -58,7 +58,7 @@ async def settle_pending(store: Store, limit: int = 20) -> int:
 
     A game whose settlement fails (a bug: it is logged and counted) is left for the
     next sweep and does not hold up the others; a database outage ends the sweep."""
-    async with store._guard(), store.reads.connect() as conn:
+    async with store.reading() as conn:
         ids = (
             await conn.execute(
                 select(Game.id)
@@ -89,7 +89,7 @@ async def settle_pending(store: Store, limit: int = 20) -> int:
 async def settle_game(store: Store, game_id: str) -> Settled | None:
     """Settle one finished game; None if it is not finished, is settled already, or
     another replica is settling it right now."""
-    async with store._guard(), store._one_writer(), store.engine.begin() as conn:
+    async with store.writing() as conn:
         claim = select(Game.app_id, Game.snapshot, Game.setup).where(
             Game.id == game_id, Game.status == FINISHED, Game.settled == false()
         )

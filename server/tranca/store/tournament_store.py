@@ -43,7 +43,7 @@ from ..rules.presets import Rules, rules_from_dict
 from .codec import action_text, dumps, loads, state_text
 from .direct import SeatToken
 from .models import Game, MoveLog, PlayerToken, TournamentGame, TournamentRecord
-from .repository import Store, outages_as_unavailable
+from .repository import Store
 
 REGISTERED, RUNNING, FINISHED = "registered", "running", "finished"
 
@@ -255,19 +255,18 @@ def _row(r: Any) -> TournamentRow:
 
 async def create_tournament(store: Store, app_id: str, name: str, config: TournamentConfig) -> str:
     tournament_id = uuid.uuid4().hex
-    with outages_as_unavailable():
-        async with store._deadline(), store._one_writer(), store.engine.begin() as conn:
-            await conn.execute(
-                insert(TournamentRecord).values(
-                    id=tournament_id,
-                    app_id=app_id,
-                    name=name,
-                    status=REGISTERED,
-                    version=0,
-                    config=dumps(config.to_dict()),
-                    events="[]",
-                )
+    async with store.writing() as conn:
+        await conn.execute(
+            insert(TournamentRecord).values(
+                id=tournament_id,
+                app_id=app_id,
+                name=name,
+                status=REGISTERED,
+                version=0,
+                config=dumps(config.to_dict()),
+                events="[]",
             )
+        )
     return tournament_id
 
 
@@ -276,9 +275,8 @@ async def load_tournament(store: Store, tournament_id: str, app_id: str) -> Tour
     q = select(TournamentRecord).where(
         TournamentRecord.id == tournament_id, TournamentRecord.app_id == app_id
     )
-    with outages_as_unavailable():
-        async with store._deadline(), store.reads.connect() as conn:
-            r = (await conn.execute(q)).first()
+    async with store.reading() as conn:
+        r = (await conn.execute(q)).first()
     return None if r is None else _row(r)
 
 
@@ -287,9 +285,8 @@ async def table_games(store: Store, tournament_id: str) -> dict[tuple[int, int],
     q = select(TournamentGame.round, TournamentGame.table_no, TournamentGame.game_id).where(
         TournamentGame.tournament_id == tournament_id
     )
-    with outages_as_unavailable():
-        async with store._deadline(), store.reads.connect() as conn:
-            rows = (await conn.execute(q)).all()
+    async with store.reading() as conn:
+        rows = (await conn.execute(q)).all()
     return {(int(r.round), int(r.table_no)): str(r.game_id) for r in rows}
 
 
@@ -297,9 +294,8 @@ async def game_statuses(store: Store, game_ids: Sequence[str]) -> dict[str, str]
     if not game_ids:
         return {}
     q = select(Game.id, Game.status).where(Game.id.in_(list(game_ids)))
-    with outages_as_unavailable():
-        async with store._deadline(), store.reads.connect() as conn:
-            rows = (await conn.execute(q)).all()
+    async with store.reading() as conn:
+        rows = (await conn.execute(q)).all()
     return {str(r.id): str(r.status) for r in rows}
 
 
@@ -322,30 +318,27 @@ async def duplicate_round_in_play(store: Store, game_id: str) -> bool:
     link_q = select(TournamentGame.tournament_id, TournamentGame.round).where(
         TournamentGame.game_id == game_id
     )
-    with outages_as_unavailable():
-        async with store._deadline(), store.reads.connect() as conn:
-            link = (await conn.execute(link_q)).first()
-            if link is None:
-                return False
-            config_q = select(TournamentRecord.config).where(
-                TournamentRecord.id == link.tournament_id
+    async with store.reading() as conn:
+        link = (await conn.execute(link_q)).first()
+        if link is None:
+            return False
+        config_q = select(TournamentRecord.config).where(TournamentRecord.id == link.tournament_id)
+        config = (await conn.execute(config_q)).scalar_one_or_none()
+        if config is None or not TournamentConfig.from_dict(loads(config)).duplicate:
+            return False
+        # Every table of a round is written in one transaction (write_round), so
+        # the round's tournament_games rows are all there.
+        open_q = (
+            select(func.count())
+            .select_from(TournamentGame)
+            .join(Game, Game.id == TournamentGame.game_id)
+            .where(
+                TournamentGame.tournament_id == link.tournament_id,
+                TournamentGame.round == link.round,
+                Game.status != "finished",
             )
-            config = (await conn.execute(config_q)).scalar_one_or_none()
-            if config is None or not TournamentConfig.from_dict(loads(config)).duplicate:
-                return False
-            # Every table of a round is written in one transaction (write_round), so
-            # the round's tournament_games rows are all there.
-            open_q = (
-                select(func.count())
-                .select_from(TournamentGame)
-                .join(Game, Game.id == TournamentGame.game_id)
-                .where(
-                    TournamentGame.tournament_id == link.tournament_id,
-                    TournamentGame.round == link.round,
-                    Game.status != "finished",
-                )
-            )
-            return int((await conn.execute(open_q)).scalar_one()) > 0
+        )
+        return int((await conn.execute(open_q)).scalar_one()) > 0
 
 
 async def add_seat_tokens(store: Store, tokens: Sequence[tuple[str, SeatToken]]) -> None:
@@ -354,28 +347,26 @@ async def add_seat_tokens(store: Store, tokens: Sequence[tuple[str, SeatToken]])
     stay valid; a seat's revocation (``revoke_seat``) revokes them all."""
     if not tokens:
         return
-    with outages_as_unavailable():
-        async with store._deadline(), store._one_writer(), store.engine.begin() as conn:
-            for game_id, token in tokens:
-                await conn.execute(
-                    insert(PlayerToken).values(
-                        token_hash=token.token_hash,
-                        game_id=game_id,
-                        seat=token.seat,
-                        player_name=token.player_name,
-                        revoked=False,
-                        player_id=token.player_id,
-                        address=token.address,
-                    )
+    async with store.writing() as conn:
+        for game_id, token in tokens:
+            await conn.execute(
+                insert(PlayerToken).values(
+                    token_hash=token.token_hash,
+                    game_id=game_id,
+                    seat=token.seat,
+                    player_name=token.player_name,
+                    revoked=False,
+                    player_id=token.player_id,
+                    address=token.address,
                 )
+            )
 
 
 async def count_running(store: Store) -> int:
     """Tournaments running now (every app's): the tranca_tournaments_running gauge."""
     q = select(func.count()).select_from(TournamentRecord).where(TournamentRecord.status == RUNNING)
-    with outages_as_unavailable():
-        async with store._deadline(), store.reads.connect() as conn:
-            return int((await conn.execute(q)).scalar_one())
+    async with store.reading() as conn:
+        return int((await conn.execute(q)).scalar_one())
 
 
 async def _swap(
@@ -395,9 +386,8 @@ async def append_events(
     store: Store, row: TournamentRow, new: list[dict[str, Any]], status: str
 ) -> bool:
     """Append events to the tournament as ``row`` read it; False if it changed since."""
-    with outages_as_unavailable():
-        async with store._deadline(), store._one_writer(), store.engine.begin() as conn:
-            return await _swap(conn, row, [*row.events, *new], status)
+    async with store.writing() as conn:
+        return await _swap(conn, row, [*row.events, *new], status)
 
 
 async def write_round(
@@ -415,59 +405,58 @@ async def write_round(
     The games are written as ``Store.create_game`` and the joins' ``commit_action``
     would write them (the games row, one log row and one token per join), only all at
     once; they are started afterwards through the store (``start_match``)."""
-    with outages_as_unavailable():
-        async with store._deadline(), store._one_writer(), store.engine.begin() as conn:
-            # The swap first: on PostgreSQL it locks the tournament's row, so a
-            # concurrent StartRound waits here and then finds the version moved on.
-            if not await _swap(conn, row, [*row.events, *new], status):
-                return False
-            for g in games:
-                await conn.execute(
-                    insert(Game).values(
-                        id=g.game_id,
-                        app_id=row.app_id,
-                        status=g.state.status,
-                        version=len(g.joins),
-                        preset=g.setup.rules.name,
-                        players=g.setup.players,
-                        label=g.label,
-                        setup=dumps(g.setup.to_dict()),
-                        snapshot=state_text(g.state, store.snapshot_schema),
-                        snapshot_schema=store.snapshot_schema,
-                        settled=False,
-                    )
+    async with store.writing() as conn:
+        # The swap first: on PostgreSQL it locks the tournament's row, so a
+        # concurrent StartRound waits here and then finds the version moved on.
+        if not await _swap(conn, row, [*row.events, *new], status):
+            return False
+        for g in games:
+            await conn.execute(
+                insert(Game).values(
+                    id=g.game_id,
+                    app_id=row.app_id,
+                    status=g.state.status,
+                    version=len(g.joins),
+                    preset=g.setup.rules.name,
+                    players=g.setup.players,
+                    label=g.label,
+                    setup=dumps(g.setup.to_dict()),
+                    snapshot=state_text(g.state, store.snapshot_schema),
+                    snapshot_schema=store.snapshot_schema,
+                    settled=False,
                 )
-                for version, join in enumerate(g.joins, start=1):
-                    await conn.execute(
-                        insert(MoveLog).values(
-                            game_id=g.game_id,
-                            version=version,
-                            seat=join.seat,
-                            action=action_text(join),
-                            request_id=None,
-                            actor="player",
-                        )
-                    )
-                for token in g.tokens:
-                    await conn.execute(
-                        insert(PlayerToken).values(
-                            token_hash=token.token_hash,
-                            game_id=g.game_id,
-                            seat=token.seat,
-                            player_name=token.player_name,
-                            revoked=False,
-                            player_id=token.player_id,
-                            address=token.address,
-                        )
-                    )
+            )
+            for version, join in enumerate(g.joins, start=1):
                 await conn.execute(
-                    insert(TournamentGame).values(
+                    insert(MoveLog).values(
                         game_id=g.game_id,
-                        tournament_id=row.id,
-                        round=g.round_no,
-                        table_no=g.table_no,
+                        version=version,
+                        seat=join.seat,
+                        action=action_text(join),
+                        request_id=None,
+                        actor="player",
                     )
                 )
+            for token in g.tokens:
+                await conn.execute(
+                    insert(PlayerToken).values(
+                        token_hash=token.token_hash,
+                        game_id=g.game_id,
+                        seat=token.seat,
+                        player_name=token.player_name,
+                        revoked=False,
+                        player_id=token.player_id,
+                        address=token.address,
+                    )
+                )
+            await conn.execute(
+                insert(TournamentGame).values(
+                    game_id=g.game_id,
+                    tournament_id=row.id,
+                    round=g.round_no,
+                    table_no=g.table_no,
+                )
+            )
     return True
 
 
