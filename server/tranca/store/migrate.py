@@ -11,7 +11,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
-from .database import make_engine
+from .database import make_engine, reader
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -41,7 +41,9 @@ async def current_revision(url: str) -> str | None:
         def read(conn: Connection) -> str | None:
             return MigrationContext.configure(conn).get_current_revision()
 
-        async with engine.connect() as conn:
+        # A read: on SQLite it must not wait for the write lock (a busy writer would
+        # otherwise hold a starting server up to the busy timeout and fail it).
+        async with reader(engine).connect() as conn:
             return await conn.run_sync(read)
     finally:
         await engine.dispose()
