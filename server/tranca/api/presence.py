@@ -13,7 +13,6 @@ so that reads do not turn into a write each.
 from __future__ import annotations
 
 import time
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..app.game import PLAYING, Action, GameState
@@ -73,17 +72,6 @@ class Presence:
             self._written.pop(key, None)
 
 
-_presence: weakref.WeakKeyDictionary[GameService, Presence] = weakref.WeakKeyDictionary()
-
-
-def presence_of(svc: GameService) -> Presence:
-    """The service's presence record (one per servicer, made on first use)."""
-    found = _presence.get(svc)
-    if found is None:
-        found = _presence[svc] = Presence(svc.store)
-    return found
-
-
 async def _seat_of(svc: GameService, game_id: str, context: Any) -> SeatGame:
     """The caller's seat and game: a seat's token of this game (not a spectator's)."""
     loaded = await svc._seat_game(context)
@@ -103,7 +91,7 @@ async def heartbeat(
     seat = loaded.player.seat
     # A heartbeat is the client's explicit word: written whatever this process wrote
     # lately (the client chooses its own pace, within the rate limit).
-    await presence_of(svc).touch(request.game_id, seat, loaded.state, force=True)
+    await svc.presence.touch(request.game_id, seat, loaded.state, force=True)
     return pb.HeartbeatResponse(robot_seated=seat in loaded.state.robots)
 
 
@@ -116,7 +104,7 @@ async def reclaim_seat(
     seat = loaded.player.seat
     request_id = optional_request_id(request.request_id)
     # Present first, so that no sweep takes the seat again before the return is read.
-    await presence_of(svc).touch(request.game_id, seat, loaded.state, force=True)
+    await svc.presence.touch(request.game_id, seat, loaded.state, force=True)
     done = await svc.store.commit_action(
         request.game_id,
         Action("return", seat),
@@ -130,4 +118,4 @@ async def reclaim_seat(
     return pb.ReclaimSeatResponse(view=view)
 
 
-__all__ = ["Presence", "heartbeat", "presence_interval", "presence_of", "reclaim_seat"]
+__all__ = ["Presence", "heartbeat", "presence_interval", "reclaim_seat"]

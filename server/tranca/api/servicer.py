@@ -136,6 +136,8 @@ class GameService(pb_grpc.GameServiceServicer):
         self.app_limiter = app_limiter or RateLimiter(2000, 4000)
         self.db_timeout = db_timeout
         self._watches_by_token: dict[tuple[str, int, str], int] = {}
+        # When this process last wrote each seat's presence (tables with robots).
+        self.presence = presence.Presence(store)
 
     # ----- helpers -----------------------------------------------------------------
 
@@ -224,7 +226,8 @@ class GameService(pb_grpc.GameServiceServicer):
         app = require_app(await self._identify(context))
         if not request.rules.preset:
             raise malformed("rules.preset is required (see ListPresets)")
-        rules = make_rules(request.rules.preset, overrides_from_pb(request.rules))
+        overrides = overrides_from_pb(request.rules)
+        rules = make_rules(request.rules.preset, overrides)
         if request.players not in rules.player_counts:
             allowed = ", ".join(str(n) for n in rules.player_counts)
             raise malformed(f"{rules.name} is played by {allowed} players")
@@ -246,10 +249,7 @@ class GameService(pb_grpc.GameServiceServicer):
             raise malformed("label is at most 200 characters")
         table = table_from_pb(request.table)
         check_table_options(table)
-        if table.express or table.point_limit:
-            target = 0 if table.express else table.point_limit
-            overrides = {**overrides_from_pb(request.rules), "target_score": target}
-            rules = make_rules(request.rules.preset, overrides)
+        rules = make_rules(request.rules.preset, table.match_overrides(overrides))
         if table.verifiable and deck is not None:
             raise malformed("a verifiable table shuffles its own deck: give no deck")
         seed = request.seed or secrets.randbits(63)
@@ -333,7 +333,7 @@ class GameService(pb_grpc.GameServiceServicer):
             seat = loaded.player.seat
             if seat < 0 and not loaded.state.setup.spectators_allowed:
                 raise _no_spectators()
-            await presence.presence_of(self).touch(request.game_id, seat, loaded.state)
+            await self.presence.touch(request.game_id, seat, loaded.state)
             view = view_to_pb(
                 request.game_id, loaded.version, loaded.state, seat, loaded.deadline_at
             )
@@ -353,7 +353,7 @@ class GameService(pb_grpc.GameServiceServicer):
             await self._no_player_token(context, request.game_id, game_first=True)
         self._same_game(loaded, request.game_id)
         player = require_player(Caller(player=loaded.player), request.game_id)
-        await presence.presence_of(self).touch(request.game_id, player.seat, loaded.state)
+        await self.presence.touch(request.game_id, player.seat, loaded.state)
         out = pb.ListLegalMovesResponse(version=loaded.version)
         _add_legal_moves(out.moves, loaded.state, player.seat)
         return out
@@ -605,7 +605,7 @@ class GameService(pb_grpc.GameServiceServicer):
             while True:
                 hint.clear()
                 if present:
-                    await presence.presence_of(self).touch(game.id, seat, state)
+                    await self.presence.touch(game.id, seat, state)
                 rows = await self.store.log(game.id, version)
                 # A timed table's turn deadline is not in the log: read with the game's
                 # version, and shown on the view of that version (the batch's last).

@@ -396,10 +396,7 @@ def config_from_pb(request: pb.CreateTournamentRequest, app: AppRecord) -> ts.To
         raise _bad_config(f"{rules.name} is played by {allowed} players")
     table = table_from_pb(request.table)
     check_table_options(table)
-    if table.express or table.point_limit:
-        # As CreateGame: the match's length is the table's option.
-        target = 0 if table.express else table.point_limit
-        rules = make_rules(request.rules.preset, {**overrides, "target_score": target})
+    rules = make_rules(request.rules.preset, table.match_overrides(overrides))  # as CreateGame
     if request.duplicate and table.verifiable:
         raise _bad_config("a verifiable table shuffles its own decks: no duplicate deals")
     if request.round_decks and not request.duplicate:

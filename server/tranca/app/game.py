@@ -68,6 +68,16 @@ class TableOptions:
         known = {k: d[k] for k in vars(cls()) if k in d}
         return cls(**known)
 
+    def match_overrides(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        """The rules' overrides with the length of match this table sets: 003's "Exprés"
+        ("Se juega sin límite de puntos") is a single deal (target score 0), a "Límite
+        de puntos" is the target score; otherwise the overrides as given."""
+        if self.express:
+            return {**overrides, "target_score": 0}
+        if self.point_limit:
+            return {**overrides, "target_score": self.point_limit}
+        return overrides
+
     @property
     def timed(self) -> bool:
         """Whether the sweeper has anything to do for this table while it is played."""

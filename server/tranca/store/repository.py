@@ -273,6 +273,17 @@ def next_deadline(
     return False, None
 
 
+def apply_timed(state: GameState, action: Action, version: int) -> tuple[bool, int | None]:
+    """``apply_action`` (raising, and changing nothing, if it is refused), and the
+    deadline the write must set (``next_deadline``). Tables without timers pay one
+    attribute test here, and their writes two constant parameters."""
+    before = turn_point(state) if state.setup.table.timed else None
+    apply_action(state, action, version)
+    if before is None:
+        return False, None
+    return next_deadline(before, state, action, now_ms())
+
+
 class Store:
     """All database access of the service. Holds an engine, never a game."""
 
@@ -641,14 +652,8 @@ class Store:
                     raise NotFound(f"no game {game_id}")
                 version = int(row.version)
                 state = state_from_text(row.snapshot, row.setup)
-                before = turn_point(state) if state.setup.table.timed else None
-                apply_action(state, action, version + 1)
+                deadline_set, deadline_at = apply_timed(state, action, version + 1)
                 now = datetime.now(UTC)
-                deadline_set, deadline_at = (
-                    (False, None)
-                    if before is None
-                    else next_deadline(before, state, action, now_ms())
-                )
                 values: dict[str, Any] = {
                     "version": version + 1,
                     "status": state.status,
@@ -737,13 +742,11 @@ class Store:
         is still at that version: the one write of every change of a game."""
         if action.by:
             actor = action.actor  # the server played it: "timeout" or "robot"
-        # Tables without timers pay one attribute test here and two constant parameters.
-        before = turn_point(state) if state.setup.table.timed else None
         try:
             if expected_version is not None and expected_version != version:
                 raise VersionConflict(version)
             try:
-                apply_action(state, action, version + 1)
+                deadline_set, deadline_at = apply_timed(state, action, version + 1)
             except (GameError, InvalidMove, RuleViolation):
                 # Refused now, but perhaps because this very request was applied
                 # already (a retry racing its first attempt, or with a fresher
@@ -753,9 +756,6 @@ class Store:
                     if first is not None:
                         return first
                 raise
-            deadline_set, deadline_at = (
-                (False, None) if before is None else next_deadline(before, state, action, now_ms())
-            )
             write = MoveWrite(
                 game_id,
                 version,
