@@ -40,10 +40,11 @@ async def create(
     players: int = 2,
     seed: int = 7,
     spectators: bool = False,
+    preset: str = "tranca-000",
 ) -> pb.CreateGameResponse:
     return await client.stub.CreateGame(
         pb.CreateGameRequest(
-            rules=pb.Rules(preset="tranca-000"),
+            rules=pb.Rules(preset=preset),
             players=players,
             seed=seed,
             table=table,
@@ -149,13 +150,15 @@ async def test_table_options_round_trip_in_the_summary_the_view_and_the_list(
 async def test_express_is_a_single_deal_and_the_point_limit_sets_the_target(
     client: Client,
 ) -> None:
-    # 003: "Exprés ... Se juega sin límite de puntos": one deal decides the match.
-    express = await create(client, pb.TableOptions(express=True))
+    # 003: "Las partidas se pueden jugar a un juego, 2000 puntos o 3000 puntos"; an
+    # express table ("Exprés") is the single deal. tranca-003 plays to 2000 by itself.
+    express = await create(client, pb.TableOptions(express=True), preset="tranca-003")
     view = (
         await client.stub.GetView(
             pb.GetViewRequest(game_id=express.game.game_id), metadata=client.app()
         )
     ).view
+    assert "target_score" in view.rules.overrides
     assert view.rules.overrides["target_score"].int_value == 0
     assert view.table.express
     # 003: "Límite de puntos: Determina el final de la partida."
@@ -165,8 +168,9 @@ async def test_express_is_a_single_deal_and_the_point_limit_sets_the_target(
             pb.GetViewRequest(game_id=limited.game.game_id), metadata=client.app()
         )
     ).view
+    assert "target_score" in view.rules.overrides
     assert view.rules.overrides["target_score"].int_value == 700
-    # tranca-000 plays to 3000 by itself: no override without a point limit.
+    # Without either option the preset's own length stands: no override.
     plain = await create(client)
     view = (
         await client.stub.GetView(
