@@ -11,7 +11,7 @@ import contextlib
 import functools
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, NoReturn, TypeAlias, TypeVar
 
 import grpc
@@ -30,16 +30,23 @@ from ..app.game import (
     play_action,
 )
 from ..platform.fairness import deal_reveal, new_server_secret
-from ..rules.cards import card_text, shuffled_deck
+from ..rules.cards import card_text, full_deck, parse_card, shuffled_deck
 from ..rules.engine import legal_moves
 from ..rules.errors import RuleViolation
 from ..rules.match import deal_seed
 from ..rules.moves import KIND_NAMES, parse_move
-from ..rules.presets import PRESETS, make_rules
+from ..rules.presets import PRESETS, Rules, make_rules
 from ..store import tournament_store
-from ..store.direct import SeatToken
 from ..store.notify import Hub
-from ..store.repository import GameRecord, SeatGame, Store, TokenRecord, hash_secret
+from ..store.repository import (
+    AppRecord,
+    GameRecord,
+    SeatGame,
+    Store,
+    TokenRecord,
+    hash_secret,
+    new_seat_token,
+)
 from ..store.starting import check_can_cover, start_match
 from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
@@ -48,7 +55,6 @@ from .auth import Caller, bad_token, bearer_token, identify, require_app, requir
 from .convert import (
     STATUS,
     STATUS_NAMES,
-    card,
     deal_result_to_pb,
     extend_moves,
     move_from_pb,
@@ -75,6 +81,8 @@ WATCH_POLL_SECONDS = 10.0
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Ctx: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+# Builds the caller's INVALID_ARGUMENT error from a message (see rules_and_table).
+Refuse: TypeAlias = Callable[[str], ApiError]
 
 
 def _not_found() -> ApiError:
@@ -224,32 +232,19 @@ class GameService(pb_grpc.GameServiceServicer):
         self, request: pb.CreateGameRequest, context: Ctx
     ) -> pb.CreateGameResponse:
         app = require_app(await self._identify(context))
-        if not request.rules.preset:
-            raise malformed("rules.preset is required (see ListPresets)")
-        overrides = overrides_from_pb(request.rules)
-        rules = make_rules(request.rules.preset, overrides)
-        if request.players not in rules.player_counts:
-            allowed = ", ".join(str(n) for n in rules.player_counts)
-            raise malformed(f"{rules.name} is played by {allowed} players")
+        rules, table = rules_and_table(request.rules, request.players, request.table, malformed)
         deck = None
         if request.deck:
-            if FIXED_DECK not in app.permissions:
-                raise ApiError(
-                    grpc.StatusCode.PERMISSION_DENIED,
-                    "FIXED_DECK_NOT_ALLOWED",
-                    "this API key may not fix the deck order",
-                )
-            try:
-                deck = [card(c) for c in request.deck]
-            except Exception as exc:
-                raise malformed(f"deck: {exc}") from None
-            if sorted(deck) != sorted(shuffled_deck(rules.jokers, 0)):
-                raise malformed("deck must hold exactly the cards of the preset's deck")
+            deck = fixed_deck(
+                app,
+                request.deck,
+                rules.jokers,
+                malformed,
+                field="deck",
+                wrong_cards="deck must hold exactly the cards of the preset's deck",
+            )
         if len(request.label) > 200:
             raise malformed("label is at most 200 characters")
-        table = table_from_pb(request.table)
-        check_table_options(table)
-        rules = make_rules(request.rules.preset, table.match_overrides(overrides))
         if table.verifiable and deck is not None:
             raise malformed("a verifiable table shuffles its own deck: give no deck")
         seed = request.seed or secrets.randbits(63)
@@ -306,12 +301,12 @@ class GameService(pb_grpc.GameServiceServicer):
             raise malformed("a competitive table needs every seat's player_id")
         await check_can_cover(self.store, game.app_id, player_id, table.stake)
         address = request.player_address.strip()[:64] or peer_address(context.peer())
-        token = "tp_" + secrets.token_urlsafe(32)
+        token, seat_token = new_seat_token(seat, name, player_id or None, address)
         await self.store.commit_action(
             game.id,
             Action("join", seat, name=name or f"player {seat}", player_id=player_id),
             expected_version=None,
-            new_token=SeatToken(hash_secret(token), seat, name, player_id or None, address),
+            new_token=seat_token,
         )
         return pb.JoinGameResponse(seat=seat, player_token=token)
 
@@ -641,6 +636,52 @@ def check_table_options(t: TableOptions) -> None:
         raise malformed("table.point_limit is 0 (the preset's) or more")
     if t.express and t.point_limit:
         raise malformed("an express table has no point limit (003: 'sin límite de puntos')")
+
+
+def rules_and_table(
+    rules_pb: pb.Rules, players: int, table_pb: pb.TableOptions, refuse: Refuse
+) -> tuple[Rules, TableOptions]:
+    """The rules and table options of a new game (CreateGame) or of every game of a
+    tournament: the preset is required and must be played by ``players``, refused
+    through ``refuse`` (the caller's INVALID_ARGUMENT reason); the table's options are
+    checked, and set the length of the match (express, point limit)."""
+    if not rules_pb.preset:
+        raise refuse("rules.preset is required (see ListPresets)")
+    overrides = overrides_from_pb(rules_pb)
+    rules = make_rules(rules_pb.preset, overrides)
+    if players not in rules.player_counts:
+        allowed = ", ".join(str(n) for n in rules.player_counts)
+        raise refuse(f"{rules.name} is played by {allowed} players")
+    table = table_from_pb(table_pb)
+    check_table_options(table)
+    return make_rules(rules_pb.preset, table.match_overrides(overrides)), table
+
+
+def fixed_deck(
+    app: AppRecord,
+    cards: Sequence[str],
+    jokers: bool,
+    refuse: Refuse,
+    *,
+    field: str,
+    wrong_cards: str,
+) -> list[int]:
+    """A deck order the caller fixes (``cards``: one card text each): PERMISSION_DENIED
+    without the fixed_deck permission; through ``refuse`` a card that does not parse
+    (``field: why``) or a deck that is not exactly the rules' deck (``wrong_cards``)."""
+    if FIXED_DECK not in app.permissions:
+        raise ApiError(
+            grpc.StatusCode.PERMISSION_DENIED,
+            "FIXED_DECK_NOT_ALLOWED",
+            "this API key may not fix the deck order",
+        )
+    try:
+        deck = [parse_card(c) for c in cards]
+    except ValueError as exc:
+        raise refuse(f"{field}: {exc}") from None
+    if sorted(deck) != sorted(full_deck(jokers)):
+        raise refuse(wrong_cards)
+    return deck
 
 
 def peer_address(peer: str) -> str:

@@ -19,24 +19,32 @@ from typing import Any
 import grpc
 import structlog
 
-from ..app.game import Action, GameError, Setup, TableOptions, apply_action, new_game
+from ..app.game import (
+    FINISHED,
+    WAITING,
+    Action,
+    GameError,
+    Setup,
+    TableOptions,
+    apply_action,
+    new_game,
+)
 from ..platform.duplicate import DuplicateRound
-from ..platform.fairness import new_server_secret
+from ..platform.fairness import deck_size, new_server_secret
 from ..platform.tournaments import Entrant, Format, Outcome, Round, Tournament
-from ..rules.cards import card_text, full_deck, parse_cards
-from ..rules.presets import Rules, make_rules
+from ..rules.cards import card_text
+from ..rules.presets import Rules
 from ..store import tournament_store as ts
 from ..store.direct import SeatToken
-from ..store.repository import AppRecord, Store, hash_secret
+from ..store.repository import AppRecord, Store, new_seat_token
 from ..store.starting import start_match
 from ..v1 import platform_pb2 as pb
 from ..v1 import platform_pb2_grpc as pb_grpc
 from . import metrics
 from .auth import calling_app
-from .convert import overrides_from_pb, table_from_pb
 from .errors import ApiError, malformed
 from .limits import RateLimiter
-from .servicer import FIXED_DECK, MAX_PLAYER_ID, Ctx, check_table_options, rpc
+from .servicer import MAX_PLAYER_ID, Ctx, fixed_deck, rpc, rules_and_table
 
 log = structlog.get_logger("tranca.api.tournaments")
 
@@ -139,9 +147,6 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
                 return await self._answer(row, t)
             if await ts.append_events(self.store, row, new, ts.status_of(t)):
                 await refresh_running_gauge(self.store)
-                row.events.extend(new)
-                row.version += 1
-                row.status = ts.status_of(t)
                 return await self._answer(row, t)
         raise _busy()
 
@@ -226,7 +231,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
                 games[(number, tb.number)]
                 for tb in rnd.tables
                 if t.result(tb) is None
-                and statuses.get(games.get((number, tb.number), "")) == "waiting"
+                and statuses.get(games.get((number, tb.number), "")) == WAITING
             ]
             if waiting:
                 await self._start_all(waiting, best_effort=False)
@@ -234,11 +239,11 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             new: list[tuple[str, SeatToken]] = []
             for tb in rnd.tables:
                 game_id = games.get((number, tb.number))
-                if game_id is None or statuses.get(game_id) == "finished":
+                if game_id is None or statuses.get(game_id) == FINISHED:
                     continue
                 for seat, player_id in enumerate(row.config.seats(t, tb)):
-                    token = "tp_" + secrets.token_urlsafe(32)
-                    new.append((game_id, SeatToken(hash_secret(token), seat, player_id, player_id)))
+                    token, seat_token = new_seat_token(seat, player_id, player_id)
+                    new.append((game_id, seat_token))
                     tokens[(number, tb.number, seat)] = token
             await ts.add_seat_tokens(self.store, new)
         show = deck_shown(t, number, games, statuses)
@@ -295,8 +300,8 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
                 join = Action("join", seat, name=player_id, player_id=player_id)
                 apply_action(state, join, seat + 1)
                 joins.append(join)
-                token = "tp_" + secrets.token_urlsafe(32)
-                seat_tokens.append(SeatToken(hash_secret(token), seat, player_id, player_id))
+                token, seat_token = new_seat_token(seat, player_id, player_id)
+                seat_tokens.append(seat_token)
                 tokens[(rnd.number, tb.number, seat)] = token
             games.append(
                 ts.TableGame(
@@ -387,16 +392,7 @@ def config_from_pb(request: pb.CreateTournamentRequest, app: AppRecord) -> ts.To
         if any(not p or len(p) > MAX_PLAYER_ID for p in ids):
             raise _bad_config(f"player ids are 1 to {MAX_PLAYER_ID} characters")
         entrants.append(Entrant(e.id, ids))
-    if not request.rules.preset:
-        raise _bad_config("rules.preset is required (see ListPresets)")
-    overrides = overrides_from_pb(request.rules)
-    rules = make_rules(request.rules.preset, overrides)
-    if request.table_size not in rules.player_counts:
-        allowed = ", ".join(str(n) for n in rules.player_counts)
-        raise _bad_config(f"{rules.name} is played by {allowed} players")
-    table = table_from_pb(request.table)
-    check_table_options(table)
-    rules = make_rules(request.rules.preset, table.match_overrides(overrides))  # as CreateGame
+    rules, table = rules_and_table(request.rules, request.table_size, request.table, _bad_config)
     if request.duplicate and table.verifiable:
         raise _bad_config("a verifiable table shuffles its own decks: no duplicate deals")
     if request.round_decks and not request.duplicate:
@@ -404,22 +400,16 @@ def config_from_pb(request: pb.CreateTournamentRequest, app: AppRecord) -> ts.To
     if request.rounds < 0 or request.rounds > MAX_SWISS_ROUNDS:
         raise _bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
     decks: list[tuple[int, ...]] = []
-    if request.round_decks:
-        if FIXED_DECK not in app.permissions:
-            raise ApiError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                "FIXED_DECK_NOT_ALLOWED",
-                "this API key may not fix the deck order",
-            )
-        for number, text in enumerate(request.round_decks, start=1):
-            try:
-                deck = tuple(parse_cards(text))
-            except ValueError as exc:
-                raise _bad_config(f"round_decks[{number - 1}]: {exc}") from None
-            if sorted(deck) != sorted(full_deck(rules.jokers)):
-                size = 108 if rules.jokers else 104
-                raise _bad_config(f"round_decks[{number - 1}] must hold the {size} cards")
-            decks.append(deck)
+    for number, text in enumerate(request.round_decks):
+        deck = fixed_deck(
+            app,
+            text.replace(",", " ").split(),  # the separators of rules.cards.parse_cards
+            rules.jokers,
+            _bad_config,
+            field=f"round_decks[{number}]",
+            wrong_cards=f"round_decks[{number}] must hold the {deck_size(rules.jokers)} cards",
+        )
+        decks.append(tuple(deck))
     config = ts.TournamentConfig(
         fmt,
         tuple(entrants),
@@ -459,7 +449,7 @@ def deck_shown(t: Tournament, round_no: int, games: Games, statuses: dict[str, s
     a result and every game of the round is finished. Before, the deck is the cards
     still in play at some table (GUARANTEES: "an app sees no hand"), including a table
     whose game goes on after the organiser recorded a forfeit."""
-    return t.round_complete(round_no) and ts.round_dealt_out(t, round_no, games, statuses)
+    return t.round_complete(round_no) and ts.round_dealt_out(round_no, games, statuses)
 
 
 def round_to_pb(

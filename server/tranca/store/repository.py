@@ -148,6 +148,15 @@ def new_secret() -> str:
     return secrets.token_urlsafe(32)
 
 
+def new_seat_token(
+    seat: int, name: str, player_id: str | None = None, address: str = ""
+) -> tuple[str, SeatToken]:
+    """A new player token for ``seat``: the token the player is given, and the row
+    (its hash) written with the join."""
+    token = "tp_" + new_secret()
+    return token, SeatToken(hash_secret(token), seat, name, player_id, address)
+
+
 @dataclass(frozen=True)
 class AppRecord:
     id: str

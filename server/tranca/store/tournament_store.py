@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ..app.game import FINISHED as GAME_FINISHED
 from ..app.game import Action, GameState, Setup
 from ..platform.duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
 from ..platform.tournaments import (
@@ -216,11 +217,9 @@ class TournamentRow:
     id: str
     app_id: str
     name: str
-    status: str
     version: int
     config: TournamentConfig
     events: list[dict[str, Any]]
-    created_at: float = 0.0
 
     def rebuild(self) -> Tournament:
         return rebuild(self.config, self.events)
@@ -246,7 +245,6 @@ def _row(r: Any) -> TournamentRow:
         r.id,
         r.app_id,
         r.name,
-        r.status,
         int(r.version),
         TournamentConfig.from_dict(loads(r.config)),
         list(loads(r.events)),
@@ -300,15 +298,18 @@ async def game_statuses(store: Store, game_ids: Sequence[str]) -> dict[str, str]
 
 
 def round_dealt_out(
-    t: Tournament, round_no: int, games: dict[tuple[int, int], str], statuses: dict[str, str]
+    round_no: int, games: dict[tuple[int, int], str], statuses: dict[str, str]
 ) -> bool:
     """Whether every game of round ``round_no`` is finished (``games`` and
     ``statuses`` as ``table_games`` and ``game_statuses`` read them). Until then a
     duplicate round's deck and match seed are hidden: they are the cards still being
-    played at the round's other tables."""
-    rnd = t.rounds[round_no - 1]
-    ids = [games.get((round_no, tb.number)) for tb in rnd.tables]
-    return all(g is not None and statuses.get(g) == "finished" for g in ids)
+    played at the round's other tables. Every table of a round is written in one
+    transaction with its pairing (``write_round``), so ``games`` holds them all."""
+    return all(
+        statuses.get(game_id) == GAME_FINISHED
+        for (number, _), game_id in games.items()
+        if number == round_no
+    )
 
 
 async def duplicate_round_in_play(store: Store, game_id: str) -> bool:
@@ -326,19 +327,18 @@ async def duplicate_round_in_play(store: Store, game_id: str) -> bool:
         config = (await conn.execute(config_q)).scalar_one_or_none()
         if config is None or not TournamentConfig.from_dict(loads(config)).duplicate:
             return False
-        # Every table of a round is written in one transaction (write_round), so
-        # the round's tournament_games rows are all there.
-        open_q = (
-            select(func.count())
-            .select_from(TournamentGame)
+        round_q = (
+            select(TournamentGame.table_no, Game.id, Game.status)
             .join(Game, Game.id == TournamentGame.game_id)
             .where(
                 TournamentGame.tournament_id == link.tournament_id,
                 TournamentGame.round == link.round,
-                Game.status != "finished",
             )
         )
-        return int((await conn.execute(open_q)).scalar_one()) > 0
+        rows = (await conn.execute(round_q)).all()
+    round_no = int(link.round)
+    games = {(round_no, int(r.table_no)): str(r.id) for r in rows}
+    return not round_dealt_out(round_no, games, {str(r.id): str(r.status) for r in rows})
 
 
 async def add_seat_tokens(store: Store, tokens: Sequence[tuple[str, SeatToken]]) -> None:
@@ -349,17 +349,21 @@ async def add_seat_tokens(store: Store, tokens: Sequence[tuple[str, SeatToken]])
         return
     async with store.writing() as conn:
         for game_id, token in tokens:
-            await conn.execute(
-                insert(PlayerToken).values(
-                    token_hash=token.token_hash,
-                    game_id=game_id,
-                    seat=token.seat,
-                    player_name=token.player_name,
-                    revoked=False,
-                    player_id=token.player_id,
-                    address=token.address,
-                )
-            )
+            await _insert_token(conn, game_id, token)
+
+
+async def _insert_token(conn: AsyncConnection, game_id: str, token: SeatToken) -> None:
+    await conn.execute(
+        insert(PlayerToken).values(
+            token_hash=token.token_hash,
+            game_id=game_id,
+            seat=token.seat,
+            player_name=token.player_name,
+            revoked=False,
+            player_id=token.player_id,
+            address=token.address,
+        )
+    )
 
 
 async def count_running(store: Store) -> int:
@@ -438,17 +442,7 @@ async def write_round(
                     )
                 )
             for token in g.tokens:
-                await conn.execute(
-                    insert(PlayerToken).values(
-                        token_hash=token.token_hash,
-                        game_id=g.game_id,
-                        seat=token.seat,
-                        player_name=token.player_name,
-                        revoked=False,
-                        player_id=token.player_id,
-                        address=token.address,
-                    )
-                )
+                await _insert_token(conn, g.game_id, token)
             await conn.execute(
                 insert(TournamentGame).values(
                     game_id=g.game_id,
@@ -486,25 +480,24 @@ async def record_game_result(conn: AsyncConnection, game_id: str, winner: int, r
     if conn.dialect.name == "postgresql":
         # Wait for (then block) any other change of the tournament, so that this
         # transaction's swap below cannot lose: the settlement is not retried lightly.
+        # On SQLite the settlement's transaction holds the database's write lock.
         q = q.with_for_update()
-    for _ in range(CAS_ATTEMPTS):
-        r = (await conn.execute(q)).first()
-        if r is None:
-            return
-        row = _row(r)
-        t = row.rebuild()
-        # At a duplicate round's even tables side B holds the game's side 0.
-        outcome = row.config.outcome_of_game(table_no, winner)
-        if len(t.rounds) != round_no:
-            return
-        table = t.rounds[-1].tables[table_no - 1]
-        if t.result(table) is not None:
-            return
-        if t.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
-            return
-        t.record(round_no, table_no, outcome)
-        event = {**result_event(round_no, table_no, outcome, "game"), "game_id": game_id}
-        event["reason"] = reason
-        if await _swap(conn, row, [*row.events, event], status_of(t)):
-            return
-    raise TournamentConflict(f"tournament {link.tournament_id} kept changing")
+    r = (await conn.execute(q)).first()
+    if r is None:
+        return
+    row = _row(r)
+    t = row.rebuild()
+    # At a duplicate round's even tables side B holds the game's side 0.
+    outcome = row.config.outcome_of_game(table_no, winner)
+    if len(t.rounds) != round_no:
+        return
+    table = t.rounds[-1].tables[table_no - 1]
+    if t.result(table) is not None:
+        return
+    if t.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
+        return
+    t.record(round_no, table_no, outcome)
+    event = {**result_event(round_no, table_no, outcome, "game"), "game_id": game_id}
+    event["reason"] = reason
+    if not await _swap(conn, row, [*row.events, event], status_of(t)):
+        raise TournamentConflict(f"tournament {link.tournament_id} kept changing")
