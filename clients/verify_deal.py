@@ -52,6 +52,7 @@ import sys
 SUIT_LETTERS = "CDHS"
 RANK_LETTERS = "A23456789TJQK"
 JOKER = 64  # a card is suit * 16 + rank (1 = ace .. 13 = king); 64 is a joker
+DECK_SIZES = (104, 108)  # two 52-card decks, and the same with four jokers
 
 
 def card_text(card: int) -> str:
@@ -96,6 +97,29 @@ def deck_of(seed: int, size: int) -> list[int]:
     return deck
 
 
+def normalised(commitment: str) -> str:
+    return commitment.strip().lower()
+
+
+def commits_to(server_seed: bytes, commitment: str) -> bool:
+    """Whether ``commitment`` (hex) is SHA-256 of ``server_seed``."""
+    return hmac.compare_digest(
+        hashlib.sha256(server_seed).hexdigest().encode(), normalised(commitment).encode()
+    )
+
+
+def is_text_list(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def load_json(path: str) -> object:
+    """JSON from the file ``path``, or from standard input when it is '-'."""
+    if path == "-":
+        return json.load(sys.stdin)
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def _field(record: dict[str, object], name: str) -> object:
     """A field of protobuf JSON, under its proto name or its lowerCamelCase name."""
     if name in record:
@@ -133,19 +157,18 @@ def verify_replay(
         deck_cards = _field(deal, "deck") or []
         if not isinstance(server_seed_hex, str) or not isinstance(commitment, str):
             raise ValueError(f"deal {number}: the reveal needs a commitment and a server seed")
-        if not isinstance(entropy, list) or not all(isinstance(e, str) for e in entropy):
+        if not is_text_list(entropy):
             raise ValueError(f"deal {number}: the entropy is a list of strings")
         if not isinstance(deck_cards, list):
             raise ValueError(f"deal {number}: the deck is a list of cards")
         server_seed = bytes.fromhex(server_seed_hex)
         dealt = parse_cards(" ".join(str(c) for c in deck_cards))
         size = len(dealt)
-        if size not in (104, 108):
+        if size not in DECK_SIZES:
             raise ValueError(f"deal {number}: the replay's deck has {size} cards, not 104 or 108")
+        assert isinstance(entropy, list)
         seed = deal_seed(server_seed, entropy)
-        committed = hmac.compare_digest(
-            hashlib.sha256(server_seed).hexdigest().encode(), commitment.strip().lower().encode()
-        )
+        committed = commits_to(server_seed, commitment)
         # protobuf's JSON writes a uint64 as a string.
         announced = _field(reveal, "seed")
         same_seed = announced is not None and int(str(announced)) == seed
@@ -160,7 +183,7 @@ def verify_replay(
             + (f", your entropy {missing!r} is MISSING" if missing else "")
         )
         seeds_by_deal[number] = server_seed
-        commitments_by_deal[number] = commitment.strip().lower()
+        commitments_by_deal[number] = normalised(commitment)
     if not seeds_by_deal:
         raise ValueError("the replay reveals no deal")
     for number in sorted(seeds_by_deal):
@@ -174,7 +197,7 @@ def verify_replay(
     if first_commitment is not None:
         if 1 not in commitments_by_deal:
             raise ValueError("the replay does not reveal deal 1")
-        same = commitments_by_deal[1] == first_commitment.strip().lower()
+        same = commitments_by_deal[1] == normalised(first_commitment)
         verified = verified and same
         lines.append(f"deal 1: commitment {'is' if same else 'IS NOT'} the one published")
     return verified, lines
@@ -188,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--entropy", action="append", help="an entropy contribution (repeat for each one)"
     )
-    parser.add_argument("--deck-size", type=int, choices=(104, 108))
+    parser.add_argument("--deck-size", type=int, choices=DECK_SIZES)
     parser.add_argument("--deck", help="the deck the table was dealt, to compare")
     parser.add_argument("--seed", type=int, help="the seed the server announced, to compare")
     parser.add_argument(
@@ -199,12 +222,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.replay_json:
         try:
-            if args.replay_json == "-":
-                replay = json.load(sys.stdin)
-            else:
-                with open(args.replay_json, encoding="utf-8") as f:
-                    replay = json.load(f)
-            verified, lines = verify_replay(replay, args.commitment, args.entropy)
+            verified, lines = verify_replay(
+                load_json(args.replay_json), args.commitment, args.entropy
+            )
         except (OSError, ValueError) as exc:
             parser.error(f"cannot check the replay: {exc}")
         for line in lines:
@@ -212,18 +232,15 @@ def main(argv: list[str] | None = None) -> int:
         print("VERIFIED" if verified else "NOT VERIFIED")
         return 0 if verified else 1
 
-    record: dict[str, object] = {}
+    record: object = {}
     if args.reveal:
         try:
-            if args.reveal == "-":
-                record = json.load(sys.stdin)
-            else:
-                with open(args.reveal, encoding="utf-8") as f:
-                    record = json.load(f)
+            record = load_json(args.reveal)
         except (OSError, ValueError) as exc:
             parser.error(f"cannot read the reveal: {exc}")
         if not isinstance(record, dict):
             parser.error("the reveal must be a JSON object")
+    assert isinstance(record, dict)
 
     def pick(flag: object, key: str) -> object:
         return flag if flag is not None else record.get(key)
@@ -236,9 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     given_seed = pick(args.seed, "seed")
     if not isinstance(commitment, str) or not isinstance(server_seed_hex, str):
         parser.error("the commitment and the server seed are needed")
-    if size not in (104, 108):
+    if size not in DECK_SIZES:
         parser.error("the deck size is 104 or 108")
-    if not isinstance(entropy, list) or not all(isinstance(e, str) for e in entropy):
+    if not is_text_list(entropy):
         parser.error("the entropy is a list of strings")
     try:
         server_seed = bytes.fromhex(server_seed_hex.strip())
@@ -253,12 +270,10 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:
             parser.error(str(exc))
 
-    assert isinstance(size, int)
+    assert isinstance(size, int) and isinstance(entropy, list)
     seed = deal_seed(server_seed, entropy)
     deck = deck_of(seed, size)
-    committed = hmac.compare_digest(
-        hashlib.sha256(server_seed).hexdigest().encode(), commitment.strip().lower().encode()
-    )
+    committed = commits_to(server_seed, commitment)
     verified = committed
     print(f"seed: {seed}")
     print(f"deck ({size} cards, first dealt first): {' '.join(map(card_text, deck))}")

@@ -105,7 +105,10 @@ def deal_deck(secret_hex: str, deal_number: int, entropy: Iterable[str], jokers:
 
 def deal_reveal(secret_hex: str, deal_number: int, entropy: Iterable[str], jokers: bool) -> Reveal:
     """What proves deal ``deal_number`` fair: publish it only once the deal is over."""
-    server_seed = deal_server_seed(secret_hex, deal_number)
+    return _reveal(deal_server_seed(secret_hex, deal_number), entropy, jokers)
+
+
+def _reveal(server_seed: bytes, entropy: Iterable[str], jokers: bool) -> Reveal:
     contributions = tuple(entropy)
     seed = derive_seed(server_seed, contributions)
     return Reveal(
@@ -197,17 +200,9 @@ class VerifiableDeal:
 
     def reveal(self) -> Reveal:
         """Publish the server seed; call it only once the deal is over."""
-        deck = self.deal()
-        assert self.seed is not None
+        self.deal()  # fixes the entropy, so the reveal's seed is the one dealt from
         self.revealed = True
-        return Reveal(
-            self.commitment,
-            self._server_seed.hex(),
-            tuple(self.entropy),
-            deck_size(self.jokers),
-            self.seed,
-            cards_text(deck),
-        )
+        return _reveal(self._server_seed, self.entropy, self.jokers)
 
 
 @dataclass(frozen=True)

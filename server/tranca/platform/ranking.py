@@ -138,6 +138,15 @@ def period_bounds(period: Period, now: datetime, tz: tzinfo = UTC) -> tuple[date
     return start.astimezone(UTC), end.astimezone(UTC)
 
 
+def shared_ranks(scores: Sequence[object]) -> list[int]:
+    """Ranks from 1 for ``scores`` sorted best first: equal scores share a rank and
+    the next score's rank skips past them (1, 2, 2, 4)."""
+    ranks: list[int] = []
+    for i, score in enumerate(scores):
+        ranks.append(ranks[-1] if i and scores[i - 1] == score else i + 1)
+    return ranks
+
+
 @dataclass(frozen=True)
 class Standing:
     rank: int  # 1 for the most points; equal points share a rank
@@ -177,9 +186,9 @@ def leaderboard(
             t[2] += 1
     rows = sorted(totals.items(), key=lambda pt: (-pt[1][0], pt[0]))
     board: list[Standing] = []
-    for i, (player, (points, wins, games)) in enumerate(rows):
-        same = bool(board) and board[-1].points == points
-        board.append(Standing(board[-1].rank if same else i + 1, player, points, wins, games))
+    ranks = shared_ranks([points for _, (points, _, _) in rows])
+    for rank, (player, (points, wins, games)) in zip(ranks, rows, strict=True):
+        board.append(Standing(rank, player, points, wins, games))
         if limit is not None and len(board) >= limit:
             break
     return board

@@ -19,6 +19,7 @@ from typing import Any
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from . import DRAWN, PlayerId
+from .ranking import shared_ranks
 
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3.0
@@ -150,9 +151,8 @@ def leaderboard(
         key=lambda pr: (-pr[1].ordinal, pr[0]),
     )
     board: list[Standing] = []
-    for i, (player, r) in enumerate(rows):
-        same = bool(board) and board[-1].ordinal == r.ordinal
-        rank = board[-1].rank if same else i + 1
+    ranks = shared_ranks([r.ordinal for _, r in rows])
+    for rank, (player, r) in zip(ranks, rows, strict=True):
         board.append(Standing(rank, player, r.ordinal, r.mu, r.sigma, r.games))
         if limit is not None and len(board) >= limit:
             break

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy import Insert, event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 DEFAULT_URL = "sqlite+aiosqlite:///tranca.db"
 READ_ONLY = "tranca_read_only"
@@ -75,3 +76,10 @@ def make_engine(url: str, *, pool_size: int = 10, statement_timeout_ms: int = 50
 def reader(engine: AsyncEngine) -> AsyncEngine:
     """The same engine and pool, for transactions that only read."""
     return engine.execution_options(**{READ_ONLY: True})
+
+
+def insert_ignoring_duplicates(conn: AsyncConnection, table: Any) -> Insert:
+    """INSERT ... ON CONFLICT DO NOTHING, in the connection's dialect."""
+    if conn.dialect.name == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing()
+    return sqlite.insert(table).on_conflict_do_nothing()

@@ -483,11 +483,15 @@ def epoch_seconds(value: Any) -> float:
     sqlite3 the text SQLAlchemy wrote (UTC, without a zone)."""
     if value is None:
         return 0.0
+    return float(utc_datetime(value).timestamp())
+
+
+def utc_datetime(value: datetime | str) -> datetime:
+    """A stored timestamp with its zone: SQLite gives back the UTC time it was given
+    (as text through sqlite3) without its zone."""
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return float(value.timestamp())
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _game_row(row: Any) -> GameRow:

@@ -26,25 +26,25 @@ chips never meet another's.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Insert, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform import PlayerId, chips
 from ..platform.chips import Account, AccountKind, Ledger, MatchStakes, MatchStatus
 from .codec import dumps, loads
+from .database import insert_ignoring_duplicates
 from .models import ChipAccount, ChipEntry, ChipOperation
 
 __all__ = [
     "account_name",
     "balance",
     "grant",
-    "insert_ignoring_duplicates",
     "match_stakes",
     "refund",
     "settle",
@@ -59,13 +59,6 @@ def account_name(account: Account) -> str:
     return f"{account.kind.value}:{account.name}"
 
 
-def insert_ignoring_duplicates(conn: AsyncConnection, table: Any) -> Insert:
-    """INSERT ... ON CONFLICT DO NOTHING, in the connection's dialect."""
-    if conn.dialect.name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing()
-    return sqlite.insert(table).on_conflict_do_nothing()
-
-
 async def balance(conn: AsyncConnection, app_id: str, account: Account) -> int:
     row = (
         await conn.execute(
@@ -77,8 +70,10 @@ async def balance(conn: AsyncConnection, app_id: str, account: Account) -> int:
     return 0 if row is None else int(row.balance)
 
 
-async def _balances(conn: AsyncConnection, app_id: str, accounts: Iterable[Account]) -> Ledger:
-    """A pure ledger holding the current balances of ``accounts`` (and nothing else)."""
+async def _balances(
+    conn: AsyncConnection, app_id: str, accounts: Iterable[Account]
+) -> dict[Account, int]:
+    """The current non-zero balances of ``accounts`` (and nothing else)."""
     by_name = {account_name(a): a for a in accounts}
     rows = (
         await conn.execute(
@@ -87,7 +82,7 @@ async def _balances(conn: AsyncConnection, app_id: str, accounts: Iterable[Accou
             )
         )
     ).all()
-    return Ledger(balances={by_name[r.account]: int(r.balance) for r in rows if r.balance})
+    return {by_name[r.account]: int(r.balance) for r in rows if r.balance}
 
 
 async def _operation(conn: AsyncConnection, app_id: str, key: str) -> dict[str, Any] | None:
@@ -210,8 +205,8 @@ async def grant(
     grants = {}
     if earlier is not None:
         grants[grant_id] = chips.Grant(grant_id, str(earlier["player"]), int(earlier["amount"]))
-    loaded = await _balances(conn, app_id, [chips.MINT, chips.player_account(player)])
-    before = Ledger(balances=loaded.balances, grants=grants)
+    balances = await _balances(conn, app_id, [chips.MINT, chips.player_account(player)])
+    before = Ledger(balances=balances, grants=grants)
     done = await _run(
         conn,
         app_id,
@@ -233,11 +228,9 @@ async def match_stakes(conn: AsyncConnection, app_id: str, game_id: str) -> Matc
     settled = await _operation(conn, app_id, f"settle:{game_id}")
     if settled is not None:
         winners = tuple(str(p) for p in settled["winners"])
-        return MatchStakes(
-            record.match_id, record.seats, record.stake, MatchStatus.SETTLED, winners
-        )
+        return dataclasses.replace(record, status=MatchStatus.SETTLED, winners=winners)
     if await _operation(conn, app_id, f"refund:{game_id}") is not None:
-        return MatchStakes(record.match_id, record.seats, record.stake, MatchStatus.REFUNDED)
+        return dataclasses.replace(record, status=MatchStatus.REFUNDED)
     return record
 
 
@@ -251,9 +244,9 @@ async def _match_ledger(
     accounts = [chips.pot_account(game_id), *extra]
     if record is not None:
         accounts += [chips.player_account(p) for p in record.seats]
-    loaded = await _balances(conn, app_id, accounts)
+    balances = await _balances(conn, app_id, accounts)
     matches = {} if record is None else {game_id: record}
-    return Ledger(balances=loaded.balances, matches=matches)
+    return Ledger(balances=balances, matches=matches)
 
 
 async def stake(

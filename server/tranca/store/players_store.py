@@ -86,21 +86,12 @@ async def player_summary(store: Store, app_id: str, player_id: str) -> PlayerSum
         ).scalar_one()
         balance = await ledger.balance(conn, app_id, chips.player_account(player_id))
     if rated is None:
-        rating = ratings.Rating(ratings.DEFAULT_MU, ratings.DEFAULT_SIGMA, 0)
+        rating = ratings.Rating()
         wins = 0
     else:
         rating = ratings.Rating(float(rated.mu), float(rated.sigma), int(rated.games))
         wins = int(rated.wins)
     return PlayerSummary(rating, wins, int(points), balance)
-
-
-def _ranked(rows: list[tuple[Any, ...]]) -> list[int]:
-    """Ranks from 1 for rows sorted best first by their first item; equal scores share
-    a rank (1, 2, 2, 4)."""
-    ranks: list[int] = []
-    for i, row in enumerate(rows):
-        ranks.append(ranks[-1] if i and rows[i - 1][0] == row[0] else i + 1)
-    return ranks
 
 
 async def points_leaderboard(
@@ -121,9 +112,10 @@ async def points_leaderboard(
     q = q.group_by(RankingAward.player_id).order_by(points.desc(), RankingAward.player_id)
     async with store.reading() as conn:
         rows: list[tuple[Any, ...]] = [tuple(r) for r in (await conn.execute(q.limit(limit))).all()]
+    ranks = ranking.shared_ranks([total for total, *_ in rows])
     return [
         LeaderboardRow(rank, player, int(total), int(wins), int(games))
-        for rank, (total, player, wins, games) in zip(_ranked(rows), rows, strict=True)
+        for rank, (total, player, wins, games) in zip(ranks, rows, strict=True)
     ]
 
 
@@ -145,8 +137,9 @@ async def rating_leaderboard(store: Store, app_id: str, limit: int) -> list[Lead
     )
     async with store.reading() as conn:
         rows: list[tuple[Any, ...]] = [tuple(r) for r in (await conn.execute(q)).all()]
+    ranks = ranking.shared_ranks([ordinal for ordinal, *_ in rows])
     out = []
-    for rank, (_, player, mu, sigma, games, wins) in zip(_ranked(rows), rows, strict=True):
+    for rank, (_, player, mu, sigma, games, wins) in zip(ranks, rows, strict=True):
         rating = ratings.Rating(float(mu), float(sigma), int(games))
         out.append(
             LeaderboardRow(rank, player, math.floor(rating.ordinal), int(wins), int(games), rating)

@@ -38,6 +38,8 @@ from ..app.game import ANNULLED, FINISHED, GameState
 from ..platform import DRAWN, PlayerId, chips, ranking, ratings, sides, winners_of
 from . import ledger, tournament_store
 from .codec import state_from_text
+from .database import insert_ignoring_duplicates
+from .direct import utc_datetime
 from .models import Game, MoveLog, PlayerRating, PlayerToken, RankingAward
 from .repository import Store, Unavailable
 
@@ -116,7 +118,7 @@ async def _settle(
     table = state.setup.table
     if not table.competitive:
         return PRACTICE, ()
-    if state.result_reason == ANNULLED or state.winner == -1:
+    if state.result_reason == ANNULLED:
         # No result (annulled by agreement): every stake goes back, nobody is rated.
         return ANNULLED_OUTCOME, await ledger.refund(conn, app_id, game_id)
     players = [s.player_id for s in state.seats]
@@ -146,9 +148,7 @@ async def _ended_at(conn: AsyncConnection, game_id: str) -> datetime:
     ).first()
     if row is None or row.created_at is None:  # pragma: no cover - a finished game has a log
         return datetime.now(UTC)
-    at: datetime = row.created_at
-    # SQLite gives back the UTC time it was given, without its zone.
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    return utc_datetime(row.created_at)
 
 
 async def _rate(conn: AsyncConnection, app_id: str, players: list[PlayerId], winner: int) -> None:
@@ -157,7 +157,7 @@ async def _rate(conn: AsyncConnection, app_id: str, players: list[PlayerId], win
     # Every player's row exists first, so that the rows can be locked (PostgreSQL):
     # two settlements that share a player rate one after the other, in id order.
     await conn.execute(
-        ledger.insert_ignoring_duplicates(conn, PlayerRating),
+        insert_ignoring_duplicates(conn, PlayerRating),
         [
             {
                 "app_id": app_id,

@@ -22,6 +22,13 @@ from .repository import Committed, Store
 INSUFFICIENT_CHIPS = "INSUFFICIENT_CHIPS"
 
 
+def _cannot_cover(player_id: str, stake: int) -> GameError:
+    # Ids only in the message: never another player's balance.
+    return GameError(
+        INSUFFICIENT_CHIPS, f"player {player_id} cannot cover the stake of {stake} chips"
+    )
+
+
 async def start_match(store: Store, game_id: str) -> Committed:
     """Deal the first deal of ``game_id`` (every seat taken); at a competitive table
     with a stake, take every seat's stake into the match's pot with it."""
@@ -37,11 +44,7 @@ async def start_match(store: Store, game_id: str) -> Committed:
         try:
             await ledger.stake(conn, app_id, game_id, seats, table.stake)
         except chips.InsufficientChips as exc:
-            # Ids only in the message: never another player's balance.
-            raise GameError(
-                INSUFFICIENT_CHIPS,
-                f"player {exc.player} cannot cover the stake of {exc.needed} chips",
-            ) from None
+            raise _cannot_cover(exc.player, exc.needed) from None
 
     done = await store.commit_action_with(game_id, Action("start"), take_stakes)
     metrics.CHIPS_STAKED.inc(table.stake * len(done.state.seats))
@@ -54,9 +57,7 @@ async def check_can_cover(store: Store, app_id: str, player_id: str, stake: int)
     apuesta"). The start checks again, in its transaction: chips may move meanwhile."""
     if stake <= 0:
         return
-    async with store.reads.connect() as conn:
+    async with store.reading() as conn:
         chips_now = await ledger.balance(conn, app_id, chips.player_account(player_id))
     if chips_now < stake:
-        raise GameError(
-            INSUFFICIENT_CHIPS, f"player {player_id} cannot cover the stake of {stake} chips"
-        )
+        raise _cannot_cover(player_id, stake)
