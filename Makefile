@@ -102,7 +102,7 @@ pytest: venv node-deps
 ## and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
 bench: venv
 	$(BIN)/python bench/engine_bench.py --out bench/results
-	$(BIN)/python bench/service_bench.py --out bench/results
+	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 
 ## A longer invariant-checked simulation of every preset (not part of `make test`).
 simulate: venv

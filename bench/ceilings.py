@@ -36,6 +36,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -472,6 +473,127 @@ class Process:
             self._out.close()
 
 
+# ----- CPU time over a load generator's measured window ----------------------------------
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str] | None:
+    """/proc/PID/stat's fields after the command name (which may hold spaces)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None  # gone
+    return text.rsplit(")", 1)[1].split()
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = _stat(pid)  # utime and stime are fields 14 and 15 of stat(5)
+    return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every process descended from it (a server's workers)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat(int(entry.name))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, []))
+    return tree
+
+
+def postgres_processes() -> list[int]:
+    """The PostgreSQL server's processes on this machine (by command name)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if (entry / "comm").read_text().strip() == "postgres":
+                    found.append(int(entry.name))
+    return found
+
+
+class CpuMeter:
+    """CPU seconds used by groups of processes between two samples. A group is a
+    function giving its processes at the time of the sample, so processes started
+    in between (a PostgreSQL backend for a new connection) are counted from zero."""
+
+    def __init__(self, groups: dict[str, Any]) -> None:
+        self.groups = groups
+        self._first: dict[str, dict[int, float]] = {}
+        self._wall = 0.0
+        self.seconds: dict[str, float] = {}
+        self.wall = 0.0
+
+    def _sample(self) -> dict[str, dict[int, float]]:
+        return {name: {p: _cpu_seconds(p) for p in pids()} for name, pids in self.groups.items()}
+
+    def start(self) -> None:
+        self._first = self._sample()
+        self._wall = time.monotonic()
+
+    def stop(self) -> None:
+        last = self._sample()
+        self.wall = time.monotonic() - self._wall
+        self.seconds = {
+            name: sum(t - self._first.get(name, {}).get(p, 0.0) for p, t in now.items())
+            for name, now in last.items()
+        }
+
+
+def run_json_metered(
+    argv: list[str], timeout: float, groups: dict[str, Any]
+) -> tuple[dict[str, Any], int, dict[str, float] | None]:
+    """``run_json`` for ``tranca loadtest``, with the CPU seconds of each group of
+    processes (and of the load generator itself, "load") over its measured window,
+    which it marks on stderr; None if it marked no window."""
+    meter = CpuMeter(groups)
+    opened = closed = False
+    tail: list[str] = []
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, text=True)
+        meter.groups = {**groups, "load": lambda: [proc.pid]}
+        watchdog = threading.Timer(timeout, proc.kill)
+        watchdog.start()
+        try:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                if line.startswith("loadtest: measured window open"):
+                    meter.start()
+                    opened = True
+                elif line.startswith("loadtest: measured window closed") and opened:
+                    meter.stop()
+                    closed = True
+                else:
+                    tail = [*tail[-200:], line]
+            code = proc.wait()
+        finally:
+            watchdog.cancel()
+            if proc.poll() is None:
+                proc.kill()
+        out.seek(0)
+        stdout = out.read().decode()
+    try:
+        result = json.loads(stdout)
+    except json.JSONDecodeError as exc:
+        sys.stderr.write("".join(tail)[-5000:])
+        raise RuntimeError(f"{Path(argv[0]).name} printed no JSON (exit {code})") from exc
+    return result, code, (meter.seconds if closed else None)
+
+
+def cpu_ms_per(seconds: dict[str, float] | None, count: float) -> dict[str, float] | None:
+    """CPU milliseconds of each group per move (or call)."""
+    if not seconds or not count:
+        return None
+    return {name: round(1000 * s / count, 3) for name, s in seconds.items()}
+
+
 def run_json(argv: list[str], timeout: float) -> tuple[dict[str, Any], int]:
     """Run a command that prints one JSON document; its document and exit code."""
     done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
@@ -523,12 +645,16 @@ def echo_ceiling(
                 "--channels",
                 str(channels),
             ]
-            result, code = run_json(command, timeout=seconds + warmup + 120)
+            root = server.proc.pid
+            result, code, cpu = run_json_metered(
+                command, seconds + warmup + 120, {"server": lambda: process_tree(root)}
+            )
         except Exception:
             print(server.tail(), file=sys.stderr)
             raise
         finally:
             server.stop()
+    result["cpu_ms_per_call"] = cpu_ms_per(cpu, result.get("calls", 0))
     result["workers"] = workers
     result["exit_code"] = code
     result["command"] = " ".join(["tranca", *command[1:]]).replace(str(port), "PORT")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,12 +35,15 @@ import grpc
 from ceilings import (  # type: ignore[import-not-found]
     PG_ADMIN,
     Process,
+    cpu_ms_per,
     echo_ceiling,
     free_port,
     pg_available,
     pg_database,
     pgbench_ceiling,
-    run_json,
+    postgres_processes,
+    process_tree,
+    run_json_metered,
     sqlite_ceiling,
     tranca_bin,
 )
@@ -65,6 +69,7 @@ class Plan:
     pgbench_jobs: int
     databases: list[str]
     quick: bool
+    rounds: int = 1
 
 
 def wait_serving(port: int, timeout: float = 30.0) -> None:
@@ -174,7 +179,11 @@ def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> di
         try:
             server.wait_listening(port, workers)
             wait_serving(port)
-            result, code = run_json(load, timeout=plan.seconds + plan.warmup + 600)
+            root = server.proc.pid
+            groups: dict[str, Any] = {"server": lambda: process_tree(root)}
+            if kind == "postgresql":
+                groups["database"] = postgres_processes
+            result, code, cpu = run_json_metered(load, plan.seconds + plan.warmup + 600, groups)
         except Exception:
             print(server.tail(), file=sys.stderr)
             raise
@@ -202,6 +211,10 @@ def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> di
         # and views): each of them costs the transport a call.
         "rpcs_per_move": round(calls / result["moves"], 2) if result.get("moves") else None,
         "verification": result.get("verification", {}),
+        # CPU time per move over the measured window: the server's processes, the
+        # load generator's and (PostgreSQL) the database server's, which share the
+        # machine's cores; their sum is what a move costs this machine.
+        "cpu_ms_per_move": cpu_ms_per(cpu, result.get("moves", 0)),
         "exit_code": code,
         "commands": {
             "migrate": shown([tranca, "migrate", "--database-url", url]),
@@ -305,6 +318,52 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
     return {"ceilings": ceilings, "runs": runs, "skipped": skipped, "errors": errors}
 
 
+def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Each configuration's runs over the rounds: medians (the ratio's range too), and
+    the lost and doubled moves of all of them."""
+    by_config: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for runs in rounds:
+        for r in runs:
+            key = (r["database"], r["workers"], r["games"], r.get("think_ms", 0))
+            by_config.setdefault(key, []).append(r)
+
+    def median(runs: list[dict[str, Any]], name: str) -> Any:
+        values = [r[name] for r in runs if r.get(name) is not None]
+        return statistics.median(values) if values else None
+
+    out = []
+    for (database, workers, games, think), runs in by_config.items():
+        ratios = [r["ratio"] for r in runs if r.get("ratio") is not None]
+        cpu = [r["cpu_ms_per_move"] for r in runs if r.get("cpu_ms_per_move")]
+        out.append(
+            {
+                "database": database,
+                "workers": workers,
+                "games": games,
+                "think_ms": think,
+                "runs": len(runs),
+                "moves_per_second": median(runs, "moves_per_second"),
+                "submit_p50_ms": median(runs, "submit_p50_ms"),
+                "submit_p99_ms": median(runs, "submit_p99_ms"),
+                "rpcs_per_move": median(runs, "rpcs_per_move"),
+                "db_ceiling_tps": median(runs, "db_ceiling_tps"),
+                "transport_ceiling_cps": median(runs, "transport_ceiling_cps"),
+                "ratio": statistics.median(ratios) if ratios else None,
+                "ratio_min": min(ratios, default=None),
+                "ratio_max": max(ratios, default=None),
+                "cpu_ms_per_move": {
+                    name: statistics.median(c[name] for c in cpu if name in c)
+                    for name in sorted({n for c in cpu for n in c})
+                }
+                or None,
+                "lost": sum(r["verification"].get("lost", 0) for r in runs),
+                "doubled": sum(r["verification"].get("doubled", 0) for r in runs),
+                "not_rebuilt": sum(r["verification"].get("not_rebuilt", 0) for r in runs),
+            }
+        )
+    return out
+
+
 def _processes(n: int) -> str:
     return "1 process" if n == 1 else f"{n} processes"
 
@@ -320,7 +379,6 @@ def _f(value: Any, digits: int = 1) -> str:
 def markdown(report: dict[str, Any]) -> str:
     plan = report["plan"]
     m = report["machine"]
-    c = report["ceilings"]
     lines = [
         "# Service benchmark",
         "",
@@ -342,23 +400,79 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "## Service",
         "",
+        (
+            f"Each figure is the median of {plan['rounds']} rounds; a round measures the "
+            "ceilings, then every service run, and each run's ratio is to its own round's "
+            "ceilings (the ratio's range over the rounds in brackets). "
+            if plan.get("rounds", 1) > 1
+            else "One round: the ceilings, then every service run. "
+        )
+        + "CPU ms/move: the CPU "
+        "time of the server's processes, of the load generator and of PostgreSQL over the "
+        "measured window, per move: what a move costs this machine, and where.",
+        "",
         "| database | processes | games | think ms | moves/s | SubmitMove p50 ms | p99 ms "
-        "| rpcs/move | DB ceiling tx/s | transport ceiling calls/s | ratio | lost / doubled |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| rpcs/move | CPU ms/move server, load, db | DB ceiling tx/s "
+        "| transport ceiling calls/s | ratio | lost / doubled |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in report["runs"]:
-        v = r["verification"]
+    for r in report["summary"]:
+        cpu = r.get("cpu_ms_per_move") or {}
+        spread = (
+            f" ({_f(r['ratio_min'], 3)}–{_f(r['ratio_max'], 3)})"
+            if r["runs"] > 1 and r["ratio_min"] is not None
+            else ""
+        )
         lines.append(
-            f"| {r['database']} | {r['workers']} | {r['games']} | {r.get('think_ms', 0):g} "
+            f"| {r['database']} | {r['workers']} | {r['games']} | {r['think_ms']:g} "
             f"| {_f(r['moves_per_second'])} | "
             f"{_f(r['submit_p50_ms'], 2)} | {_f(r['submit_p99_ms'], 2)} | "
-            f"{_f(r['rpcs_per_move'], 2)} | {_f(r['db_ceiling_tps'])} | "
-            f"{_f(r['transport_ceiling_cps'])} | {_f(r['ratio'], 3)} | "
-            f"{v.get('lost', '?')} / {v.get('doubled', '?')}"
-            + (f" ({v['not_rebuilt']} not rebuilt)" if v.get("not_rebuilt") else "")
+            f"{_f(r['rpcs_per_move'], 2)} | "
+            + ", ".join(_f(cpu.get(k), 2) for k in ("server", "load", "database"))
+            + f" | {_f(r['db_ceiling_tps'])} | "
+            f"{_f(r['transport_ceiling_cps'])} | {_f(r['ratio'], 3)}{spread} | "
+            f"{r['lost']} / {r['doubled']}"
+            + (f" ({r['not_rebuilt']} not rebuilt)" if r.get("not_rebuilt") else "")
             + " |"
         )
-    lines += ["", "## Ceilings", ""]
+    for number, measured in enumerate(report["rounds"], 1):
+        lines += ["", f"## Ceilings, round {number}", ""]
+        lines += _ceiling_lines(measured["ceilings"])
+    if report["skipped"]:
+        lines += ["", "Skipped: " + "; ".join(f"{k}: {v}" for k, v in report["skipped"].items())]
+    if report["errors"]:
+        lines += ["", "Errors:", "", *(f"- {e}" for e in report["errors"])]
+    runs = report["rounds"][0]["runs"] if report["rounds"] else []
+    if runs:
+        cmds = runs[0]["commands"]
+        lines += [
+            "",
+            "## Commands",
+            "",
+            "Each service run (KEY from `tranca create-app bench`, URL a fresh database):",
+            "",
+            "```sh",
+            cmds["migrate"],
+            *(
+                f"{r['commands']['serve']} &\n{r['commands']['load']}"
+                for r in runs
+                if r["database"] == runs[0]["database"]
+                and (r["games"], r.get("think_ms", 0)) == parse_games(plan["games"][0])
+            ),
+            "```",
+        ]
+    pg = report["rounds"][0]["ceilings"].get("postgresql") if report["rounds"] else None
+    if pg:
+        lines += ["", "The pgbench script:", "", "```", pg["script"].rstrip(), "```"]
+    lines += [
+        "",
+        f"Run with: `python bench/service_bench.py {report['argv']}`",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _ceiling_lines(c: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     pg = c.get("postgresql")
     if pg:
         lines.append(
@@ -381,37 +495,16 @@ def markdown(report: dict[str, Any]) -> str:
             f"- Transport, {_processes(t['workers'])}, {t['games']} loops: "
             f"**{_f(t['calls_per_second'])} calls/s**, p50 {_f(echo.get('p50_ms'), 2)} ms, "
             f"p99 {_f(echo.get('p99_ms'), 2)} ms, {t['payload_bytes']} B echoed, errors "
-            f"{t['errors'] or 'none'}: `{t['server_command']}` and `{t['command']}`."
+            f"{t['errors'] or 'none'}"
+            + (
+                f", CPU ms/call server {_f(t['cpu_ms_per_call'].get('server'), 3)}, load "
+                f"{_f(t['cpu_ms_per_call'].get('load'), 3)}"
+                if t.get("cpu_ms_per_call")
+                else ""
+            )
+            + f": `{t['server_command']}` and `{t['command']}`."
         )
-    if report["skipped"]:
-        lines += ["", "Skipped: " + "; ".join(f"{k}: {v}" for k, v in report["skipped"].items())]
-    if report["errors"]:
-        lines += ["", "Errors:", "", *(f"- {e}" for e in report["errors"])]
-    if report["runs"]:
-        cmds = report["runs"][0]["commands"]
-        lines += [
-            "",
-            "## Commands",
-            "",
-            "Each service run (KEY from `tranca create-app bench`, URL a fresh database):",
-            "",
-            "```sh",
-            cmds["migrate"],
-            *(
-                f"{r['commands']['serve']} &\n{r['commands']['load']}"
-                for r in report["runs"]
-                if r["database"] == report["runs"][0]["database"]
-                and (r["games"], r.get("think_ms", 0)) == parse_games(plan["games"][0])
-            ),
-            "```",
-        ]
-    if pg:
-        lines += ["", "The pgbench script:", "", "```", pg["script"].rstrip(), "```"]
-    lines += [
-        "",
-        f"Run with: `python bench/service_bench.py {report['argv']}`",
-    ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main() -> int:
@@ -437,6 +530,13 @@ def main() -> int:
         "--database", choices=DATABASES, action="append", default=None, help="default both"
     )
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure everything (ceilings, then the service runs) this many times; "
+        "the tables give each figure's median, the ratio's range too",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="a short smoke run: 2 s runs, the first --games only"
     )
     args = parser.parse_args()
@@ -453,16 +553,23 @@ def main() -> int:
         pgbench_jobs=args.pgbench_jobs,
         databases=args.database or list(DATABASES),
         quick=args.quick,
+        rounds=1 if args.quick else max(1, args.rounds),
     )
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tranca-service-bench-") as tmp:
-        measured = measure(plan, Path(tmp))
+        rounds = []
+        for number in range(1, plan.rounds + 1):
+            print(f"== round {number} of {plan.rounds}", file=sys.stderr, flush=True)
+            rounds.append(measure(plan, Path(tmp)))
     report = {
         "machine": machine(),
         "argv": " ".join(sys.argv[1:]),
         "plan": asdict(plan),
         "elapsed_seconds": round(time.monotonic() - started, 1),
-        **measured,
+        "summary": summarise([r["runs"] for r in rounds]),
+        "rounds": rounds,
+        "errors": [e for r in rounds for e in r["errors"]],
+        "skipped": rounds[0]["skipped"],
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

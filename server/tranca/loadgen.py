@@ -54,6 +54,13 @@ class Stats:
         self.deals = 0
 
 
+def mark_window(state: str) -> None:
+    """A line on stderr as the measured window opens and closes, for a harness that
+    reads the CPU time of the server and database processes over the same window
+    (bench/service_bench.py); stdout carries only the report."""
+    print(f"loadtest: measured window {state}", file=sys.stderr, flush=True)
+
+
 def latency_summary(values: list[float]) -> dict[str, float]:
     """Calls and p50/p90/p99/max in milliseconds of latencies in seconds."""
     q = statistics.quantiles(values, n=100) if len(values) >= 2 else values * 99
@@ -224,12 +231,14 @@ class LoadGenerator:
             if warmup > 0:
                 await asyncio.wait([players], timeout=warmup)
             self.stats.reset()  # what happened before is warm-up (acknowledgements kept)
+            mark_window("open")
             started = time.perf_counter()
             await players
         finally:
             if not players.done():
                 players.cancel()
         elapsed = time.perf_counter() - started
+        mark_window("closed")
         return self.report(games, elapsed)
 
     def report(self, games: int, elapsed: float) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any
 
 import grpc
 
-from .loadgen import latency_summary
+from .loadgen import latency_summary, mark_window
 
 # The echo service's one method; bench/echo_server.py registers it under this name.
 SERVICE = "tranca.bench.Echo"
@@ -94,10 +94,13 @@ class EchoLoad:
             await asyncio.gather(*(self._loop(i) for i in range(games)))
             self.latencies.clear()
             self.errors.clear()
+        mark_window("open")
         started = time.perf_counter()
         self.deadline = started + seconds
         await asyncio.gather(*(self._loop(i) for i in range(games)))
-        return self.report(games, time.perf_counter() - started)
+        elapsed = time.perf_counter() - started
+        mark_window("closed")
+        return self.report(games, elapsed)
 
     def report(self, games: int, elapsed: float) -> dict[str, Any]:
         values = self.latencies

@@ -41,9 +41,12 @@ async def test_loadtest_echo_flag_prints_the_report(capsys: pytest.CaptureFixtur
         )
     finally:
         await server.stop(0)
-    report = json.loads(capsys.readouterr().out)
+    out = capsys.readouterr()
+    report = json.loads(out.out)
     assert code == 0
     assert report["calls"] > 0 and "Echo" in report["rpcs"]
+    # The measured window is marked on stderr, for a harness reading CPU time over it.
+    assert out.err.index("measured window open") < out.err.index("measured window closed")
 
 
 def test_loadtest_still_needs_an_api_key_without_echo() -> None:
