@@ -5,6 +5,12 @@ misses a hint catches up from the log at its next wake (watchers also wake on a
 timer). Within one process the hub fans hints out; across replicas on PostgreSQL
 each replica LISTENs on a dedicated connection to the NOTIFY that every move's
 transaction sends, delivered only if that transaction commits.
+
+A replica LISTENs only while it has watch streams open (and for a while after the
+last one closes): PostgreSQL wakes every listening connection for every move's
+notification, whichever replica made the move, so a replica serving no watchers
+(moves only: bots, robots, tournaments' tables) would otherwise spend CPU on every
+move of the whole service, and so would the database, once per such replica.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import structlog
 
@@ -25,19 +32,32 @@ class Hub:
 
     def __init__(self) -> None:
         self._watchers: dict[str, set[asyncio.Event]] = {}
+        self._count = 0
+        # Set while a PostgresListener LISTENs: hints from other replicas arrive only
+        # then. It starts with the first watcher and, once it does, wakes every
+        # watcher to re-read the log, so a move committed before the LISTEN took
+        # effect is read and any later one hints.
+        self.listening = asyncio.Event()
+        self.watchers_changed = asyncio.Event()
 
     @contextlib.contextmanager
     def subscribe(self, game_id: str) -> Iterator[asyncio.Event]:
         event = asyncio.Event()
         self._watchers.setdefault(game_id, set()).add(event)
+        self._count += 1
+        if self._count == 1:
+            self.watchers_changed.set()
         try:
             yield event
         finally:
             watchers = self._watchers.get(game_id)
-            if watchers is not None:
+            if watchers is not None and event in watchers:
                 watchers.discard(event)
+                self._count -= 1
                 if not watchers:
                     del self._watchers[game_id]
+                if self._count == 0:
+                    self.watchers_changed.set()
 
     def publish(self, game_id: str, version: int | None = None) -> None:
         for event in self._watchers.get(game_id, ()):
@@ -51,16 +71,27 @@ class Hub:
 
     @property
     def open_watches(self) -> int:
-        return sum(len(w) for w in self._watchers.values())
+        return self._count
 
 
 class PostgresListener:
-    """LISTEN on the hint channel on a dedicated asyncpg connection, reconnecting
-    with a liveness check; every hint goes to the hub."""
+    """A dedicated asyncpg connection, reconnecting with a liveness check, that
+    LISTENs on the hint channel while the hub has watchers (and for ``linger``
+    seconds after the last one leaves, so that watch streams opening and closing
+    do not turn it on and off each time); every hint goes to the hub."""
 
-    def __init__(self, dsn: str, hub: Hub, on_state: Callable[[bool], None] | None = None) -> None:
+    PING_SECONDS = 5.0
+
+    def __init__(
+        self,
+        dsn: str,
+        hub: Hub,
+        on_state: Callable[[bool], None] | None = None,
+        linger: float = 30.0,
+    ) -> None:
         self.dsn = dsn
         self.hub = hub
+        self.linger = linger
         self._on_state = on_state
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
@@ -87,14 +118,10 @@ class PostgresListener:
             conn = None
             try:
                 conn = await asyncpg.connect(self.dsn, timeout=5)
-                await conn.add_listener(NOTIFY_CHANNEL, self._hint)
                 delay = 0.2
                 if self._on_state:
                     self._on_state(True)
-                self.hub.wake_all()  # anything sent while we were away is in the log
-                while not self._stopping.is_set():
-                    await asyncio.sleep(5)
-                    await conn.fetchval("SELECT 1", timeout=5)  # liveness
+                await self._serve(conn)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # any failure: reconnect
@@ -104,6 +131,38 @@ class PostgresListener:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
             finally:
+                self.hub.listening.clear()
                 if conn is not None:
                     with contextlib.suppress(Exception):
                         await conn.close(timeout=2)
+
+    async def _serve(self, conn: Any) -> None:
+        """LISTEN while there are watchers (UNLISTEN after ``linger`` without any),
+        checking the connection every ``PING_SECONDS``."""
+        loop = asyncio.get_running_loop()
+        hub = self.hub
+        idle_since: float | None = None
+        next_ping = loop.time() + self.PING_SECONDS
+        while not self._stopping.is_set():
+            hub.watchers_changed.clear()
+            now = loop.time()
+            if hub.open_watches:
+                idle_since = None
+                if not hub.listening.is_set():
+                    await conn.add_listener(NOTIFY_CHANNEL, self._hint)
+                    hub.listening.set()
+                    hub.wake_all()  # anything sent before is in the log: re-read it
+            elif hub.listening.is_set():
+                idle_since = now if idle_since is None else idle_since
+                if now - idle_since >= self.linger:
+                    await conn.remove_listener(NOTIFY_CHANNEL, self._hint)
+                    hub.listening.clear()
+                    idle_since = None
+            if now >= next_ping:
+                await conn.fetchval("SELECT 1", timeout=5)  # liveness
+                next_ping = now + self.PING_SECONDS
+            wake = next_ping
+            if idle_since is not None:
+                wake = min(wake, idle_since + self.linger)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(hub.watchers_changed.wait(), max(0.0, wake - now))

@@ -1,0 +1,104 @@
+"""A replica LISTENs for other replicas' hints only while it has watch streams open
+(store/notify.py): a replica serving no watchers is not woken by every move of the
+service, and a watcher still sees another replica's moves at once, by hint."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+
+from tests.service.conftest import Client
+from tranca.api import servicer
+from tranca.server import Config, Running, start
+from tranca.v1 import game_pb2 as pb
+
+
+@pytest.fixture
+async def replicas(pg_url: str) -> AsyncIterator[list[Running]]:
+    servers = [
+        await start(
+            Config(
+                host="127.0.0.1",
+                port=0,
+                metrics_port=0,
+                database_url=pg_url,
+                rate_per_token=0,
+                rate_per_app=0,
+                sweep_interval=0,
+            )
+        )
+        for _ in range(2)
+    ]
+    try:
+        yield servers
+    finally:
+        for s in servers:
+            await s.stop(0.2)
+
+
+async def _move(client: Client, gid: str, tokens: list[str]) -> int:
+    view = (await client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=client.app())).view
+    md = client.player(tokens[view.turn])
+    legal = await client.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=gid), metadata=md)
+    done = await client.stub.SubmitMove(
+        pb.SubmitMoveRequest(
+            game_id=gid,
+            expected_version=legal.version,
+            request_id=uuid.uuid4().hex,
+            move=legal.moves[0],
+        ),
+        metadata=md,
+    )
+    return int(done.version)
+
+
+async def test_a_replica_listens_while_it_has_watchers_and_hints_reach_them(
+    replicas: list[Running], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Watchers' timer out of reach: only a hint can bring them a move in time.
+    monkeypatch.setattr(servicer, "WATCH_POLL_SECONDS", 300.0)
+    mover, watching = replicas
+    assert watching.listener is not None
+    watching.listener.linger = 0.3
+    hub = watching.listener.hub
+    hints: list[str] = []
+    publish = hub.publish
+    monkeypatch.setattr(hub, "publish", lambda g, v=None: (hints.append(g), publish(g, v)))
+
+    _, key = await mover.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
+    async with (
+        grpc.aio.insecure_channel(f"127.0.0.1:{mover.port}") as ch0,
+        grpc.aio.insecure_channel(f"127.0.0.1:{watching.port}") as ch1,
+    ):
+        players, watcher = Client(ch0, key), Client(ch1, key)
+        gid, tokens = await players.new_game()
+        await _move(players, gid, tokens)
+        await asyncio.sleep(0.3)
+        # No watchers here: not listening, and the move hinted nothing here.
+        assert not hub.listening.is_set() and hints == []
+
+        watch = watcher.stub.WatchGame(
+            pb.WatchGameRequest(game_id=gid), metadata=watcher.player(tokens[0])
+        )
+        updates = aiter(watch)
+        first = await asyncio.wait_for(anext(updates), 10)
+        await asyncio.wait_for(hub.listening.wait(), 10)
+        version = await _move(players, gid, tokens)
+        update = await asyncio.wait_for(anext(updates), 30)
+        assert update.move.version == version == first.view.version + 1
+        assert gid in hints
+
+        watch.cancel()
+        for _ in range(100):  # the last watcher gone, the listener stops after linger
+            if not hub.listening.is_set():
+                break
+            await asyncio.sleep(0.05)
+        assert not hub.listening.is_set()
+        hints.clear()
+        await _move(players, gid, tokens)
+        await asyncio.sleep(0.3)
+        assert hints == []
