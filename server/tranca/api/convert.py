@@ -23,7 +23,7 @@ from ..rules.moves import (
     move_text,
 )
 from ..rules.presets import PRESETS, PileView, Rules, rules_to_dict
-from ..rules.state import DRAW_PHASE, OVER, PLAY_PHASE
+from ..rules.state import DRAW_PHASE, OVER, PLAY_PHASE, DealState
 from ..rules.views import meld_view
 from ..v1 import game_pb2 as pb
 
@@ -281,6 +281,40 @@ def commitment_to_pb(g: GameState) -> pb.DealCommitment:
     )
 
 
+# Each meld's message, by the rules it is shown under and by what it shows: a meld
+# changes on few moves and every answer shows them all, so each distinct meld is laid
+# out once (meld_view) and copied into the views that show it (the kept instance is
+# never handed out). Keyed by the Rules object's identity, which ``_MELD_RULES`` keeps
+# alive so that its id is never another's; bounded, like the move messages.
+_MELD_MESSAGES: dict[tuple[Any, ...], pb.Meld] = {}
+_MELD_RULES: dict[int, Rules] = {}
+_MELD_MESSAGES_KEPT = 16_384
+
+
+def _meld_messages(deal: DealState) -> list[pb.Meld]:
+    rules = deal.rules
+    if len(_MELD_MESSAGES) >= _MELD_MESSAGES_KEPT:
+        _MELD_MESSAGES.clear()
+        _MELD_RULES.clear()
+    _MELD_RULES[id(rules)] = rules
+    out = []
+    for i, m in enumerate(deal.melds):
+        key = (id(rules), i, m.id, m.side, m.dirty_canastra, m.shape, tuple(m.cards))
+        message = _MELD_MESSAGES.get(key)
+        if message is None:
+            mv = meld_view(deal, i)
+            message = _MELD_MESSAGES[key] = pb.Meld(
+                id=mv["id"],
+                side=mv["side"],
+                kind=MELD_KIND[mv["kind"]],
+                cards=mv["cards"],
+                wilds=mv["wilds"],
+                canastra=CANASTRA[mv["canastra"]],
+            )
+        out.append(message)
+    return out
+
+
 def view_to_pb(
     game_id: str, version: int, g: GameState, seat: int, deadline_ms: int | None = None
 ) -> pb.GameView:
@@ -331,18 +365,7 @@ def view_to_pb(
     view.phase = PHASE[deal.phase]
     if 0 <= seat < deal.n_players:
         view.hand.extend(sorted(card_text(c) for c in deal.hands[seat]))
-    for i in range(len(deal.melds)):
-        mv = meld_view(deal, i)
-        view.melds.append(
-            pb.Meld(
-                id=mv["id"],
-                side=mv["side"],
-                kind=MELD_KIND[mv["kind"]],
-                cards=mv["cards"],
-                wilds=mv["wilds"],
-                canastra=CANASTRA[mv["canastra"]],
-            )
-        )
+    view.melds.extend(_meld_messages(deal))
     for side, reds in enumerate(deal.red_threes):
         view.red_threes.append(pb.RedThrees(side=side, cards=[card_text(c) for c in reds]))
     if deal.pile:
