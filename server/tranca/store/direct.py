@@ -515,7 +515,7 @@ def _statement_error(exc: BaseException) -> bool:
 
 def sqlite_timestamp() -> str:
     """Now, in the text form SQLAlchemy writes and reads for SQLite's DateTime."""
-    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return datetime.now(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
 class SqliteDirect:
