@@ -171,6 +171,7 @@ def configure_logging(fmt: str) -> None:
             processors=[*processors, structlog.dev.ConsoleRenderer()],
             wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
             logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+            cache_logger_on_first_use=True,
         )
         return
     # JSON lines rendered by orjson straight to bytes: every move logs a line, and
@@ -179,6 +180,9 @@ def configure_logging(fmt: str) -> None:
         processors=[*processors, structlog.processors.JSONRenderer(serializer=orjson.dumps)],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
         logger_factory=structlog.BytesLoggerFactory(sys.stderr.buffer),
+        # A module's logger is bound once, not on every line (every move logs one);
+        # this is configured once per process, by `tranca serve` and its workers.
+        cache_logger_on_first_use=True,
     )
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from prometheus_client import Counter, Gauge, Histogram
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
@@ -23,7 +26,30 @@ LISTENER_UP = Gauge("tranca_notify_listener_up", "1 while the PostgreSQL LISTEN 
 
 
 def observe_db(op: str, seconds: float) -> None:
-    DB_LATENCY.labels(op).observe(seconds)
+    db_latency(op).observe(seconds)
+
+
+# The labelled children of the move path's metrics, looked up once per label value
+# (``labels`` costs a few microseconds, and every move counts four): the label values
+# are few and fixed (methods, status codes, move kinds, database operations).
+@functools.cache
+def rpc_count(method: str, code: str) -> Any:
+    return RPCS.labels(method, code)
+
+
+@functools.cache
+def rpc_latency(method: str) -> Any:
+    return RPC_LATENCY.labels(method)
+
+
+@functools.cache
+def moves_applied(kind: str) -> Any:
+    return MOVES.labels(kind)
+
+
+@functools.cache
+def db_latency(op: str) -> Any:
+    return DB_LATENCY.labels(op)
 
 
 # ----- friendly annulment and verifiable deals (api/table_actions.py) -----------------

@@ -119,8 +119,8 @@ def rpc(name: str) -> Callable[..., Any]:
                 await abort(context, err)
                 raise  # abort raises; this line is never reached
             finally:
-                metrics.RPCS.labels(name, code).inc()
-                metrics.RPC_LATENCY.labels(name).observe(time.perf_counter() - started)
+                metrics.rpc_count(name, code).inc()
+                metrics.rpc_latency(name).observe(time.perf_counter() - started)
 
         return handler
 
@@ -377,7 +377,7 @@ class GameService(pb_grpc.GameServiceServicer):
         if done.replayed:
             metrics.REPLAYS.inc()
         else:
-            metrics.MOVES.labels(KIND_NAMES[move.kind]).inc()
+            metrics.moves_applied(KIND_NAMES[move.kind]).inc()
         # Game id, version, seat and move kind only: never a secret, never a card.
         log.info(
             "move",
