@@ -527,20 +527,16 @@ class CpuMeter:
     def __init__(self, groups: dict[str, Any]) -> None:
         self.groups = groups
         self._first: dict[str, dict[int, float]] = {}
-        self._wall = 0.0
         self.seconds: dict[str, float] = {}
-        self.wall = 0.0
 
     def _sample(self) -> dict[str, dict[int, float]]:
         return {name: {p: _cpu_seconds(p) for p in pids()} for name, pids in self.groups.items()}
 
     def start(self) -> None:
         self._first = self._sample()
-        self._wall = time.monotonic()
 
     def stop(self) -> None:
         last = self._sample()
-        self.wall = time.monotonic() - self._wall
         self.seconds = {
             name: sum(t - self._first.get(name, {}).get(p, 0.0) for p, t in now.items())
             for name, now in last.items()
@@ -550,15 +546,15 @@ class CpuMeter:
 def run_json_metered(
     argv: list[str], timeout: float, groups: dict[str, Any]
 ) -> tuple[dict[str, Any], int, dict[str, float] | None]:
-    """``run_json`` for ``tranca loadtest``, with the CPU seconds of each group of
-    processes (and of the load generator itself, "load") over its measured window,
-    which it marks on stderr; None if it marked no window."""
-    meter = CpuMeter(groups)
+    """Run ``tranca loadtest`` (or a command that prints one JSON document and marks
+    its measured window on stderr): its document, its exit code, and the CPU seconds
+    of each group of processes (and of the command itself, "load") over the window;
+    None for those if it marked no window."""
     opened = closed = False
     tail: list[str] = []
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, text=True)
-        meter.groups = {**groups, "load": lambda: [proc.pid]}
+        meter = CpuMeter({**groups, "load": lambda: [proc.pid]})
         watchdog = threading.Timer(timeout, proc.kill)
         watchdog.start()
         try:
@@ -592,19 +588,6 @@ def cpu_ms_per(seconds: dict[str, float] | None, count: float) -> dict[str, floa
     if not seconds or not count:
         return None
     return {name: round(1000 * s / count, 3) for name, s in seconds.items()}
-
-
-def run_json(argv: list[str], timeout: float) -> tuple[dict[str, Any], int]:
-    """Run a command that prints one JSON document; its document and exit code."""
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-    try:
-        return json.loads(done.stdout), done.returncode
-    except json.JSONDecodeError as exc:
-        # The whole story to the terminal; its last line into the report.
-        sys.stderr.write(done.stderr[-5000:])
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        name = " ".join([Path(argv[0]).name, *argv[1:2]])
-        raise RuntimeError(f"{name} printed no JSON (exit {done.returncode}): {last}") from exc
 
 
 # ----- transport -------------------------------------------------------------------------

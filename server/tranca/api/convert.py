@@ -299,7 +299,7 @@ def _meld_messages(deal: DealState) -> list[pb.Meld]:
     _MELD_RULES[id(rules)] = rules
     out = []
     for i, m in enumerate(deal.melds):
-        key = (id(rules), i, m.id, m.side, m.dirty_canastra, m.shape, tuple(m.cards))
+        key = (id(rules), m.id, m.side, m.dirty_canastra, m.shape, tuple(m.cards))
         message = _MELD_MESSAGES.get(key)
         if message is None:
             mv = meld_view(deal, i)

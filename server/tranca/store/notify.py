@@ -51,7 +51,7 @@ class Hub:
             yield event
         finally:
             watchers = self._watchers.get(game_id)
-            if watchers is not None and event in watchers:
+            if watchers is not None:
                 watchers.discard(event)
                 self._count -= 1
                 if not watchers:
