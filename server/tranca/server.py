@@ -44,6 +44,17 @@ LIVENESS = "tranca.liveness"
 log = structlog.get_logger("tranca.server")
 
 
+# The levels `--log-level` takes. Each applied move is a debug line: the move log in the
+# database already records every one, and a line per move cost a busy server about a
+# twentieth of its throughput (docs/PERFORMANCE.md).
+LOG_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+
+
 @dataclass
 class Config:
     """Every setting, from flags or TRANCA_* environment variables."""
@@ -58,6 +69,7 @@ class Config:
     max_message_bytes: int = 256 * 1024
     grace_seconds: float = 10.0
     log_format: str = "json"  # or "console"
+    log_level: str = "info"  # debug adds a line per applied move (the move log has them all)
     tls_cert: str = ""  # PEM certificate chain file: serve TLS
     tls_key: str = ""  # PEM private key file
     tls_client_ca: str = ""  # PEM CA file: require client certificates (mutual TLS)
@@ -94,6 +106,12 @@ class Config:
         )
         p.add_argument("--dev-api-key", default=env.get("TRANCA_DEV_API_KEY", ""))
         p.add_argument("--log-format", default=env.get("TRANCA_LOG_FORMAT", "json"))
+        p.add_argument(
+            "--log-level",
+            choices=tuple(LOG_LEVELS),
+            default=env.get("TRANCA_LOG_LEVEL", cls.log_level).lower(),
+            help="the least severe line written; debug adds one line per applied move",
+        )
         p.add_argument("--tls-cert", default=env.get("TRANCA_TLS_CERT", ""))
         p.add_argument("--tls-key", default=env.get("TRANCA_TLS_KEY", ""))
         p.add_argument("--tls-client-ca", default=env.get("TRANCA_TLS_CLIENT_CA", ""))
@@ -145,6 +163,7 @@ class Config:
             auto_migrate=a.auto_migrate,
             dev_api_key=a.dev_api_key,
             log_format=a.log_format,
+            log_level=a.log_level,
             tls_cert=a.tls_cert,
             tls_key=a.tls_key,
             tls_client_ca=a.tls_client_ca,
@@ -159,7 +178,8 @@ class Config:
         )
 
 
-def configure_logging(fmt: str) -> None:
+def configure_logging(fmt: str, level: str = "info") -> None:
+    threshold = LOG_LEVELS[level]
     processors: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -169,18 +189,18 @@ def configure_logging(fmt: str) -> None:
     if fmt == "console":
         structlog.configure(
             processors=[*processors, structlog.dev.ConsoleRenderer()],
-            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+            wrapper_class=structlog.make_filtering_bound_logger(threshold),
             logger_factory=structlog.PrintLoggerFactory(sys.stderr),
             cache_logger_on_first_use=True,
         )
         return
-    # JSON lines rendered by orjson straight to bytes: every move logs a line, and
-    # the standard library's encoder cost as much as the move's rules.
+    # JSON lines rendered by orjson straight to bytes: at debug every move logs a line,
+    # and the standard library's encoder cost as much as the move's rules.
     structlog.configure(
         processors=[*processors, structlog.processors.JSONRenderer(serializer=orjson.dumps)],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        wrapper_class=structlog.make_filtering_bound_logger(threshold),
         logger_factory=structlog.BytesLoggerFactory(sys.stderr.buffer),
-        # A module's logger is bound once, not on every line (every move logs one);
+        # A module's logger is bound once, not on every line (at debug, one per move);
         # this is configured once per process, by `tranca serve` and its workers.
         cache_logger_on_first_use=True,
     )
@@ -359,7 +379,7 @@ async def _serve(cfg: Config, reuse_port: bool) -> None:
 
 
 def _worker(cfg: Config, index: int) -> None:
-    configure_logging(cfg.log_format)
+    configure_logging(cfg.log_format, cfg.log_level)
     if cfg.metrics_port:
         # One metrics port per worker: counters live in each process.
         start_http_server(cfg.metrics_port + index, addr=cfg.host)
@@ -368,7 +388,7 @@ def _worker(cfg: Config, index: int) -> None:
 
 def serve(argv: list[str] | None = None) -> int:
     cfg = Config.from_args(argv)
-    configure_logging(cfg.log_format)
+    configure_logging(cfg.log_format, cfg.log_level)
     print(f"tranca server: {cfg.host}:{cfg.port} (database {cfg.database_url})", flush=True)
     if cfg.workers <= 1:
         if cfg.metrics_port:

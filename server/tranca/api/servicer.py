@@ -378,8 +378,10 @@ class GameService(pb_grpc.GameServiceServicer):
             metrics.REPLAYS.inc()
         else:
             metrics.moves_applied(KIND_NAMES[move.kind]).inc()
-        # Game id, version, seat and move kind only: never a secret, never a card.
-        log.info(
+        # Game id, version, seat and move kind only: never a secret, never a card. At
+        # debug level: the move log holds every move, and at info a busy server would
+        # write a line per move (`tranca serve --log-level debug` shows them).
+        log.debug(
             "move",
             game_id=request.game_id,
             version=done.version,
