@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import orjson
@@ -179,27 +180,26 @@ class Config:
 
 
 def configure_logging(fmt: str, level: str = "info") -> None:
-    threshold = LOG_LEVELS[level]
-    processors: list[structlog.types.Processor] = [
-        structlog.contextvars.merge_contextvars,
-        structlog.processors.add_log_level,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
-        structlog.processors.format_exc_info,
-    ]
+    renderer: structlog.types.Processor
+    logger_factory: Any
     if fmt == "console":
-        structlog.configure(
-            processors=[*processors, structlog.dev.ConsoleRenderer()],
-            wrapper_class=structlog.make_filtering_bound_logger(threshold),
-            logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-            cache_logger_on_first_use=True,
-        )
-        return
-    # JSON lines rendered by orjson straight to bytes: at debug every move logs a line,
-    # and the standard library's encoder cost as much as the move's rules.
+        renderer = structlog.dev.ConsoleRenderer()
+        logger_factory = structlog.PrintLoggerFactory(sys.stderr)
+    else:
+        # JSON lines rendered by orjson straight to bytes: at debug every move logs a
+        # line, and the standard library's encoder cost as much as the move's rules.
+        renderer = structlog.processors.JSONRenderer(serializer=orjson.dumps)
+        logger_factory = structlog.BytesLoggerFactory(sys.stderr.buffer)
     structlog.configure(
-        processors=[*processors, structlog.processors.JSONRenderer(serializer=orjson.dumps)],
-        wrapper_class=structlog.make_filtering_bound_logger(threshold),
-        logger_factory=structlog.BytesLoggerFactory(sys.stderr.buffer),
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(LOG_LEVELS[level]),
+        logger_factory=logger_factory,
         # A module's logger is bound once, not on every line (at debug, one per move);
         # this is configured once per process, by `tranca serve` and its workers.
         cache_logger_on_first_use=True,

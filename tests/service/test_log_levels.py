@@ -12,8 +12,12 @@ from collections.abc import Iterator
 import orjson
 import pytest
 import structlog
+import structlog.testing
 
 from tranca.server import Config, configure_logging
+from tranca.v1 import game_pb2 as pb
+
+from .conftest import Client
 
 
 @pytest.fixture
@@ -66,3 +70,21 @@ def test_the_level_comes_from_the_flag_or_the_environment(
     assert Config.from_args([]).log_level == "warning"
     with pytest.raises(SystemExit):
         Config.from_args(["--log-level", "verbose"])
+
+
+async def test_the_server_logs_an_applied_move_at_debug(client: Client) -> None:
+    gid, tokens = await client.new_game()
+    view = (await client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=client.app())).view
+    md = client.player(tokens[view.turn])
+    legal = await client.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=gid), metadata=md)
+    with structlog.testing.capture_logs() as logged:
+        await client.stub.SubmitMove(
+            pb.SubmitMoveRequest(
+                game_id=gid, expected_version=legal.version, request_id="m", move=legal.moves[0]
+            ),
+            metadata=md,
+        )
+    moves = [entry for entry in logged if entry["event"] == "move"]
+    assert [(m["log_level"], m["game_id"], m["version"]) for m in moves] == [
+        ("debug", gid, legal.version + 1)
+    ]
