@@ -34,6 +34,7 @@ from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
 from .store.notify import Hub, PostgresListener
 from .store.repository import Store
 from .store.sweeper import Sweeper
+from .store.watch_leases import WatchLeases
 from .v1 import game_pb2, game_pb2_grpc, platform_pb2, platform_pb2_grpc
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -223,6 +224,7 @@ class Running:
         self.health = health_servicer
         self.listener = listener
         self.tasks: list[asyncio.Task[None]] = []
+        self.watch_leases: WatchLeases | None = None
         self.sweeper: Sweeper | None = None
 
     async def stop(self, grace: float = 5.0) -> None:
@@ -328,6 +330,9 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, health_servicer, listener)
     running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))
+    running.watch_leases = service.watch_leases
+    if service.watch_leases.enabled:
+        running.tasks.append(asyncio.create_task(service.watch_leases.renew_forever()))
     if cfg.sweep_interval > 0:
         running.sweeper = Sweeper(store)
         running.tasks.append(asyncio.create_task(running.sweeper.run(cfg.sweep_interval)))

@@ -130,3 +130,43 @@ async def client(server: Running) -> AsyncIterator[Client]:
     )
     async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
         yield Client(channel, key)
+
+
+@pytest.fixture
+async def replicas(pg_url: str) -> AsyncIterator[list[Running]]:
+    servers = [
+        await start(
+            Config(
+                host="127.0.0.1",
+                port=0,
+                metrics_port=0,
+                database_url=pg_url,
+                rate_per_token=0,
+                rate_per_app=0,
+                sweep_interval=0,
+            )
+        )
+        for _ in range(2)
+    ]
+    try:
+        yield servers
+    finally:
+        for s in servers:
+            await s.stop(0.2)
+
+
+async def move_first_legal(client: Client, gid: str, tokens: list[str]) -> int:
+    """The mover's first legal move, submitted; the version it made."""
+    view = (await client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=client.app())).view
+    md = client.player(tokens[view.turn])
+    legal = await client.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=gid), metadata=md)
+    done = await client.stub.SubmitMove(
+        pb.SubmitMoveRequest(
+            game_id=gid,
+            expected_version=legal.version,
+            request_id=uuid.uuid4().hex,
+            move=legal.moves[0],
+        ),
+        metadata=md,
+    )
+    return int(done.version)

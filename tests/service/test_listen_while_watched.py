@@ -6,54 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import grpc
 import pytest
 
-from tests.service.conftest import Client
+from tests.service.conftest import Client, move_first_legal
 from tranca.api import servicer
-from tranca.server import Config, Running, start
+from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
-
-
-@pytest.fixture
-async def replicas(pg_url: str) -> AsyncIterator[list[Running]]:
-    servers = [
-        await start(
-            Config(
-                host="127.0.0.1",
-                port=0,
-                metrics_port=0,
-                database_url=pg_url,
-                rate_per_token=0,
-                rate_per_app=0,
-                sweep_interval=0,
-            )
-        )
-        for _ in range(2)
-    ]
-    try:
-        yield servers
-    finally:
-        for s in servers:
-            await s.stop(0.2)
-
-
-async def _move(client: Client, gid: str, tokens: list[str]) -> int:
-    view = (await client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=client.app())).view
-    md = client.player(tokens[view.turn])
-    legal = await client.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=gid), metadata=md)
-    done = await client.stub.SubmitMove(
-        pb.SubmitMoveRequest(
-            game_id=gid,
-            expected_version=legal.version,
-            request_id=uuid.uuid4().hex,
-            move=legal.moves[0],
-        ),
-        metadata=md,
-    )
-    return int(done.version)
 
 
 async def test_a_replica_listens_while_it_has_watchers_and_hints_reach_them(
@@ -76,7 +36,7 @@ async def test_a_replica_listens_while_it_has_watchers_and_hints_reach_them(
     ):
         players, watcher = Client(ch0, key), Client(ch1, key)
         gid, tokens = await players.new_game()
-        await _move(players, gid, tokens)
+        await move_first_legal(players, gid, tokens)
         await asyncio.sleep(0.3)
         # No watchers here: not listening, and the move hinted nothing here.
         assert not hub.listening.is_set() and hints == []
@@ -89,10 +49,10 @@ async def test_a_replica_listens_while_it_has_watchers_and_hints_reach_them(
         await asyncio.wait_for(hub.listening.wait(), 10)
         # The LISTEN's start wakes the watcher to re-read the log, which may bring it
         # this first move without a hint; the next one can come by hint only.
-        version = await _move(players, gid, tokens)
+        version = await move_first_legal(players, gid, tokens)
         update = await asyncio.wait_for(anext(updates), 30)
         assert update.move.version == version == first.view.version + 1
-        version = await _move(players, gid, tokens)
+        version = await move_first_legal(players, gid, tokens)
         update = await asyncio.wait_for(anext(updates), 30)
         assert update.move.version == version == first.view.version + 2
         assert gid in hints
@@ -104,6 +64,6 @@ async def test_a_replica_listens_while_it_has_watchers_and_hints_reach_them(
             await asyncio.sleep(0.05)
         assert not hub.listening.is_set()
         hints.clear()
-        await _move(players, gid, tokens)
+        await move_first_legal(players, gid, tokens)
         await asyncio.sleep(0.3)
         assert hints == []

@@ -48,6 +48,7 @@ from ..store.repository import (
     new_seat_token,
 )
 from ..store.starting import check_can_cover, start_match
+from ..store.watch_leases import WatchLeases
 from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
 from . import metrics, presence, table_actions
@@ -146,6 +147,8 @@ class GameService(pb_grpc.GameServiceServicer):
         self._watches_by_token: dict[tuple[str, int, str], int] = {}
         # When this process last wrote each seat's presence (tables with robots).
         self.presence = presence.Presence(store)
+        # The games this replica's watchers want hints of (server.py renews them).
+        self.watch_leases = WatchLeases(store, hub)
 
     # ----- helpers -----------------------------------------------------------------
 
@@ -588,6 +591,9 @@ class GameService(pb_grpc.GameServiceServicer):
             else WATCH_POLL_SECONDS
         )
         with self.hub.subscribe(game.id) as hint:
+            # Before the log is first read: from here on every move of the game hints
+            # this replica's listener, and any move before is in what is read.
+            await self.watch_leases.hold(game.id)
             if from_version == 0:
                 state: GameState = game.state
                 version = game.version

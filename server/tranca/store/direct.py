@@ -154,6 +154,11 @@ class DirectAccess(Protocol):
 
     async def touch_presence(self, game_id: str, seat: int, now_ms: int) -> None: ...
 
+    async def lease_watches(self, game_ids: list[str], seconds: float) -> None:
+        """Moves of these games hint watchers for ``seconds`` from now (PostgreSQL;
+        on SQLite, where no hint crosses processes, nothing)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -191,23 +196,55 @@ SEAT_GAME_SQL = (
 )
 
 # One statement, hence atomic without BEGIN/COMMIT: the update happens only at the
-# version read; the log row only if the update happened; the notification (sent to
-# every replica's listener at commit) only if the row was logged. Under READ
-# COMMITTED a concurrent writer's update is re-checked against ``version = $2``, so
-# of two racing moves exactly one gets a row back.
+# version read; the log row only if the update happened; one row comes back only if
+# the row was logged. Under READ COMMITTED a concurrent writer's update is
+# re-checked against ``version = $2``, so of two racing moves exactly one gets a row
+# back.
+#
+# The hint for watchers (a NOTIFY, sent to every listening replica at commit) goes
+# only while a replica holds a watch lease on the game (``watched_until``, written
+# by store/watch_leases.py): a notifying commit takes a database-wide lock that
+# serialises such commits, WAL flush included, which cost about an eighth of the
+# move throughput, and most games have no watcher. ``watched_until`` is read from
+# the row this statement updated, so it is the latest committed value, whatever
+# the statement's snapshot: a lease and a move both lock the row, and either the
+# lease committed first (this move hints) or the move did (the watcher, which
+# reads the log only after its lease committed, reads this move).
 PG_WRITE_MOVE_SQL = f"""
 WITH updated AS (
     UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now(),
         deadline_at = CASE WHEN $9 THEN $10::bigint ELSE deadline_at END
     WHERE id = $1 AND version = $2
-    RETURNING id
+    RETURNING id, watched_until
 ), logged AS (
     INSERT INTO move_log (game_id, version, seat, action, request_id, actor, created_at)
     SELECT id, $2 + 1, $5, $6, $7, $8, now() FROM updated
     RETURNING game_id, version
 )
-SELECT pg_notify('{NOTIFY_CHANNEL}', game_id || ':' || version) FROM logged
+SELECT l.version, CASE WHEN u.watched_until >= now()
+    THEN pg_notify('{NOTIFY_CHANNEL}', l.game_id || ':' || l.version)::text END
+FROM logged AS l, updated AS u
 """
+
+# The hint of a change written in a transaction of several statements (a join, a
+# leave, a start): sent in that transaction once it has locked the game's row (by
+# its update), and only under a lease, as ``PG_WRITE_MOVE_SQL``'s. This statement's
+# snapshot is taken after the lock, so it sees every lease committed before it, and
+# a later lease waits for this transaction; ``{0}``: the game id, ``{1}``: the
+# payload.
+HINT_IF_WATCHED_SQL = (
+    f"SELECT pg_notify('{NOTIFY_CHANNEL}', {{1}}) FROM games"
+    " WHERE id = {0} AND watched_until >= now()"
+)
+
+# A replica's watch leases: each game's ``watched_until`` moved to at least the
+# database's clock plus the lease (never shortened: another replica may hold a
+# longer one). Neither the version nor ``updated_at`` changes: not a change of the
+# game.
+PG_LEASE_WATCHES_SQL = (
+    "UPDATE games SET watched_until = greatest(watched_until, now() + make_interval(secs => $2))"
+    " WHERE id = ANY($1::varchar[])"
+)
 
 # The sweeper's claim: overdue games, oldest deadline first, each locked and moved to
 # the lease in one statement. SKIP LOCKED: a game another replica is claiming (or a
@@ -421,6 +458,12 @@ class PostgresDirect:
     async def touch_presence(self, game_id: str, seat: int, now_ms: int) -> None:
         await self._using(lambda conn: conn.execute(PG_PRESENCE_SQL, game_id, seat, now_ms))
 
+    async def lease_watches(self, game_ids: list[str], seconds: float) -> None:
+        # Ids in a fixed order: two replicas leasing overlapping sets lock the rows
+        # in the same order, so they cannot deadlock.
+        ids = sorted(set(game_ids))
+        await self._using(lambda conn: conn.execute(PG_LEASE_WATCHES_SQL, ids, seconds))
+
     async def close(self) -> None:
         await self._pool.close()
 
@@ -456,9 +499,9 @@ async def _pg_write_with_tokens(conn: Any, w: MoveWrite) -> bool:
                 t.player_id,
                 t.address,
             )
-        # Delivered to every replica's listener only if this transaction commits.
+        # Delivered to every listening replica only if this transaction commits.
         await conn.execute(
-            "SELECT pg_notify($1, $2)", NOTIFY_CHANNEL, f"{w.game_id}:{w.version + 1}"
+            HINT_IF_WATCHED_SQL.format("$1", "$2"), w.game_id, f"{w.game_id}:{w.version + 1}"
         )
     return True
 
@@ -737,6 +780,10 @@ class SqliteDirect:
         await self._inline_first(
             lambda conn: conn.execute(SQLITE_PRESENCE_SQL, (game_id, seat, now_ms)), writes=True
         )
+
+    async def lease_watches(self, game_ids: list[str], seconds: float) -> None:
+        """Nothing: on SQLite no move sends a hint to other processes (a watcher in
+        another process catches up on its timer), so there is no hint to keep."""
 
     async def seat_game(self, token_hash: str) -> SeatRow | None:
         row: SeatRow | None = await self._inline_first(

@@ -75,6 +75,11 @@ class Game(Base):
     settled: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     # SHA-256 of a private table's invite code; NULL for a public table.
     invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # Until when some replica has watch streams open on the game (PostgreSQL; the
+    # database's clock). A move's write sends its NOTIFY hint only while this lies
+    # ahead: a notifying commit takes a database-wide lock, and most games have no
+    # watcher (store/watch_leases.py). NULL: never watched.
+    watched_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
     __table_args__ = (
         Index("ix_games_app_created", "app_id", "created_at"),

@@ -3,8 +3,12 @@
 A hint only wakes watchers; the move log stays the truth, so a watcher that
 misses a hint catches up from the log at its next wake (watchers also wake on a
 timer). Within one process the hub fans hints out; across replicas on PostgreSQL
-each replica LISTENs on a dedicated connection to the NOTIFY that every move's
+each replica LISTENs on a dedicated connection to the NOTIFY that a move's
 transaction sends, delivered only if that transaction commits.
+
+A move's transaction sends its NOTIFY only while some replica holds a watch lease
+on the game (store/watch_leases.py): a notifying commit takes a database-wide lock,
+and most games have no watcher.
 
 A replica LISTENs only while it has watch streams open (and for a while after the
 last one closes): PostgreSQL wakes every listening connection for every move's
@@ -72,6 +76,14 @@ class Hub:
     @property
     def open_watches(self) -> int:
         return self._count
+
+    @property
+    def open_games(self) -> int:
+        return len(self._watchers)
+
+    def watched_games(self) -> set[str]:
+        """The games with at least one watcher in this process."""
+        return set(self._watchers)
 
 
 class PostgresListener:

@@ -49,6 +49,7 @@ from .codec import (
 )
 from .database import BUSY_TIMEOUT_MS, reader
 from .direct import (
+    HINT_IF_WATCHED_SQL,
     NOTIFY_CHANNEL,
     Claim,
     DuplicateRequest,
@@ -689,10 +690,11 @@ class Store:
                 )
                 await also(conn, str(row.app_id), state)
                 if self.is_postgres:
-                    # As every write of a game: the replicas' watchers hear of it at commit.
+                    # As every write of a game: the replicas' watchers (if it has any)
+                    # hear of it at commit.
                     await conn.execute(
-                        text("SELECT pg_notify(:channel, :payload)"),
-                        {"channel": NOTIFY_CHANNEL, "payload": f"{game_id}:{version + 1}"},
+                        text(HINT_IF_WATCHED_SQL.format(":game_id", ":payload")),
+                        {"game_id": game_id, "payload": f"{game_id}:{version + 1}"},
                     )
         result = Committed(version + 1, state, False, deadline_set, deadline_at)
         return await self._finished(game_id, result, started)
@@ -877,6 +879,13 @@ class Store:
         """The seat's player showed they are there (a heartbeat, a call, a watch)."""
         async with self._guard(), self._one_writer():
             await self.direct.touch_presence(game_id, seat, now_ms() if now is None else now)
+
+    async def lease_watches(self, game_ids: list[str], seconds: float) -> None:
+        """Moves of these games hint watchers on other replicas for ``seconds`` from
+        now (store/watch_leases.py); nothing on SQLite."""
+        if game_ids:
+            async with self._guard():
+                await self.direct.lease_watches(game_ids, seconds)
 
     async def last_seen_ms(self, game_id: str, seat: int) -> int:
         """When the seat's player was last known to be there: the latest of their
