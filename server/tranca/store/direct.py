@@ -203,7 +203,7 @@ SEAT_GAME_SQL = (
 #
 # The hint for watchers (a NOTIFY, sent to every listening replica at commit) goes
 # only while a replica holds a watch lease on the game (``watched_until``, written
-# by store/watch_leases.py): a notifying commit takes a database-wide lock that
+# by store/watch_leases.py): a notifying commit takes a server-wide lock that
 # serialises such commits, WAL flush included, which cost about an eighth of the
 # move throughput, and most games have no watcher. ``watched_until`` is read from
 # the row this statement updated, so it is the latest committed value, whatever

@@ -7,7 +7,7 @@ each replica LISTENs on a dedicated connection to the NOTIFY that a move's
 transaction sends, delivered only if that transaction commits.
 
 A move's transaction sends its NOTIFY only while some replica holds a watch lease
-on the game (store/watch_leases.py): a notifying commit takes a database-wide lock,
+on the game (store/watch_leases.py): a notifying commit takes a server-wide lock,
 and most games have no watcher.
 
 A replica LISTENs only while it has watch streams open (and for a while after the
