@@ -6,8 +6,9 @@ Why: on PostgreSQL a hint is a NOTIFY, and every notifying commit takes one lock
 shared by the whole server, every database's notifying commits included (in
 PostgreSQL's async.c, ``PreCommit_Notify``: a heavyweight lock on "database 0",
 which keeps the notification queue in commit order), and holds it through its WAL
-flush, so notifying commits run one at a time. Sent with every move, it cost about an eighth of the move throughput on a
-2-core machine (docs/PERFORMANCE.md), and most games have nobody watching them.
+flush, so notifying commits run one at a time. Sent with every move, it cost about
+an eighth of the move throughput on a 2-core machine (docs/PERFORMANCE.md), and
+most games have nobody watching them.
 
 A lease runs ``LEASE_SECONDS`` on the database's clock (``games.watched_until``) and
 is renewed every ``RENEW_SECONDS`` while the replica still has a watcher of the game;
