@@ -14,8 +14,8 @@ service is from what its parts allow on the same machine:
   service's process layout (one process, or N sharing a port).
 
 The database ceilings leave out what the service adds to a move's transaction (its
-idempotency look-up of the request id, PostgreSQL's ``pg_notify``) and all of its
-Python work: they are upper bounds, not predictions.
+idempotency look-up of the request id, the ``pg_notify`` of a watched game's move
+on PostgreSQL) and all of its Python work: they are upper bounds, not predictions.
 
     python bench/ceilings.py [--seconds 10] [--clients 16] [--jobs 2] [--workers 2]
 """

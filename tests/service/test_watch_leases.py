@@ -111,14 +111,15 @@ async def test_a_lease_never_shortens_another_and_changes_nothing_of_the_game(
     assert tuple(after)[:3] == tuple(before)
 
 
-async def test_watchers_opening_while_another_replica_moves_get_every_move_by_hint(
+async def test_watchers_opened_while_another_replica_moves_get_its_moves_by_hint(
     replicas: list[Running],
     listening: tuple[Hints, Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The lease's race with moves: each watch opens, and takes its lease, while moves
-    are being written on the other replica; with the watchers' timer out of reach, a
-    move whose hint was not sent would never arrive."""
+    """End to end: watches open, each taking a lease of its own, while moves are
+    being written through the other replica; with the watchers' timer out of reach,
+    every move reaches them, in order, by hint. (The two orders of a lease and a
+    move are pinned down one at a time by the tests below.)"""
     monkeypatch.setattr(servicer, "WATCH_POLL_SECONDS", 300.0)
     _, conn = listening
     mover, watching = replicas
@@ -157,6 +158,148 @@ async def test_watchers_opening_while_another_replica_moves_get_every_move_by_hi
             stop.set()
             await mover_task
         assert len(moved) >= 12
+
+
+async def _blocked_on_a_row_lock(conn: Any, timeout: float = 10.0) -> None:
+    """Until some statement of the database waits for a row's lock."""
+    async with asyncio.timeout(timeout):
+        while not await conn.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        ):
+            await asyncio.sleep(0.02)
+
+
+async def test_a_move_whose_statement_began_before_a_lease_committed_still_hints(
+    replicas: list[Running],
+    listening: tuple[Hints, Any],
+    pg_url: str,
+) -> None:
+    """The lease first: the lease's transaction holds the game's row while the move's
+    statement starts (its snapshot does not see the lease) and waits for the row;
+    the lease commits; the move, written on the latest row, must hint."""
+    hints, conn = listening
+    mover = replicas[0]
+    client, channel, gid, tokens = await _game(mover)
+    leasing = await asyncpg.connect(pg_url.replace("postgresql+asyncpg", "postgresql"))
+    async with channel:
+        try:
+            lease = leasing.transaction()
+            await lease.start()
+            await leasing.execute(
+                "UPDATE games SET watched_until = now() + interval '60 seconds' WHERE id = $1",
+                gid,
+            )
+            moving = asyncio.create_task(move_first_legal(client, gid, tokens))
+            await _blocked_on_a_row_lock(conn)
+            await lease.commit()
+            version = await asyncio.wait_for(moving, 10)
+        finally:
+            await leasing.close()
+        await hints.wait_for(f"{gid}:{version}")
+
+
+async def test_a_lease_that_waits_for_a_move_is_followed_by_a_read_that_has_it(
+    replicas: list[Running],
+    listening: tuple[Hints, Any],
+    pg_url: str,
+) -> None:
+    """The move first: a change holds the game's row uncommitted; the lease waits for
+    it; once the lease is taken, the log read after it has the change (which sent no
+    hint: there was no lease when it was written)."""
+    hints, conn = listening
+    mover = replicas[0]
+    client, channel, gid, tokens = await _game(mover)
+    async with channel:
+        version = await move_first_legal(client, gid, tokens)
+    writer = await asyncpg.connect(pg_url.replace("postgresql+asyncpg", "postgresql"))
+    try:
+        change = writer.transaction()
+        await change.start()
+        # A change of the game as a move makes it: the next version and its log row.
+        await writer.execute("UPDATE games SET version = $2 WHERE id = $1", gid, version + 1)
+        await writer.execute(
+            "INSERT INTO move_log (game_id, version, seat, action, actor, created_at)"
+            " SELECT game_id, $2, seat, action, actor, now() FROM move_log"
+            " WHERE game_id = $1 AND version = $3",
+            gid,
+            version + 1,
+            version,
+        )
+        leasing = asyncio.create_task(mover.store.lease_watches([gid], LEASE_SECONDS))
+        await _blocked_on_a_row_lock(conn)
+        assert not leasing.done()
+        await change.commit()
+        await asyncio.wait_for(leasing, 10)
+    finally:
+        await writer.close()
+    assert [r.version for r in await mover.store.log(gid, version)] == [version + 1]
+    assert f"{gid}:{version + 1}" not in hints.payloads
+
+
+async def test_a_join_and_a_start_under_a_lease_hint_and_without_one_do_not(
+    replicas: list[Running],
+    listening: tuple[Hints, Any],
+) -> None:
+    """The changes written in transactions of several statements (a seat's token with
+    the join; the start) hint as a move does: only under a lease."""
+    hints, _ = listening
+    mover = replicas[0]
+    _, key = await mover.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{mover.port}") as channel:
+        client = Client(channel, key)
+        created = await client.stub.CreateGame(
+            pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2),
+            metadata=client.app(),
+        )
+        gid = created.game.game_id
+        await client.stub.JoinGame(
+            pb.JoinGameRequest(game_id=gid, seat=0, player_name="p0"), metadata=client.app()
+        )
+        assert await hints.quiet_for(0.5) == []
+        await mover.store.lease_watches([gid], LEASE_SECONDS)
+        await client.stub.JoinGame(
+            pb.JoinGameRequest(game_id=gid, seat=1, player_name="p1"), metadata=client.app()
+        )
+        await hints.wait_for(f"{gid}:2")
+        started = await client.stub.StartGame(
+            pb.StartGameRequest(game_id=gid), metadata=client.app()
+        )
+        await hints.wait_for(f"{gid}:{started.view.version}")
+
+
+async def test_a_watch_takes_its_lease_before_it_reads_the_log(
+    replicas: list[Running], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The order the argument rests on: lease, then the first read of the log (here
+    the replay of a watch from an earlier version)."""
+    _, watching = replicas
+    client, channel, gid, tokens = await _game(watching)
+    calls: list[str] = []
+    lease_watches, log = watching.store.lease_watches, watching.store.log
+
+    async def leasing(game_ids: list[str], seconds: float) -> None:
+        calls.append("lease")
+        await lease_watches(game_ids, seconds)
+
+    async def reading(*args: Any, **kwargs: Any) -> Any:
+        calls.append("log")
+        return await log(*args, **kwargs)
+
+    monkeypatch.setattr(watching.store, "lease_watches", leasing)
+    monkeypatch.setattr(watching.store, "log", reading)
+    async with channel:
+        version = await move_first_legal(client, gid, tokens)
+        stream = client.stub.WatchGame(
+            pb.WatchGameRequest(game_id=gid, from_version=1), metadata=client.player(tokens[0])
+        )
+        updates = aiter(stream)
+        seen = [(await asyncio.wait_for(anext(updates), 10)).move.version]
+        while seen[-1] < version:
+            seen.append((await asyncio.wait_for(anext(updates), 10)).move.version)
+        stream.cancel()
+    assert seen == list(range(2, version + 1))
+    assert calls[:2] == ["lease", "log"]
 
 
 # ----- the lease keeper on its own, with a stand-in store -----------------------------
@@ -209,6 +352,43 @@ async def test_renewal_leases_the_watched_games_and_forgets_the_rest(
     assert leases.held_until("c") == clock.now + LEASE_SECONDS
     await leases.renew()  # nobody watching: nothing written
     assert len(store.leased) == 4
+
+
+async def test_watchers_opening_at_once_wait_for_one_lease_write() -> None:
+    store, gate = FakeStore(), asyncio.Event()
+    write = store.lease_watches
+
+    async def slow(game_ids: list[str], seconds: float) -> None:
+        await gate.wait()
+        await write(game_ids, seconds)
+
+    store.lease_watches = slow  # type: ignore[method-assign]
+    leases = WatchLeases(store, Hub())  # type: ignore[arg-type]
+    holds = [asyncio.create_task(leases.hold("g1")) for _ in range(5)]
+    await asyncio.sleep(0)
+    holds[0].cancel()  # a watcher that leaves does not cut the write short
+    gate.set()
+    await asyncio.gather(*holds[1:])
+    assert store.leased == [["g1"]]
+    assert leases.held_until("g1") is not None
+
+
+async def test_a_lease_that_cannot_be_written_does_not_fail_the_watch() -> None:
+    store = FakeStore()
+    failures = [ConnectionError("the database is out of reach")]
+    write = store.lease_watches
+
+    async def flaky(game_ids: list[str], seconds: float) -> None:
+        if failures:
+            raise failures.pop()
+        await write(game_ids, seconds)
+
+    store.lease_watches = flaky  # type: ignore[method-assign]
+    leases = WatchLeases(store, Hub())  # type: ignore[arg-type]
+    await leases.hold("g1")  # logged, not raised
+    assert leases.held_until("g1") is None and store.leased == []
+    await leases.hold("g1")  # the next watcher tries again
+    assert store.leased == [["g1"]]
 
 
 async def test_on_sqlite_there_is_no_lease_to_take() -> None:

@@ -592,8 +592,10 @@ class GameService(pb_grpc.GameServiceServicer):
         )
         with self.hub.subscribe(game.id) as hint:
             # Before the log is first read: from here on every move of the game hints
-            # this replica's listener, and any move before is in what is read.
-            await self.watch_leases.hold(game.id)
+            # this replica's listener, and any move before is in what is read. (A
+            # finished game has no move left to hint.)
+            if game.state.status != FINISHED:
+                await self.watch_leases.hold(game.id)
             if from_version == 0:
                 state: GameState = game.state
                 version = game.version

@@ -205,7 +205,7 @@ SEAT_GAME_SQL = (
 # only while a replica holds a watch lease on the game (``watched_until``, written
 # by store/watch_leases.py): a notifying commit takes a server-wide lock that
 # serialises such commits, WAL flush included, which cost about an eighth of the
-# move throughput, and most games have no watcher. ``watched_until`` is read from
+# move throughput, and many games have no watcher. ``watched_until`` is read from
 # the row this statement updated, so it is the latest committed value, whatever
 # the statement's snapshot: a lease and a move both lock the row, and either the
 # lease committed first (this move hints) or the move did (the watcher, which
@@ -227,11 +227,11 @@ FROM logged AS l, updated AS u
 """
 
 # The hint of a change written in a transaction of several statements (a join, a
-# leave, a start): sent in that transaction once it has locked the game's row (by
-# its update), and only under a lease, as ``PG_WRITE_MOVE_SQL``'s. This statement's
-# snapshot is taken after the lock, so it sees every lease committed before it, and
-# a later lease waits for this transaction; ``{0}``: the game id, ``{1}``: the
-# payload.
+# leave, a start): sent in that transaction after its update of the game's row, and
+# only under a lease, as ``PG_WRITE_MOVE_SQL``'s. It reads the transaction's own new
+# version of the row, which the update built on the latest committed one: so it
+# carries every lease committed before the row was locked, and a later lease waits
+# for this transaction. ``{0}``: the game id, ``{1}``: the payload.
 HINT_IF_WATCHED_SQL = (
     f"SELECT pg_notify('{NOTIFY_CHANNEL}', {{1}}) FROM games"
     " WHERE id = {0} AND watched_until >= now()"
@@ -240,11 +240,15 @@ HINT_IF_WATCHED_SQL = (
 # A replica's watch leases: each game's ``watched_until`` moved to at least the
 # database's clock plus the lease (never shortened: another replica may hold a
 # longer one). Neither the version nor ``updated_at`` changes: not a change of the
-# game.
-PG_LEASE_WATCHES_SQL = (
-    "UPDATE games SET watched_until = greatest(watched_until, now() + make_interval(secs => $2))"
-    " WHERE id = ANY($1::varchar[])"
-)
+# game. The rows are locked in the order of their ids (the inner ``FOR UPDATE``),
+# whatever plan the update would take, so two replicas renewing overlapping sets
+# cannot deadlock.
+PG_LEASE_WATCHES_SQL = """
+UPDATE games AS g
+SET watched_until = greatest(g.watched_until, now() + make_interval(secs => $2))
+FROM (SELECT id FROM games WHERE id = ANY($1::varchar[]) ORDER BY id FOR UPDATE) AS leased
+WHERE g.id = leased.id
+"""
 
 # The sweeper's claim: overdue games, oldest deadline first, each locked and moved to
 # the lease in one statement. SKIP LOCKED: a game another replica is claiming (or a
@@ -459,9 +463,7 @@ class PostgresDirect:
         await self._using(lambda conn: conn.execute(PG_PRESENCE_SQL, game_id, seat, now_ms))
 
     async def lease_watches(self, game_ids: list[str], seconds: float) -> None:
-        # Ids in a fixed order: two replicas leasing overlapping sets lock the rows
-        # in the same order, so they cannot deadlock.
-        ids = sorted(set(game_ids))
+        ids = list(set(game_ids))
         await self._using(lambda conn: conn.execute(PG_LEASE_WATCHES_SQL, ids, seconds))
 
     async def close(self) -> None:

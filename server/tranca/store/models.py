@@ -77,7 +77,7 @@ class Game(Base):
     invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # Until when some replica has watch streams open on the game (PostgreSQL; the
     # database's clock). A move's write sends its NOTIFY hint only while this lies
-    # ahead: a notifying commit takes a server-wide lock, and most games have no
+    # ahead: a notifying commit takes a server-wide lock, and many games have no
     # watcher (store/watch_leases.py). NULL: never watched.
     watched_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 

@@ -8,11 +8,11 @@ transaction sends, delivered only if that transaction commits.
 
 A move's transaction sends its NOTIFY only while some replica holds a watch lease
 on the game (store/watch_leases.py): a notifying commit takes a server-wide lock,
-and most games have no watcher.
+and many games have no watcher.
 
 A replica LISTENs only while it has watch streams open (and for a while after the
-last one closes): PostgreSQL wakes every listening connection for every move's
-notification, whichever replica made the move, so a replica serving no watchers
+last one closes): PostgreSQL wakes every listening connection for every
+notification, whichever replica's move sent it, so a replica serving no watchers
 (moves only: bots, robots, tournaments' tables) would otherwise spend CPU on every
 move of the whole service, and so would the database, once per such replica.
 """

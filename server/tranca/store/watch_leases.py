@@ -8,7 +8,9 @@ PostgreSQL's async.c, ``PreCommit_Notify``: a heavyweight lock on "database 0",
 which keeps the notification queue in commit order), and holds it through its WAL
 flush, so notifying commits run one at a time. Sent with every move, it cost about
 an eighth of the move throughput on a 2-core machine (docs/PERFORMANCE.md), and
-most games have nobody watching them.
+many games are played with nobody watching (bots playing from SubmitMove's
+answers, robots, load tests). A game whose players keep a watch open still
+notifies on every move.
 
 A lease runs ``LEASE_SECONDS`` on the database's clock (``games.watched_until``) and
 is renewed every ``RENEW_SECONDS`` while the replica still has a watcher of the game;
@@ -38,8 +40,9 @@ log = structlog.get_logger("tranca.watch_leases")
 LEASE_SECONDS = 60.0
 RENEW_SECONDS = 20.0
 # Games per renewing statement: a replica with very many watched games renews them
-# in bounded statements rather than one that locks them all at once.
-RENEW_BATCH = 1000
+# in short statements rather than one that locks them all at once (a move of a game
+# waits for the statement that locks its row, and the sweeper skips locked games).
+RENEW_BATCH = 100
 
 
 class WatchLeases:
@@ -54,6 +57,10 @@ class WatchLeases:
         # clock: the time the lease was asked for plus its length, which the database's
         # own clock (read after the request was sent) can only extend.
         self._held: dict[str, float] = {}
+        # Leases being written: watchers opening at once on one game (a reconnection
+        # after a replica restarts, a crowd of spectators) wait for one write rather
+        # than each writing the same row in turn.
+        self._writing: dict[str, asyncio.Future[None]] = {}
 
     def held_until(self, game_id: str) -> float | None:
         return self._held.get(game_id)
@@ -61,11 +68,30 @@ class WatchLeases:
     async def hold(self, game_id: str) -> None:
         """A lease on ``game_id``, committed before this returns (a watch stream calls
         it before it first reads the log), unless this replica already holds one with
-        more than half of its time left."""
+        more than half of its time left.
+
+        Best effort: if the lease cannot be written, the watch goes on without it
+        (its watchers then catch up on their timer, as after a lost hint) rather
+        than fail for want of something that only makes it prompt."""
         if not self.enabled:
             return
         if self._held.get(game_id, float("-inf")) - self._clock() > LEASE_SECONDS / 2:
             return
+        writing = self._writing.get(game_id)
+        if writing is None:
+            writing = asyncio.ensure_future(self._write(game_id))
+            self._writing[game_id] = writing
+            writing.add_done_callback(lambda _: self._writing.pop(game_id, None))
+        try:
+            # Shielded: a watcher that goes away does not cut short the write the
+            # others are waiting for.
+            await asyncio.shield(writing)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("watch_lease_not_taken", game_id=game_id, error=str(exc))
+
+    async def _write(self, game_id: str) -> None:
         asked = self._clock()
         await self._store.lease_watches([game_id], LEASE_SECONDS)
         self._held[game_id] = max(self._held.get(game_id, asked), asked + LEASE_SECONDS)

@@ -21,7 +21,9 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     # A nullable column without a default: on PostgreSQL a change of the catalogue
-    # only (no table rewrite), so it does not hold up the moves of a live deployment.
+    # only, with no table rewrite. Its lock on the table is held for an instant, but
+    # it waits behind any transaction still using the table, and moves queue behind
+    # it meanwhile (docs/OPERATIONS.md).
     with op.batch_alter_table("games") as games:
         games.add_column(sa.Column("watched_until", sa.DateTime(timezone=True), nullable=True))
 
