@@ -44,6 +44,7 @@ class Stats:
     acked: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> request -> version
     moves: int = 0
     deals: int = 0
+    watch_updates: int = 0  # updates the seats' watch streams received (--watch)
 
     def reset(self) -> None:
         self.latencies.clear()
@@ -52,6 +53,7 @@ class Stats:
         self.draws_refused = 0
         self.moves = 0
         self.deals = 0
+        self.watch_updates = 0
 
 
 def mark_window(state: str) -> None:
@@ -86,6 +88,7 @@ class LoadGenerator:
         seed: int = 1,
         think: float = 0.0,
         draw_at_turn_start: bool = True,
+        watch: bool = False,
     ) -> None:
         self.app = (("x-api-key", api_key),)
         # A pause before each move (uniform in 0.5x to 1.5x), like a player or a bot
@@ -93,6 +96,9 @@ class LoadGenerator:
         # the latency measured is the service's, not a queue's.
         self.think = think
         self.draw_at_turn_start = draw_at_turn_start
+        # Each seat keeps a WatchGame stream open while its game is played, as a
+        # client that shows the table does (the Python SDK's ``play_seat``).
+        self.watch = watch
         self.preset = preset
         self.players = players
         self.timeout = timeout
@@ -155,71 +161,99 @@ class LoadGenerator:
         self.stats.acked[gid] = {}
         return gid, tokens
 
+    async def _watch_seat(self, stub: pb_grpc.GameServiceStub, gid: str, token: str) -> None:
+        """One seat's watch stream, read until its game is over or it is cancelled."""
+        md = (("authorization", f"Bearer {token}"),)
+        # An async stream on an aio channel (the generated stub's types are the sync ones).
+        stream: Any = stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=md)
+        try:
+            async for update in stream:
+                self.stats.watch_updates += 1
+                if update.HasField("view") and update.view.status == pb.GAME_STATUS_FINISHED:
+                    return
+        except grpc.aio.AioRpcError as e:
+            if e.code() != grpc.StatusCode.CANCELLED:
+                self.stats.errors[f"WatchGame {e.code().name}"] += 1
+
     async def _play(self, index: int) -> None:
         """Play whole deals until the deadline: bounded by it and by a move count."""
         stub = self.stubs[index % len(self.stubs)]
         rng = random.Random(self.rng.random())
         while time.perf_counter() < self.deadline:
             gid, tokens = await self._game(stub)
-            view = (
-                await self._call(stub, "GetView", pb.GetViewRequest(game_id=gid), self.app)
-            ).view
-            legal: list[pb.Move] | None = None  # the mover's, from its last answer
-            for _ in range(2000):
-                if view.status != pb.GAME_STATUS_PLAYING or time.perf_counter() > self.deadline:
-                    break
-                if self.think:
-                    await asyncio.sleep(self.think * (0.5 + rng.random()))
-                md = (("authorization", f"Bearer {tokens[view.turn]}"),)
-                blind_draw = not legal and view.phase == pb.PHASE_DRAW and self.draw_at_turn_start
-                if blind_draw:
-                    # A new turn opens with a draw, as a client that reads the phase
-                    # from its view plays it; the answer then carries the seat's
-                    # legal moves for the rest of the turn (include_legal_moves).
-                    legal = [pb.Move(draw=pb.DrawMove())]
-                elif not legal:
-                    listed = await self._call(
-                        stub, "ListLegalMoves", pb.ListLegalMovesRequest(game_id=gid), md
-                    )
-                    legal = list(listed.moves)
-                    if listed.version != view.version:
-                        view = await self._view(stub, gid)
-                        legal = None
-                        continue
-                quick = [m for m in legal if m.WhichOneof("kind") in ("draw", "discard")]
-                move = rng.choice(quick if quick and rng.random() < 0.7 else legal)
-                request_id = uuid.uuid4().hex
-                try:
-                    done = await self._call(
-                        stub,
-                        "SubmitMove",
-                        pb.SubmitMoveRequest(
-                            game_id=gid,
-                            expected_version=view.version,
-                            request_id=request_id,
-                            move=move,
-                            include_legal_moves=True,
-                        ),
-                        md,
-                    )
-                except grpc.aio.AioRpcError as e:
-                    if blind_draw and e.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                        # The preset refuses a draw here: ask for the legal moves.
-                        self.stats.draws_refused += 1
-                        legal = None
-                        continue
-                    if e.code() == grpc.StatusCode.ABORTED:
-                        self.stats.conflicts += 1
-                        view = await self._view(stub, gid)
-                        legal = None
-                        continue
-                    raise
-                self.stats.acked[gid][request_id] = done.version
-                self.stats.moves += 1
-                view = done.view
-                legal = list(done.legal_moves)
-            if view.status == pb.GAME_STATUS_FINISHED:
-                self.stats.deals += 1
+            watchers = (
+                [asyncio.create_task(self._watch_seat(stub, gid, t)) for t in tokens]
+                if self.watch
+                else []
+            )
+            try:
+                await self._play_game(stub, rng, gid, tokens)
+            finally:
+                for w in watchers:
+                    w.cancel()
+                await asyncio.gather(*watchers, return_exceptions=True)
+
+    async def _play_game(
+        self, stub: pb_grpc.GameServiceStub, rng: random.Random, gid: str, tokens: list[str]
+    ) -> None:
+        """One game's moves, until it is over or the deadline passes."""
+        view = (await self._call(stub, "GetView", pb.GetViewRequest(game_id=gid), self.app)).view
+        legal: list[pb.Move] | None = None  # the mover's, from its last answer
+        for _ in range(2000):
+            if view.status != pb.GAME_STATUS_PLAYING or time.perf_counter() > self.deadline:
+                break
+            if self.think:
+                await asyncio.sleep(self.think * (0.5 + rng.random()))
+            md = (("authorization", f"Bearer {tokens[view.turn]}"),)
+            blind_draw = not legal and view.phase == pb.PHASE_DRAW and self.draw_at_turn_start
+            if blind_draw:
+                # A new turn opens with a draw, as a client that reads the phase
+                # from its view plays it; the answer then carries the seat's
+                # legal moves for the rest of the turn (include_legal_moves).
+                legal = [pb.Move(draw=pb.DrawMove())]
+            elif not legal:
+                listed = await self._call(
+                    stub, "ListLegalMoves", pb.ListLegalMovesRequest(game_id=gid), md
+                )
+                legal = list(listed.moves)
+                if listed.version != view.version:
+                    view = await self._view(stub, gid)
+                    legal = None
+                    continue
+            quick = [m for m in legal if m.WhichOneof("kind") in ("draw", "discard")]
+            move = rng.choice(quick if quick and rng.random() < 0.7 else legal)
+            request_id = uuid.uuid4().hex
+            try:
+                done = await self._call(
+                    stub,
+                    "SubmitMove",
+                    pb.SubmitMoveRequest(
+                        game_id=gid,
+                        expected_version=view.version,
+                        request_id=request_id,
+                        move=move,
+                        include_legal_moves=True,
+                    ),
+                    md,
+                )
+            except grpc.aio.AioRpcError as e:
+                if blind_draw and e.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                    # The preset refuses a draw here: ask for the legal moves.
+                    self.stats.draws_refused += 1
+                    legal = None
+                    continue
+                if e.code() == grpc.StatusCode.ABORTED:
+                    self.stats.conflicts += 1
+                    view = await self._view(stub, gid)
+                    legal = None
+                    continue
+                raise
+            self.stats.acked[gid][request_id] = done.version
+            self.stats.moves += 1
+            view = done.view
+            legal = list(done.legal_moves)
+        if view.status == pb.GAME_STATUS_FINISHED:
+            self.stats.deals += 1
 
     async def run(self, games: int, seconds: float, warmup: float) -> dict[str, Any]:
         """The same games run through the warm-up into the measured window, so the
@@ -253,6 +287,7 @@ class LoadGenerator:
             "errors": dict(self.stats.errors),
             "conflicts": self.stats.conflicts,
             "draws_refused": self.stats.draws_refused,
+            "watch_updates": self.stats.watch_updates,
         }
 
     async def verify(self) -> dict[str, int]:
@@ -314,6 +349,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         seed=args.seed,
         think=args.think_ms / 1000,
         draw_at_turn_start=not args.list_moves_first,
+        watch=args.watch,
     )
     try:
         result = await gen.run(args.games, args.seconds, args.warmup)
@@ -349,6 +385,11 @@ def main(argv: list[str] | None = None) -> int:
         "--list-moves-first",
         action="store_true",
         help="open every turn with ListLegalMoves instead of a draw",
+    )
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="each seat also keeps a WatchGame stream open while its game is played",
     )
     p.add_argument(
         "--echo",

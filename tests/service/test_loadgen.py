@@ -38,3 +38,25 @@ async def test_a_short_load_run_verifies_every_acknowledged_move(
     assert verification["lost"] == 0 and verification["doubled"] == 0
     assert verification["moves_checked"] >= result["moves"]
     assert await _rebuild_check(db_url, list(gen.stats.acked)) == 0
+
+
+async def test_with_watch_each_seat_watches_its_game_while_it_is_played(
+    server: Running, db_url: str
+) -> None:
+    _, key = await server.store.create_app("load-watch")
+    gen = LoadGenerator(
+        [f"127.0.0.1:{server.port}"], key, channels=2, seed=5, think=0.002, watch=True
+    )
+    try:
+        result = await gen.run(games=2, seconds=1.5, warmup=0.2)
+        verification = await gen.verify()
+    finally:
+        await gen.close()
+    assert result["moves"] > 0
+    # Two seats a game, each sent an update for (nearly) every move of its game.
+    assert result["watch_updates"] >= result["moves"]
+    assert not [e for e in result["errors"] if e.startswith("WatchGame")]
+    assert verification["lost"] == 0 and verification["doubled"] == 0
+    assert server.watch_leases is not None
+    if server.watch_leases.enabled:  # PostgreSQL: the watched games were leased
+        assert any(server.watch_leases.held_until(g) for g in gen.stats.acked)

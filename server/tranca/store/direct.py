@@ -159,9 +159,19 @@ class DirectAccess(Protocol):
         on SQLite, where no hint crosses processes, nothing)."""
         ...
 
+    async def log_rows(self, game_id: str, after: int, upto: int) -> list[Any]:
+        """The game's log rows with ``after < version <= upto``, in order: version,
+        seat, action, request id, actor, created_at (as the driver gives it)."""
+        ...
+
     async def close(self) -> None: ...
 
 
+# The log's rows after a version (a watch stream's read on every hint, a replay's).
+LOG_SQL = (
+    "SELECT version, seat, action, request_id, actor, created_at FROM move_log"
+    " WHERE game_id = {0} AND version > {1} AND version <= {2} ORDER BY version"
+)
 GAME_SQL = (
     "SELECT id, app_id, status, version, label, created_at, snapshot, setup, deadline_at"
     " FROM games WHERE id = {0}"
@@ -365,6 +375,7 @@ class PostgresDirect:
     """Connections opened on first use (inside the serving event loop)."""
 
     # The reads of every call, in this driver's placeholders (formatted once).
+    LOG = LOG_SQL.format("$1", "$2", "$3")
     SEAT_GAME = SEAT_GAME_SQL.format("$1")
     GAME = GAME_SQL.format("$1")
     APP = APP_SQL.format("$1")
@@ -461,6 +472,10 @@ class PostgresDirect:
 
     async def touch_presence(self, game_id: str, seat: int, now_ms: int) -> None:
         await self._using(lambda conn: conn.execute(PG_PRESENCE_SQL, game_id, seat, now_ms))
+
+    async def log_rows(self, game_id: str, after: int, upto: int) -> list[Any]:
+        rows: list[Any] = await self._using(lambda conn: conn.fetch(self.LOG, game_id, after, upto))
+        return rows
 
     async def lease_watches(self, game_ids: list[str], seconds: float) -> None:
         ids = list(set(game_ids))
@@ -589,6 +604,7 @@ class SqliteDirect:
     """
 
     CHECKPOINT_EVERY = 200
+    LOG = LOG_SQL.format("?", "?", "?")
     SEAT_GAME = SEAT_GAME_SQL.format("?")
     GAME = GAME_SQL.format("?")
     APP = APP_SQL.format("?")
@@ -782,6 +798,18 @@ class SqliteDirect:
         await self._inline_first(
             lambda conn: conn.execute(SQLITE_PRESENCE_SQL, (game_id, seat, now_ms)), writes=True
         )
+
+    async def log_rows(self, game_id: str, after: int, upto: int) -> list[Any]:
+        def read(conn: sqlite3.Connection) -> list[Any]:
+            return conn.execute(self.LOG, (game_id, after, upto)).fetchall()
+
+        if after == 0:
+            # A whole log (a replay) may be long: read on the thread, off the loop. A
+            # watch stream's read of what followed its version is a row or two.
+            rows: list[Any] = await self._on_thread(lambda: read(self._thread_connection()))
+            return rows
+        tail: list[Any] = await self._inline_first(read)
+        return tail
 
     async def lease_watches(self, game_ids: list[str], seconds: float) -> None:
         """Nothing: on SQLite no move sends a hint to other processes (a watcher in

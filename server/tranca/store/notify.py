@@ -36,6 +36,11 @@ class Hub:
 
     def __init__(self) -> None:
         self._watchers: dict[str, set[asyncio.Event]] = {}
+        # The latest version hinted for each watched game: a move is hinted twice in
+        # the process that made it (its own commit, then its NOTIFY coming back), and
+        # waking the watchers again for a version they were woken for would have each
+        # of them read the log for nothing.
+        self._hinted: dict[str, int] = {}
         self._count = 0
         # Set while a PostgresListener LISTENs: hints from other replicas arrive only
         # then. It starts with the first watcher and, once it does, wakes every
@@ -60,11 +65,21 @@ class Hub:
                 self._count -= 1
                 if not watchers:
                     del self._watchers[game_id]
+                    self._hinted.pop(game_id, None)
                 if self._count == 0:
                     self.watchers_changed.set()
 
     def publish(self, game_id: str, version: int | None = None) -> None:
-        for event in self._watchers.get(game_id, ()):
+        """Wake the game's watchers, unless they were already woken for ``version``
+        or a later one (a hint without a version always wakes them)."""
+        watchers = self._watchers.get(game_id)
+        if not watchers:
+            return
+        if version is not None:
+            if version <= self._hinted.get(game_id, -1):
+                return
+            self._hinted[game_id] = version
+        for event in watchers:
             event.set()
 
     def wake_all(self) -> None:
