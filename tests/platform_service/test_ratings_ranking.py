@@ -4,14 +4,19 @@ PostgreSQL: a rating per player that understands partnerships, the ranking point
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import update
+from prometheus_client import REGISTRY
+from sqlalchemy import select, update
 
 from tests.service.conftest import Client
 from tranca.server import Running
-from tranca.store.models import RankingAward
+from tranca.store.database import make_engine
+from tranca.store.models import Game, RankingAward
+from tranca.store.repository import Store
+from tranca.store.settlement import settle_pending, settle_practice
 from tranca.v1 import platform_pb2 as ppb
 
 from .staking import Platform
@@ -120,6 +125,48 @@ async def test_a_practice_match_counts_for_nothing(platform: Platform) -> None:
     ana = await p.player("ana")
     assert (ana.matches, ana.ranking_points, ana.rating.games) == (0, 0, 0)
     assert await _board(p, ppb.LEADERBOARD_KIND_RATING) == []
+
+
+def _settled_count(outcome: str) -> float:
+    return REGISTRY.get_sample_value("tranca_matches_settled_total", {"outcome": outcome}) or 0.0
+
+
+async def test_practice_matches_are_settled_once_beside_rated_ones_when_replicas_sweep_together(
+    platform: Platform, server: Running, db_url: str
+) -> None:
+    # Practice tables are settled together, in one statement of each sweep; a rated
+    # table in the same sweep still gets its own settlement. Two replicas sweeping at
+    # once settle each match exactly once between them.
+    p = platform
+    practice = [
+        await p.table(pair, competitive=False)
+        for pair in (["cid", "dan"], ["eva", "fay"], ["gil", "hal"])
+    ]
+    rated = await p.table(["ana", "bea"])
+    for table in [*practice, rated]:
+        await p.resign(table, 1)
+    before = _settled_count("practice"), _settled_count("rated")
+    replica = Store(make_engine(db_url))
+    try:
+        settled = await asyncio.gather(settle_pending(server.store), settle_pending(replica))
+        # A replica that read the same practice games before they were settled, and
+        # writes only now, settles and counts none of them again.
+        assert await settle_practice(replica, [t.game_id for t in practice]) == 0
+    finally:
+        await replica.close()
+    assert sum(settled) == 4
+    assert await p.settle() == 0  # nothing left
+    assert (_settled_count("practice"), _settled_count("rated")) == (before[0] + 3, before[1] + 1)
+    async with server.store.engine.connect() as conn:
+        flags = (
+            await conn.execute(
+                select(Game.settled).where(Game.id.in_([t.game_id for t in [*practice, rated]]))
+            )
+        ).scalars()
+        assert list(flags) == [True] * 4
+    ana, cid = await p.player("ana"), await p.player("cid")
+    assert (ana.matches, ana.wins, ana.ranking_points) == (1, 1, 40)  # rated once
+    assert (cid.matches, cid.ranking_points, cid.rating.games) == (0, 0, 0)  # practice
 
 
 async def test_leaderboards_by_period(platform: Platform, server: Running) -> None:

@@ -6,7 +6,9 @@ row is claimed (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, so replicas sweeping at 
 same time settle different games; SQLite: the process's one writer and the file's
 write lock), everything is written, and ``settled`` is set with ``WHERE settled =
 false``: a second settlement of the same game finds nothing to do, and a failed one
-writes nothing and is tried again at the next sweep.
+writes nothing and is tried again at the next sweep. Practice games outside
+tournaments, for which settling writes nothing but the flag, are settled together
+in one statement of the same kind.
 
 What a match counts for (003):
 
@@ -37,10 +39,10 @@ from ..api import metrics  # a leaf module: the store uses nothing else of the A
 from ..app.game import ANNULLED, FINISHED, GameState
 from ..platform import DRAWN, PlayerId, chips, ranking, ratings, sides, winners_of
 from . import ledger, tournament_store
-from .codec import state_from_text
+from .codec import setup_from_text, state_from_text
 from .database import insert_ignoring_duplicates
 from .direct import utc_datetime
-from .models import Game, MoveLog, PlayerRating, PlayerToken, RankingAward
+from .models import Game, MoveLog, PlayerRating, PlayerToken, RankingAward, TournamentGame
 from .repository import Store, Unavailable
 
 log = structlog.get_logger("tranca.settlement")
@@ -58,21 +60,31 @@ class Settled:
 async def settle_pending(store: Store, limit: int = 20) -> int:
     """Settle up to ``limit`` finished, unsettled games; returns how many.
 
-    A game whose settlement fails (a bug: it is logged and counted) is left for the
-    next sweep and does not hold up the others; a database outage ends the sweep."""
+    Practice games outside tournaments (most games) count for nothing: settling one
+    only sets its flag, so they are settled together, in one statement, without
+    their snapshots being read (``settle_practice``). Every other game gets a
+    transaction of its own (``settle_game``). A game whose settlement fails (a bug:
+    it is logged and counted) is left for the next sweep and does not hold up the
+    others; a database outage ends the sweep."""
     async with store.reading() as conn:
-        ids = (
+        rows = (
             await conn.execute(
-                select(Game.id)
+                select(Game.id, Game.setup, TournamentGame.game_id.label("tournament_game"))
+                .outerjoin(TournamentGame, TournamentGame.game_id == Game.id)
                 .where(Game.status == FINISHED, Game.settled == false())
                 .order_by(Game.updated_at)
                 .limit(limit)
             )
         ).all()
-    count = 0
-    for (game_id,) in ids:
+    practice = [
+        str(r.id)
+        for r in rows
+        if r.tournament_game is None and not setup_from_text(r.setup).table.competitive
+    ]
+    count = await settle_practice(store, practice) if practice else 0
+    for game_id in (str(r.id) for r in rows if str(r.id) not in practice):
         try:
-            done = await settle_game(store, str(game_id))
+            done = await settle_game(store, game_id)
         except Unavailable:
             raise
         except Exception:
@@ -86,6 +98,27 @@ async def settle_pending(store: Store, limit: int = 20) -> int:
                 if e.amount > 0:  # each transfer once: its receiving side
                     metrics.CHIPS_MOVED.labels(e.purpose.value).inc(e.amount)
     return count
+
+
+async def settle_practice(store: Store, game_ids: list[str]) -> int:
+    """Finished practice games outside tournaments, settled in one statement: their
+    flag set and nothing else written, as ``settle_game`` would settle each. Only
+    games still unsettled are taken (``settled = false``), so a game another replica
+    settled since it was read is neither settled again nor counted again. Returns how
+    many this call settled."""
+    async with store.writing() as conn:
+        settled = (
+            await conn.execute(
+                update(Game)
+                .where(Game.id.in_(game_ids), Game.status == FINISHED, Game.settled == false())
+                .values(settled=True)
+                .returning(Game.id)
+            )
+        ).all()
+    for (game_id,) in settled:
+        log.info("match_settled", game_id=game_id, outcome=PRACTICE)
+    metrics.MATCHES_SETTLED.labels(PRACTICE).inc(len(settled))
+    return len(settled)
 
 
 async def settle_game(store: Store, game_id: str) -> Settled | None:
