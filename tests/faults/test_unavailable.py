@@ -1,9 +1,12 @@
 """Which database errors mean "the database is away" (UNAVAILABLE) rather than a bug."""
 
+import asyncio
+
+import pytest
 from asyncpg import exceptions as pg
 from sqlalchemy.exc import DBAPIError, OperationalError, ProgrammingError
 
-from tranca.store.repository import _unavailable
+from tranca.store.repository import Bounded, Unavailable, _unavailable, outages_as_unavailable
 
 
 class Adapted(Exception):
@@ -33,3 +36,36 @@ def test_bugs_are_not_unavailable() -> None:
     assert not _unavailable(ValueError("a bug"))
     assert not _unavailable(ProgrammingError("SELEC 1", {}, Exception("syntax error")))
     assert not _unavailable(wrapped(pg.UndefinedTableError("no such table")))
+
+
+async def test_a_database_call_past_its_deadline_is_unavailable() -> None:
+    with pytest.raises(Unavailable) as raised:
+        async with Bounded(0.01):
+            await asyncio.sleep(5)
+    assert isinstance(raised.value.__cause__, TimeoutError)
+
+
+async def test_a_bounded_call_maps_outages_and_lets_bugs_and_cancellation_through() -> None:
+    with pytest.raises(Unavailable) as raised:
+        async with Bounded(5):
+            raise ConnectionRefusedError("refused")
+    assert isinstance(raised.value.__cause__, ConnectionRefusedError)
+    with pytest.raises(ValueError, match="a bug"):
+        async with Bounded(5):
+            raise ValueError("a bug")
+    # A cancelled caller stays cancelled, even when an outage was being handled.
+    with pytest.raises(asyncio.CancelledError):
+        async with Bounded(5):
+            try:
+                raise OSError("connection reset")
+            finally:
+                raise asyncio.CancelledError
+    async with Bounded(5):  # a call within its deadline is left alone
+        await asyncio.sleep(0)
+
+
+def test_outages_outside_a_deadline_are_unavailable_and_bugs_are_not() -> None:
+    with pytest.raises(Unavailable), outages_as_unavailable():
+        raise wrapped(pg.AdminShutdownError("terminating connection"))
+    with pytest.raises(ProgrammingError), outages_as_unavailable():
+        raise ProgrammingError("SELEC 1", {}, Exception("syntax error"))

@@ -388,10 +388,13 @@ class PostgresDirect:
     async def _connect(self) -> Any:
         import asyncpg
 
+        # No ``command_timeout``: every call on these connections is already bounded
+        # by the store's deadline (``Store._guard``), which cancels the query, and
+        # PostgreSQL's own ``statement_timeout`` ends it on the server; asyncpg's
+        # would add a third timer to each of a move's two queries.
         return await asyncpg.connect(
             self._dsn,
             timeout=5,
-            command_timeout=self._statement_timeout_ms / 1000,
             server_settings={"statement_timeout": str(self._statement_timeout_ms)},
         )
 

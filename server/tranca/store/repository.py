@@ -17,7 +17,7 @@ import secrets
 import sqlite3
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -109,16 +109,49 @@ def _unavailable(exc: BaseException) -> bool:
     return False
 
 
-@contextlib.contextmanager
-def outages_as_unavailable() -> Iterator[None]:
+class outages_as_unavailable:
     """Errors that mean the database cannot serve now become ``Unavailable``; any
-    other error (a bug) surfaces as it is."""
-    try:
-        yield
-    except Exception as exc:
-        if _unavailable(exc):
+    other error (a bug) surfaces as it is. A class rather than a generator-based
+    context manager: it wraps every database call of every move, where the
+    generator's creation, ``next`` and ``throw`` cost more than the test itself."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> None:
+        if isinstance(exc, Exception) and _unavailable(exc):
             raise Unavailable(str(exc) or "database timeout") from exc
-        raise
+
+
+class Bounded:
+    """A bounded database call: cancelled after ``seconds`` (``asyncio.timeout``),
+    its outages raised as ``Unavailable`` (``outages_as_unavailable``). One object
+    for both, used by each of a move's two database calls (see ``Store._guard``)."""
+
+    __slots__ = ("_deadline",)
+
+    def __init__(self, seconds: float) -> None:
+        self._deadline = asyncio.timeout(seconds)
+
+    async def __aenter__(self) -> None:
+        await self._deadline.__aenter__()
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
+    ) -> None:
+        try:
+            # Past the deadline the block was cancelled: this raises TimeoutError.
+            await self._deadline.__aexit__(kind, exc, tb)
+        except Exception as timed_out:
+            if _unavailable(timed_out):
+                raise Unavailable(str(timed_out) or "database timeout") from timed_out
+            raise
+        if isinstance(exc, Exception) and _unavailable(exc):
+            raise Unavailable(str(exc) or "database timeout") from exc
 
 
 class StoreError(Exception):
@@ -327,12 +360,9 @@ class Store:
         self._on_commit = on_commit
         self._observe = observe
 
-    @contextlib.asynccontextmanager
-    async def _guard(self) -> AsyncIterator[None]:
-        """A bounded read whose driver errors become ``Unavailable``."""
-        with outages_as_unavailable():
-            async with self._deadline():
-                yield
+    def _guard(self) -> Bounded:
+        """A bounded database call whose driver errors become ``Unavailable``."""
+        return Bounded(self.timeout)
 
     def _one_writer(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """On SQLite, every write of this process waits here, in turn, rather than in
