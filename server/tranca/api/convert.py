@@ -331,18 +331,17 @@ def view_to_pb(
         deal_number=g.deal_number,
     )
     deal = g.deal
+    # ``add`` builds each element in place: ``append`` would build it, then copy it.
     for i, s in enumerate(g.seats):
-        view.seats.append(
-            pb.SeatInfo(
-                seat=i,
-                player_name=s.name,
-                taken=s.taken,
-                hand_size=len(deal.hands[i]) if deal is not None else 0,
-                resigned=s.resigned,
-                robot=i in g.robots,
-                annul_vote=i in g.annul_votes,
-                player_id=s.player_id,
-            )
+        view.seats.add(
+            seat=i,
+            player_name=s.name,
+            taken=s.taken,
+            hand_size=len(deal.hands[i]) if deal is not None else 0,
+            resigned=s.resigned,
+            robot=i in g.robots,
+            annul_vote=i in g.annul_votes,
+            player_id=s.player_id,
         )
     if setup.table != NO_OPTIONS:
         view.table.CopyFrom(table_to_pb(setup.table))
@@ -367,7 +366,7 @@ def view_to_pb(
         view.hand.extend(sorted(card_text(c) for c in deal.hands[seat]))
     view.melds.extend(_meld_messages(deal))
     for side, reds in enumerate(deal.red_threes):
-        view.red_threes.append(pb.RedThrees(side=side, cards=[card_text(c) for c in reds]))
+        view.red_threes.add(side=side, cards=[card_text(c) for c in reds])
     if deal.pile:
         view.pile_top = card_text(deal.pile[-1])
     view.pile_size = len(deal.pile)
@@ -379,10 +378,9 @@ def view_to_pb(
     )
     view.stock_size = len(deal.stock)
     for side, morto in enumerate(deal.mortos):
-        m = pb.Morto(
+        m = view.mortos.add(
             side=side, size=0 if morto is None else len(morto), taken=deal.morto_taken[side]
         )
         if rules.mortos_face_up and morto is not None:
             m.cards.extend(card_text(c) for c in morto)
-        view.mortos.append(m)
     return view
