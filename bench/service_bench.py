@@ -51,8 +51,11 @@ from engine_bench import machine  # type: ignore[import-not-found]
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 # "G" is G games moving as fast as they can (throughput); "G@T" is G games with a
-# pause of about T ms before each move (latency at a given load).
-DEFAULT_GAMES = ("16", "64@100")
+# pause of about T ms before each move (latency at a given load); a trailing "w"
+# has every seat keep a WatchGame stream open while it plays, as a client showing
+# the table does (the Python SDK's ``play_seat``): each move then also wakes its
+# game's watchers, who read the log and receive a view.
+DEFAULT_GAMES = ("16", "64@100", "16w")
 DATABASES = ("sqlite", "postgresql")
 API_KEY_PLACEHOLDER = "KEY"
 
@@ -114,16 +117,22 @@ def _check(argv: list[str]) -> str:
 
 
 def parse_games(spec: str) -> tuple[int, float]:
-    """``"64@100"`` -> (64 games, 100 ms think time); ``"16"`` -> (16, 0)."""
-    games, _, think = spec.partition("@")
+    """``"64@100"`` -> (64 games, 100 ms think time); ``"16"`` and ``"16w"`` -> (16, 0)."""
+    games, _, think = spec.removesuffix("w").partition("@")
     return int(games), float(think or 0)
+
+
+def watched(spec: str) -> bool:
+    """Whether the games of ``spec`` are watched (a trailing ``w``)."""
+    return spec.endswith("w")
 
 
 def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> dict[str, Any]:
     """One service configuration under ``tranca loadtest``."""
     tranca = tranca_bin()
     games, think_ms = parse_games(spec)
-    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t"
+    watch = watched(spec)
+    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t{'-watched' if watch else ''}"
     with fresh_database(kind, tmp, tag) as url:
         _check([tranca, "migrate", "--database-url", url])
         # The app is registered before the server starts and its key then given as
@@ -174,6 +183,7 @@ def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> di
             f"{think_ms:g}",
             "--database-url",
             url,
+            *(["--watch"] if watch else []),
         ]
         server = Process(serve, tmp / f"serve-{tag}.log")
         try:
@@ -204,7 +214,9 @@ def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> di
         "workers": workers,
         "games": games,
         "think_ms": think_ms,
+        "watched": watch,
         "moves_per_second": result.get("moves_per_second", 0.0),
+        "watch_updates": result.get("watch_updates", 0) if watch else None,
         "submit_p50_ms": submit.get("p50_ms"),
         "submit_p99_ms": submit.get("p99_ms"),
         # The load generator's RPCs per move (ListLegalMoves, SubmitMove, a game's set-up
@@ -308,7 +320,7 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
                 )
                 v = run["verification"]
                 if run["exit_code"] != 0 or v.get("lost") or v.get("doubled"):
-                    errors.append(f"service on {kind}, {workers}w, {games}g: verification {v}")
+                    errors.append(f"service on {kind}, {workers}w, {spec}: verification {v}")
                 runs.append(run)
                 print(
                     f"   {run['moves_per_second']} moves/s, ratio {run['ratio']}",
@@ -324,7 +336,7 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     by_config: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for runs in rounds:
         for r in runs:
-            key = (r["database"], r["workers"], r["games"], r.get("think_ms", 0))
+            key = (r["database"], r["workers"], r["games"], r.get("think_ms", 0), r.get("watched"))
             by_config.setdefault(key, []).append(r)
 
     def median(runs: list[dict[str, Any]], name: str) -> Any:
@@ -332,7 +344,7 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         return statistics.median(values) if values else None
 
     out = []
-    for (database, workers, games, think), runs in by_config.items():
+    for (database, workers, games, think, watch), runs in by_config.items():
         ratios = [r["ratio"] for r in runs if r.get("ratio") is not None]
         cpu = [r["cpu_ms_per_move"] for r in runs if r.get("cpu_ms_per_move")]
         out.append(
@@ -341,6 +353,7 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
                 "workers": workers,
                 "games": games,
                 "think_ms": think,
+                "watched": bool(watch),
                 "runs": len(runs),
                 "moves_per_second": median(runs, "moves_per_second"),
                 "submit_p50_ms": median(runs, "submit_p50_ms"),
@@ -392,7 +405,11 @@ def markdown(report: dict[str, Any]) -> str:
         "transport's echo calls/s for the same process layout and load); each move costs "
         "the load generator more than one call (rpcs/move), so the transport ceiling is "
         "generous. Think ms: each game pauses about that long before each move (0: games "
-        "move as fast as they can, for throughput; paced, for the latency at that load).",
+        "move as fast as they can, for throughput; paced, for the latency at that load). "
+        "Watched: every seat also keeps a WatchGame stream open while it plays (the "
+        "Python SDK's play_seat), so each move also wakes its game's watchers, who read "
+        "the log and receive a view; its ratio is to the same ceilings as the unwatched "
+        "run's.",
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['implementation']} {m['python']}, "
         f"{m['platform']}; load average at the end {m['load_average'][0]:.2f}; "
@@ -424,7 +441,8 @@ def markdown(report: dict[str, Any]) -> str:
             else ""
         )
         lines.append(
-            f"| {r['database']} | {r['workers']} | {r['games']} | {r['think_ms']:g} "
+            f"| {r['database']} | {r['workers']} "
+            f"| {r['games']}{', watched' if r.get('watched') else ''} | {r['think_ms']:g} "
             f"| {_f(r['moves_per_second'])} | "
             f"{_f(r['submit_p50_ms'], 2)} | {_f(r['submit_p99_ms'], 2)} | "
             f"{_f(r['rpcs_per_move'], 2)} | "
@@ -458,6 +476,7 @@ def markdown(report: dict[str, Any]) -> str:
                 for r in runs
                 if r["database"] == runs[0]["database"]
                 and (r["games"], r.get("think_ms", 0)) == parse_games(plan["games"][0])
+                and r.get("watched", False) == watched(plan["games"][0])
             ),
             "```",
         ]

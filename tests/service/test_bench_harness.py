@@ -133,3 +133,18 @@ def test_configurations_are_summarised_apart(service_bench: ModuleType) -> None:
         ("sqlite", 800),
     ]
     assert summary[1]["cpu_ms_per_move"] is None
+
+
+def test_a_watched_run_is_named_by_a_trailing_w_and_summarised_apart(
+    service_bench: ModuleType,
+) -> None:
+    assert service_bench.parse_games("16w") == (16, 0.0)
+    assert service_bench.parse_games("64@100") == (64, 100.0)
+    assert service_bench.watched("16w") and not service_bench.watched("64@100")
+    plain = {**_run(1300, 0.3, 20), "games": 16, "think_ms": 0.0, "watched": False}
+    watched = {**plain, "watched": True, "moves_per_second": 700}
+    summary = service_bench.summarise([[plain, watched]])
+    assert [(s["watched"], s["moves_per_second"]) for s in summary] == [
+        (False, 1300),
+        (True, 700),
+    ]
