@@ -109,6 +109,13 @@ def _unavailable(exc: BaseException) -> bool:
     return False
 
 
+def _raise_if_outage(exc: BaseException | None) -> None:
+    """``Unavailable`` in place of an error that means the database cannot serve now;
+    a bug, or a cancellation (not an ``Exception``), is left to propagate as it is."""
+    if isinstance(exc, Exception) and _unavailable(exc):
+        raise Unavailable(str(exc) or "database timeout") from exc
+
+
 class outages_as_unavailable:
     """Errors that mean the database cannot serve now become ``Unavailable``; any
     other error (a bug) surfaces as it is. A class rather than a generator-based
@@ -123,8 +130,7 @@ class outages_as_unavailable:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
     ) -> None:
-        if isinstance(exc, Exception) and _unavailable(exc):
-            raise Unavailable(str(exc) or "database timeout") from exc
+        _raise_if_outage(exc)
 
 
 class Bounded:
@@ -147,11 +153,9 @@ class Bounded:
             # Past the deadline the block was cancelled: this raises TimeoutError.
             await self._deadline.__aexit__(kind, exc, tb)
         except Exception as timed_out:
-            if _unavailable(timed_out):
-                raise Unavailable(str(timed_out) or "database timeout") from timed_out
+            _raise_if_outage(timed_out)
             raise
-        if isinstance(exc, Exception) and _unavailable(exc):
-            raise Unavailable(str(exc) or "database timeout") from exc
+        _raise_if_outage(exc)
 
 
 class StoreError(Exception):

@@ -76,13 +76,13 @@ async def settle_pending(store: Store, limit: int = 20) -> int:
                 .limit(limit)
             )
         ).all()
-    practice = [
-        str(r.id)
-        for r in rows
-        if r.tournament_game is None and not setup_from_text(r.setup).table.competitive
-    ]
+    practice: list[str] = []
+    others: list[str] = []
+    for r in rows:
+        plain = r.tournament_game is None and not setup_from_text(r.setup).table.competitive
+        (practice if plain else others).append(str(r.id))
     count = await settle_practice(store, practice) if practice else 0
-    for game_id in (str(r.id) for r in rows if str(r.id) not in practice):
+    for game_id in others:
         try:
             done = await settle_game(store, game_id)
         except Unavailable:
