@@ -1,6 +1,35 @@
+import importlib.util
 import os
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+
+def _refuse_stale_extensions() -> None:
+    """The compiled engine (server/compile_engine.py) sits beside its sources and is
+    imported first: after an edit it would be tested instead of the edit."""
+    path = Path(__file__).resolve().parents[1] / "server" / "compile_engine.py"
+    spec = importlib.util.spec_from_file_location("compile_engine", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    stale = module.stale()
+    if stale:
+        pytest.exit(
+            f"{len(stale)} compiled module(s) older than their source or no longer built"
+            f" (first: {stale[0]}): run `make compiled`, or `make compiled PURE_PYTHON=1`",
+            returncode=3,
+        )
+    if os.environ.get("TRANCA_EXPECT_INTERPRETED"):
+        # `make pytest-pure`: the copy without extensions must be the one imported.
+        import tranca.rules.engine
+
+        if not str(tranca.rules.engine.__file__).endswith(".py"):
+            pytest.exit(f"expected interpreted sources, got {tranca.rules.engine.__file__}", 3)
+
+
+_refuse_stale_extensions()
 
 # CI runs more examples; a developer's default run stays quick.
 settings.register_profile(

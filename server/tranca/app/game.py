@@ -7,7 +7,7 @@ from its setup, which is how the tests rebuild every stored snapshot. Pure: no I
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..platform import fairness
@@ -30,7 +30,7 @@ GAME_SCHEMA_VERSION = 2
 # without what they do not know and writing it back without it (a stake left in its
 # pot, a robot's seat handed back, a timer never reset). Plain games stay at 2.
 PLATFORM_SCHEMA_VERSION = 3
-READABLE_SCHEMAS = (1, 2, 3)
+READABLE_SCHEMAS: tuple[int, ...] = (1, 2, 3)
 
 
 class GameError(Exception):
@@ -61,11 +61,15 @@ class TableOptions:
     def to_dict(self) -> dict[str, Any]:
         # Only what differs from the defaults: most tables store nothing.
         default = TableOptions()
-        return {k: v for k, v in vars(self).items() if getattr(default, k) != v}
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(default, f.name) != getattr(self, f.name)
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> TableOptions:
-        known = {k: d[k] for k in vars(cls()) if k in d}
+        known = {f.name: d[f.name] for f in fields(cls) if f.name in d}
         return cls(**known)
 
     def match_overrides(self, overrides: dict[str, Any]) -> dict[str, Any]:

@@ -24,20 +24,31 @@ class Match:
     """Totals, deals played and who won. The current deal is ``self.deal``."""
 
     def __init__(
-        self, rules: Rules, n_players: int, seed: int, first_deck: list[int] | None = None
+        self,
+        rules: Rules,
+        n_players: int,
+        seed: int,
+        first_deck: list[int] | None = None,
+        *,
+        restored: tuple[int, DealState] | None = None,
     ) -> None:
         """``first_deck`` fixes the order of the first deal's deck (duplicate tournaments);
-        every other deal is shuffled from ``seed``."""
+        every other deal is shuffled from ``seed``. ``restored`` (the first dealer and
+        the current deal) is ``from_dict``'s: a stored match is neither drawn for nor
+        dealt again."""
         self.rules = rules
         self.n_players = n_players
         self.seed = seed
         n_sides = 2 if n_players == 4 else n_players
         self.totals = [0] * n_sides
         self.deal_scores: list[list[int]] = []
+        self.winner = NOBODY  # a side, DRAWN, or NOBODY while the match goes on
+        if restored is not None:
+            self.first_dealer, self.deal = restored
+            return
         # The first dealer is drawn by lot (000: "o próprio jogo fará um sorteio").
         self.first_dealer = random.Random(f"{seed}:dealer").randrange(n_players)
-        self.winner = NOBODY  # a side, DRAWN, or NOBODY while the match goes on
-        self.deal: DealState = self._deal(0, first_deck)
+        self.deal = self._deal(0, first_deck)
 
     @property
     def n_sides(self) -> int:
@@ -100,15 +111,17 @@ class Match:
     @classmethod
     def from_dict(cls, data: dict[str, Any], rules: Rules | None = None) -> Match:
         """``rules``, when the caller already holds them, spares decoding them again."""
-        m = cls.__new__(cls)
-        m.rules = rules if rules is not None else rules_from_dict(data["rules"])
-        m.n_players = int(data["n_players"])
-        m.seed = int(data["seed"])
+        rules = rules if rules is not None else rules_from_dict(data["rules"])
+        deal = DealState.from_dict(data["deal"], rules)
+        m = cls(
+            rules,
+            int(data["n_players"]),
+            int(data["seed"]),
+            restored=(int(data["first_dealer"]), deal),
+        )
         m.totals = list(data["totals"])
         m.deal_scores = [list(d) for d in data["deal_scores"]]
-        m.first_dealer = int(data["first_dealer"])
         m.winner = int(data["winner"])
-        m.deal = DealState.from_dict(data["deal"], m.rules)
         return m
 
 

@@ -91,9 +91,7 @@ class DealState:
         return self.phase == OVER
 
     def copy(self) -> DealState:
-        new = DealState.__new__(DealState)
-        new.rules = self.rules
-        new.n_players = self.n_players
+        new = DealState(self.rules, self.n_players)
         new.dealer = self.dealer
         new.first_player = self.first_player
         new.hands = [list(h) for h in self.hands]

@@ -1,0 +1,126 @@
+"""Compile the rules engine and the game it drives with mypyc, in place.
+
+The modules named in ``MODULES`` are pure, fully typed Python (mypy strict); mypyc
+turns each into a C extension that sits beside its source, and Python imports the
+extension first. They are the code a move runs through on every request: decoding
+the snapshot, validating and applying the move, listing the legal moves, encoding
+the snapshot again. The sources stay the reference: delete the extensions
+(``python server/compile_engine.py --clean``) and the same code runs interpreted.
+
+    python server/compile_engine.py            # build the extensions in place
+    python server/compile_engine.py --clean    # remove them
+    python server/compile_engine.py --stale    # list extensions older than their source
+    python server/compile_engine.py --if-needed  # build unless the build is current
+
+``make venv`` runs it whenever one of the sources changed (``PURE_PYTHON=1`` skips
+it); tests/conftest.py refuses to run against an extension older than its source.
+"""
+
+from __future__ import annotations
+
+import sys
+import sysconfig
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MODULES = [
+    "tranca/rules/cards.py",
+    "tranca/rules/errors.py",
+    "tranca/rules/moves.py",
+    "tranca/rules/presets.py",
+    "tranca/rules/melds.py",
+    "tranca/rules/state.py",
+    "tranca/rules/engine.py",
+    "tranca/rules/scoring.py",
+    "tranca/rules/match.py",
+    "tranca/app/game.py",
+]
+# The runtime shared by the compiled modules: a submodule of the package, so that it
+# is found wherever the package is (an editable install does not put server/ on
+# sys.path, and a top-level module would need it there).
+GROUP = "tranca.compiled"
+SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+
+
+def extensions() -> list[Path]:
+    """Every extension module in the package: the package has no others, so this is
+    also what an earlier build with a different list of modules left."""
+    return sorted((HERE / "tranca").rglob(f"*{SUFFIX}"))
+
+
+def stale() -> list[Path]:
+    """Extensions that Python would import instead of the current source: all of them
+    once any compiled module's source is newer than the build (the modules are one
+    group, their code is in the shared runtime), and any the list no longer names."""
+    built = extensions()
+    shared = Path(f"{HERE / GROUP.replace('.', '/')}__mypyc{SUFFIX}")
+    wanted = {Path(f"{HERE / m.removesuffix('.py')}{SUFFIX}") for m in MODULES} | {shared}
+    unwanted = [ext for ext in built if ext not in wanted]
+    if not shared.exists():
+        return built
+    built_at = shared.stat().st_mtime
+    if any((HERE / m).stat().st_mtime > built_at for m in MODULES):
+        return built
+    return unwanted
+
+
+def needs_build() -> bool:
+    """Whether a module of the list has no extension or any extension is stale."""
+    missing = [m for m in MODULES if not Path(f"{HERE / m.removesuffix('.py')}{SUFFIX}").exists()]
+    return bool(missing or stale())
+
+
+def clean() -> None:
+    for ext in extensions():
+        ext.unlink()
+
+
+def build() -> None:
+    import os
+
+    from mypyc.build import mypycify
+    from setuptools import setup  # type: ignore[import-untyped]
+
+    clean()
+    # The generated C, the objects and mypy's cache go under the repository's build/
+    # (ignored by git); only the extensions land beside their sources.
+    work = HERE.parent / "build" / "mypyc"
+    os.environ["MYPY_CACHE_DIR"] = str(work / "mypy_cache")
+    setup(
+        name="tranca-compiled",
+        ext_modules=mypycify(
+            MODULES,
+            group_name=GROUP,
+            opt_level="3",
+            target_dir=str(work / "c"),
+        ),
+        script_args=[
+            "build_ext",
+            "--inplace",
+            "--build-temp",
+            str(work / "obj"),
+            "--build-lib",
+            str(work / "lib"),
+        ],
+    )
+
+
+def main(argv: list[str]) -> int:
+    import os
+
+    os.chdir(HERE)
+    if "--clean" in argv:
+        clean()
+    elif "--stale" in argv:
+        for ext in stale():
+            print(ext)
+    elif "--if-needed" in argv:
+        if needs_build():
+            build()
+    else:
+        build()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
