@@ -106,7 +106,7 @@ node-deps:
 	fi
 
 pytest: venv node-deps
-	$(BIN)/pytest -n 2 -q
+	TRANCA_EXPECT_COMPILED=$(if $(filter 1,$(PURE_PYTHON)),,1) $(BIN)/pytest -n 2 -q
 	$(MAKE) --no-print-directory pytest-pure
 
 ## The rules tests once more on the interpreted sources (a copy of server/ without the

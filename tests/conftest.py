@@ -21,12 +21,15 @@ def _refuse_stale_extensions() -> None:
             f" (first: {stale[0]}): run `make compiled`, or `make compiled PURE_PYTHON=1`",
             returncode=3,
         )
-    if os.environ.get("TRANCA_EXPECT_INTERPRETED"):
-        # `make pytest-pure`: the copy without extensions must be the one imported.
-        import tranca.rules.engine
+    import tranca.rules.engine
 
-        if not str(tranca.rules.engine.__file__).endswith(".py"):
-            pytest.exit(f"expected interpreted sources, got {tranca.rules.engine.__file__}", 3)
+    where = str(tranca.rules.engine.__file__)
+    if os.environ.get("TRANCA_EXPECT_INTERPRETED") and not where.endswith(".py"):
+        # `make pytest-pure`: the copy without extensions must be the one imported.
+        pytest.exit(f"expected the interpreted sources, got {where}", 3)
+    if os.environ.get("TRANCA_EXPECT_COMPILED") and where.endswith(".py"):
+        # `make pytest`: the suite tests the engine as `make venv` built it.
+        pytest.exit(f"expected the compiled engine, got {where}", 3)
 
 
 _refuse_stale_extensions()
