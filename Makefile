@@ -117,7 +117,7 @@ pytest-pure: venv
 	rm -rf $(PURE_COPY) && mkdir -p $(PURE_COPY)
 	cp -r server $(PURE_COPY)/server
 	find $(PURE_COPY)/server -name '*.so' -delete
-	PYTHONPATH=$(PURE_COPY)/server TRANCA_EXPECT_INTERPRETED=1 $(BIN)/pytest -n 2 -q tests/rules
+	CI= PYTHONPATH=$(PURE_COPY)/server TRANCA_EXPECT_INTERPRETED=1 $(BIN)/pytest -n 2 -q tests/rules
 
 ## Engine benchmark (one core), then the service against this machine's ceilings
 ## (PostgreSQL and SQLite transactions, gRPC echo): bench/results/engine.{json,md}
