@@ -18,6 +18,7 @@ it); tests/conftest.py refuses to run against an extension older than its source
 
 from __future__ import annotations
 
+import os
 import sys
 import sysconfig
 from pathlib import Path
@@ -42,6 +43,15 @@ GROUP = "tranca.compiled"
 SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 
 
+def extension_of(module: str) -> Path:
+    """Where the extension of ``module`` (a path like ``tranca/rules/cards.py``, or a
+    dotted name) lands: beside its source."""
+    return Path(f"{HERE / module.removesuffix('.py').replace('.', '/')}{SUFFIX}")
+
+
+SHARED = extension_of(GROUP + "__mypyc")
+
+
 def extensions() -> list[Path]:
     """Every extension module in the package: the package has no others, so this is
     also what an earlier build with a different list of modules left."""
@@ -53,12 +63,11 @@ def stale() -> list[Path]:
     once any compiled module's source is newer than the build (the modules are one
     group, their code is in the shared runtime), and any the list no longer names."""
     built = extensions()
-    shared = Path(f"{HERE / GROUP.replace('.', '/')}__mypyc{SUFFIX}")
-    wanted = {Path(f"{HERE / m.removesuffix('.py')}{SUFFIX}") for m in MODULES} | {shared}
+    wanted = {extension_of(m) for m in MODULES} | {SHARED}
     unwanted = [ext for ext in built if ext not in wanted]
-    if not shared.exists():
+    if not SHARED.exists():
         return built
-    built_at = shared.stat().st_mtime
+    built_at = SHARED.stat().st_mtime
     if any((HERE / m).stat().st_mtime > built_at for m in MODULES):
         return built
     return unwanted
@@ -66,8 +75,7 @@ def stale() -> list[Path]:
 
 def needs_build() -> bool:
     """Whether a module of the list has no extension or any extension is stale."""
-    missing = [m for m in MODULES if not Path(f"{HERE / m.removesuffix('.py')}{SUFFIX}").exists()]
-    return bool(missing or stale())
+    return any(not extension_of(m).exists() for m in MODULES) or bool(stale())
 
 
 def clean() -> None:
@@ -76,8 +84,6 @@ def clean() -> None:
 
 
 def build() -> None:
-    import os
-
     from mypyc.build import mypycify
     from setuptools import setup  # type: ignore[import-untyped]
 
@@ -106,8 +112,6 @@ def build() -> None:
 
 
 def main(argv: list[str]) -> int:
-    import os
-
     os.chdir(HERE)
     if "--clean" in argv:
         clean()
