@@ -110,8 +110,8 @@ pytest: venv node-deps
 	$(MAKE) --no-print-directory pytest-pure
 
 ## The rules tests once more on the interpreted sources (a copy of server/ without the
-## extensions, first on the path): the sources are the reference, and the container
-## image runs them interpreted.
+## extensions, first on the path): the sources are the reference, and an install
+## without a C compiler runs them interpreted.
 PURE_COPY := build/pure
 pytest-pure: venv
 	rm -rf $(PURE_COPY) && mkdir -p $(PURE_COPY)

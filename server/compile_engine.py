@@ -11,6 +11,7 @@ the snapshot again. The sources stay the reference: delete the extensions
     python server/compile_engine.py --clean    # remove them
     python server/compile_engine.py --stale    # list extensions older than their source
     python server/compile_engine.py --if-needed  # build unless the build is current
+    python server/compile_engine.py --copy-to SITE  # copy the built ones into an install
 
 ``make venv`` runs it whenever one of the sources changed (``PURE_PYTHON=1`` skips
 it); tests/conftest.py refuses to run against an extension older than its source.
@@ -19,6 +20,7 @@ it); tests/conftest.py refuses to run against an extension older than its source
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import sysconfig
 from pathlib import Path
@@ -83,6 +85,23 @@ def clean() -> None:
         ext.unlink()
 
 
+def copy_to(site: Path) -> list[Path]:
+    """Copy the built extensions beside the sources of the package installed in
+    ``site`` (its site-packages), for an install made by ``pip install .``: the wheel
+    carries no binaries, so that it stays platform-free (the container image's build
+    does this). Refuses an incomplete or stale build, and a site without the package."""
+    if needs_build():
+        raise SystemExit("the extensions are missing or stale: build them first")
+    copied = []
+    for ext in extensions():
+        dest = site / ext.relative_to(HERE)
+        if not dest.parent.is_dir():
+            raise SystemExit(f"{dest.parent} does not exist: is the package installed in {site}?")
+        shutil.copy2(ext, dest)
+        copied.append(dest)
+    return copied
+
+
 def build() -> None:
     from mypyc.build import mypycify
     from setuptools import setup  # type: ignore[import-untyped]
@@ -118,6 +137,12 @@ def main(argv: list[str]) -> int:
     elif "--stale" in argv:
         for ext in stale():
             print(ext)
+    elif "--copy-to" in argv:
+        at = argv.index("--copy-to") + 1
+        if at >= len(argv):
+            raise SystemExit("--copy-to needs the site-packages directory")
+        for dest in copy_to(Path(argv[at]).resolve()):
+            print(dest)
     elif "--if-needed" in argv:
         if needs_build():
             build()
