@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.platform_service.staking import settle_all
 from tranca.server import Running
-from tranca.store.settlement import settle_pending
 from tranca_client import AsyncTrancaClient, PermissionDenied, RuleRejected, pb, ppb
 
 SINGLE_DEAL = {"target_score": 0}
@@ -85,7 +85,7 @@ async def test_chips_stakes_and_ratings_of_a_competitive_match(
     await app.start_game(game.game_id)
     assert (await app.get_player("ana")).chips == 60
     await seats[1].leave_game(game.game_id)  # bia resigns: ana's side wins
-    await settle_pending(server.store)  # (the server's own sweeper may have done it first)
+    await settle_all(server.store)  # (the server's own sweeper may be doing it too)
     ana, bia = await app.get_player("ana"), await app.get_player("bia")
     # 003: the winner takes the pot, "la banca percibe un 25% del bote": 80 - 20.
     assert (ana.chips, bia.chips) == (60 + 60, 60)

@@ -4,17 +4,47 @@ independently of the code that writes it)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import text
+from sqlalchemy import false, func, select, text
 
 from tests.service.conftest import Client
+from tranca.app.game import FINISHED
 from tranca.server import Running
+from tranca.store.models import Game
+from tranca.store.repository import Store
 from tranca.store.settlement import settle_pending
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc
+
+
+async def settle_all(store: Store, timeout: float = 10.0) -> int:
+    """Settle every finished game, then wait for those another settler holds; returns
+    how many this call settled. The server's own sweeper may be settling a game at
+    that moment, and on PostgreSQL ``settle_pending`` skips a game another
+    transaction has locked (``SKIP LOCKED``): its chips and ratings land when that
+    transaction commits, which a test reading them straight after must wait for."""
+    count = 0
+    deadline = time.monotonic() + timeout
+    while True:
+        count += await settle_pending(store, limit=100)
+        async with store.reading() as conn:
+            unsettled = (
+                await conn.execute(
+                    select(func.count())
+                    .select_from(Game)
+                    .where(Game.status == FINISHED, Game.settled == false())
+                )
+            ).scalar_one()
+        if not unsettled:
+            return count
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{unsettled} finished game(s) still unsettled after {timeout} s")
+        await asyncio.sleep(0.01)
 
 
 @dataclass
@@ -136,7 +166,7 @@ class Platform:
         return int(view.view.status)
 
     async def settle(self) -> int:
-        return await settle_pending(self.running.store)
+        return await settle_all(self.running.store)
 
     async def entries(self, player: str, page_size: int = 0) -> list[ppb.ChipEntry]:
         out: list[ppb.ChipEntry] = []

@@ -28,7 +28,7 @@ from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc
 
-from .staking import Platform, Table, balance_of, ledger_problems
+from .staking import Platform, Table, balance_of, ledger_problems, settle_all
 
 FINISHED = pb.GAME_STATUS_FINISHED
 WAITING = pb.GAME_STATUS_WAITING
@@ -491,8 +491,7 @@ async def test_the_chip_ledger_balances_after_any_requests(
         await world.run(op, server.store)
         # The ledger balances after every request, not just at the end.
         assert await ledger_problems(server, app.id) == []
-    while await settle_pending(server.store, limit=100):
-        pass
+    await settle_all(server.store)
     assert await ledger_problems(server, app.id) == []
     # A pot holds its match's stakes from the start until the match is settled, then
     # nothing; the house holds a quarter (rounded down) of every pot paid out.
