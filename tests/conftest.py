@@ -1,19 +1,17 @@
-import importlib.util
 import os
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.script_module import load_script
+
 
 def _refuse_stale_extensions() -> None:
     """The compiled engine (server/compile_engine.py) sits beside its sources and is
     imported first: after an edit it would be tested instead of the edit."""
     path = Path(__file__).resolve().parents[1] / "server" / "compile_engine.py"
-    spec = importlib.util.spec_from_file_location("compile_engine", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("compile_engine", path)
     stale = module.stale()
     if stale:
         pytest.exit(

@@ -3,28 +3,21 @@ engine into the installed package (deploy/docker/Dockerfile)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.script_module import load_script
+
 SCRIPT = Path(__file__).resolve().parents[2] / "server" / "compile_engine.py"
-
-
-def _compile_engine() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("compile_engine_under_test", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
 def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """The script pointed at a source tree of its own, with a current build of two
     extensions and the shared runtime (stand-in files: copying does not load them)."""
-    module = _compile_engine()
+    module = load_script("compile_engine_under_test", SCRIPT)
     source = tmp_path / "server"
     for name in ("tranca/rules/cards", "tranca/app/game", "tranca/compiled__mypyc"):
         path = source / f"{name}{module.SUFFIX}"

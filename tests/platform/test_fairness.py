@@ -1,7 +1,6 @@
 """Verifiable deals: commit, entropy, reveal, and the standalone check script."""
 
 import hashlib
-import importlib.util
 import json
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from types import ModuleType
 
 import pytest
 
+from tests.script_module import load_script
 from tranca.app.game import Action, Setup, rebuild
 from tranca.platform.fairness import (
     VerifiableDeal,
@@ -36,12 +36,8 @@ def run_script(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("verify_deal", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def load_verify_deal() -> ModuleType:
+    return load_script("verify_deal", SCRIPT)
 
 
 def dealt(jokers: bool, entropy: list[str]) -> VerifiableDeal:
@@ -103,7 +99,7 @@ def test_the_revealed_deck_is_the_deck_the_game_dealt() -> None:
 
 
 def test_the_script_rebuilds_the_engines_decks_without_importing_it() -> None:
-    script = load_script()
+    script = load_verify_deal()
     for seed in (0, 1, 2**62 + 5, derive_seed(SERVER_SEED, ["z"])):
         for size, jokers in ((104, False), (108, True)):
             assert script.deck_of(seed, size) == shuffled_deck(jokers, seed)

@@ -18,6 +18,7 @@ from ..rules.moves import Move, move_text, parse_move
 from ..rules.presets import Rules, rules_from_dict
 from ..rules.scoring import score_deal
 from ..rules.state import DealState
+from .errors import GameError as GameError  # re-exported: callers import it from here
 
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 # 2: the rules are stored once, in the setup (1 also repeated them in the match and
@@ -31,15 +32,6 @@ GAME_SCHEMA_VERSION = 2
 # pot, a robot's seat handed back, a timer never reset). Plain games stay at 2.
 PLATFORM_SCHEMA_VERSION = 3
 READABLE_SCHEMAS: tuple[int, ...] = (1, 2, 3)
-
-
-class GameError(Exception):
-    """A request the game's state refuses (maps to FAILED_PRECONDITION or ALREADY_EXISTS)."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(f"{reason}: {message}")
-        self.reason = reason
-        self.message = message
 
 
 @dataclass(frozen=True)
