@@ -1,5 +1,5 @@
 """Load a script that is not part of a package (server/compile_engine.py,
-deploy/verify_deal.py) as a module, to test its functions."""
+clients/verify_deal.py) as a module, to test its functions."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -34,10 +33,6 @@ def run_script(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=30,
         check=False,
     )
-
-
-def load_verify_deal() -> ModuleType:
-    return load_script("verify_deal", SCRIPT)
 
 
 def dealt(jokers: bool, entropy: list[str]) -> VerifiableDeal:
@@ -99,7 +94,7 @@ def test_the_revealed_deck_is_the_deck_the_game_dealt() -> None:
 
 
 def test_the_script_rebuilds_the_engines_decks_without_importing_it() -> None:
-    script = load_verify_deal()
+    script = load_script("verify_deal", SCRIPT)
     for seed in (0, 1, 2**62 + 5, derive_seed(SERVER_SEED, ["z"])):
         for size, jokers in ((104, False), (108, True)):
             assert script.deck_of(seed, size) == shuffled_deck(jokers, seed)

@@ -8,6 +8,7 @@ compiled or not, to that."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from tranca.app.game import GameError
 from tranca.rules.engine import new_deal, validate
@@ -21,33 +22,29 @@ ROUNDS = 1000
 SLACK = 10
 
 
+def _refused_often(attempt: Callable[[], object], error: type[Exception], reason: Reason) -> None:
+    """``attempt`` refused ROUNDS times with ``reason``, then no more references to
+    ``reason`` than before, give or take the slack."""
+    before = sys.getrefcount(reason)
+    for _ in range(ROUNDS):
+        try:
+            attempt()
+        except error as refused:
+            assert getattr(refused, "reason", None) is reason
+        else:
+            raise AssertionError(f"{attempt} was not refused")
+    assert sys.getrefcount(reason) < before + SLACK
+
+
 def test_a_rejected_move_keeps_no_reference_to_its_reason() -> None:
     deal = new_deal(PRESETS["tranca-000"], 2, seed=1, dealer=0)
     # A turn opens with a draw: discarding first is refused.
     move = Move(DISCARD, NO_MELD, (deal.hands[deal.turn][0],))
-    reason = Reason.MUST_DRAW_FIRST
-    before = sys.getrefcount(reason)
-    for _ in range(ROUNDS):
-        try:
-            validate(deal, deal.turn, move)
-        except RuleViolation as refused:
-            assert refused.reason is reason
-        else:
-            raise AssertionError("a discard before the draw was accepted")
-    assert sys.getrefcount(reason) < before + SLACK
+    _refused_often(lambda: validate(deal, deal.turn, move), RuleViolation, Reason.MUST_DRAW_FIRST)
 
 
 def test_an_unreadable_move_keeps_no_reference_to_its_reason() -> None:
-    reason = Reason.MALFORMED_MOVE
-    before = sys.getrefcount(reason)
-    for _ in range(ROUNDS):
-        try:
-            parse_move("juggle 3H")
-        except InvalidMove as unreadable:
-            assert unreadable.reason is reason
-        else:
-            raise AssertionError("an unknown move kind was read")
-    assert sys.getrefcount(reason) < before + SLACK
+    _refused_often(lambda: parse_move("juggle 3H"), InvalidMove, Reason.MALFORMED_MOVE)
 
 
 def test_a_refused_game_request_keeps_no_reference_to_its_message() -> None:
