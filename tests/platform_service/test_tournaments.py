@@ -22,13 +22,14 @@ from tranca.platform.duplicate import DuplicateRound, check_tables
 from tranca.rules.cards import card_text, parse_card, shuffled_deck
 from tranca.rules.match import DRAWN
 from tranca.server import Running
-from tranca.store import settlement, tournament_store
+from tranca.store import tournament_store
 from tranca.store.tournament_store import record_game_result
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import platform_pb2_grpc as pb_grpc
 
 from ..service.conftest import Client
+from .staking import settle_all
 
 Code = grpc.StatusCode
 PRESET = "tranca-000"
@@ -121,22 +122,12 @@ class Organiser:
         """What every replica's sweeper does for finished games, now rather than at
         its next sweep: settle them, which records their tournament results."""
         for _ in range(50):
-            await settlement.settle_pending(self.server.store, limit=100)
             statuses = await tournament_store.game_statuses(self.server.store, game_ids)
-            settled = await self.settled(game_ids)
-            if all(statuses[g] == "finished" for g in game_ids) and settled:
+            if all(statuses[g] == "finished" for g in game_ids):
+                await settle_all(self.server.store)
                 return
             await asyncio.sleep(0.02)
-        raise AssertionError(f"games {game_ids} were not settled")
-
-    async def settled(self, game_ids: Sequence[str]) -> bool:
-        from sqlalchemy import select
-
-        from tranca.store.models import Game
-
-        q = select(Game.id).where(Game.id.in_(list(game_ids)), Game.settled.is_(False))
-        async with self.server.store.engine.connect() as conn:
-            return not (await conn.execute(q)).first()
+        raise AssertionError(f"games {game_ids} did not finish")
 
     async def play_round(self, tid: str, rnd: pb.TournamentRound, loser_seat: int = 1) -> None:
         """Every table's seat ``loser_seat`` resigns (side B loses by default)."""
