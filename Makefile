@@ -130,15 +130,17 @@ bench: venv
 simulate: venv
 	$(BIN)/python bench/soak.py --deals 300
 
-## Debian packages for the deploy checks and the local rig: nginx (the gRPC balancer)
-## and prometheus (with promtool), installed with apt-get only when missing (as root;
-## outside CI a non-root user gets the command to run instead).
+## Debian packages for the deploy checks and the local rig: nginx (the gRPC balancer),
+## prometheus (with promtool) and prometheus-alertmanager (amtool), installed with
+## apt-get only when missing (as root; outside CI a non-root user gets the command to
+## run instead).
 system-deps:
 	bash deploy/system-deps.sh
 
 ## Deployment files checked offline: YAML lint, hadolint, the Compose schema, nginx -t,
-## promtool (configs, rules, rule tests, the dashboard's queries), the Kubernetes
-## schemas and the manifests' consistency (deploy/check.sh).
+## promtool (configs, rules, rule tests, the dashboard's queries), amtool (the
+## Alertmanager config and its routes), the Kubernetes schemas and the manifests'
+## consistency, the docs' settings and rate limits (deploy/check.sh).
 deploy-check: venv system-deps
 	bash deploy/check.sh
 

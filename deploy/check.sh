@@ -4,13 +4,17 @@
 #   YAML lint; the Dockerfile linted and its COPY sources checked against .dockerignore;
 #   the compose file against the Compose specification's schema; both nginx configs
 #   through `nginx -t`; the Prometheus configs, alert rules and their unit tests through
-#   promtool; the Grafana dashboard's queries parsed by promtool; metric names checked
-#   against the server's; the Kubernetes manifests rendered by kustomize and validated
-#   against the Kubernetes schemas (two versions), the ServiceMonitor against its
-#   schema, and the whole set for consistency; the Python under deploy/ through ruff;
-#   docs/OPERATIONS.md naming every flag and TRANCA_* variable of server.py.
-# nginx and promtool come from `make system-deps`. Outside CI a missing tool skips
-# its checks with a note; with CI set, it fails them.
+#   promtool; the Alertmanager config through amtool, its routes for every severity
+#   of the alerts, and Prometheus wired to it; the Grafana dashboard's queries parsed
+#   by promtool; metric names checked against the server's; the Kubernetes manifests
+#   rendered by kustomize and validated against the Kubernetes schemas (two versions),
+#   the ServiceMonitor against its schema, and the whole set for consistency; the
+#   Python under deploy/ through ruff; docs/OPERATIONS.md naming every flag and
+#   TRANCA_* variable of server.py, the settings tables' defaults and the rate limits
+#   quoted anywhere in the documentation matching the server's, and the documentation's
+#   numbered sections and links to headings holding together.
+# nginx, promtool and amtool come from `make system-deps`. Outside CI a missing tool
+# skips its checks with a note (and the summary lists them); with CI set, it fails them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.venv/bin:$PATH:/usr/sbin:/sbin"
@@ -71,6 +75,11 @@ prometheus_files() {
       deploy/prometheus/alerts_test.yml deploy/grafana/dashboards/tranca.json
 }
 
+alertmanager_config() {
+  amtool check-config deploy/alertmanager/alertmanager.yml &&
+    "$PY" deploy/check_helpers.py alerting
+}
+
 grafana_dashboard() {
   "$PY" deploy/check_helpers.py dashboard deploy/grafana/dashboards/tranca.json \
     "$TMP/dashboard-rules.yml" &&
@@ -117,11 +126,13 @@ run "YAML lint (yamllint)" yamllint -- yaml_lint
 run "Dockerfile (hadolint) and compose file (Compose schema)" hadolint check-jsonschema -- docker_files
 run "nginx configs (nginx -t)" nginx -- nginx_configs
 run "Prometheus configs, alert rules and their tests (promtool)" promtool -- prometheus_files
+run "Alertmanager config and routes (amtool), Prometheus wired to it" amtool -- alertmanager_config
 run "Grafana dashboard queries (promtool)" promtool -- grafana_dashboard
 run "Kubernetes manifests (kubernetes-validate, schema, consistency)" kubernetes-validate \
   check-jsonschema -- kubernetes
 run "Python under deploy/ (ruff)" ruff -- python_files
-run "docs/OPERATIONS.md lists every setting of server.py" "$PY" -- operations_guide
+run "docs: the settings of server.py and their defaults, rate limits, sections, links" "$PY" -- \
+  operations_guide
 
 echo
 if [ ${#skipped[@]} -gt 0 ]; then

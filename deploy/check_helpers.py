@@ -9,15 +9,22 @@
     check_helpers.py assemble OVERLAY OUT       without kustomize: the raw resources an overlay
                                                 names (and its bases'), generators included
     check_helpers.py docker                     the Dockerfile's and compose file's references
-    check_helpers.py docs                       docs/OPERATIONS.md names every flag and variable
+    check_helpers.py alerting                   Prometheus's Alertmanagers are compose services;
+                                                every alert's severity is one the routes know
+    check_helpers.py docs                       docs/OPERATIONS.md names every flag and variable,
+                                                the settings tables give the server's defaults,
+                                                every doc quotes its rate limits; numbered
+                                                sections and links to headings hold
 
 Each prints what it found wrong and exits 1 if anything was.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,15 +51,15 @@ def _settings() -> set[str]:
 
 def _metrics() -> set[str]:
     """The names of every metric the server exports, with the suffixes Prometheus
-    sees (_total for counters, _bucket/_count/_sum for histograms)."""
+    sees (_total for counters, _bucket/_count/_sum for histograms; no _created: the
+    server turns those off)."""
     text = (SERVER / "api" / "metrics.py").read_text()
     names: set[str] = set()
     for kind, name in re.findall(r"(Counter|Gauge|Histogram)\(\s*\"([a-z_]+)\"", text):
         if kind == "Counter":
-            base = name.removesuffix("_total")
-            names |= {base + "_total", base + "_created"}
+            names.add(name.removesuffix("_total") + "_total")
         elif kind == "Histogram":
-            names |= {name + s for s in ("_bucket", "_count", "_sum", "_created")}
+            names |= {name + s for s in ("_bucket", "_count", "_sum")}
         else:
             names.add(name)
     return names
@@ -242,16 +249,196 @@ def check_docker() -> list[str]:
     return problems
 
 
+def _serve_defaults() -> dict[str, Any]:
+    """`tranca serve`'s default for each flag whose default is a literal (or a field of
+    Config), read from server.py's parser without importing it."""
+    tree = ast.parse((SERVER / "server.py").read_text())
+    fields: dict[str, Any] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == "Config":
+            for item in node.body:
+                if (
+                    isinstance(item, ast.AnnAssign)
+                    and isinstance(item.target, ast.Name)
+                    and isinstance(item.value, ast.Constant)
+                ):
+                    fields[item.target.id] = item.value.value
+    defaults: dict[str, Any] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"):
+            continue
+        flag = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else ""
+        default = next((k.value for k in node.keywords if k.arg == "default"), None)
+        # default=env.get("TRANCA_...", VALUE), perhaps inside int(...) or float(...)
+        gets = [
+            call
+            for call in (ast.walk(default) if default is not None else [])
+            if isinstance(call, ast.Call)
+            and getattr(call.func, "attr", "") == "get"
+            and len(call.args) == 2
+            and str(getattr(call.args[0], "value", "")).startswith("TRANCA_")
+        ]
+        for call in gets:
+            value = call.args[1]
+            if isinstance(value, ast.Constant):
+                defaults[flag] = value.value
+            elif isinstance(value, ast.Attribute) and value.attr in fields:
+                defaults[flag] = fields[value.attr]
+    return defaults
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _doc_files() -> list[Path]:
+    """Every Markdown file of the documentation: docs/, the READMEs, deploy/, clients/."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for top in ("deploy", "clients"):
+        files += [f for f in sorted((ROOT / top).rglob("*.md")) if "node_modules" not in f.parts]
+    return files
+
+
+def _anchors(text: str) -> set[str]:
+    """The anchors of a Markdown file's headings, as GitHub makes them."""
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#{1,6} (.+)$", re.sub(r"```.*?```", "", text, flags=re.S), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        anchors.add(slug if n == 0 else f"{slug}-{n}")
+    return anchors
+
+
+def check_sections(files: list[Path]) -> list[str]:
+    """Numbered sections (`## N. ...`) run 1, 2, 3... once each, and every link to a
+    heading (`(#anchor)`, `(OTHER.md#anchor)`) finds it."""
+    problems = []
+    for path in files:
+        text = path.read_text()
+        where = path.relative_to(ROOT)
+        numbers = [
+            int(n)
+            for n in re.findall(r"^## (\d+)\. ", re.sub(r"```.*?```", "", text, flags=re.S), re.M)
+        ]
+        if numbers != list(range(1, len(numbers) + 1)):
+            problems.append(f"{where}: sections numbered {numbers}")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", text):
+            linked = (path.parent / target).resolve() if target else path
+            if target and (linked.suffix != ".md" or not linked.exists()):
+                continue
+            if anchor not in _anchors(linked.read_text()):
+                problems.append(f"{where}: a link to {target}#{anchor}, which is no heading")
+    return problems
+
+
 def check_docs() -> list[str]:
     """The operations guide's configuration table names every flag of `tranca serve`
-    and every TRANCA_* variable the server and the CLI read."""
+    and every TRANCA_* variable the server and the CLI read; the settings tables of
+    docs/OPERATIONS.md and docs/SERVICE.md give the server's numeric defaults; every
+    rate limit quoted in the documentation ("N/s, bursts of M", "N calls a second
+    (bursts of M)") is the server's default, and both are quoted; numbered sections and
+    links to headings hold together (check_sections)."""
     guide = (ROOT / "docs" / "OPERATIONS.md").read_text()
     flags = re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"", (SERVER / "server.py").read_text())
-    return [
+    problems = [
         f"docs/OPERATIONS.md does not mention {name}"
         for name in sorted(set(flags) | _settings())
         if f"`{name}`" not in guide
     ]
+    defaults = _serve_defaults()
+    for doc in ("OPERATIONS.md", "SERVICE.md"):
+        text = (ROOT / "docs" / doc).read_text()
+        for flag, shown in re.findall(r"^\| `(--[a-z-]+)`[^|]*\|[^|]*\| `([^`]*)`", text, re.M):
+            want, got = defaults.get(flag), _number(shown)
+            if isinstance(want, int | float) and not isinstance(want, bool) and got != want:
+                problems.append(f"docs/{doc}: {flag} defaults to {want:g}, not {shown}")
+    limits = {
+        (defaults[f"--rate-per-{who}"], 2 * defaults[f"--rate-per-{who}"])
+        for who in ("token", "app")
+    }
+    quoted = set()
+    pattern = r"(\d[\d,]*)(?:/s|\s+calls\s+a\s+second),?\s+\(?bursts\s+of\s+(\d[\d,]*)"
+    for path in _doc_files():
+        for rate, burst in re.findall(pattern, path.read_text()):
+            pair = (_number(rate), _number(burst))
+            quoted.add(pair)
+            if pair not in limits:
+                where = path.relative_to(ROOT)
+                problems.append(
+                    f"{where}: a rate limit of {rate}/s, bursts of {burst}: not the server's"
+                )
+    problems += [
+        f"no document quotes the rate limit {rate:g}/s, bursts of {burst:g}"
+        for rate, burst in sorted(limits - quoted)
+    ]
+    return problems + check_sections(_doc_files())
+
+
+# ----- Alertmanager -----------------------------------------------------------------------
+
+# The receiver each severity of alerts.yml goes to (deploy/alertmanager/alertmanager.yml).
+RECEIVERS = {"critical": "on-call", "warning": "team"}
+
+
+def check_alerting() -> list[str]:
+    """The compose Prometheus sends its alerts to Alertmanagers that are compose services
+    on the port they listen on; each --config.file a compose service reads is mounted;
+    every severity of alerts.yml is routed (amtool) to the receiver RECEIVERS names."""
+    problems = []
+    deploy = ROOT / "deploy"
+    services = yaml.safe_load((deploy / "docker" / "compose.yaml").read_text())["services"]
+    prometheus = yaml.safe_load((deploy / "prometheus" / "prometheus.yml").read_text())
+    targets = [
+        target
+        for am in prometheus.get("alerting", {}).get("alertmanagers", [])
+        for static in am.get("static_configs", [])
+        for target in static.get("targets", [])
+    ]
+    if not targets:
+        problems.append("prometheus.yml: alerts go to no Alertmanager")
+    for target in targets:
+        host, _, port = target.partition(":")
+        args = services.get(host, {}).get("command", [])
+        listen = next((a.rsplit(":", 1)[1] for a in args if "--web.listen-address" in a), "9093")
+        if host not in services:
+            problems.append(f"prometheus.yml: Alertmanager {target} is no compose service")
+        elif port != listen:
+            problems.append(f"prometheus.yml: Alertmanager {target}, which listens on {listen}")
+    for name, service in services.items():
+        mounted = {v.split(":")[1] for v in service.get("volumes", []) if v.count(":") >= 1}
+        for arg in service.get("command", []) if isinstance(service.get("command"), list) else []:
+            if arg.startswith("--config.file=") and arg.split("=", 1)[1] not in mounted:
+                problems.append(f"compose {name}: reads {arg.split('=', 1)[1]}, not mounted")
+    alerts = yaml.safe_load((deploy / "prometheus" / "alerts.yml").read_text())
+    severities = {r["labels"]["severity"] for g in alerts["groups"] for r in g["rules"]}
+    for severity in sorted(severities):
+        receiver = RECEIVERS.get(severity)
+        if receiver is None:
+            problems.append(f"alerts.yml: severity {severity} has no receiver in RECEIVERS")
+            continue
+        routed = subprocess.run(
+            [
+                "amtool",
+                "config",
+                "routes",
+                "test",
+                f"--config.file={deploy / 'alertmanager' / 'alertmanager.yml'}",
+                "--alertmanager.url=",
+                f"--verify.receivers={receiver}",
+                f"severity={severity}",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        if routed.returncode != 0:
+            got = (routed.stdout.strip() or routed.stderr.strip() or "?").splitlines()[0]
+            problems.append(f"alertmanager.yml: severity {severity} goes to {got}, not {receiver}")
+    return problems
 
 
 # ----- Prometheus and Grafana -------------------------------------------------------------
@@ -341,6 +528,8 @@ def main(argv: list[str]) -> int:
         problems = check_docker()
     elif command == "docs":
         problems = check_docs()
+    elif command == "alerting":
+        problems = check_alerting()
     else:
         print(__doc__)
         return 2

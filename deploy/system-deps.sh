@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages that the deploy checks and the local rig need: nginx (the gRPC
-# balancer) and prometheus (the server and promtool). Installed only when missing,
-# with --no-install-recommends. The packages' own services are not started (a
-# policy-rc.d denies it for the duration of the install): the rig starts the
-# binaries itself, on loopback, with its own config and pid files.
+# balancer), prometheus (the server and promtool) and prometheus-alertmanager (amtool,
+# which checks the Alertmanager config). Installed only when missing, with
+# --no-install-recommends. The packages' own services are not started (a policy-rc.d
+# denies it for the duration of the install): the rig starts the binaries itself, on
+# loopback, with its own config and pid files.
 set -euo pipefail
 
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
@@ -11,6 +12,7 @@ have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/
 need=()
 have nginx || need+=(nginx)
 { have prometheus && have promtool; } || need+=(prometheus)
+have amtool || need+=(prometheus-alertmanager)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

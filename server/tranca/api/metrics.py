@@ -5,7 +5,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
+
+# No `_created` series (a start time per counter, histogram and label set): nothing
+# reads them. Called when this module is imported, so it holds in every process that
+# has these metrics: the server and each of its workers (spawned: fresh interpreters
+# that import this module themselves). PROMETHEUS_DISABLE_CREATED_SERIES would hold
+# only where it was set before prometheus_client was first imported.
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 
@@ -22,7 +29,24 @@ DB_LATENCY = Histogram(
 )
 WATCHES = Gauge("tranca_watch_streams_open", "Open WatchGame streams")
 GAMES = Gauge("tranca_games", "Games stored, by status", ["status"])
-LISTENER_UP = Gauge("tranca_notify_listener_up", "1 while the PostgreSQL LISTEN connection is up")
+_LISTENER_UP = Gauge(
+    "tranca_notify_listener_up",
+    "1 while the PostgreSQL LISTEN connection is up",
+    ["database"],
+)
+
+
+class _ListenerUp:
+    """``tranca_notify_listener_up{database="postgresql"}``, which exists only once
+    set: server.py sets it from the LISTEN connection's state, which only a
+    PostgreSQL-backed server has. A SQLite-backed server exports no such series, so
+    the TrancaNotifyListenerDown alert cannot fire for it."""
+
+    def set(self, value: float) -> None:
+        _LISTENER_UP.labels("postgresql").set(value)
+
+
+LISTENER_UP = _ListenerUp()
 
 
 def observe_db(op: str, seconds: float) -> None:
