@@ -1,10 +1,36 @@
-"""The ``tranca`` command: the server, migrations, apps, simulations and a demo match."""
+"""The ``tranca`` command: the server, migrations, apps, simulations and a demo match.
+
+Every mistake and every refusal is one line on stderr, ``tranca COMMAND: what went
+wrong and what to do``, never a traceback (a traceback is a bug in tranca), and the
+exit status says which it was:
+
+- ``2``, a usage error: the command line itself is wrong, whatever the machine holds
+  (an unknown option or preset, a player count the preset is not played by, a
+  database URL that is neither SQLite nor PostgreSQL): argparse's ``parser.error``,
+  in one line;
+- ``1``, a refusal at run time: the command line is well formed but what it names
+  cannot be used (no database at that path, a schema not at this release's head, a
+  database or server that cannot be reached, a port in use, an unknown app id);
+- ``0``: done.
+
+The same holds for ``tranca loadtest`` (``tranca.loadgen``) and for ``tranca bot``
+and ``tranca play`` (``tranca_client.cli``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import errno
+import io
 import json
+import os
+import socket
 import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from .rules.bots import make_bot
 from .rules.engine import apply, legal_moves
@@ -15,8 +41,141 @@ from .rules.scoring import score_deal
 from .rules.simulate import simulate
 from .rules.views import meld_view
 
+if TYPE_CHECKING:
+    from .server import Config
+
+USAGE = 2  # exit status of a usage error
+REFUSED = 1  # exit status of a refusal at run time
+DEFAULT_DATABASE_URL = "sqlite:///tranca.db"
+
+
+class Refusal(Exception):
+    """A refusal at run time: ``main`` prints it as one line and exits with 1."""
+
+
+def usage_error(prog: str, message: str) -> NoReturn:
+    """A usage error in one line on stderr, exit status 2."""
+    print(f"{prog}: error: {message} (see {prog} --help)", file=sys.stderr, flush=True)
+    raise SystemExit(USAGE)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage error in one line (argparse prints its usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        usage_error(self.prog, message)
+
+
+def _first_line(exc: BaseException) -> str:
+    """An exception's message, in one line (SQLAlchemy's run over several)."""
+    cause = getattr(exc, "orig", None) or exc
+    text = str(cause).strip() or type(cause).__name__
+    return text.splitlines()[0]
+
+
+def _or(values: Sequence[int]) -> str:
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _check_players(parser: argparse.ArgumentParser, preset: str, players: int) -> None:
+    counts = make_rules(preset).player_counts
+    if players not in counts:
+        parser.error(
+            f"argument --players: {preset} is played by {_or(counts)} players, not {players}"
+        )
+
+
+# ----- databases -------------------------------------------------------------------------
+
+
+def database_url(parser: argparse.ArgumentParser, url: str) -> str:
+    """``url`` with its async driver, or a usage error if it is neither SQLite nor
+    PostgreSQL (the only databases the service supports)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from .store.database import normalise_url
+
+    normalised = normalise_url(url)
+    try:
+        make_url(normalised)
+    except ArgumentError:
+        normalised = ""
+    if not normalised.startswith(("sqlite+aiosqlite:///", "postgresql+asyncpg://")):
+        parser.error(
+            f"argument --database-url: {url!r} is not sqlite:///PATH or "
+            "postgresql://USER@HOST/DATABASE"
+        )
+    return normalised
+
+
+def _shown(url: str) -> str:
+    """A database URL as a user would type it, its password hidden."""
+    from sqlalchemy.engine import make_url
+
+    shown = make_url(url).render_as_string(hide_password=True)
+    return shown.replace("sqlite+aiosqlite://", "sqlite://").replace(
+        "postgresql+asyncpg://", "postgresql://"
+    )
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL; None for PostgreSQL and an in-memory database."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    name = parsed.database or ""
+    if not parsed.drivername.startswith("sqlite") or name in ("", ":memory:"):
+        return None
+    if name.startswith("file:"):  # a SQLite URI
+        return None
+    return Path(name)
+
+
+async def require_schema(url: str) -> None:
+    """Refuse a database that is not there or not at this release's schema head, and
+    create nothing while finding out (SQLite creates a file it is asked to open)."""
+    from .store import migrate
+
+    shown = _shown(url)
+    path = sqlite_file(url)
+    if path is not None and not path.is_file():
+        raise Refusal(
+            f"there is no database at {path.absolute()}: "
+            f"`tranca migrate --database-url {shown}` creates it"
+        )
+    current = await migrate.current_revision(url)
+    head = migrate.head_revision()
+    if current != head:
+        state = "has no schema" if current is None else f"has schema {current}"
+        raise Refusal(
+            f"the database at {shown} {state}, not this release's {head}: "
+            f"run `tranca migrate --database-url {shown}` first"
+        )
+
+
+@contextlib.contextmanager
+def database_errors(url: str) -> Iterator[None]:
+    """A database that cannot be opened or reached, as a refusal in one line."""
+    from alembic.util.exc import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .store.repository import StoreError
+
+    try:
+        yield
+    except (SQLAlchemyError, StoreError, CommandError, OSError) as exc:
+        raise Refusal(f"cannot use the database at {_shown(url)}: {_first_line(exc)}") from exc
+
+
+# ----- commands --------------------------------------------------------------------------
+
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    _check_players(args.parser, args.preset, args.players)
+    if args.deals < 1:
+        args.parser.error(f"argument --deals: at least 1, not {args.deals}")
     rules = make_rules(args.preset)
     summary = simulate(rules, args.players, args.deals, args.seed, args.bots, check=args.check)
     json.dump(summary, sys.stdout, indent=2)
@@ -25,6 +184,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    _check_players(args.parser, args.preset, args.players)
     rules = make_rules(args.preset)
     match = Match(rules, args.players, args.seed)
     bots = [make_bot(args.bots, args.seed + k) for k in range(args.players)]
@@ -64,58 +224,208 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
     from .store import migrate
-    from .store.database import normalise_url
 
-    migrate.upgrade(normalise_url(args.database_url))
-    print(f"schema at {migrate.head_revision()}")
+    url = database_url(args.parser, args.database_url)
+    path = sqlite_file(url)
+    if path is not None and not path.absolute().parent.is_dir():
+        raise Refusal(f"there is no folder {path.absolute().parent} for the database file")
+    with database_errors(url):
+        migrate.upgrade(url)
+    print(f"schema at {migrate.head_revision()}: {path.absolute() if path else _shown(url)}")
     return 0
 
 
 def _cmd_create_app(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from .store.database import make_engine, normalise_url
+    from .store.database import make_engine
     from .store.repository import Store
 
+    url = database_url(args.parser, args.database_url)
+    if not args.name.strip():
+        args.parser.error("argument name: an app needs a name")
+
     async def create() -> tuple[str, str]:
-        engine = make_engine(normalise_url(args.database_url))
+        await require_schema(url)
+        engine = make_engine(url)
         try:
             return await Store(engine).create_app(args.name, frozenset(args.permission))
         finally:
             await engine.dispose()
 
-    app_id, key = asyncio.run(create())
+    with database_errors(url):
+        app_id, key = asyncio.run(create())
     print(json.dumps({"app_id": app_id, "api_key": key}))
     return 0
 
 
 def _cmd_revoke_app(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from .store.database import make_engine, normalise_url
+    from .store.database import make_engine
     from .store.repository import Store
 
+    url = database_url(args.parser, args.database_url)
+
     async def revoke() -> bool:
-        engine = make_engine(normalise_url(args.database_url))
+        await require_schema(url)
+        engine = make_engine(url)
         try:
             return await Store(engine).revoke_app(args.app_id)
         finally:
             await engine.dispose()
 
-    found = asyncio.run(revoke())
-    print("revoked" if found else "no such app")
-    return 0 if found else 1
+    with database_errors(url):
+        found = asyncio.run(revoke())
+    if not found:
+        raise Refusal(f"there is no app {args.app_id!r} in the database at {_shown(url)}")
+    print("revoked")
+    return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    import os
+def _serve_config(argv: list[str]) -> Config:
+    """``tranca serve``'s flags, its usage errors in one line (its parser is plain
+    argparse, which prints the usage first)."""
+    from .server import Config
 
-    if argv is None:
-        argv = sys.argv[1:]
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            return Config.from_args(argv)
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            lines = captured.getvalue().strip().splitlines()
+            message = lines[-1].split(": error: ", 1)[-1] if lines else "bad arguments"
+            usage_error("tranca serve", message)
+        raise
+
+
+def _check_listen(host: str, port: int, flags: str, *, reuse_port: bool = False) -> None:
+    """Refuse an address the server could not listen on (in use, or not this machine's),
+    before the server tries: gRPC would log its own lines first, and a worker process
+    its traceback. Bound as the server binds, with SO_REUSEADDR (and SO_REUSEPORT for
+    workers): ports in TIME_WAIT, or still serving a draining connection, are free."""
+    where = f"{host}:{port}"
+    try:
+        found = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except OSError as exc:
+        raise Refusal(f"cannot listen on {where}: {exc.strerror or exc} ({flags})") from exc
+    failure: OSError | None = None
+    for family, kind, proto, _, address in found:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if reuse_port:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            try:
+                probe.bind(address)
+                return
+            except OSError as exc:
+                failure = exc
+    reason = failure.strerror if failure is not None else "no address"
+    raise Refusal(f"cannot listen on {where}: {reason} ({flags})")
+
+
+def _cmd_serve(argv: list[str]) -> int:
+    """``tranca serve``, after the checks that keep its mistakes to one line: the
+    database exists and is at the schema head (unless --auto-migrate), the TLS files
+    can be read, the ports are free."""
+    from .server import serve
+
+    cfg = _serve_config(argv)
+    prog = "tranca serve"
+    for flag, port in (("--port", cfg.port), ("--metrics-port", cfg.metrics_port)):
+        if not 0 <= port <= 65535:
+            usage_error(prog, f"argument {flag}: {port} is not a port (0 to 65535)")
+    if cfg.workers < 1:
+        usage_error(prog, f"argument --workers: at least 1, not {cfg.workers}")
+    if cfg.log_format not in ("json", "console"):
+        usage_error(prog, f"argument --log-format: json or console, not {cfg.log_format!r}")
+    url = database_url(Parser(prog=prog), cfg.database_url)
+    if cfg.auto_migrate:
+        path = sqlite_file(url)
+        if path is not None and not path.absolute().parent.is_dir():
+            raise Refusal(f"there is no folder {path.absolute().parent} for the database file")
+    else:
+        with database_errors(url):
+            asyncio.run(require_schema(url))
+    for flag, name in (
+        ("--tls-cert", cfg.tls_cert),
+        ("--tls-key", cfg.tls_key),
+        ("--tls-client-ca", cfg.tls_client_ca),
+    ):
+        if name and not os.access(name, os.R_OK):
+            raise Refusal(f"cannot read {flag} {name}: no such file, or not readable")
+    _check_listen(cfg.host, cfg.port, "--host, --port", reuse_port=cfg.workers > 1)
+    if cfg.metrics_port:
+        for index in range(cfg.workers):
+            _check_listen(cfg.host, cfg.metrics_port + index, "--metrics-port; 0 serves none")
+    try:
+        return serve(argv)
+    except RuntimeError as exc:
+        if not str(exc).startswith("Failed to bind"):
+            raise
+        raise Refusal(
+            f"cannot listen on {cfg.host}:{cfg.port}: the port is in use, or the address "
+            "is not one of this machine's (--host, --port)"
+        ) from exc
+    except OSError as exc:
+        if exc.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            raise
+        raise Refusal(
+            f"cannot listen on {cfg.host}:{cfg.metrics_port} for metrics: {exc.strerror} "
+            "(--metrics-port; 0 serves no metrics)"
+        ) from exc
+
+
+def _parser() -> Parser:
+    env_url = os.environ.get("TRANCA_DATABASE_URL")
+    db_default = env_url or DEFAULT_DATABASE_URL
+    db_help = (
+        f"default {db_default} (TRANCA_DATABASE_URL)"
+        if env_url
+        else f"default {db_default}, in the current folder, or TRANCA_DATABASE_URL"
+    )
+    parser = Parser(prog="tranca", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sim = sub.add_parser("simulate", help="play whole deals with bots; print a JSON summary")
+    sim.add_argument("--preset", default="tranca-000", choices=preset_names())
+    sim.add_argument("--players", type=int, default=4)
+    sim.add_argument("--deals", type=int, default=100)
+    sim.add_argument("--seed", type=int, default=1)
+    sim.add_argument("--bots", default="random", choices=["random", "greedy"])
+    sim.add_argument("--check", action="store_true", help="check invariants after every move")
+    sim.set_defaults(func=_cmd_simulate, parser=sim)
+    demo = sub.add_parser("demo", help="watch bots play a match in the terminal")
+    demo.add_argument("--preset", default="tranca-000", choices=preset_names())
+    demo.add_argument("--players", type=int, default=4)
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--bots", default="greedy", choices=["random", "greedy"])
+    demo.add_argument("--quiet", action="store_true", help="print only the results")
+    demo.add_argument("--one-deal", action="store_true", help="stop after one deal")
+    demo.set_defaults(func=_cmd_demo, parser=demo)
+    sub.add_parser("serve", help="run the game server (see tranca serve --help)")
+    sub.add_parser("loadtest", help="concurrent bot games against a server (--help)")
+    sub.add_parser("bot", help="a bot playing a seat through the API (see tranca bot --help)")
+    sub.add_parser("play", help="play at a terminal table (see tranca play --help)")
+    mig = sub.add_parser("migrate", help="apply the database schema migrations")
+    mig.add_argument("--database-url", default=db_default, help=db_help)
+    mig.set_defaults(func=_cmd_migrate, parser=mig)
+    app = sub.add_parser("create-app", help="register an app and print its API key once")
+    app.add_argument("name")
+    app.add_argument("--permission", action="append", default=[], choices=["fixed_deck"])
+    app.add_argument("--database-url", default=db_default, help=db_help)
+    app.set_defaults(func=_cmd_create_app, parser=app)
+    rev = sub.add_parser("revoke-app", help="revoke an app's API key")
+    rev.add_argument("app_id")
+    rev.add_argument("--database-url", default=db_default, help=db_help)
+    rev.set_defaults(func=_cmd_revoke_app, parser=rev)
+    sub.add_parser("presets", help="list the rule presets").set_defaults(
+        func=lambda a: print("\n".join(preset_names())) or 0
+    )
+    return parser
+
+
+def _dispatch(argv: list[str]) -> int:
     if argv[:1] == ["serve"]:
-        from .server import serve
-
-        return serve(argv[1:])
+        return _cmd_serve(argv[1:])
     if argv[:1] == ["loadtest"]:
         from .loadgen import main as loadtest_main
 
@@ -128,46 +438,28 @@ def main(argv: list[str] | None = None) -> int:
         from tranca_client.cli import play_main
 
         return play_main(argv[1:])
-    db_default = os.environ.get("TRANCA_DATABASE_URL", "sqlite:///tranca.db")
-    parser = argparse.ArgumentParser(prog="tranca", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    sim = sub.add_parser("simulate", help="play whole deals with bots; print a JSON summary")
-    sim.add_argument("--preset", default="tranca-000", choices=preset_names())
-    sim.add_argument("--players", type=int, default=4)
-    sim.add_argument("--deals", type=int, default=100)
-    sim.add_argument("--seed", type=int, default=1)
-    sim.add_argument("--bots", default="random", choices=["random", "greedy"])
-    sim.add_argument("--check", action="store_true", help="check invariants after every move")
-    sim.set_defaults(func=_cmd_simulate)
-    demo = sub.add_parser("demo", help="watch bots play a match in the terminal")
-    demo.add_argument("--preset", default="tranca-000", choices=preset_names())
-    demo.add_argument("--players", type=int, default=4)
-    demo.add_argument("--seed", type=int, default=1)
-    demo.add_argument("--bots", default="greedy", choices=["random", "greedy"])
-    demo.add_argument("--quiet", action="store_true", help="print only the results")
-    demo.add_argument("--one-deal", action="store_true", help="stop after one deal")
-    demo.set_defaults(func=_cmd_demo)
-    sub.add_parser("serve", help="run the game server (see tranca serve --help)")
-    sub.add_parser("loadtest", help="concurrent bot games against a server (--help)")
-    sub.add_parser("bot", help="a bot playing a seat through the API (see tranca bot --help)")
-    sub.add_parser("play", help="play at a terminal table (see tranca play --help)")
-    mig = sub.add_parser("migrate", help="apply the database schema migrations")
-    mig.add_argument("--database-url", default=db_default)
-    mig.set_defaults(func=_cmd_migrate)
-    app = sub.add_parser("create-app", help="register an app and print its API key once")
-    app.add_argument("name")
-    app.add_argument("--permission", action="append", default=[], choices=["fixed_deck"])
-    app.add_argument("--database-url", default=db_default)
-    app.set_defaults(func=_cmd_create_app)
-    rev = sub.add_parser("revoke-app", help="revoke an app's API key")
-    rev.add_argument("app_id")
-    rev.add_argument("--database-url", default=db_default)
-    rev.set_defaults(func=_cmd_revoke_app)
-    sub.add_parser("presets", help="list the rule presets").set_defaults(
-        func=lambda a: print("\n".join(preset_names())) or 0
-    )
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
     return int(args.func(args))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``tranca``: exit status 0 when done, 1 for a refusal, 2 for a usage error, each
+    mistake in one line on stderr (see the module's docstring)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    prog = "tranca" + (f" {argv[0]}" if argv and not argv[0].startswith("-") else "")
+    try:
+        return _dispatch(argv)
+    except Refusal as exc:
+        message = str(exc)
+    except SystemExit as exc:
+        if not isinstance(exc.code, str):
+            raise
+        # A refusal raised as SystemExit("...") on the way (`tranca serve`'s start-up).
+        message = exc.code
+    if not message.startswith("tranca"):
+        message = f"{prog}: {message}"
+    print(message, file=sys.stderr, flush=True)
+    return REFUSED
 
 
 if __name__ == "__main__":

@@ -11,6 +11,18 @@ answers: the replay's log holds every move acknowledged to a client exactly once
 at the version it was acknowledged with, and nothing else; with ``--database-url``
 it also rebuilds every game from the stored log and compares it with the stored
 snapshot.
+
+A server that goes away under the load (killed, restarted, unreachable for a while)
+does not stop the run: every failed call is counted by its status code and retried
+(a move with the same request id, which the service applies exactly once) until the
+run's time is up, and the report is printed all the same. The verification then
+waits up to ``--verify-wait`` seconds for a server to answer; the moves it could not
+check are listed in the report (``verification.unverified``, game by game) and the
+exit status is 1.
+
+As every ``tranca`` command (``tranca.cli``), a mistake is one line on stderr: exit
+status 2 for a usage error, 1 for a refusal (no server at the address, an API key
+or a preset it refuses, a move lost or doubled, moves left unverified).
 """
 
 from __future__ import annotations
@@ -32,7 +44,34 @@ import grpc
 from .v1 import game_pb2 as pb
 from .v1 import game_pb2_grpc as pb_grpc
 
-RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
+# Failures that say nothing was done, or that the outcome is unknown: a call is sent
+# again (a move with the same request id, applied once however often it is sent).
+RETRYABLE = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,  # a rate limit: wait and send it again
+}
+# The channels reconnect quickly once a server is back (gRPC's default backoff grows
+# to two minutes between attempts).
+CHANNEL_OPTIONS = [
+    ("grpc.use_local_subchannel_pool", 1),
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+]
+
+
+class OutOfTime(Exception):
+    """A call that was still failing (UNAVAILABLE, ...) when its time ran out."""
+
+
+class Refused(Exception):
+    """A refusal every game would meet (an API key, a preset): the run stops."""
+
+
+class _Abandoned(Exception):
+    """A game that cannot be played on (a seat taken by an attempt whose answer was
+    lost, an unexpected refusal): it is left and a new one begins."""
 
 
 @dataclass
@@ -45,6 +84,8 @@ class Stats:
     moves: int = 0
     deals: int = 0
     watch_updates: int = 0  # updates the seats' watch streams received (--watch)
+    retries: int = 0  # calls sent again after a failure in RETRYABLE
+    games_abandoned: int = 0  # games left after a refusal their loop did not expect
 
     def reset(self) -> None:
         self.latencies.clear()
@@ -54,6 +95,8 @@ class Stats:
         self.moves = 0
         self.deals = 0
         self.watch_updates = 0
+        self.retries = 0
+        self.games_abandoned = 0
 
 
 def mark_window(state: str) -> None:
@@ -103,11 +146,10 @@ class LoadGenerator:
         self.players = players
         self.timeout = timeout
         self.rng = random.Random(seed)
+        self.addresses = addresses
         # Separate subchannel pools: each channel opens its own connection.
         self.channels = [
-            grpc.aio.insecure_channel(
-                addresses[i % len(addresses)], options=[("grpc.use_local_subchannel_pool", 1)]
-            )
+            grpc.aio.insecure_channel(addresses[i % len(addresses)], options=CHANNEL_OPTIONS)
             for i in range(max(1, channels))
         ]
         self.stubs = [pb_grpc.GameServiceStub(c) for c in self.channels]
@@ -118,9 +160,32 @@ class LoadGenerator:
         for c in self.channels:
             await c.close()
 
+    async def preflight(self, preset: str, players: int, wait: float = 10.0) -> None:
+        """Refuse to start against no server, or one that refuses the API key, the
+        preset or the player count: every game would fail the same way."""
+        for address, channel in zip(self.addresses, self.channels, strict=False):
+            try:
+                await asyncio.wait_for(channel.channel_ready(), wait)
+            except TimeoutError:
+                raise Refused(f"no server answers at {address} (waited {wait:g} s)") from None
+        stub = self.stubs[0]
+        try:
+            listed = await stub.ListPresets(
+                pb.ListPresetsRequest(), metadata=self.app, timeout=self.timeout
+            )
+        except grpc.aio.AioRpcError as e:
+            raise Refused(f"the server refused ListPresets: {_status(e)}") from None
+        counts = {p.name: list(p.player_counts) for p in listed.presets}
+        if preset not in counts:
+            raise Refused(f"the server has no preset {preset!r}")
+        if players not in counts[preset]:
+            raise Refused(f"the server plays {preset} with {counts[preset]} players, not {players}")
+
     async def _call(self, stub: pb_grpc.GameServiceStub, name: str, request: Any, md: Any) -> Any:
-        """One RPC, timed; transport failures are retried a bounded number of times."""
-        for attempt in range(5):
+        """One RPC, timed. A failure in RETRYABLE is counted and the same request sent
+        again, with a growing pause, until the run's deadline (then ``OutOfTime``: the
+        call's outcome stays unknown). Any other failure is counted and raised."""
+        for attempt in range(1, 100_000):  # bounded by ``until`` long before
             started = time.perf_counter()
             try:
                 reply = await getattr(stub, name)(request, metadata=md, timeout=self.timeout)
@@ -128,10 +193,14 @@ class LoadGenerator:
                 return reply
             except grpc.aio.AioRpcError as e:
                 self.stats.errors[e.code().name] += 1
-                if e.code() not in RETRYABLE or attempt == 4:
+                if e.code() not in RETRYABLE:
                     raise
-                await asyncio.sleep(0.05 * (attempt + 1))
-        raise AssertionError("unreachable")
+                left = self.deadline - time.perf_counter()
+                if left <= 0:
+                    raise OutOfTime(f"{name}: {_status(e)}") from e
+                self.stats.retries += 1
+                await asyncio.sleep(min(0.05 * attempt, 0.5, left))
+        raise OutOfTime(name)
 
     async def _view(self, stub: pb_grpc.GameServiceStub, gid: str) -> pb.GameView:
         answer = await self._call(stub, "GetView", pb.GetViewRequest(game_id=gid), self.app)
@@ -139,48 +208,78 @@ class LoadGenerator:
         return view
 
     async def _game(self, stub: pb_grpc.GameServiceStub) -> tuple[str, list[str]]:
-        created = await self._call(
-            stub,
-            "CreateGame",
-            pb.CreateGameRequest(
-                rules=pb.Rules(
-                    preset=self.preset, overrides={"target_score": pb.KnobValue(int_value=0)}
+        """A new game, every seat joined, started. A refusal of CreateGame stops the
+        run (``Refused``); one of a seat or of the start leaves the game
+        (``_Abandoned``): after a retry, the first attempt may have been applied."""
+        try:
+            created = await self._call(
+                stub,
+                "CreateGame",
+                pb.CreateGameRequest(
+                    rules=pb.Rules(
+                        preset=self.preset, overrides={"target_score": pb.KnobValue(int_value=0)}
+                    ),
+                    players=self.players,
                 ),
-                players=self.players,
-            ),
-            self.app,
-        )
+                self.app,
+            )
+        except grpc.aio.AioRpcError as e:
+            raise Refused(f"the server refused CreateGame: {_status(e)}") from None
         gid = created.game.game_id
         tokens = []
-        for seat in range(self.players):
-            joined = await self._call(
-                stub, "JoinGame", pb.JoinGameRequest(game_id=gid, seat=seat), self.app
-            )
-            tokens.append(joined.player_token)
-        await self._call(stub, "StartGame", pb.StartGameRequest(game_id=gid), self.app)
+        try:
+            for seat in range(self.players):
+                joined = await self._call(
+                    stub, "JoinGame", pb.JoinGameRequest(game_id=gid, seat=seat), self.app
+                )
+                tokens.append(joined.player_token)
+            try:
+                await self._call(stub, "StartGame", pb.StartGameRequest(game_id=gid), self.app)
+            except grpc.aio.AioRpcError as e:
+                # Started by an attempt whose answer was lost?
+                if e.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                if (await self._view(stub, gid)).status != pb.GAME_STATUS_PLAYING:
+                    raise
+        except grpc.aio.AioRpcError as e:
+            raise _Abandoned(f"game {gid}: {_status(e)}") from e
         self.stats.acked[gid] = {}
         return gid, tokens
 
     async def _watch_seat(self, stub: pb_grpc.GameServiceStub, gid: str, token: str) -> None:
         """One seat's watch stream, read until its game is over or it is cancelled."""
         md = (("authorization", f"Bearer {token}"),)
-        # An async stream on an aio channel (the generated stub's types are the sync ones).
-        stream: Any = stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=md)
-        try:
-            async for update in stream:
-                self.stats.watch_updates += 1
-                if update.HasField("view") and update.view.status == pb.GAME_STATUS_FINISHED:
+        for _ in range(10_000):  # bounded by the deadline long before
+            # An async stream on an aio channel (the generated stub's types are the sync
+            # ones).
+            stream: Any = stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=md)
+            try:
+                async for update in stream:
+                    self.stats.watch_updates += 1
+                    if update.HasField("view") and update.view.status == pb.GAME_STATUS_FINISHED:
+                        return
+                return
+            except grpc.aio.AioRpcError as e:
+                if e.code() == grpc.StatusCode.CANCELLED:
                     return
-        except grpc.aio.AioRpcError as e:
-            if e.code() != grpc.StatusCode.CANCELLED:
                 self.stats.errors[f"WatchGame {e.code().name}"] += 1
+                if e.code() not in RETRYABLE or time.perf_counter() > self.deadline:
+                    return
+            await asyncio.sleep(0.2)  # a server went away: watch again once one is back
 
     async def _play(self, index: int) -> None:
         """Play whole deals until the deadline: bounded by it and by a move count."""
         stub = self.stubs[index % len(self.stubs)]
         rng = random.Random(self.rng.random())
         while time.perf_counter() < self.deadline:
-            gid, tokens = await self._game(stub)
+            try:
+                gid, tokens = await self._game(stub)
+            except OutOfTime:
+                return
+            except _Abandoned:
+                self.stats.games_abandoned += 1
+                await asyncio.sleep(0.05)
+                continue
             watchers = (
                 [asyncio.create_task(self._watch_seat(stub, gid, t)) for t in tokens]
                 if self.watch
@@ -188,6 +287,13 @@ class LoadGenerator:
             )
             try:
                 await self._play_game(stub, rng, gid, tokens)
+            except OutOfTime:
+                return
+            except grpc.aio.AioRpcError:
+                # A refusal the loop does not expect (counted by its code): this game
+                # is left where it is, and the loop goes on with a new one.
+                self.stats.games_abandoned += 1
+                await asyncio.sleep(0.05)
             finally:
                 for w in watchers:
                     w.cancel()
@@ -260,7 +366,8 @@ class LoadGenerator:
         window opens on games already under way (as on a live server), not on all
         of them being created at once."""
         self.deadline = time.perf_counter() + warmup + seconds
-        players = asyncio.gather(*(self._play(i) for i in range(games)))
+        tasks = [asyncio.create_task(self._play(i)) for i in range(games)]
+        players = asyncio.gather(*tasks)
         try:
             if warmup > 0:
                 await asyncio.wait([players], timeout=warmup)
@@ -269,8 +376,9 @@ class LoadGenerator:
             started = time.perf_counter()
             await players
         finally:
-            if not players.done():
-                players.cancel()
+            for task in tasks:  # after a Refused, the other games stop too
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         elapsed = time.perf_counter() - started
         mark_window("closed")
         return self.report(games, elapsed)
@@ -288,14 +396,53 @@ class LoadGenerator:
             "conflicts": self.stats.conflicts,
             "draws_refused": self.stats.draws_refused,
             "watch_updates": self.stats.watch_updates,
+            "retries": self.stats.retries,
+            "games_abandoned": self.stats.games_abandoned,
         }
 
-    async def verify(self) -> dict[str, int]:
-        """Every acknowledged move is in the game's replay exactly once, at its version."""
-        stub = self.stubs[0]
+    async def _replay(
+        self, gid: str, until: float, errors: Counter[str]
+    ) -> pb.GetReplayResponse | None:
+        """The game's replay from any of the addresses, asked again while none answers
+        until ``until`` (then ``OutOfTime``); None if the service refuses it."""
+        request = pb.GetReplayRequest(game_id=gid)
+        for attempt in range(1, 100_000):  # bounded by ``until`` long before
+            stub = self.stubs[attempt % len(self.stubs)]
+            try:
+                reply: pb.GetReplayResponse = await stub.GetReplay(
+                    request, metadata=self.app, timeout=self.timeout
+                )
+                return reply
+            except grpc.aio.AioRpcError as e:
+                errors[e.code().name] += 1
+                if e.code() not in RETRYABLE:
+                    return None
+                if time.perf_counter() >= until:
+                    raise OutOfTime(f"GetReplay: {_status(e)}") from e
+                await asyncio.sleep(min(0.05 * attempt, 0.5))
+        raise OutOfTime("GetReplay")
+
+    async def verify(self, wait: float = 30.0) -> dict[str, Any]:
+        """Every acknowledged move is in the game's replay exactly once, at its version.
+
+        A server is waited for up to ``wait`` seconds; the games whose replay could not
+        be read are ``unverified``, with the versions of their acknowledged moves."""
+        until = time.perf_counter() + wait
+        errors: Counter[str] = Counter()
+        unverified: dict[str, list[int]] = {}
         lost = doubled = checked = extra = 0
+        out_of_time = False
         for gid, acked in self.stats.acked.items():
-            replay = await self._call(stub, "GetReplay", pb.GetReplayRequest(game_id=gid), self.app)
+            replay = None
+            if not out_of_time:
+                try:
+                    replay = await self._replay(gid, until, errors)
+                except OutOfTime:
+                    out_of_time = True  # no server: the games left are not asked for
+            if replay is None:
+                if acked:
+                    unverified[gid] = sorted(acked.values())
+                continue
             versions = [m.version for m in replay.moves]
             if versions != list(range(1, len(versions) + 1)):
                 doubled += 1  # a gap or a repeat in the log itself
@@ -315,6 +462,9 @@ class LoadGenerator:
             "lost": lost,
             "doubled": doubled,
             "logged_not_acknowledged": extra,
+            "moves_unverified": sum(len(v) for v in unverified.values()),
+            "errors": dict(errors),
+            "unverified": unverified,
         }
 
 
@@ -339,6 +489,12 @@ async def _rebuild_check(database_url: str, game_ids: list[str]) -> int:
     return bad
 
 
+def _status(e: grpc.aio.AioRpcError) -> str:
+    """A failed call's status in one line."""
+    details = (e.details() or "").strip().splitlines()
+    return f"{e.code().name}: {details[0]}" if details else e.code().name
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     gen = LoadGenerator(
         args.address,
@@ -352,29 +508,47 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         watch=args.watch,
     )
     try:
+        await gen.preflight(args.preset, args.players)
         result = await gen.run(args.games, args.seconds, args.warmup)
-        result["verification"] = await gen.verify()
+        result["verification"] = await gen.verify(args.verify_wait)
         if args.database_url:
-            result["verification"]["not_rebuilt"] = await _rebuild_check(
-                args.database_url, list(gen.stats.acked)
-            )
+            from .cli import Refusal, database_errors
+
+            bad: int | None = None  # not checked
+            try:
+                with database_errors(args.database_url):
+                    bad = await _rebuild_check(args.database_url, list(gen.stats.acked))
+            except Refusal as exc:
+                print(f"tranca loadtest: {exc}", file=sys.stderr, flush=True)
+            result["verification"]["not_rebuilt"] = bad
     finally:
         await gen.close()
     return result
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="tranca loadtest", description=__doc__)
+    """``tranca loadtest``: 0 when every acknowledged move was verified, 1 otherwise
+    or for a refusal, 2 for a usage error (each in one line on stderr)."""
+    from .cli import Parser, Refusal, database_errors, database_url, require_schema
+    from .rules.presets import make_rules, preset_names
+
+    p = Parser(prog="tranca loadtest", description=__doc__)
     p.add_argument("--address", action="append", default=None, help="server address (repeatable)")
     p.add_argument("--api-key", default="", help="required, except with --echo")
     p.add_argument("--games", type=int, default=8, help="concurrent games")
     p.add_argument("--seconds", type=float, default=10.0, help="measured duration")
     p.add_argument("--warmup", type=float, default=2.0, help="warm-up, not measured")
     p.add_argument("--channels", type=int, default=4, help="independent gRPC channels")
-    p.add_argument("--preset", default="tranca-000")
+    p.add_argument("--preset", default="tranca-000", choices=preset_names())
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--database-url", default="", help="also rebuild every game from its log")
+    p.add_argument(
+        "--verify-wait",
+        type=float,
+        default=30.0,
+        help="seconds the verification waits for a server to answer (one went away)",
+    )
     p.add_argument(
         "--think-ms",
         type=float,
@@ -401,14 +575,50 @@ def main(argv: list[str] | None = None) -> int:
     args.address = args.address or ["127.0.0.1:50051"]
     if args.seconds > 3600 or args.games > 10_000:
         p.error("runs are bounded: at most an hour and 10,000 games")
+    for flag, value, least in (
+        ("--games", args.games, 1),
+        ("--channels", args.channels, 1),
+        ("--warmup", args.warmup, 0),
+        ("--think-ms", args.think_ms, 0),
+        ("--verify-wait", args.verify_wait, 0),
+        ("--payload-bytes", args.payload_bytes, 0),
+    ):
+        if value < least:
+            p.error(f"argument {flag}: at least {least}, not {value:g}")
+    if args.seconds <= 0:
+        p.error(f"argument --seconds: above 0, not {args.seconds:g}")
     if args.echo:
         from .loadgen_echo import run_cli
 
         return run_cli(args)
     if not args.api_key:
         p.error("the following arguments are required: --api-key")
-    result = asyncio.run(main_async(args))
+    counts = make_rules(args.preset).player_counts
+    if args.players not in counts:
+        p.error(
+            f"argument --players: {args.preset} is played by {list(counts)}, not {args.players}"
+        )
+    try:
+        if args.database_url:
+            args.database_url = database_url(p, args.database_url)
+            with database_errors(args.database_url):
+                asyncio.run(require_schema(args.database_url))
+        result = asyncio.run(main_async(args))
+    except (Refusal, Refused) as exc:
+        print(f"tranca loadtest: {exc}", file=sys.stderr, flush=True)
+        return 1
     json.dump(result, sys.stdout, indent=2)
     sys.stdout.write("\n")
+    sys.stdout.flush()
     v = result["verification"]
-    return 0 if v["lost"] == 0 and v["doubled"] == 0 and not v.get("not_rebuilt") else 1
+    if v["moves_unverified"]:
+        where = ", ".join(args.address)
+        print(
+            f"tranca loadtest: {v['moves_unverified']} acknowledged moves of "
+            f"{len(v['unverified'])} games could not be verified: no server at {where} "
+            f"answered for {args.verify_wait:g} s (verification.unverified lists them)",
+            file=sys.stderr,
+            flush=True,
+        )
+    ok = v["lost"] == 0 and v["doubled"] == 0 and v.get("not_rebuilt", 0) == 0
+    return 0 if ok and not v["moves_unverified"] else 1

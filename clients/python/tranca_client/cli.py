@@ -1,5 +1,12 @@
 """Command lines of the SDK: ``tranca bot`` (a bot playing a seat through the API) and
-``tranca play`` (the terminal table). Also ``python -m tranca_client bot|play``."""
+``tranca play`` (the terminal table). Also ``python -m tranca_client bot|play``.
+
+As every ``tranca`` command, a mistake or a refusal is one line on stderr, never a
+traceback, and the exit status says which: ``2`` for a usage error (the command line
+itself is wrong), ``1`` for a refusal at run time (no server at the address, a file
+that cannot be read, the service's refusal of a call: its code, reason and message),
+``0`` when done; ``130`` after Ctrl-C.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ import asyncio
 import contextlib
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.text import Text
@@ -22,6 +29,26 @@ from .moves import move_text
 from .table import LineReader, Table, render_match_end
 
 __all__ = ["bot_main", "main", "play_main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error in one line (argparse prints its usage first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _check_connection_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if bool(args.client_cert) != bool(args.client_key):
+        p.error("--client-cert and --client-key go together")
+    if args.timeout <= 0:
+        p.error(f"argument --timeout: a number of seconds above 0, not {args.timeout:g}")
+
+
+def _refused(prog: str, message: object) -> int:
+    """A refusal at run time: one line on stderr, exit status 1."""
+    print(f"{prog}: {message}", file=sys.stderr, flush=True)
+    return 1
 
 
 def _connection_args(p: argparse.ArgumentParser) -> None:
@@ -43,9 +70,7 @@ def _client(args: argparse.Namespace, **kwargs: Any) -> AsyncTrancaClient:
     insecure: bool | None = True if args.insecure else False if args.tls else None
     roots = args.root_certs.read_bytes() if args.root_certs else None
     pair = None
-    if args.client_cert or args.client_key:
-        if not (args.client_cert and args.client_key):
-            raise SystemExit("--client-cert and --client-key go together")
+    if args.client_cert and args.client_key:
         pair = (args.client_cert.read_bytes(), args.client_key.read_bytes())
     return AsyncTrancaClient(
         args.address,
@@ -68,7 +93,7 @@ def _result_line(view: pb.GameView) -> str:
 
 
 def bot_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="tranca bot",
         description="A bot playing one seat of a game through the public API.",
     )
@@ -110,12 +135,15 @@ async def _bot(args: argparse.Namespace) -> int:
 
 def bot_main(argv: list[str] | None = None) -> int:
     """``tranca bot``: play a seat with a built-in bot until the match is over."""
-    args = bot_parser().parse_args(argv)
+    parser = bot_parser()
+    args = parser.parse_args(argv)
+    _check_connection_args(parser, args)
+    if args.delay < 0:
+        parser.error(f"argument --delay: seconds, not {args.delay:g}")
     try:
         return asyncio.run(_bot(args))
-    except TrancaError as exc:
-        print(f"tranca bot: {exc}", file=sys.stderr)
-        return 1
+    except (TrancaError, OSError) as exc:  # OSError: a certificate file not read
+        return _refused("tranca bot", exc)
     except KeyboardInterrupt:
         return 130
 
@@ -124,7 +152,7 @@ def bot_main(argv: list[str] | None = None) -> int:
 
 
 def play_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="tranca play",
         description=(
             "Play Tranca in the terminal: create a game (--new) or join one (--game), "
@@ -234,6 +262,7 @@ def play_main(argv: list[str] | None = None) -> int:
     """``tranca play``: the terminal table."""
     parser = play_parser()
     args = parser.parse_args(argv)
+    _check_connection_args(parser, args)
     if args.new == bool(args.game):
         parser.error("give either --new or --game ID")
     if not args.api_key and not args.token:
@@ -243,9 +272,8 @@ def play_main(argv: list[str] | None = None) -> int:
     console = Console(highlight=False)
     try:
         return asyncio.run(_play(args, console))
-    except TrancaError as exc:
-        console.print(Text.assemble(("Error: ", "bold red"), str(exc)))
-        return 1
+    except (TrancaError, OSError) as exc:  # OSError: a certificate file not read
+        return _refused("tranca play", exc)
     except KeyboardInterrupt:
         console.print("\nBye.")
         return 130
