@@ -72,7 +72,7 @@ from tranca.rules.bots import GreedyBot
 from tranca.rules.engine import legal_moves
 from tranca.rules.presets import make_rules, preset_names
 from tranca.store.database import make_engine, normalise_url
-from tranca.store.repository import Committed, Store, hash_secret
+from tranca.store.repository import Committed, Store, hash_secret, new_seat_token, now_ms
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -323,12 +323,14 @@ async def _seed_template(store: Store, app_id: str, index: int, rng: random.Rand
     tokens = [""] * players
     done: Committed | None = None
     for seat in range(seated):
-        tokens[seat] = "tp_" + secrets.token_urlsafe(32)
+        tokens[seat], seat_token = new_seat_token(
+            seat, f"player {seat}", expires_at=now_ms() + 24 * 3600 * 1000
+        )
         done = await store.commit_action(
             game_id,
             Action("join", seat, name=f"player {seat}"),
             expected_version=None,
-            new_token=(tokens[seat], seat, f"player {seat}"),
+            new_token=seat_token,
         )
     if plan == "waiting" or done is None:
         return SeededGame(game_id, "waiting", tokens)

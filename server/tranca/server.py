@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from wsgiref.simple_server import WSGIServer
 
 import grpc
 import orjson
@@ -25,7 +26,14 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from .api import metrics
-from .api.limits import RateLimiter
+from .api.auth import Credentials, FailedAuthThrottle
+from .api.edge import add_service
+from .api.limits import (
+    DEFAULT_TOKEN_LIFETIME,
+    MAX_TOKEN_LIFETIME,
+    MIN_TOKEN_LIFETIME,
+    RateLimiter,
+)
 from .api.players import PlayerService
 from .api.servicer import GameService
 from .api.tournaments import TournamentService
@@ -35,7 +43,7 @@ from .store.notify import Hub, PostgresListener
 from .store.repository import Store
 from .store.sweeper import Sweeper
 from .store.watch_leases import WatchLeases
-from .v1 import game_pb2, game_pb2_grpc, platform_pb2, platform_pb2_grpc
+from .v1 import game_pb2, platform_pb2
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
@@ -77,6 +85,12 @@ class Config:
     tls_client_ca: str = ""  # PEM CA file: require client certificates (mutual TLS)
     rate_per_token: float = 100.0  # calls per second per player token (bursts of 2x)
     rate_per_app: float = 2000.0  # calls per second per API key (bursts of 2x)
+    # Failed authentications per second per peer address (bursts of 4x) before its
+    # calls with unknown credentials are refused unread; 0: no throttle.
+    auth_failures_per_peer: float = 5.0
+    token_lifetime: int = DEFAULT_TOKEN_LIFETIME  # seconds a player token lives by default
+    max_watches_per_token: int = 4  # open WatchGame streams per player token, per process
+    max_watches_per_app: int = 1000  # open WatchGame streams per API key, per process
     health_interval: float = 5.0  # seconds between database health checks
     db_timeout: float = 5.0  # seconds any database call may take
     db_pool_size: int = 10  # PostgreSQL connections per process: moves; other calls (2x bursts)
@@ -124,6 +138,30 @@ class Config:
             "--rate-per-app", type=float, default=float(env.get("TRANCA_RATE_PER_APP", 2000))
         )
         p.add_argument(
+            "--auth-failures-per-peer",
+            type=float,
+            default=float(env.get("TRANCA_AUTH_FAILURES_PER_PEER", cls.auth_failures_per_peer)),
+            help="failed authentications a second per peer address (bursts of 4x) before "
+            "its calls with unknown credentials are refused unread; 0: no throttle",
+        )
+        p.add_argument(
+            "--token-lifetime",
+            type=int,
+            default=int(env.get("TRANCA_TOKEN_LIFETIME", cls.token_lifetime)),
+            help="seconds a player token lives when JoinGame asks for no lifetime "
+            f"({MIN_TOKEN_LIFETIME} to {MAX_TOKEN_LIFETIME})",
+        )
+        p.add_argument(
+            "--max-watches-per-token",
+            type=int,
+            default=int(env.get("TRANCA_MAX_WATCHES_PER_TOKEN", cls.max_watches_per_token)),
+        )
+        p.add_argument(
+            "--max-watches-per-app",
+            type=int,
+            default=int(env.get("TRANCA_MAX_WATCHES_PER_APP", cls.max_watches_per_app)),
+        )
+        p.add_argument(
             "--health-interval",
             type=float,
             default=float(env.get("TRANCA_HEALTH_INTERVAL", 5)),
@@ -156,6 +194,8 @@ class Config:
             p.error("--tls-cert and --tls-key go together")
         if a.tls_client_ca and not a.tls_cert:
             p.error("--tls-client-ca needs --tls-cert and --tls-key")
+        if not MIN_TOKEN_LIFETIME <= a.token_lifetime <= MAX_TOKEN_LIFETIME:
+            p.error(f"--token-lifetime is {MIN_TOKEN_LIFETIME} to {MAX_TOKEN_LIFETIME} seconds")
         return cls(
             host=a.host,
             port=a.port,
@@ -171,6 +211,10 @@ class Config:
             tls_client_ca=a.tls_client_ca,
             rate_per_token=a.rate_per_token,
             rate_per_app=a.rate_per_app,
+            auth_failures_per_peer=a.auth_failures_per_peer,
+            token_lifetime=a.token_lifetime,
+            max_watches_per_token=a.max_watches_per_token,
+            max_watches_per_app=a.max_watches_per_app,
             health_interval=a.health_interval,
             db_timeout=a.db_timeout,
             db_pool_size=a.db_pool_size,
@@ -288,18 +332,38 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             ("grpc.max_connection_age_grace_ms", 30_000),
         ]
     )
+    # One credential check for every service, with one throttle of failed ones.
+    credentials = Credentials(
+        store,
+        FailedAuthThrottle(cfg.auth_failures_per_peer, 4 * cfg.auth_failures_per_peer),
+    )
     service = GameService(
         store,
         hub,
+        max_watches_per_token=cfg.max_watches_per_token,
+        max_watches_per_app=cfg.max_watches_per_app,
         token_limiter=RateLimiter(cfg.rate_per_token, 2 * cfg.rate_per_token),
         app_limiter=RateLimiter(cfg.rate_per_app, 2 * cfg.rate_per_app),
+        credentials=credentials,
+        token_lifetime_seconds=cfg.token_lifetime,
     )
-    game_pb2_grpc.add_GameServiceServicer_to_server(service, server)
-    platform_pb2_grpc.add_PlayerServiceServicer_to_server(
-        PlayerService(store, app_limiter=service.app_limiter), server
+    # Every request is decoded and checked against the contracts' limits at the edge
+    # (api/edge.py) before a servicer sees it.
+    add_service(server, service, game_pb2.DESCRIPTOR.services_by_name["GameService"])
+    add_service(
+        server,
+        PlayerService(store, app_limiter=service.app_limiter, credentials=credentials),
+        platform_pb2.DESCRIPTOR.services_by_name["PlayerService"],
     )
-    platform_pb2_grpc.add_TournamentServiceServicer_to_server(
-        TournamentService(store, app_limiter=service.app_limiter), server
+    add_service(
+        server,
+        TournamentService(
+            store,
+            app_limiter=service.app_limiter,
+            token_lifetime_seconds=cfg.token_lifetime,
+            credentials=credentials,
+        ),
+        platform_pb2.DESCRIPTOR.services_by_name["TournamentService"],
     )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -367,7 +431,7 @@ async def _watch_database(running: Running, interval: float) -> None:
             log.warning("database_health", serving=ok)
 
 
-async def _serve(cfg: Config, reuse_port: bool) -> None:
+async def _serve(cfg: Config, reuse_port: bool, metrics_server: WSGIServer | None = None) -> None:
     running = await start(cfg, reuse_port=reuse_port)
     # Everything allocated so far (modules, presets, the server) lives as long as the
     # process: kept out of the collector's full passes, which otherwise walk it all
@@ -380,15 +444,25 @@ async def _serve(cfg: Config, reuse_port: bool) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("shutting_down", grace_seconds=cfg.grace_seconds)
-    await running.stop(cfg.grace_seconds)
+
+    async def close_metrics() -> None:
+        if metrics_server is not None:
+            await asyncio.to_thread(metrics_server.shutdown)  # its loop wakes every 0.5 s
+            metrics_server.server_close()
+
+    # Both ports are let go of as shutdown starts, so that a new process can listen on
+    # them while this one drains its calls for up to the grace period: gRPC closes its
+    # listener as server.stop begins; the metrics endpoint would listen until exit.
+    await asyncio.gather(close_metrics(), running.stop(cfg.grace_seconds))
 
 
 def _worker(cfg: Config, index: int) -> None:
     configure_logging(cfg.log_format, cfg.log_level)
+    metrics_server = None
     if cfg.metrics_port:
         # One metrics port per worker: counters live in each process.
-        start_http_server(cfg.metrics_port + index, addr=cfg.host)
-    asyncio.run(_serve(cfg, reuse_port=True))
+        metrics_server, _ = start_http_server(cfg.metrics_port + index, addr=cfg.host)
+    asyncio.run(_serve(cfg, reuse_port=True, metrics_server=metrics_server))
 
 
 def serve(argv: list[str] | None = None) -> int:
@@ -396,11 +470,12 @@ def serve(argv: list[str] | None = None) -> int:
     configure_logging(cfg.log_format, cfg.log_level)
     print(f"tranca server: {cfg.host}:{cfg.port} (database {cfg.database_url})", flush=True)
     if cfg.workers <= 1:
+        metrics_server = None
         if cfg.metrics_port:
-            start_http_server(cfg.metrics_port, addr=cfg.host)
+            metrics_server, _ = start_http_server(cfg.metrics_port, addr=cfg.host)
             print(f"metrics: http://{cfg.host}:{cfg.metrics_port}/metrics", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_serve(cfg, reuse_port=False))
+            asyncio.run(_serve(cfg, reuse_port=False, metrics_server=metrics_server))
         return 0
     if cfg.auto_migrate:
         migrate.upgrade(normalise_url(cfg.database_url))

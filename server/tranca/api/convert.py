@@ -8,7 +8,7 @@ from typing import Any
 from ..app.game import FINISHED, NO_OPTIONS, PLAYING, WAITING, GameState, TableOptions
 from ..platform import fairness
 from ..rules.cards import card_text, parse_card
-from ..rules.errors import InvalidMove
+from ..rules.errors import InvalidMove, RulesError, quoted
 from ..rules.melds import KIND_NAMES as MELD_KIND_NAMES
 from ..rules.moves import (
     ADD,
@@ -145,6 +145,7 @@ def knob_to_pb(value: Any) -> pb.KnobValue:
 
 
 def knob_from_pb(value: pb.KnobValue) -> Any:
+    """The override's value; None when it sets none of its kinds."""
     which = value.WhichOneof("value")
     if which == "bool_value":
         return value.bool_value
@@ -154,7 +155,7 @@ def knob_from_pb(value: pb.KnobValue) -> Any:
         return list(value.int_list.values)
     if which == "string_value":
         return value.string_value
-    raise ValueError("a knob value sets none of its kinds")
+    return None
 
 
 def overrides_from_pb(rules: pb.Rules) -> dict[str, Any]:
@@ -162,6 +163,8 @@ def overrides_from_pb(rules: pb.Rules) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in rules.overrides.items():
         v = knob_from_pb(value)
+        if v is None:
+            raise RulesError(f"knob {quoted(name)}: the value sets none of its kinds")
         if name.startswith("canastra_bonus."):
             out.setdefault("canastra_bonus", {})[name.split(".", 1)[1]] = v
         else:

@@ -10,10 +10,17 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from ..app.game import GameError
-from ..rules.errors import InvalidMove, RulesError, RuleViolation
+from ..rules.errors import InvalidMove, RulesError, RuleViolation, quoted
 from ..store.repository import NotFound, RequestIdReused, Unavailable, VersionConflict
 
 DOMAIN = "tranca.v1"
+# The longest message an error carries. Messages quote a caller's text in short
+# prefixes (``quoted``); this bounds whatever else could grow, so that an error always
+# fits in the status trailer (past about 16 KiB a client gets a transport error with
+# no reason at all).
+MAX_MESSAGE_CHARS = 1024
+
+__all__ = ["ApiError", "abort", "malformed", "quoted", "rate_limited", "to_api_error"]
 
 
 class ApiError(Exception):
@@ -86,7 +93,10 @@ def to_api_error(exc: BaseException) -> ApiError | None:
 
 def rich_status(err: ApiError) -> grpc.Status:
     info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN, metadata=err.metadata)
-    status = status_pb2.Status(code=err.code.value[0], message=err.message)
+    message = err.message
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[: MAX_MESSAGE_CHARS - 3] + "..."
+    status = status_pb2.Status(code=err.code.value[0], message=message)
     status.details.add().Pack(info)
     result: grpc.Status = rpc_status.to_status(status)
     return result

@@ -1,5 +1,5 @@
-"""Limits on calls: the size of a request id, and rate limits (a token bucket per
-player token and per app, in each process).
+"""Limits on calls: player tokens' lifetimes, rate limits (a token bucket per player
+token and per app, in each process), and open watch streams per credential.
 
 Rate limits are per replica (nothing is shared between processes, as nothing about a
 game is): with N replicas behind a balancer a client may reach N times the rate.
@@ -9,20 +9,21 @@ A refused call gets RESOURCE_EXHAUSTED with reason RATE_LIMITED and a
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .errors import malformed
+import grpc
 
-MAX_REQUEST_ID = 128  # characters
+from .errors import ApiError
 
-
-def optional_request_id(request_id: str) -> str | None:
-    """An optional request id (as LeaveGame's): without one a retry is a second
-    request."""
-    if len(request_id) > MAX_REQUEST_ID:
-        raise malformed(f"request_id is at most {MAX_REQUEST_ID} characters")
-    return request_id or None
+# Player tokens' lifetimes, in seconds (JoinGameRequest.token_lifetime_seconds): the
+# server's default, which its operator may change (``--token-lifetime``), and the
+# range an app may choose from.
+DEFAULT_TOKEN_LIFETIME = 7 * 24 * 3600
+MIN_TOKEN_LIFETIME = 60
+MAX_TOKEN_LIFETIME = 365 * 24 * 3600
 
 
 @dataclass
@@ -68,3 +69,38 @@ class RateLimiter:
             del self._buckets[k]
         if len(self._buckets) >= self.max_keys:
             self._buckets.clear()
+
+
+class WatchCounts:
+    """Open watch streams per credential in this process, each kind with its cap: a
+    player token's streams (keyed by its hash) and an API key's (by its app). A
+    stream refused for the cap holds no slot, so it gives none back."""
+
+    def __init__(self, per_token: int, per_app: int) -> None:
+        self.per_token = per_token
+        self.per_app = per_app
+        self._open: dict[str, int] = {}
+
+    def open(self, key: str) -> int:
+        """How many streams ``key`` holds now."""
+        return self._open.get(key, 0)
+
+    @contextlib.contextmanager
+    def hold(self, key: str, cap: int) -> Iterator[None]:
+        """One slot of ``key`` for the life of the block, or TOO_MANY_WATCHES."""
+        held = self._open.get(key, 0)
+        if held >= cap:
+            raise ApiError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "TOO_MANY_WATCHES",
+                f"at most {cap} open watches per credential: close one first",
+            )
+        self._open[key] = held + 1
+        try:
+            yield
+        finally:
+            left = self._open.get(key, 1) - 1
+            if left > 0:
+                self._open[key] = left
+            else:
+                self._open.pop(key, None)

@@ -17,7 +17,7 @@ from ..store.repository import AppRecord, Store
 from ..v1 import platform_pb2 as pb
 from ..v1 import platform_pb2_grpc as pb_grpc
 from . import metrics
-from .auth import calling_app
+from .auth import Credentials, calling_app
 from .errors import ApiError, malformed
 from .limits import RateLimiter
 from .servicer import MAX_PLAYER_ID, Ctx, rpc
@@ -38,8 +38,8 @@ PERIODS = {
 
 def _player_id(value: str) -> str:
     player = value.strip()
-    if not player or len(player) > MAX_PLAYER_ID:
-        raise malformed(f"player_id is 1 to {MAX_PLAYER_ID} characters")
+    if not player:
+        raise malformed(f"player_id is required (1 to {MAX_PLAYER_ID} characters)")
     return player
 
 
@@ -79,12 +79,15 @@ def _entry_pb(row: players_store.LeaderboardRow) -> pb.LeaderboardEntry:
 
 
 class PlayerService(pb_grpc.PlayerServiceServicer):
-    def __init__(self, store: Store, app_limiter: RateLimiter) -> None:
+    def __init__(
+        self, store: Store, app_limiter: RateLimiter, credentials: Credentials | None = None
+    ) -> None:
         self.store = store
         self.app_limiter = app_limiter
+        self.credentials = credentials or Credentials(store)
 
     async def _app(self, context: Ctx) -> AppRecord:
-        return await calling_app(self.store, self.app_limiter, context)
+        return await calling_app(self.credentials, self.app_limiter, context)
 
     @rpc("GetPlayer")
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Ctx) -> pb.GetPlayerResponse:
@@ -129,8 +132,8 @@ class PlayerService(pb_grpc.PlayerServiceServicer):
         player = _player_id(request.player_id)
         if not 0 < request.amount <= MAX_GRANT:
             raise malformed(f"amount is 1 to {MAX_GRANT} chips")
-        if not request.grant_id or len(request.grant_id) > MAX_GRANT_ID:
-            raise malformed(f"grant_id is 1 to {MAX_GRANT_ID} characters")
+        if not request.grant_id:
+            raise malformed(f"grant_id is required (1 to {MAX_GRANT_ID} characters)")
         try:
             balance, posted = await players_store.grant_chips(
                 self.store, app.id, request.grant_id, player, request.amount

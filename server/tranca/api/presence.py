@@ -21,7 +21,6 @@ from ..v1 import game_pb2 as pb
 from . import metrics
 from .auth import Caller, require_player
 from .convert import view_to_pb
-from .limits import optional_request_id
 
 if TYPE_CHECKING:
     from .servicer import GameService
@@ -102,7 +101,7 @@ async def reclaim_seat(
     is their turn, the turn's clock starts again from now (``next_deadline``)."""
     loaded = await _seat_of(svc, request.game_id, context)
     seat = loaded.player.seat
-    request_id = optional_request_id(request.request_id)
+    request_id = request.request_id or None
     # Present first, so that no sweep takes the seat again before the return is read.
     await svc.presence.touch(request.game_id, seat, loaded.state, force=True)
     done = await svc.store.commit_action(

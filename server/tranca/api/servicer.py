@@ -35,7 +35,7 @@ from ..rules.engine import legal_moves
 from ..rules.errors import RuleViolation
 from ..rules.match import deal_seed
 from ..rules.moves import KIND_NAMES, parse_move
-from ..rules.presets import PRESETS, Rules, make_rules
+from ..rules.presets import KNOB_RANGES, PRESETS, Rules, make_rules
 from ..store import tournament_store
 from ..store.notify import Hub
 from ..store.repository import (
@@ -46,13 +46,14 @@ from ..store.repository import (
     TokenRecord,
     hash_secret,
     new_seat_token,
+    now_ms,
 )
 from ..store.starting import check_can_cover, start_match
 from ..store.watch_leases import WatchLeases
 from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
 from . import metrics, presence, table_actions
-from .auth import Caller, bad_token, bearer_token, identify, require_app, require_player
+from .auth import Caller, Credentials, peer_address, require_app, require_player
 from .convert import (
     STATUS,
     STATUS_NAMES,
@@ -68,15 +69,23 @@ from .convert import (
     view_to_pb,
 )
 from .errors import ApiError, abort, malformed, rate_limited, to_api_error
-from .limits import MAX_REQUEST_ID, RateLimiter
+from .limits import (
+    DEFAULT_TOKEN_LIFETIME,
+    MAX_TOKEN_LIFETIME,
+    MIN_TOKEN_LIFETIME,
+    RateLimiter,
+    WatchCounts,
+)
 
 log = structlog.get_logger("tranca.api")
 
 FIXED_DECK = "fixed_deck"
-MAX_NAME = 100
+# A player id's length (JoinGameRequest.player_id's max_chars; tournaments' entrants).
 MAX_PLAYER_ID = 128
 MAX_TURN_SECONDS = 24 * 3600
 MAX_STAKE = 10**12
+# The highest point limit a table sets: the target_score knob's range (RULES.md).
+MAX_POINT_LIMIT = KNOB_RANGES["target_score"][1]
 WATCH_POLL_SECONDS = 10.0
 
 Req = TypeVar("Req")
@@ -137,14 +146,20 @@ class GameService(pb_grpc.GameServiceServicer):
         token_limiter: RateLimiter | None = None,
         app_limiter: RateLimiter | None = None,
         db_timeout: float = 5.0,
+        max_watches_per_app: int = 1000,
+        credentials: Credentials | None = None,
+        token_lifetime_seconds: int = DEFAULT_TOKEN_LIFETIME,
     ) -> None:
         self.store = store
         self.hub = hub
-        self.max_watches_per_token = max_watches_per_token
+        self.credentials = credentials or Credentials(store)
+        self.token_lifetime_seconds = token_lifetime_seconds
         self.token_limiter = token_limiter or RateLimiter(100, 200)
         self.app_limiter = app_limiter or RateLimiter(2000, 4000)
         self.db_timeout = db_timeout
-        self._watches_by_token: dict[tuple[str, int, str], int] = {}
+        # Open watch streams per credential in this process: a player token's (by its
+        # hash) and an API key's (by its app).
+        self.watches = WatchCounts(max_watches_per_token, max_watches_per_app)
         # When this process last wrote each seat's presence (tables with robots).
         self.presence = presence.Presence(store)
         # The games this replica's watchers want hints of (server.py renews them).
@@ -154,7 +169,7 @@ class GameService(pb_grpc.GameServiceServicer):
 
     async def _identify(self, context: Ctx) -> Caller:
         """Who is calling, within the rate limits of their token or app."""
-        caller = await identify(self.store, context)
+        caller = await self.credentials.identify(context)
         if caller.player is not None:
             self._limit_player(caller.player)
         else:
@@ -166,19 +181,15 @@ class GameService(pb_grpc.GameServiceServicer):
         """For a call with a player token: its seat and game in one read (the move
         path's only read), within the token's rate limit. None for other callers,
         who go through ``_identify``."""
-        token = bearer_token(context)
-        if token is None:
-            return None
-        loaded = await self.store.seat_game(token)
+        loaded = await self.credentials.seat_game(context)
         if loaded is None:
-            raise bad_token()
+            return None
         self._limit_player(loaded.player)
         return loaded
 
     def _limit_player(self, player: TokenRecord) -> None:
-        self._limited(
-            self.token_limiter.take(f"{player.game_id}:{player.seat}:{player.player_name}")
-        )
+        """Each player token has its own bucket (keyed by its hash)."""
+        self._limited(self.token_limiter.take(player.token_hash))
 
     @staticmethod
     def _limited(wait: float) -> None:
@@ -228,7 +239,13 @@ class GameService(pb_grpc.GameServiceServicer):
         self, request: pb.ListPresetsRequest, context: Ctx
     ) -> pb.ListPresetsResponse:
         require_app(await self._identify(context))
-        return pb.ListPresetsResponse(presets=[preset_to_pb(PRESETS[n]) for n in sorted(PRESETS)])
+        return pb.ListPresetsResponse(
+            presets=[preset_to_pb(PRESETS[n]) for n in sorted(PRESETS)],
+            knob_ranges=[
+                pb.KnobRange(knob=knob, min=low, max=high)
+                for knob, (low, high) in sorted(KNOB_RANGES.items())
+            ],
+        )
 
     @rpc("CreateGame")
     async def CreateGame(
@@ -246,8 +263,6 @@ class GameService(pb_grpc.GameServiceServicer):
                 field="deck",
                 wrong_cards="deck must hold exactly the cards of the preset's deck",
             )
-        if len(request.label) > 200:
-            raise malformed("label is at most 200 characters")
         if table.verifiable and deck is not None:
             raise malformed("a verifiable table shuffles its own deck: give no deck")
         seed = request.seed or secrets.randbits(63)
@@ -267,8 +282,13 @@ class GameService(pb_grpc.GameServiceServicer):
         require_app(caller)
         game = await self._game_for(caller, request.game_id)
         name = request.player_name.strip()
-        if len(name) > MAX_NAME:
-            raise malformed(f"player_name is at most {MAX_NAME} characters")
+        lifetime = request.token_lifetime_seconds or self.token_lifetime_seconds
+        if not MIN_TOKEN_LIFETIME <= lifetime <= MAX_TOKEN_LIFETIME:
+            raise malformed(
+                f"token_lifetime_seconds is {MIN_TOKEN_LIFETIME} to {MAX_TOKEN_LIFETIME}"
+                " (0: the server's default)"
+            )
+        expires_at = now_ms() + lifetime * 1000
         table = game.state.setup.table
         if table.private:
             # Spectators of a private table need the invitation too.
@@ -281,8 +301,6 @@ class GameService(pb_grpc.GameServiceServicer):
                     "this table is private: JoinGame needs its invite code",
                 )
         player_id = request.player_id.strip()
-        if len(player_id) > MAX_PLAYER_ID:
-            raise malformed(f"player_id is at most {MAX_PLAYER_ID} characters")
         if request.spectator:
             if not game.state.setup.spectators_allowed:
                 raise ApiError(
@@ -290,8 +308,8 @@ class GameService(pb_grpc.GameServiceServicer):
                     "NO_SPECTATORS",
                     "this game has no spectators",
                 )
-            token = await self.store.add_spectator(game.id, name)
-            return pb.JoinGameResponse(seat=-1, player_token=token)
+            token = await self.store.add_spectator(game.id, name, expires_at)
+            return pb.JoinGameResponse(seat=-1, player_token=token, token_expires_at_ms=expires_at)
         seat = request.seat
         if seat == -1:
             free = [i for i, s in enumerate(game.state.seats) if not s.taken]
@@ -303,15 +321,17 @@ class GameService(pb_grpc.GameServiceServicer):
         if table.competitive and not player_id:
             raise malformed("a competitive table needs every seat's player_id")
         await check_can_cover(self.store, game.app_id, player_id, table.stake)
-        address = request.player_address.strip()[:64] or peer_address(context.peer())
-        token, seat_token = new_seat_token(seat, name, player_id or None, address)
+        address = request.player_address.strip() or peer_address(context.peer())
+        token, seat_token = new_seat_token(
+            seat, name, player_id or None, address, expires_at=expires_at
+        )
         await self.store.commit_action(
             game.id,
             Action("join", seat, name=name or f"player {seat}", player_id=player_id),
             expected_version=None,
             new_token=seat_token,
         )
-        return pb.JoinGameResponse(seat=seat, player_token=token)
+        return pb.JoinGameResponse(seat=seat, player_token=token, token_expires_at_ms=expires_at)
 
     @rpc("StartGame")
     async def StartGame(self, request: pb.StartGameRequest, context: Ctx) -> pb.StartGameResponse:
@@ -321,7 +341,11 @@ class GameService(pb_grpc.GameServiceServicer):
             raise ApiError(grpc.StatusCode.PERMISSION_DENIED, "SPECTATOR", "spectators cannot act")
         done = await start_match(self.store, game.id)
         seat = caller.player.seat if caller.player is not None else -1
-        return pb.StartGameResponse(view=view_to_pb(game.id, done.version, done.state, seat))
+        # The start set a timed table's first turn deadline: the view shows it, as
+        # GetView would (a start never leaves an earlier deadline standing).
+        deadline = done.deadline_at if done.deadline_set else None
+        view = view_to_pb(game.id, done.version, done.state, seat, deadline)
+        return pb.StartGameResponse(view=view)
 
     @rpc("GetView")
     async def GetView(self, request: pb.GetViewRequest, context: Ctx) -> pb.GetViewResponse:
@@ -366,8 +390,8 @@ class GameService(pb_grpc.GameServiceServicer):
         if loaded is None:
             await self._no_player_token(context, request.game_id, game_first=False)
         player = require_player(Caller(player=loaded.player), request.game_id)
-        if not request.request_id or len(request.request_id) > MAX_REQUEST_ID:
-            raise malformed(f"request_id is required, at most {MAX_REQUEST_ID} characters")
+        if not request.request_id:
+            raise malformed("request_id is required")
         if not request.HasField("move"):
             raise malformed("move is required")
         move = move_from_pb(request.move)
@@ -432,7 +456,11 @@ class GameService(pb_grpc.GameServiceServicer):
             offset = -1
         if not 0 <= offset < 2**62:  # an offset the database takes
             raise malformed("bad page_token")
-        status = STATUS_NAMES.get(request.status) if request.status else None
+        status = None
+        if request.status:
+            status = STATUS_NAMES.get(request.status)
+            if status is None:
+                raise malformed("status is one of the GameStatus values (unset: every status)")
         games = await self.store.list_games(
             app.id, status, size + 1, offset, open_only=request.open_only
         )
@@ -533,23 +561,19 @@ class GameService(pb_grpc.GameServiceServicer):
     ) -> AsyncIterator[pb.WatchGameResponse]:
         started = time.perf_counter()
         code = "OK"
-        key: tuple[str, int, str] | None = None
         metrics.WATCHES.inc()
         try:
             caller = await self._identify(context)
             game = await self._game_for(caller, request.game_id)
             seat = self._viewer_seat(caller, game)
             if caller.player is not None:
-                key = (game.id, caller.player.seat, caller.player.player_name)
-                if self._watches_by_token.get(key, 0) >= self.max_watches_per_token:
-                    raise ApiError(
-                        grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        "TOO_MANY_WATCHES",
-                        f"at most {self.max_watches_per_token} open watches per player",
-                    )
-                self._watches_by_token[key] = self._watches_by_token.get(key, 0) + 1
-            async for update in self._watch(game, seat, request.from_version):
-                yield update
+                key, cap = f"token:{caller.player.token_hash}", self.watches.per_token
+            else:
+                assert caller.app is not None
+                key, cap = f"app:{caller.app.id}", self.watches.per_app
+            with self.watches.hold(key, cap):
+                async for update in self._watch(game, seat, request.from_version):
+                    yield update
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
@@ -563,12 +587,6 @@ class GameService(pb_grpc.GameServiceServicer):
             await abort(context, err)
         finally:
             metrics.WATCHES.dec()
-            if key is not None:
-                left = self._watches_by_token.get(key, 1) - 1
-                if left:
-                    self._watches_by_token[key] = left
-                else:
-                    self._watches_by_token.pop(key, None)
             metrics.RPCS.labels("WatchGame", code).inc()
             metrics.RPC_LATENCY.labels("WatchGame").observe(time.perf_counter() - started)
 
@@ -642,8 +660,8 @@ def check_table_options(t: TableOptions) -> None:
         raise malformed(f"table.stake is 0 to {MAX_STAKE}")
     if t.stake and not t.competitive:
         raise malformed("a stake needs a competitive table (003: practice plays for no chips)")
-    if t.point_limit < 0:
-        raise malformed("table.point_limit is 0 (the preset's) or more")
+    if not 0 <= t.point_limit <= MAX_POINT_LIMIT:
+        raise malformed(f"table.point_limit is 0 (the preset's) to {MAX_POINT_LIMIT}")
     if t.express and t.point_limit:
         raise malformed("an express table has no point limit (003: 'sin límite de puntos')")
 
@@ -692,16 +710,6 @@ def fixed_deck(
     if sorted(deck) != sorted(full_deck(jokers)):
         raise refuse(wrong_cards)
     return deck
-
-
-def peer_address(peer: str) -> str:
-    """The host of a gRPC peer string ("ipv4:1.2.3.4:5678", "ipv6:[::1]:5678")."""
-    kind, _, rest = peer.partition(":")
-    if kind == "ipv4":
-        return rest.rsplit(":", 1)[0]
-    if kind == "ipv6":
-        return rest.rsplit(":", 1)[0].strip("[]")
-    return peer[:64]
 
 
 def _no_spectators() -> ApiError:

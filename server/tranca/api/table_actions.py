@@ -15,7 +15,6 @@ from . import metrics
 from .auth import require_player
 from .convert import commitment_to_pb
 from .errors import malformed
-from .limits import optional_request_id
 
 if TYPE_CHECKING:
     from .servicer import GameService
@@ -28,7 +27,7 @@ async def vote_annul(
     the match is annulled once every seat played by a person has voted."""
     caller = await svc._identify(context)
     game = await svc._game_for(caller, request.game_id)
-    request_id = optional_request_id(request.request_id)
+    request_id = request.request_id or None
     player = require_player(caller, game.id)  # a seat's token: apps and spectators do not vote
     done = await svc.store.commit_action(
         game.id,
@@ -54,7 +53,7 @@ async def add_entropy(
     the game refuses it later with GAME_STARTED)."""
     caller = await svc._identify(context)
     game = await svc._game_for(caller, request.game_id)
-    request_id = optional_request_id(request.request_id)
+    request_id = request.request_id or None
     text = request.entropy
     if not text or len(text.encode("utf-8")) > MAX_ENTROPY_BYTES:
         raise malformed(f"entropy is 1 to {MAX_ENTROPY_BYTES} bytes of UTF-8")

@@ -36,19 +36,18 @@ from ..rules.cards import card_text
 from ..rules.presets import Rules
 from ..store import tournament_store as ts
 from ..store.direct import SeatToken
-from ..store.repository import AppRecord, Store, new_seat_token
+from ..store.repository import AppRecord, Store, new_seat_token, now_ms
 from ..store.starting import start_match
 from ..v1 import platform_pb2 as pb
 from ..v1 import platform_pb2_grpc as pb_grpc
 from . import metrics
-from .auth import calling_app
+from .auth import Credentials, calling_app
 from .errors import ApiError, malformed
-from .limits import RateLimiter
+from .limits import DEFAULT_TOKEN_LIFETIME, RateLimiter
 from .servicer import MAX_PLAYER_ID, Ctx, fixed_deck, rpc, rules_and_table
 
 log = structlog.get_logger("tranca.api.tournaments")
 
-MAX_NAME = 200
 MAX_ENTRANTS = 256
 MAX_SWISS_ROUNDS = 64
 # Games of a round started at once: enough that a large round starts in a few round
@@ -105,14 +104,22 @@ Tokens = dict[tuple[int, int, int], str]
 
 
 class TournamentService(pb_grpc.TournamentServiceServicer):
-    def __init__(self, store: Store, app_limiter: RateLimiter) -> None:
+    def __init__(
+        self,
+        store: Store,
+        app_limiter: RateLimiter,
+        token_lifetime_seconds: int = DEFAULT_TOKEN_LIFETIME,
+        credentials: Credentials | None = None,
+    ) -> None:
         self.store = store
         self.app_limiter = app_limiter
+        self.credentials = credentials or Credentials(store)
+        self.token_lifetime_ms = token_lifetime_seconds * 1000
 
     # ----- helpers -----------------------------------------------------------------
 
     async def _app(self, context: Ctx) -> AppRecord:
-        return await calling_app(self.store, self.app_limiter, context)
+        return await calling_app(self.credentials, self.app_limiter, context)
 
     async def _load(self, app: AppRecord, tournament_id: str) -> ts.TournamentRow:
         """The app's tournament; other apps' tournaments are invisible (NOT_FOUND)."""
@@ -195,7 +202,8 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
                 rnd = t.pair_next_round()
             except ValueError as exc:
                 raise _refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
-            games, tokens = self._round_games(row, t, rnd)
+            expires = now_ms() + self.token_lifetime_ms
+            games, tokens = self._round_games(row, t, rnd, expires)
             status = ts.status_of(t)
             if not await ts.write_round(self.store, row, [ts.pair_event(t)], status, games):
                 continue  # another change won: re-read (a concurrent StartRound's round)
@@ -205,7 +213,9 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             await self._start_all([g.game_id for g in games], best_effort=True)
             by_table = {(g.round_no, g.table_no): g.game_id for g in games}
             # A round just started has no result yet: its deck is not shown.
-            answer = round_to_pb(row.config, t, rnd, by_table, tokens, show_deck=False)
+            answer = round_to_pb(
+                row.config, t, rnd, by_table, tokens, show_deck=False, token_expires_at=expires
+            )
             return pb.StartRoundResponse(round=answer)
         raise _busy()
 
@@ -224,6 +234,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         ids = [games[(number, tb.number)] for tb in rnd.tables if (number, tb.number) in games]
         statuses = await ts.game_statuses(self.store, ids)
         tokens: Tokens = {}
+        expires = now_ms() + self.token_lifetime_ms
         if number == len(t.rounds):
             # Tables with a result (a forfeit recorded because the game could not
             # start, say) are left as they are.
@@ -242,13 +253,17 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
                 if game_id is None or statuses.get(game_id) == FINISHED:
                     continue
                 for seat, player_id in enumerate(row.config.seats(t, tb)):
-                    token, seat_token = new_seat_token(seat, player_id, player_id)
+                    token, seat_token = new_seat_token(
+                        seat, player_id, player_id, expires_at=expires
+                    )
                     new.append((game_id, seat_token))
                     tokens[(number, tb.number, seat)] = token
             await ts.add_seat_tokens(self.store, new)
         show = deck_shown(t, number, games, statuses)
         return pb.StartRoundResponse(
-            round=round_to_pb(row.config, t, rnd, games, tokens, show_deck=show)
+            round=round_to_pb(
+                row.config, t, rnd, games, tokens, show_deck=show, token_expires_at=expires
+            )
         )
 
     async def _start_all(self, game_ids: Sequence[str], *, best_effort: bool) -> None:
@@ -282,9 +297,10 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             log.exception("tournament_game_not_started", game_id=game_id)
 
     def _round_games(
-        self, row: ts.TournamentRow, t: Tournament, rnd: Round
+        self, row: ts.TournamentRow, t: Tournament, rnd: Round, expires_at: int
     ) -> tuple[list[ts.TableGame], Tokens]:
-        """Each table's new game with every seat joined, and the seats' tokens."""
+        """Each table's new game with every seat joined, and the seats' tokens (valid
+        until ``expires_at``, epoch ms)."""
         config = row.config
         rules = config.game_rules()
         table = TableOptions.from_dict(config.table)
@@ -300,7 +316,9 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
                 join = Action("join", seat, name=player_id, player_id=player_id)
                 apply_action(state, join, seat + 1)
                 joins.append(join)
-                token, seat_token = new_seat_token(seat, player_id, player_id)
+                token, seat_token = new_seat_token(
+                    seat, player_id, player_id, expires_at=expires_at
+                )
                 seat_tokens.append(seat_token)
                 tokens[(rnd.number, tb.number, seat)] = token
             games.append(
@@ -375,8 +393,6 @@ async def refresh_running_gauge(store: Store) -> None:
 def config_from_pb(request: pb.CreateTournamentRequest, app: AppRecord) -> ts.TournamentConfig:
     """The tournament's configuration, every refusal an INVALID_ARGUMENT (or
     PERMISSION_DENIED for decks without the permission)."""
-    if len(request.name.strip()) > MAX_NAME:
-        raise malformed(f"name is at most {MAX_NAME} characters")
     fmt = FORMATS.get(request.format)
     if fmt is None:
         raise _bad_config("format is required")
@@ -387,9 +403,9 @@ def config_from_pb(request: pb.CreateTournamentRequest, app: AppRecord) -> ts.To
     entrants = []
     for e in request.entrants:
         ids = tuple(p.strip() for p in e.player_ids)
-        if not e.id or len(e.id) > MAX_PLAYER_ID:
+        if not e.id:
             raise _bad_config(f"entrant ids are 1 to {MAX_PLAYER_ID} characters")
-        if any(not p or len(p) > MAX_PLAYER_ID for p in ids):
+        if not all(ids):
             raise _bad_config(f"player ids are 1 to {MAX_PLAYER_ID} characters")
         entrants.append(Entrant(e.id, ids))
     rules, table = rules_and_table(request.rules, request.table_size, request.table, _bad_config)
@@ -460,7 +476,10 @@ def round_to_pb(
     tokens: Tokens,
     *,
     show_deck: bool,
+    token_expires_at: int = 0,
 ) -> pb.TournamentRound:
+    """The round as the organiser sees it; seats given a token in ``tokens`` show it
+    with its expiry ``token_expires_at`` (epoch ms)."""
     out = pb.TournamentRound(number=rnd.number, byes=list(rnd.byes))
     dup = config.duplicate_round(rnd.number)
     if dup is not None and show_deck:
@@ -475,10 +494,12 @@ def round_to_pb(
             outcome=OUTCOME_PB[result] if result is not None else pb.TABLE_OUTCOME_UNSPECIFIED,
         )
         for seat, player_id in enumerate(config.seats(t, tb)):
+            token = tokens.get((rnd.number, tb.number, seat), "")
             table.seats.add(
                 seat=seat,
                 player_id=player_id,
-                player_token=tokens.get((rnd.number, tb.number, seat), ""),
+                player_token=token,
+                token_expires_at_ms=token_expires_at if token else 0,
             )
     return out
 

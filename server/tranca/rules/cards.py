@@ -24,6 +24,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
+from .errors import quoted
+
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 SUITS = (CLUBS, DIAMONDS, HEARTS, SPADES)
 SUIT_LETTERS = "CDHS"
@@ -88,7 +90,7 @@ def parse_card(text: str) -> int:
     if len(t) != 2 or t[0] not in RANK_LETTERS or t[1] not in SUIT_LETTERS:
         # The hint names no card: refusals must never name cards the reader may not see.
         raise ValueError(
-            f"not a card: {text!r} "
+            f"not a card: {quoted(text, 8)} "
             "(expected a rank A 2-9 T J Q K then a suit C D H S, or J and K for a joker)"
         )
     return make_card(RANK_LETTERS.index(t[0]) + 1, SUIT_LETTERS.index(t[1]))

@@ -41,6 +41,18 @@ class Reason(StrEnum):
     MUST_KEEP_A_CARD_TO_DISCARD = "MUST_KEEP_A_CARD_TO_DISCARD"
 
 
+# The most of a caller's own text an error message repeats: enough to recognise it,
+# never enough to make the answer as large as the request.
+QUOTED_CHARS = 32
+
+
+def quoted(text: str, limit: int = QUOTED_CHARS) -> str:
+    """``text`` as an error message quotes it: ``repr``, cut to ``limit`` characters."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
 class RulesError(ValueError):
     """An unknown preset or an incoherent combination of rule knobs."""
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .cards import card_text, parse_card
-from .errors import InvalidMove
+from .errors import InvalidMove, quoted
 
 DRAW, TAKE, MELD, ADD, REPLACE, DISCARD = 0, 1, 2, 3, 4, 5
 KIND_NAMES = ("draw", "take", "meld", "add", "replace", "discard")
@@ -81,7 +81,7 @@ def parse_move(text: str) -> Move:
         raise InvalidMove("empty move")
     name = words[0].lower()
     if name not in KIND_NAMES:
-        raise InvalidMove(f"unknown move {name!r}; expected one of {', '.join(KIND_NAMES)}")
+        raise InvalidMove(f"unknown move {quoted(name)}; expected one of {', '.join(KIND_NAMES)}")
     kind = KIND_NAMES.index(name)
     meld_id = NO_MELD
     rest = words[1:]
@@ -89,7 +89,7 @@ def parse_move(text: str) -> Move:
         try:
             meld_id = int(rest[0][1:])
         except ValueError:
-            raise InvalidMove(f"bad meld reference {rest[0]!r}") from None
+            raise InvalidMove(f"bad meld reference {quoted(rest[0])}") from None
         rest = rest[1:]
     try:
         cards = tuple(parse_card(w) for w in rest)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .errors import RulesError
+from .errors import RulesError, quoted
 
 
 class StockOut(StrEnum):
@@ -175,7 +175,12 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
             if isinstance(value, CanastraBonus):
                 return value
             parts = dict(value)
+            known = {f.name for f in dataclasses.fields(CanastraBonus)}
             for part, points in parts.items():
+                if part not in known:
+                    raise TypeError(
+                        f"no bonus {quoted(str(part))}; known: {', '.join(sorted(known))}"
+                    )
                 if isinstance(points, bool) or not isinstance(points, int):
                     raise TypeError(f"canastra_bonus.{part} must be an integer")
             return dataclasses.replace(current, **parts)
@@ -196,30 +201,84 @@ def _coerce(name: str, value: Any, current: Any) -> Any:
         if isinstance(current, str):
             return str(value)
     except (TypeError, ValueError) as exc:
-        raise RulesError(f"knob {name!r}: {exc}") from exc
-    raise RulesError(f"knob {name!r} cannot be overridden")
+        raise RulesError(f"knob {quoted(name)}: {exc}") from exc
+    raise RulesError(f"knob {quoted(name)} cannot be overridden")
 
 
 def make_rules(preset: str, overrides: Mapping[str, Any] | None = None) -> Rules:
     """The rules of ``preset`` with ``overrides`` applied, checked for coherence."""
     base = PRESETS.get(preset)
     if base is None:
-        raise RulesError(f"unknown preset {preset!r}; known: {', '.join(sorted(PRESETS))}")
+        raise RulesError(f"unknown preset {quoted(preset)}; known: {', '.join(sorted(PRESETS))}")
     if not overrides:
         return base
     names = {f.name for f in dataclasses.fields(Rules)}
     changes: dict[str, Any] = {}
     for name, value in overrides.items():
         if name not in names or name in ("name",):
-            raise RulesError(f"unknown knob {name!r}")
+            raise RulesError(f"unknown knob {quoted(name)}")
         changes[name] = _coerce(name, value, getattr(base, name))
     rules = dataclasses.replace(base, **changes)
     check_rules(rules)
     return rules
 
 
+# The values each integer knob takes (each value of a list knob, each part of the
+# canastra bonuses), whatever the preset: every preset and variation of the documents
+# lies inside, and no score of any deal or match can come near a 64-bit integer
+# (docs/RULES.md, "Knob ranges"). A knob's points reach at most 10,000 a time; a deal
+# of 108 cards then stays under ten million points.
+POINTS_RANGE = (0, 10_000)
+KNOB_RANGES: dict[str, tuple[int, int]] = {
+    "player_counts": (2, 4),
+    "hand_size": (1, 20),
+    "morto_size": (1, 20),
+    "max_wilds_per_meld": (0, 14),
+    "min_naturals": (1, 3),
+    "canastra_size": (3, 14),
+    "red_three_value": POINTS_RANGE,
+    "all_red_threes_value": POINTS_RANGE,
+    "unreplaced_red_three_value": POINTS_RANGE,
+    "three_in_hand_penalty": POINTS_RANGE,
+    "batida_bonus": POINTS_RANGE,
+    "concealed_batida_bonus": POINTS_RANGE,
+    "morto_penalty": POINTS_RANGE,
+    "card_values": (0, 1_000),
+    "canastra_bonus.clean": POINTS_RANGE,
+    "canastra_bonus.dirty": POINTS_RANGE,
+    "canastra_bonus.real": POINTS_RANGE,
+    "canastra_bonus.all_wilds": POINTS_RANGE,
+    "canastra_bonus.ace_to_ace": POINTS_RANGE,
+    "target_score": (0, 100_000),
+}
+
+
+def _knob_values(rules: Rules, name: str) -> tuple[int, ...]:
+    """The integer values of knob ``name`` ("canastra_bonus.clean" for a part)."""
+    if name.startswith("canastra_bonus."):
+        return (int(getattr(rules.canastra_bonus, name.split(".", 1)[1])),)
+    value = getattr(rules, name)
+    return tuple(value) if isinstance(value, tuple) else (int(value),)
+
+
+def out_of_range(rules: Rules) -> list[str]:
+    """Each integer knob outside its range (``KNOB_RANGES``), named with its range."""
+    problems = []
+    for name, (low, high) in KNOB_RANGES.items():
+        values = _knob_values(rules, name)
+        bad = [v for v in values if not low <= v <= high]
+        if bad:
+            each = "each value of " if isinstance(getattr(rules, name, None), tuple) else ""
+            problems.append(f"{each}{name} is {low} to {high}, not {bad[0]}")
+    return problems
+
+
 def check_rules(rules: Rules) -> None:
     """Refuse incoherent combinations with a message that says what to change."""
+    out = out_of_range(rules)
+    if out:
+        # Out of range first, alone: the coherence checks below assume sane values.
+        raise RulesError("knobs out of range: " + "; ".join(out))
     problems: list[str] = []
     if not rules.player_counts or any(n not in (2, 3, 4) for n in rules.player_counts):
         problems.append("player_counts must be taken from 2, 3 and 4")
@@ -229,31 +288,35 @@ def check_rules(rules: Rules) -> None:
         problems.append("ace_low needs sequences")
     if rules.wild_replacement and not rules.sequences:
         problems.append("wild_replacement needs sequences (a wild in a set stands for no card)")
-    if rules.max_wilds_per_meld < 0 or rules.min_naturals < 1:
-        problems.append("max_wilds_per_meld must be >= 0 and min_naturals >= 1")
-    if rules.min_naturals > 3 or rules.min_naturals + rules.max_wilds_per_meld < 3:
+    if rules.min_naturals + rules.max_wilds_per_meld < 3:
         problems.append(
-            "a meld of three cards must be possible: min_naturals <= 3 and "
-            "min_naturals + max_wilds_per_meld >= 3"
+            "a meld of three cards must be possible: min_naturals + max_wilds_per_meld >= 3"
         )
     if rules.twos_set and not rules.sets:
         problems.append("twos_set needs sets")
-    if not 3 <= rules.canastra_size <= 14:
-        problems.append("canastra_size must be between 3 and 14")
-    if not 1 <= rules.hand_size <= 20 or not 1 <= rules.morto_size <= 20:
-        problems.append("hand_size and morto_size must be between 1 and 20")
     deck = 108 if rules.jokers else 104
     for n in rules.player_counts:
         mortos = 2 if n == 4 else n
         needed = n * rules.hand_size + mortos * rules.morto_size + 2
         if needed > deck:
             problems.append(f"{n} players need {needed} cards but the deck has {deck}")
-    if len(rules.card_values) != 14 or any(v < 0 for v in rules.card_values):
-        problems.append("card_values must list 14 non-negative values (joker, then A..K)")
-    if rules.target_score < 0:
-        problems.append("target_score must be >= 0 (0 plays a single deal)")
+    if len(rules.card_values) != 14:
+        problems.append("card_values must list 14 values (joker, then A..K)")
+    if rules.target_score and not (
+        any(rules.card_values) or rules.batida_bonus or any(_knob_bonuses(rules))
+    ):
+        # Every deal would score nothing or less: the match could never end.
+        problems.append(
+            "a target_score needs points to reach it: a card value, a canastra bonus or"
+            " the batida bonus above 0"
+        )
     if problems:
         raise RulesError("incoherent rules: " + "; ".join(problems))
+
+
+def _knob_bonuses(rules: Rules) -> tuple[int, ...]:
+    b = rules.canastra_bonus
+    return (b.clean, b.dirty, b.real, b.all_wilds, b.ace_to_ace)
 
 
 def _preset(**kwargs: Any) -> Rules:

@@ -88,6 +88,9 @@ class SeatToken:
     player_name: str
     player_id: str | None = None  # the app's id for the player
     address: str = ""  # the network address the player joined from
+    # When the token stops being valid (epoch ms); every issuer sets it (0 is a token
+    # that never works).
+    expires_at: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +131,9 @@ class DuplicateRequest(Exception):
 
 
 class DirectAccess(Protocol):
-    async def seat_game(self, token_hash: str) -> SeatRow | None: ...
+    async def seat_game(self, token_hash: str, now_ms: int) -> SeatRow | None:
+        """The seat of a token valid at ``now_ms`` and its game's row (SEAT_GAME_SQL)."""
+        ...
 
     async def game(self, game_id: str) -> GameRow | None: ...
 
@@ -185,8 +190,8 @@ INSERT_GAME_SQL = (
 REVOKE_SEAT_SQL = "UPDATE player_tokens SET revoked = {0} WHERE game_id = {1} AND seat = {2}"
 INSERT_TOKEN_SQL = (
     "INSERT INTO player_tokens (token_hash, game_id, seat, player_name, revoked, created_at,"
-    " player_id, address)"
-    " VALUES ({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7})"
+    " player_id, address, expires_at)"
+    " VALUES ({0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8})"
 )
 PG_WRITE_SQL = (
     "UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now(),"
@@ -198,11 +203,13 @@ PG_LOG_SQL = (
     " VALUES ($1, $2, $3, $4, $5, $6, now())"
 )
 
+# A token works while it is not revoked, not expired (``{1}``: now, epoch ms), and its
+# game's app is not revoked: revoking an app ends every credential of it at once.
 SEAT_GAME_SQL = (
     "SELECT t.game_id, t.seat, t.player_name, g.app_id, g.version, g.snapshot,"
     " g.setup, g.deadline_at"
-    " FROM player_tokens t JOIN games g ON g.id = t.game_id"
-    " WHERE t.token_hash = {0} AND NOT t.revoked"
+    " FROM player_tokens t JOIN games g ON g.id = t.game_id JOIN apps a ON a.id = g.app_id"
+    " WHERE t.token_hash = {0} AND NOT t.revoked AND t.expires_at > {1} AND NOT a.revoked"
 )
 
 # One statement, hence atomic without BEGIN/COMMIT: the update happens only at the
@@ -376,7 +383,7 @@ class PostgresDirect:
 
     # The reads of every call, in this driver's placeholders (formatted once).
     LOG = LOG_SQL.format("$1", "$2", "$3")
-    SEAT_GAME = SEAT_GAME_SQL.format("$1")
+    SEAT_GAME = SEAT_GAME_SQL.format("$1", "$2")
     GAME = GAME_SQL.format("$1")
     APP = APP_SQL.format("$1")
 
@@ -421,8 +428,8 @@ class PostgresDirect:
     async def _fetchrow(self, sql: str, *args: Any) -> Any:
         return await self._using(lambda conn: conn.fetchrow(sql, *args))
 
-    async def seat_game(self, token_hash: str) -> SeatRow | None:
-        row = await self._fetchrow(self.SEAT_GAME, token_hash)
+    async def seat_game(self, token_hash: str, now_ms: int) -> SeatRow | None:
+        row = await self._fetchrow(self.SEAT_GAME, token_hash, now_ms)
         return None if row is None else SeatRow(*row)
 
     async def game(self, game_id: str) -> GameRow | None:
@@ -511,13 +518,14 @@ async def _pg_write_with_tokens(conn: Any, w: MoveWrite) -> bool:
         if w.new_token is not None:
             t = w.new_token
             await conn.execute(
-                INSERT_TOKEN_SQL.format("$1", "$2", "$3", "$4", "false", "now()", "$5", "$6"),
+                INSERT_TOKEN_SQL.format("$1", "$2", "$3", "$4", "false", "now()", "$5", "$6", "$7"),
                 t.token_hash,
                 w.game_id,
                 t.seat,
                 t.player_name,
                 t.player_id,
                 t.address,
+                t.expires_at,
             )
         # Delivered to every listening replica only if this transaction commits.
         await conn.execute(
@@ -608,7 +616,7 @@ class SqliteDirect:
 
     CHECKPOINT_EVERY = 200
     LOG = LOG_SQL.format("?", "?", "?")
-    SEAT_GAME = SEAT_GAME_SQL.format("?")
+    SEAT_GAME = SEAT_GAME_SQL.format("?", "?")
     GAME = GAME_SQL.format("?")
     APP = APP_SQL.format("?")
 
@@ -674,8 +682,8 @@ class SqliteDirect:
         return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
 
     @staticmethod
-    def _seat_game(conn: sqlite3.Connection, token_hash: str) -> SeatRow | None:
-        row = conn.execute(SqliteDirect.SEAT_GAME, (token_hash,)).fetchone()
+    def _seat_game(conn: sqlite3.Connection, token_hash: str, now_ms: int) -> SeatRow | None:
+        row = conn.execute(SqliteDirect.SEAT_GAME, (token_hash, now_ms)).fetchone()
         return None if row is None else SeatRow(*row)
 
     @staticmethod
@@ -735,8 +743,17 @@ class SqliteDirect:
             if w.new_token is not None:
                 t = w.new_token
                 conn.execute(
-                    INSERT_TOKEN_SQL.format("?", "?", "?", "?", "0", "?", "?", "?"),
-                    (t.token_hash, w.game_id, t.seat, t.player_name, now, t.player_id, t.address),
+                    INSERT_TOKEN_SQL.format("?", "?", "?", "?", "0", "?", "?", "?", "?"),
+                    (
+                        t.token_hash,
+                        w.game_id,
+                        t.seat,
+                        t.player_name,
+                        now,
+                        t.player_id,
+                        t.address,
+                        t.expires_at,
+                    ),
                 )
             conn.execute("COMMIT")
             return True
@@ -818,9 +835,9 @@ class SqliteDirect:
         """Nothing: on SQLite no move sends a hint to other processes (a watcher in
         another process catches up on its timer), so there is no hint to keep."""
 
-    async def seat_game(self, token_hash: str) -> SeatRow | None:
+    async def seat_game(self, token_hash: str, now_ms: int) -> SeatRow | None:
         row: SeatRow | None = await self._inline_first(
-            lambda conn: self._seat_game(conn, token_hash)
+            lambda conn: self._seat_game(conn, token_hash, now_ms)
         )
         return row
 

@@ -104,6 +104,9 @@ class PlayerToken(Base):
     # share one).
     player_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
     address: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    # When the token stops being valid (milliseconds since the epoch): every token is
+    # issued with a lifetime (JoinGameRequest.token_lifetime_seconds).
+    expires_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class MoveLog(Base):

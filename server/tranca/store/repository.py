@@ -190,12 +190,17 @@ def new_secret() -> str:
 
 
 def new_seat_token(
-    seat: int, name: str, player_id: str | None = None, address: str = ""
+    seat: int,
+    name: str,
+    player_id: str | None = None,
+    address: str = "",
+    *,
+    expires_at: int,
 ) -> tuple[str, SeatToken]:
-    """A new player token for ``seat``: the token the player is given, and the row
-    (its hash) written with the join."""
+    """A new player token for ``seat``, valid until ``expires_at`` (epoch ms): the
+    token the player is given, and the row (its hash) written with the join."""
     token = "tp_" + new_secret()
-    return token, SeatToken(hash_secret(token), seat, name, player_id, address)
+    return token, SeatToken(hash_secret(token), seat, name, player_id, address, expires_at)
 
 
 @dataclass(frozen=True)
@@ -210,6 +215,8 @@ class TokenRecord:
     game_id: str
     seat: int
     player_name: str
+    # The token's hash: what identifies this credential (its rate limit, its watches).
+    token_hash: str
 
 
 @dataclass(frozen=True)
@@ -464,36 +471,49 @@ class Store:
     # ----- tokens ------------------------------------------------------------------
 
     async def token(self, token: str) -> TokenRecord | None:
+        """The seat of a player token that works now: not revoked, not expired, and
+        its game's app not revoked (as ``seat_game``)."""
         started = time.perf_counter()
+        token_hash = hash_secret(token)
         async with self._guard(), self.reads.connect() as conn:
             row = (
                 await conn.execute(
-                    select(PlayerToken.game_id, PlayerToken.seat, PlayerToken.player_name).where(
-                        PlayerToken.token_hash == hash_secret(token), PlayerToken.revoked.is_(False)
+                    select(PlayerToken.game_id, PlayerToken.seat, PlayerToken.player_name)
+                    .join(Game, Game.id == PlayerToken.game_id)
+                    .join(App, App.id == Game.app_id)
+                    .where(
+                        PlayerToken.token_hash == token_hash,
+                        PlayerToken.revoked.is_(False),
+                        PlayerToken.expires_at > now_ms(),
+                        App.revoked.is_(False),
                     )
                 )
             ).first()
         self._timed("token", started)
-        return None if row is None else TokenRecord(row.game_id, int(row.seat), row.player_name)
+        if row is None:
+            return None
+        return TokenRecord(row.game_id, int(row.seat), row.player_name, token_hash)
 
     async def seat_game(self, token: str) -> SeatGame | None:
         """The seat a player token holds and its game's current state, in one read;
         None for an unknown or revoked token."""
         started = time.perf_counter()
+        token_hash = hash_secret(token)
         async with self._guard():
-            row = await self.direct.seat_game(hash_secret(token))
+            row = await self.direct.seat_game(token_hash, now_ms())
         self._timed("seat_game", started)
         if row is None:
             return None
         return SeatGame(
-            TokenRecord(row.game_id, int(row.seat), row.player_name),
+            TokenRecord(row.game_id, int(row.seat), row.player_name, token_hash),
             row.app_id,
             int(row.version),
             state_from_text(row.snapshot, row.setup),
             row.deadline_at,
         )
 
-    async def add_spectator(self, game_id: str, name: str) -> str:
+    async def add_spectator(self, game_id: str, name: str, expires_at: int) -> str:
+        """A spectator's token for the game, valid until ``expires_at`` (epoch ms)."""
         token = "tp_" + new_secret()
         async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             await conn.execute(
@@ -503,6 +523,7 @@ class Store:
                     seat=-1,
                     player_name=name,
                     revoked=False,
+                    expires_at=expires_at,
                 )
             )
         return token
@@ -627,11 +648,11 @@ class Store:
         expected_version: int | None,
         request_id: str | None = None,
         actor: str = "player",
-        new_token: tuple[str, int, str] | SeatToken | None = None,
+        new_token: SeatToken | None = None,
         revoke_seat: int | None = None,
     ) -> Committed:
         """Apply ``action`` to the game as it is now (see the module's doc): joins,
-        starts, leaves and resignations. ``new_token`` (token, seat, name) is a seat's
+        starts, leaves and resignations. ``new_token`` is a seat's
         token written with the action; ``revoke_seat`` revokes a seat's tokens.
 
         Without ``expected_version`` the action applies to whatever version is
@@ -640,12 +661,7 @@ class Store:
         or the game logic's own errors; on any error nothing is written.
         """
         started = time.perf_counter()
-        token = None
-        if isinstance(new_token, SeatToken):
-            token = new_token
-        elif new_token is not None:
-            secret, seat, name = new_token
-            token = SeatToken(hash_secret(secret), seat, name)
+        token = new_token
         # A retry of a request already logged is found by ``_write`` (it meets the
         # request id's index, or the action is refused now): no look-up up front.
         with outages_as_unavailable():

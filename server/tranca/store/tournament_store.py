@@ -362,6 +362,7 @@ async def _insert_token(conn: AsyncConnection, game_id: str, token: SeatToken) -
             revoked=False,
             player_id=token.player_id,
             address=token.address,
+            expires_at=token.expires_at,
         )
     )
 

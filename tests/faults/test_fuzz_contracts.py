@@ -1,0 +1,664 @@
+"""A fuzzer over every RPC's contract, generated from the descriptors (hypothesis).
+
+For every method of every service and both databases, a request is built field by
+field from its message descriptor: every string field gets, besides values that make
+sense in this world (the games' ids, real cards, preset and knob names), the full
+Unicode range with NUL and the other control characters, a lone surrogate (spliced
+into the bytes: no client library will encode one), lengths at and just past the
+field's ``max_chars``; every number the extremes of its type (int32, int64, uint64)
+besides small values; every enum unknown values; oneofs unset or set; map keys and
+knob values of every kind. Some requests are raw bytes instead (random, truncated, or
+two encodings concatenated, which sets two members of a oneof on the wire), and they
+go out with any credential: either app's key, a seat's or a spectator's token, junk,
+none.
+
+Every answer must be OK or a proper refusal (never UNKNOWN, INTERNAL or a transport
+error); a refusal changes nothing; every game stays readable (its view and replay),
+and a game the fuzzer managed to create is played through a deal and stored and shown
+at its end. Two stateful checks run beside it: reused request ids with changed fields
+(the first answer, or REQUEST_ID_REUSED, never a second application), and many watch
+streams per credential (never more open than the cap, and every slot given back).
+
+``TRANCA_CONTRACT_FUZZ_EXAMPLES`` sets the size (default 250 per database in ``make
+test``; ``make fuzz`` runs more).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import message_factory
+from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
+from google.protobuf.message import Message
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tranca.api.convert import view_to_pb
+from tranca.app.game import Action, apply_action, new_game, play_action
+from tranca.rules.cards import card_text, full_deck
+from tranca.rules.engine import legal_moves
+from tranca.rules.presets import KNOB_RANGES, PRESETS, Rules
+from tranca.server import Config, Running, start
+from tranca.store.codec import state_text
+from tranca.v1 import game_pb2, options_pb2, platform_pb2
+from tranca.v1 import game_pb2 as pb
+from tranca.v1 import game_pb2_grpc as pb_grpc
+
+EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "250"))
+APP_WATCHES = 6  # the world's cap on an API key's open watch streams
+METHODS: list[MethodDescriptor] = [
+    m
+    for f in (game_pb2, platform_pb2)
+    for s in f.DESCRIPTOR.services_by_name.values()
+    for m in s.methods
+]
+# The calls that create and change the most are drawn more often.
+WEIGHTS = {"CreateGame": 5, "JoinGame": 3, "SubmitMove": 3, "CreateTournament": 2, "GrantChips": 2}
+WEIGHTED_METHODS = [m for m in METHODS for _ in range(WEIGHTS.get(m.name, 1))]
+BAD = {
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.DATA_LOSS,
+    grpc.StatusCode.UNIMPLEMENTED,
+}
+SURROGATE_MARK = "\ue000"  # three bytes in UTF-8, replaced by a lone surrogate's three
+LONE_SURROGATE = b"\xed\xa0\x80"  # U+D800 "encoded": not UTF-8
+INT_EXTREMES = {
+    FieldDescriptor.TYPE_INT32: [-(2**31), 2**31 - 1, -1],
+    FieldDescriptor.TYPE_INT64: [-(2**63), 2**63 - 1, 2**53 + 1, -1],
+    FieldDescriptor.TYPE_UINT64: [2**64 - 1, 2**63, 2**63 - 1],
+    FieldDescriptor.TYPE_UINT32: [2**32 - 1],
+}
+REAL_CARDS = sorted({card_text(c) for c in full_deck(True)})
+DECK = " ".join(card_text(c) for c in full_deck(False))
+KNOBS = sorted(
+    {
+        *KNOB_RANGES,
+        "sequences",
+        "sets",
+        "jokers",
+        "stock_out",
+        "pile_view",
+        "tie_break",
+        "wild_replacement",
+        "name",
+        "canastra_bonus.nope",
+    }
+)
+
+
+@dataclass
+class World:
+    loop: asyncio.AbstractEventLoop
+    server: Running
+    channel: grpc.Channel
+    key_a: str
+    key_b: str
+    game_a: str = ""
+    waiting: str = ""
+    game_b: str = ""
+    tokens_a: list[str] = field(default_factory=list)
+    spectator: str = ""
+    tournament: str = ""
+    created: list[str] = field(default_factory=list)
+    stats: Counter[str] = field(default_factory=Counter)
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
+
+    @property
+    def stub(self) -> pb_grpc.GameServiceStub:
+        return pb_grpc.GameServiceStub(self.channel)
+
+    def app(self, key: str | None = None) -> tuple[tuple[str, str], ...]:
+        return (("x-api-key", key or self.key_a),)
+
+    def version(self, game_id: str) -> tuple[int, str]:
+        g = self.run(self.server.store.game(game_id))
+        return g.version, g.status
+
+    def new_game_a(self) -> None:
+        """Game A: started, 2 seats, spectators allowed; a fresh one whenever a fuzzed
+        call ended it (a resignation, an annulment)."""
+        stub, md = self.stub, self.app()
+        gid = stub.CreateGame(
+            pb.CreateGameRequest(
+                rules=pb.Rules(preset="tranca-000"), players=2, seed=11, spectators_allowed=True
+            ),
+            metadata=md,
+        ).game.game_id
+        self.tokens_a = [
+            stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=s), metadata=md).player_token
+            for s in range(2)
+        ]
+        self.spectator = stub.JoinGame(
+            pb.JoinGameRequest(game_id=gid, spectator=True), metadata=md
+        ).player_token
+        stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=md)
+        self.game_a = gid
+
+    def turn_token(self) -> str:
+        g = self.run(self.server.store.game(self.game_a))
+        return self.tokens_a[g.state.deal.turn if g.state.deal is not None else 0]
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def world(request: pytest.FixtureRequest) -> Iterator[World]:
+    url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url")
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    # No rate limits and no throttle of failed authentications: the fuzzer sends junk
+    # credentials on purpose, and both have tests of their own.
+    cfg = Config(
+        port=0,
+        metrics_port=0,
+        database_url=url,
+        rate_per_token=0,
+        rate_per_app=0,
+        auth_failures_per_peer=0,
+        sweep_interval=0,
+        max_watches_per_app=APP_WATCHES,
+    )
+    server = asyncio.run_coroutine_threadsafe(start(cfg), loop).result(30)
+    keys = [
+        asyncio.run_coroutine_threadsafe(
+            server.store.create_app(f"contract-{n}", frozenset({"fixed_deck"})), loop
+        ).result()[1]
+        for n in "ab"
+    ]
+    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
+    w = World(loop, server, channel, *keys)
+    w.new_game_a()
+    stub = w.stub
+    w.waiting = stub.CreateGame(
+        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2), metadata=w.app()
+    ).game.game_id
+    w.game_b = stub.CreateGame(
+        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2),
+        metadata=w.app(w.key_b),
+    ).game.game_id
+    from tranca.v1 import platform_pb2 as ppb
+    from tranca.v1 import platform_pb2_grpc as ppb_grpc
+
+    w.tournament = (
+        ppb_grpc.TournamentServiceStub(channel)
+        .CreateTournament(
+            ppb.CreateTournamentRequest(
+                name="fuzz",
+                format=ppb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+                entrants=[ppb.Entrant(id=f"e{i}", player_ids=[f"p{i}"]) for i in range(3)],
+                table_size=2,
+                rules=pb.Rules(preset="tranca-000"),
+            ),
+            metadata=w.app(),
+        )
+        .tournament.tournament_id
+    )
+    yield w
+    print(f"\ncontract fuzz ({request.param}): {dict(sorted(w.stats.items()))}")
+    channel.close()
+    asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(30)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
+
+
+# ----- requests from descriptors ---------------------------------------------------------
+
+
+def _pools(w: World, f: FieldDescriptor) -> list[Any]:
+    """Values of a field that make sense in this world, so that calls get past the
+    first checks and reach the handlers, the rules and the database."""
+    name = f.name
+    if f.type in (FieldDescriptor.TYPE_STRING,):
+        return {
+            "game_id": [w.game_a, w.game_a, w.waiting, w.game_b, "0" * 32],
+            "tournament_id": [w.tournament],
+            "player_id": ["p0", "p1", "p2"],
+            "player_ids": ["p0", "p1"],
+            "entrant": ["e0", "e1"],
+            "id": ["e0", "e1", "e9"],
+            "preset": sorted(PRESETS),
+            "request_id": [uuid.uuid4().hex],
+            "page_token": ["0", "50", "-1", "9" * 30],
+            "cards": REAL_CARDS,
+            "card": REAL_CARDS,
+            "deck": REAL_CARDS,
+            "round_decks": [DECK],
+            "string_value": ["end_deal", "play_on", "top", "all", "draw", "extra_deal"],
+            "label": ["fuzz"],
+            "name": ["fuzz"],
+            "player_name": ["Zé"],
+            "grant_id": [uuid.uuid4().hex],
+            "entropy": ["abc"],
+        }.get(name, [])
+    return {
+        "players": [2, 4, 3],
+        "seat": [-1, 0, 1, 2],
+        "table_size": [2, 4],
+        "round": [1, 2],
+        "table": [1],
+        "amount": [1, 10],
+        "page_size": [0, 1, 500, 501],
+        "limit": [0, 10],
+        "meld_id": [0, 1],
+        "from_version": [0, 1, 5],
+        "expected_version": [w.version(w.game_a)[0]],
+        "turn_seconds": [0, 0, 30],
+        "robot_grace_seconds": [0, 0, 5],
+        "stake": [0, 0, 0, 10],
+        "point_limit": [0, 0, 500],
+        "rounds": [0, 2],
+        "token_lifetime_seconds": [0, 60],
+        "seed": [0, 7],
+    }.get(name, [])
+
+
+@dataclass
+class Draft:
+    """What one request is made of: the classes of hostile values it holds, and how
+    many more fields may get one (one or two a request: a request hostile in every
+    field would be refused by its first check and test nothing deeper)."""
+
+    hostile: int
+    classes: set[str] = field(default_factory=set)
+
+    def hostile_now(self, draw: st.DrawFn) -> bool:
+        if self.hostile > 0 and draw(st.integers(0, 2)) == 0:
+            self.hostile -= 1
+            return True
+        return False
+
+
+def _hostile_text(draft: Draft) -> st.SearchStrategy[str]:
+    any_char = st.characters(codec=None, exclude_categories=("Cs",), exclude_characters="\ue000")
+    controls = st.characters(min_codepoint=0, max_codepoint=0x1F) | st.characters(
+        min_codepoint=0x7F, max_codepoint=0x9F
+    )
+
+    def tagged(tag: str, text: str) -> str:
+        draft.classes.add(tag)
+        return text
+
+    return st.one_of(
+        st.text(any_char, min_size=1, max_size=12).map(lambda t: tagged("unicode", t)),
+        st.builds(
+            lambda a, c, b: tagged("nul" if c == "\x00" else "control", a + c + b),
+            st.text(st.characters(codec="ascii", min_codepoint=32), max_size=4),
+            controls,
+            st.text(max_size=4),
+        ),
+        st.builds(
+            lambda a, b: tagged("surrogate", a + SURROGATE_MARK + b),
+            st.text(st.characters(codec="ascii", min_codepoint=32), max_size=4),
+            st.text(st.characters(codec="ascii", min_codepoint=32), max_size=4),
+        ),
+    )
+
+
+@st.composite
+def _string(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft) -> str:
+    limit = int(f.GetOptions().Extensions[options_pb2.max_chars])
+    if draft.hostile_now(draw):
+        if limit > 0 and draw(st.booleans()):
+            n = draw(st.sampled_from([limit, limit + 1]))
+            draft.classes.add("at_limit" if n == limit else "past_limit")
+            return str(draw(st.sampled_from(["x", "é", "界", "🂡"]))) * n
+        return draw(_hostile_text(draft))
+    pool = _pools(w, f)
+    if pool:
+        return str(draw(st.sampled_from(pool)))
+    return draw(st.text(st.characters(codec="ascii", min_codepoint=32), max_size=8))
+
+
+@st.composite
+def _number(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft) -> int:
+    if draft.hostile_now(draw):
+        draft.classes.add("int_extreme")
+        return int(draw(st.sampled_from([*INT_EXTREMES.get(f.type, [2**31 - 1]), 0])))
+    pool = _pools(w, f)
+    if pool and draw(st.integers(0, 3)):
+        return int(draw(st.sampled_from(pool)))
+    low = 0 if f.type in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_UINT32) else -3
+    return draw(st.integers(low, 40))
+
+
+@st.composite
+def _value(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft, depth: int) -> Any:
+    t = f.type
+    if t == FieldDescriptor.TYPE_STRING:
+        return draw(_string(w, f, draft))
+    if t == FieldDescriptor.TYPE_BOOL:
+        return draw(st.integers(0, 3)) == 0  # mostly off: options that combine rarely
+    if t == FieldDescriptor.TYPE_ENUM:
+        values = [v.number for v in f.enum_type.values]
+        if draft.hostile_now(draw):
+            draft.classes.add("unknown_enum")
+            return draw(st.sampled_from([99, -1, 2**31 - 1]))
+        return draw(st.sampled_from(values))
+    if t == FieldDescriptor.TYPE_DOUBLE:
+        return draw(st.floats())
+    if t == FieldDescriptor.TYPE_MESSAGE:
+        return draw(_message(w, f.message_type, draft, depth + 1))
+    return draw(_number(w, f, draft))
+
+
+@st.composite
+def _message(draw: st.DrawFn, w: World, d: Descriptor, draft: Draft, depth: int = 0) -> Message:
+    out = message_factory.GetMessageClass(d)()
+    if depth > 4:
+        return out
+    # Most messages set every field (a request missing what it needs is refused by
+    # its first check); the others leave each field unset half the time.
+    complete = draw(st.integers(0, 3)) > 0
+    oneof_pick = {o.name: draw(st.sampled_from([None, *o.fields])) for o in d.oneofs}
+    if None in oneof_pick.values():
+        draft.classes.add("unset_oneof")
+    for f in d.fields:
+        if f.containing_oneof is not None and f.containing_oneof.name in oneof_pick:
+            if oneof_pick[f.containing_oneof.name] is not f:
+                continue
+        elif not complete and draw(st.booleans()):
+            continue  # left unset
+        if f.message_type is not None and f.message_type.GetOptions().map_entry:
+            key_field = f.message_type.fields_by_name["key"]
+            value_field = f.message_type.fields_by_name["value"]
+            entries = getattr(out, f.name)
+            for _ in range(draw(st.sampled_from([0, 0, 1, 2]))):
+                key = draw(st.one_of(st.sampled_from(KNOBS), _string(w, key_field, draft)))
+                if value_field.message_type is not None:
+                    entries[key].CopyFrom(
+                        draw(_message(w, value_field.message_type, draft, depth + 1))
+                    )
+                else:
+                    entries[key] = draw(_value(w, value_field, draft, depth))
+            continue
+        if f.is_repeated:
+            if f.name == "deck" and draw(st.booleans()):
+                getattr(out, f.name).extend(DECK.split())  # the 104 cards, in order
+                continue
+            values = [draw(_value(w, f, draft, depth)) for _ in range(draw(st.integers(0, 4)))]
+            if f.message_type is not None:
+                for v in values:
+                    getattr(out, f.name).add().CopyFrom(v)
+            else:
+                getattr(out, f.name).extend(values)
+        elif f.message_type is not None:
+            getattr(out, f.name).CopyFrom(draw(_value(w, f, draft, depth)))
+        else:
+            setattr(out, f.name, draw(_value(w, f, draft, depth)))
+    return out
+
+
+@st.composite
+def _new_table(draw: st.DrawFn, w: World, draft: Draft) -> pb.CreateGameRequest:
+    """A plausible new table whose rules override a knob or two with any value of any
+    kind: a range's ends and one past them, the 64-bit extremes, the wrong type."""
+    preset = draw(st.sampled_from(sorted(PRESETS)))
+    players = draw(st.sampled_from(PRESETS[preset].player_counts))
+    request = pb.CreateGameRequest(rules=pb.Rules(preset=preset), players=players)
+    for _ in range(draw(st.integers(1, 2))):
+        knob = draw(st.sampled_from(KNOBS))
+        low, high = KNOB_RANGES.get(knob, (0, 1))
+        number = draw(st.sampled_from([low, high, low - 1, high + 1, -(2**63), 2**63 - 1]))
+        value = request.rules.overrides[knob]
+        kind = draw(st.integers(0, 4))
+        if kind == 0:
+            value.int_list.values.extend([number] * draw(st.sampled_from([14, 13, 1])))
+        elif kind == 1:
+            value.bool_value = draw(st.booleans())
+        elif kind == 2:
+            value.string_value = draw(st.sampled_from(["end_deal", "top", "draw", "x"]))
+        elif kind == 3:
+            value.int_value = number
+        # kind 4: the value sets none of its kinds
+        draft.classes.add("knob_extreme" if number in (-(2**63), 2**63 - 1) else "knob_edge")
+    if draw(st.booleans()):
+        label = pb.CreateGameRequest.DESCRIPTOR.fields_by_name["label"]
+        request.label = draw(_string(w, label, draft))
+    return request
+
+
+def _encoded(request: Message) -> bytes:
+    return request.SerializeToString().replace(SURROGATE_MARK.encode(), LONE_SURROGATE)
+
+
+@st.composite
+def _call(draw: st.DrawFn, w: World) -> tuple[MethodDescriptor, bytes, str, set[str]]:
+    method = draw(st.sampled_from(WEIGHTED_METHODS))
+    draft = Draft(hostile=draw(st.sampled_from([0, 1, 1, 2])))
+    shape = draw(st.integers(0, 19))
+    if method.name == "CreateGame" and draw(st.booleans()):
+        body = _encoded(draw(_new_table(w, draft)))
+    elif shape == 0:
+        body = draw(st.binary(max_size=48))
+        draft.classes.add("raw_bytes")
+    else:
+        body = _encoded(draw(_message(w, method.input_type, draft)))
+        if shape == 1:
+            # Two encodings back to back: protobuf merges them, and a oneof set in
+            # each arrives with both members on the wire (the last one wins).
+            body += _encoded(draw(_message(w, method.input_type, draft)))
+            draft.classes.add("merged_encodings")
+        elif shape == 2 and body:
+            body = body[: draw(st.integers(0, len(body) - 1))]
+            draft.classes.add("truncated")
+    if not draft.classes:
+        draft.classes.add("plausible")
+    who = draw(
+        st.sampled_from(
+            ["app_a"] * 5 + ["app_b", "turn", "turn", "seat", "spectator", "junk", "none"]
+        )
+    )
+    return method, body, who, draft.classes
+
+
+def _credentials(w: World, who: str) -> tuple[tuple[str, str], ...]:
+    if who == "app_a":
+        return w.app()
+    if who == "app_b":
+        return w.app(w.key_b)
+    if who == "turn":
+        return (("authorization", f"Bearer {w.turn_token()}"),)
+    if who == "seat":
+        return (("authorization", f"Bearer {w.tokens_a[0]}"),)
+    if who == "spectator":
+        return (("authorization", f"Bearer {w.spectator}"),)
+    if who == "junk":
+        return (("authorization", "Bearer tp_" + uuid.uuid4().hex),)
+    return ()
+
+
+def _play_one_deal(w: World, game_id: str) -> None:
+    """A created game can be played: its first deal to the end, stored and shown."""
+    game = w.run(w.server.store.game(game_id))
+    setup = game.state.setup
+    rules: Rules = setup.rules
+    g = new_game(setup)
+    version = 0
+    for seat in range(setup.players):
+        version += 1
+        apply_action(g, Action("join", seat), version)
+    version += 1
+    apply_action(g, Action("start", 0), version)
+    rng = random.Random(game_id)
+    while g.status == "playing" and g.last_deal is None and version < 5000:
+        deal = g.deal
+        assert deal is not None
+        version += 1
+        apply_action(g, play_action(deal.turn, rng.choice(legal_moves(deal))), version)
+    state_text(g)
+    for seat in range(-1, setup.players):
+        view_to_pb(game_id, version, g, seat).SerializeToString()
+    assert rules.name in PRESETS
+
+
+def _check_readable(w: World, game_id: str, key: str) -> None:
+    md = w.app(key)
+    w.stub.GetView(pb.GetViewRequest(game_id=game_id), metadata=md, timeout=10)
+    w.stub.GetReplay(pb.GetReplayRequest(game_id=game_id), metadata=md, timeout=10)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    # The world moves on between examples: generate only, no shrinking, no database.
+    phases=[Phase.generate],
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_every_rpc_survives_every_input_its_contract_allows_a_client_to_send(
+    world: World, data: st.DataObject
+) -> None:
+    w = world
+    method, body, who, classes = data.draw(_call(w))
+    path = f"/{method.containing_service.full_name}/{method.name}"
+    md = _credentials(w, who)
+    before = {g: w.version(g) for g in (w.game_a, w.game_b, w.waiting)}
+    w.stats["cases"] += 1
+    w.stats[f"rpc:{method.name}"] += 1
+    for c in classes:
+        w.stats[f"class:{c}"] += 1
+    answer: bytes | None = None
+    try:
+        if method.server_streaming:
+            stream = w.channel.unary_stream(path)(body, metadata=md, timeout=2)
+            try:
+                answer = next(stream)
+            finally:
+                stream.cancel()
+        else:
+            answer = w.channel.unary_unary(path)(body, metadata=md, timeout=10)
+        w.stats["code:OK"] += 1
+    except grpc.RpcError as e:
+        code = e.code()  # type: ignore[attr-defined]
+        w.stats[f"code:{code.name}"] += 1
+        if os.environ.get("FUZZ_DEBUG") == method.name:
+            print(method.name, code.name, e.details())  # type: ignore[attr-defined]
+        if method.server_streaming and code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            pass  # a watch with nothing new waits; the short deadline ends it
+        else:
+            assert code not in BAD, f"{method.name} answered {code}: {e.details()}"  # type: ignore[attr-defined]
+            assert code != grpc.StatusCode.DEADLINE_EXCEEDED, f"{method.name} hung"
+            assert len(e.details() or "") <= 1024  # type: ignore[attr-defined]
+            after = {g: w.version(g) for g in before}
+            assert after == before, f"a refused {method.name} changed a game"
+    if answer is not None and method.name == "CreateGame":
+        created = pb.CreateGameResponse.FromString(answer).game.game_id
+        _check_readable(w, created, w.key_a)
+        _play_one_deal(w, created)
+        w.stats["created_games_played"] += 1
+    # Whatever happened, every game still reads.
+    _check_readable(w, w.game_a, w.key_a)
+    _check_readable(w, w.game_b, w.key_b)
+    if w.version(w.game_a)[1] == "finished":
+        w.new_game_a()  # a fuzzed resignation or annulment ended it
+
+
+# ----- stateful: request ids and watch streams -------------------------------------------
+
+
+@settings(
+    max_examples=max(10, EXAMPLES // 10),
+    deadline=None,
+    phases=[Phase.generate],
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_a_reused_request_id_with_changed_fields_is_never_applied_twice(
+    world: World, data: st.DataObject
+) -> None:
+    w = world
+    if w.version(w.game_a)[1] != "playing":
+        w.new_game_a()
+    md = (("authorization", f"Bearer {w.turn_token()}"),)
+    legal = w.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=w.game_a), metadata=md)
+    move = legal.moves[data.draw(st.integers(0, 999)) % len(legal.moves)]
+    rid = uuid.uuid4().hex
+    first = w.stub.SubmitMove(
+        pb.SubmitMoveRequest(
+            game_id=w.game_a, expected_version=legal.version, request_id=rid, move=move
+        ),
+        metadata=md,
+    )
+    change = data.draw(st.sampled_from(["version", "extreme_version", "move", "legal_flag"]))
+    w.stats[f"reuse:{change}"] += 1
+    again = pb.SubmitMoveRequest(
+        game_id=w.game_a, expected_version=legal.version, request_id=rid, move=move
+    )
+    if change == "version":
+        again.expected_version = first.version
+    elif change == "extreme_version":
+        again.expected_version = data.draw(st.sampled_from([-(2**63), 2**63 - 1]))
+    elif change == "legal_flag":
+        again.include_legal_moves = True
+    else:
+        again.move.CopyFrom(pb.Move(discard=pb.DiscardMove(card="JK")))
+    try:
+        replay = w.stub.SubmitMove(again, metadata=md)
+        assert change != "move"
+        assert replay.replayed and replay.version == first.version
+    except grpc.RpcError as e:
+        assert change == "move", e.details()  # type: ignore[attr-defined]
+        assert e.code() == grpc.StatusCode.ALREADY_EXISTS  # type: ignore[attr-defined]
+    assert w.version(w.game_a)[0] == first.version
+
+
+@pytest.mark.parametrize("who", ["seat", "spectator", "app_a"])
+def test_many_watch_streams_per_credential_never_pass_the_cap(world: World, who: str) -> None:
+    w = world
+    if w.version(w.game_a)[1] != "playing":
+        w.new_game_a()
+    cap = APP_WATCHES if who == "app_a" else 4
+    md = _credentials(w, who)
+    req = pb.WatchGameRequest(game_id=w.game_a).SerializeToString()
+    path = "/tranca.v1.GameService/WatchGame"
+    # Past the cap, one after another and never closed: as many as the cap stay open.
+    tries = 3 * cap
+    open_: list[Any] = []
+    refused = 0
+    for _ in range(tries):
+        stream = w.channel.unary_stream(path)(req, metadata=md)
+        try:
+            next(stream)
+            open_.append(stream)
+        except grpc.RpcError as e:
+            assert e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+            refused += 1
+    assert len(open_) == min(cap, tries)
+    assert refused == tries - min(cap, tries)
+    for s in open_:
+        s.cancel()
+    w.stats[f"watch_streams:{who}"] += tries
+
+    # Every slot is given back: a full cap's worth opens again.
+    def reopened() -> int:
+        again = []
+        for _ in range(min(cap, tries)):
+            stream = w.channel.unary_stream(path)(req, metadata=md)
+            try:
+                next(stream)
+                again.append(stream)
+            except grpc.RpcError:
+                break
+        for s in again:
+            s.cancel()
+        return len(again)
+
+    deadline = 50
+    while reopened() != min(cap, tries) and deadline:
+        deadline -= 1
+        threading.Event().wait(0.1)
+    assert deadline, "closed streams did not give their slots back"
