@@ -1,6 +1,6 @@
 """The chip ledger (``tranca.platform.chips``): stakes, the pot, the house and refunds.
 
-Each test rests on a passage of shared/rules/003_9ae53d0671553559.txt ("003") quoted in
+Each test rests on a passage of the rule document 003_9ae53d0671553559.txt ("003") quoted in
 its docstring; where 003 is silent the docstring says what was decided.
 """
 

@@ -10,7 +10,7 @@ other arguments, bad amounts). After every step:
   open and nothing once it is settled or refunded; the house holds its shares.
 
 A refused operation raises a ``LedgerError`` and leaves the ledger as it was; a repeated
-one returns the very same ledger. 003 (shared/rules/003_9ae53d0671553559.txt): "la banca
+one returns the very same ledger. 003 (the rule document 003_9ae53d0671553559.txt): "la banca
 percibe un 25% del bote", "necesitarás disponer de suficientes fichas para cubrir la
 apuesta", "las fichas apostadas son devueltas a cada jugador".
 """

@@ -1,6 +1,6 @@
 """Ratings (``tranca.platform.ratings``): openskill ratings that understand partnerships.
 
-Each test rests on a passage of shared/rules/003_9ae53d0671553559.txt ("003") quoted in
+Each test rests on a passage of the rule document 003_9ae53d0671553559.txt ("003") quoted in
 its docstring, or on the game's own side convention (``tranca.app.game``).
 """
 

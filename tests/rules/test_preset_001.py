@@ -1,6 +1,7 @@
-"""Scenario tests for the preset ``tranca-001``: the rules of shared/rules/001_f213623bbd6c5754.txt
+"""Scenario tests for the preset ``tranca-001``:
+the rules of the rule document 001_f213623bbd6c5754.txt
 (Tranca "mano a mano", 2 players, with its point table), and the decisions of
-notes/decisions.md where that document is silent.
+docs/RULES.md §4 where that document is silent.
 
 Every test quotes the passage it rests on. Positions are built from text with
 ``build_position``: hands, melds ``(side, cards)``, pile and stock bottom to top.

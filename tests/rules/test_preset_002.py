@@ -1,7 +1,7 @@
 """Scenario tests for the canasta-style Tranca of 002 and its five variations.
 
-Every test cites the document shared/rules/002_02970e3a635ab140.txt (as "002") with the
-passage it rests on, or the numbered entry of notes/decisions.md it checks where the
+Every test cites the document the rule document 002_02970e3a635ab140.txt (as "002") with the
+passage it rests on, or the numbered entry of docs/RULES.md §4 it checks where the
 document is silent or ambiguous.
 
 Presets: canasta-002 (the base game), canasta-002-aberta, canasta-002-paulista,

@@ -1,7 +1,7 @@
 """Scenario tests for preset ``tranca-003``: the Spanish online room's Tranca.
 
-Each test rests on a passage of shared/rules/003_9ae53d0671553559.txt ("003"), quoted in its
-docstring, or on a numbered entry of notes/decisions.md where the document is silent.
+Each test rests on a passage of the rule document 003_9ae53d0671553559.txt ("003"), quoted in its
+docstring, or on a numbered entry of docs/RULES.md §4 where the document is silent.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""Scenario tests for the preset ``tranca-004``: the rules of shared/rules/004_d005cf3122f3726a.txt
+"""Scenario tests for the preset ``tranca-004``:
+the rules of the rule document 004_d005cf3122f3726a.txt
 (Brazilian Tranca for 2 or 4 players, close to 001), and the decisions of
-notes/decisions.md where that document is silent.
+docs/RULES.md §4 where that document is silent.
 
 Every test quotes the passage it rests on. Positions are built from text with
 ``build_position``: hands, melds ``(side, cards)``, pile and stock bottom to top.

@@ -1,5 +1,5 @@
 """The rules of a table: one ``Rules`` type whose fields are the knobs, and a named
-preset for every rule set in ``shared/rules``.
+preset for every rule document the project started from (docs/RULES.md lists them).
 
 Every knob value of every preset is justified, with the passage it rests on, in
 ``docs/RULES.md``; the comments here only name the document.
