@@ -19,7 +19,7 @@ at its end. Two stateful checks run beside it: reused request ids with changed f
 (the first answer, or REQUEST_ID_REUSED, never a second application), and many watch
 streams per credential (never more open than the cap, and every slot given back).
 
-``TRANCA_CONTRACT_FUZZ_EXAMPLES`` sets the size (default 250 per database in ``make
+``TRANCA_CONTRACT_FUZZ_EXAMPLES`` sets the size (default 300 per database in ``make
 test``; ``make fuzz`` runs more).
 """
 
@@ -54,7 +54,7 @@ from tranca.v1 import game_pb2, options_pb2, platform_pb2
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
-EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "250"))
+EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
 APP_WATCHES = 6  # the world's cap on an API key's open watch streams
 METHODS: list[MethodDescriptor] = [
     m
@@ -290,11 +290,13 @@ def _hostile_text(draft: Draft) -> st.SearchStrategy[str]:
         draft.classes.add(tag)
         return text
 
+    printable = st.text(st.characters(codec="ascii", min_codepoint=32), max_size=4)
     return st.one_of(
         st.text(any_char, min_size=1, max_size=12).map(lambda t: tagged("unicode", t)),
+        st.builds(lambda a, b: tagged("nul", a + "\x00" + b), printable, printable),
         st.builds(
             lambda a, c, b: tagged("nul" if c == "\x00" else "control", a + c + b),
-            st.text(st.characters(codec="ascii", min_codepoint=32), max_size=4),
+            printable,
             controls,
             st.text(max_size=4),
         ),
@@ -407,14 +409,19 @@ def _new_table(draw: st.DrawFn, w: World, draft: Draft) -> pb.CreateGameRequest:
     preset = draw(st.sampled_from(sorted(PRESETS)))
     players = draw(st.sampled_from(PRESETS[preset].player_counts))
     request = pb.CreateGameRequest(rules=pb.Rules(preset=preset), players=players)
-    for _ in range(draw(st.integers(1, 2))):
-        knob = draw(st.sampled_from(KNOBS))
+    for _ in range(draw(st.integers(1, 3))):
+        # Mostly an integer knob with a value of its own type, so that what is tried is
+        # a value at or past its range; sometimes any knob with any kind of value.
+        knob = draw(st.sampled_from(sorted(KNOB_RANGES)) | st.sampled_from(KNOBS))
         low, high = KNOB_RANGES.get(knob, (0, 1))
         number = draw(st.sampled_from([low, high, low - 1, high + 1, -(2**63), 2**63 - 1]))
         value = request.rules.overrides[knob]
-        kind = draw(st.integers(0, 4))
+        kind = draw(st.sampled_from([3, 3, 3, 0, 1, 2, 4]))
+        if knob in ("card_values", "player_counts") and kind == 3:
+            kind = 0
         if kind == 0:
-            value.int_list.values.extend([number] * draw(st.sampled_from([14, 13, 1])))
+            size = 14 if knob == "card_values" else 1
+            value.int_list.values.extend([number] * draw(st.sampled_from([size, size, 13])))
         elif kind == 1:
             value.bool_value = draw(st.booleans())
         elif kind == 2:
@@ -425,6 +432,7 @@ def _new_table(draw: st.DrawFn, w: World, draft: Draft) -> pb.CreateGameRequest:
         draft.classes.add("knob_extreme" if number in (-(2**63), 2**63 - 1) else "knob_edge")
     if draw(st.booleans()):
         label = pb.CreateGameRequest.DESCRIPTOR.fields_by_name["label"]
+        draft.hostile = 1
         request.label = draw(_string(w, label, draft))
     return request
 
@@ -544,8 +552,6 @@ def test_every_rpc_survives_every_input_its_contract_allows_a_client_to_send(
     except grpc.RpcError as e:
         code = e.code()  # type: ignore[attr-defined]
         w.stats[f"code:{code.name}"] += 1
-        if os.environ.get("FUZZ_DEBUG") == method.name:
-            print(method.name, code.name, e.details())  # type: ignore[attr-defined]
         if method.server_streaming and code == grpc.StatusCode.DEADLINE_EXCEEDED:
             pass  # a watch with nothing new waits; the short deadline ends it
         else:

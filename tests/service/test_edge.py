@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
-from tranca.api.edge import Refused, decoder, shape_of
+from tranca.api.edge import Refused, checker, decoder
 from tranca.v1 import game_pb2, options_pb2, platform_pb2
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
@@ -54,10 +54,10 @@ def test_every_string_a_request_carries_has_its_limit_in_the_contract() -> None:
     assert not missing, f"string fields without (tranca.v1.max_chars): {missing}"
 
 
-def test_every_request_type_has_a_shape_read_from_its_descriptor() -> None:
+def test_every_request_type_has_a_check_read_from_its_descriptor() -> None:
     for service in SERVICES:
         for method in service.methods:
-            shape_of(method.input_type)  # raises for a string field without its limit
+            checker(method.input_type)  # raises for a string field without its limit
 
 
 def _refusal(cls: type, raw: bytes) -> str:

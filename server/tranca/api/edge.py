@@ -41,38 +41,11 @@ class Refused:
     error: ApiError
 
 
-@dataclass(frozen=True, slots=True)
-class _StringField:
-    name: str
-    max_chars: int
-    repeated: bool
-
-
-@dataclass(frozen=True, slots=True)
-class _MessageField:
-    name: str
-    shape: _Shape
-    repeated: bool
-
-
-@dataclass(frozen=True, slots=True)
-class _MapField:
-    name: str
-    max_key_chars: int
-    values: _Shape | None  # the value's shape when values are messages
-
-
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """What to check in a message of one type: its string fields, and its message
-    fields that hold strings at some depth (others are skipped)."""
-
-    strings: dict[str, _StringField]
-    messages: dict[str, _MessageField | _MapField]
-
-    @property
-    def empty(self) -> bool:
-        return not self.strings and not self.messages
+# Where a message breaks the limits and how ("cards[2]", "is at most 4 characters"),
+# or None. The hot path (nothing wrong) builds no string: a parent prefixes its
+# field's name only on the way out of a refusal.
+Problem = tuple[str, str]
+Check = Callable[[Any], "Problem | None"]
 
 
 def _max_chars(field: FieldDescriptor) -> int:
@@ -84,15 +57,103 @@ def _max_chars(field: FieldDescriptor) -> int:
     return limit
 
 
+def _bad_string(value: str, limit: int) -> str | None:
+    if len(value) > limit:
+        return f"is at most {limit} characters"
+    # Almost every string is printable (no control, format or separator character
+    # but the space): one C call. The rest are searched for control characters only.
+    if not value.isprintable():
+        found = _CONTROL.search(value)
+        if found is not None:
+            return f"holds a control character (U+{ord(found.group()):04X})"
+    return None
+
+
+def _string_step(name: str, limit: int, repeated: bool) -> Check:
+    if repeated:
+
+        def strings(message: Any) -> Problem | None:
+            # One copy out of the container: each element read from it costs a call.
+            for i, item in enumerate(list(getattr(message, name))):
+                if len(item) > limit or not item.isprintable():
+                    found = _bad_string(item, limit)
+                    if found:
+                        return f"{name}[{i}]", found
+            return None
+
+        return strings
+
+    def string(message: Any) -> Problem | None:
+        value = getattr(message, name)
+        if len(value) <= limit and value.isprintable():
+            return None
+        found = _bad_string(value, limit)
+        return None if found is None else (name, found)
+
+    return string
+
+
+def _message_step(name: str, inner: Check, repeated: bool, in_oneof: bool) -> Check:
+    if repeated:
+
+        def messages(message: Any) -> Problem | None:
+            for i, item in enumerate(getattr(message, name)):
+                found = inner(item)
+                if found:
+                    return f"{name}[{i}].{found[0]}", found[1]
+            return None
+
+        return messages
+
+    def one(message: Any) -> Problem | None:
+        # An unset submessage holds nothing (a oneof's member is only called when set).
+        if not in_oneof and not message.HasField(name):
+            return None
+        found = inner(getattr(message, name))
+        return None if found is None else (f"{name}.{found[0]}", found[1])
+
+    return one
+
+
+def _map_step(name: str, key_limit: int, values: Check | None) -> Check:
+    def entries(message: Any) -> Problem | None:
+        mapping = getattr(message, name)
+        for key in mapping:
+            found = _bad_string(key, key_limit)
+            if found:
+                return f"{name} key {quoted(key)}", found
+            if values is not None:
+                inner = values(mapping[key])
+                if inner:
+                    return f"{name}[{quoted(key)}].{inner[0]}", inner[1]
+        return None
+
+    return entries
+
+
+def _oneof_step(oneof: str, members: dict[str, Check]) -> Check:
+    """Only the member set is checked: one ``WhichOneof`` rather than a test each."""
+
+    def member(message: Any) -> Problem | None:
+        which = message.WhichOneof(oneof)
+        step = members.get(which) if which is not None else None
+        return step(message) if step is not None else None
+
+    return member
+
+
 @functools.cache
-def shape_of(descriptor: Descriptor) -> _Shape:
-    """The checks of a request message type, read once from its descriptor."""
-    strings: dict[str, _StringField] = {}
-    messages: dict[str, _MessageField | _MapField] = {}
+def checker(descriptor: Descriptor) -> Check | None:
+    """The check of a request message type, built once from its descriptor: a step per
+    field that holds strings at some depth; None when no field does."""
+    steps: list[Check] = []
+    oneofs: dict[str, dict[str, Check]] = {}
     for field in descriptor.fields:
+        step: Check | None = None
         repeated = field.is_repeated
+        group = field.containing_oneof
         if field.type == FieldDescriptor.TYPE_STRING:
-            strings[field.name] = _StringField(field.name, _max_chars(field), repeated)
+            step = _string_step(field.name, _max_chars(field), repeated)
         elif field.type == FieldDescriptor.TYPE_BYTES:
             raise AssertionError(f"{field.full_name}: bytes fields need a limit of their own")
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
@@ -102,74 +163,39 @@ def shape_of(descriptor: Descriptor) -> _Shape:
                 key, value = entry.fields_by_name["key"], entry.fields_by_name["value"]
                 if key.type != FieldDescriptor.TYPE_STRING:
                     raise AssertionError(f"{field.full_name}: only string-keyed maps")
-                values = shape_of(value.message_type) if value.message_type else None
                 if value.type == FieldDescriptor.TYPE_STRING:
                     raise AssertionError(f"{field.full_name}: string map values need a limit")
-                messages[field.name] = _MapField(
-                    field.name,
-                    _max_chars(field),
-                    None if values is None or values.empty else values,
-                )
+                values = checker(value.message_type) if value.message_type else None
+                step = _map_step(field.name, _max_chars(field), values)
             else:
-                inner = shape_of(entry)
-                if not inner.empty:
-                    messages[field.name] = _MessageField(field.name, inner, repeated)
-    return _Shape(strings, messages)
-
-
-def _bad_string(path: str, value: str, limit: int) -> str | None:
-    if len(value) > limit:
-        return f"{path} is at most {limit} characters"
-    found = _CONTROL.search(value)
-    if found is not None:
-        return f"{path} holds a control character (U+{ord(found.group()):04X})"
-    return None
-
-
-def problem(message: Message, shape: _Shape, path: str = "") -> str | None:
-    """Why ``message`` breaks the contract's limits, or None."""
-    for field, value in message.ListFields():
-        name = field.name
-        where = f"{path}{name}"
-        string = shape.strings.get(name)
-        if string is not None:
-            if string.repeated:
-                for i, item in enumerate(value):
-                    found = _bad_string(f"{where}[{i}]", item, string.max_chars)
-                    if found:
-                        return found
-                continue
-            found = _bad_string(where, value, string.max_chars)
-            if found:
-                return found
+                inner = checker(entry)
+                if inner is not None:
+                    step = _message_step(field.name, inner, repeated, group is not None)
+        if step is None:
             continue
-        nested = shape.messages.get(name)
-        if nested is None:
-            continue
-        if isinstance(nested, _MapField):
-            for key in value:
-                found = _bad_string(f"{where} key {quoted(key)}", key, nested.max_key_chars)
-                if found:
-                    return found
-                if nested.values is not None:
-                    found = problem(value[key], nested.values, f"{where}[{quoted(key)}].")
-                    if found:
-                        return found
-        elif nested.repeated:
-            for i, item in enumerate(value):
-                found = problem(item, nested.shape, f"{where}[{i}].")
-                if found:
-                    return found
+        if group is not None:
+            oneofs.setdefault(group.name, {})[field.name] = step
         else:
-            found = problem(value, nested.shape, f"{where}.")
+            steps.append(step)
+    steps += [_oneof_step(name, members) for name, members in oneofs.items()]
+    if not steps:
+        return None
+    if len(steps) == 1:
+        return steps[0]
+
+    def check(message: Any) -> Problem | None:
+        for step in steps:
+            found = step(message)
             if found:
                 return found
-    return None
+        return None
+
+    return check
 
 
 def decoder(cls: type[Message]) -> Callable[[bytes], Message | Refused]:
     """The request's deserializer: the message, or ``Refused`` with the reason."""
-    shape = shape_of(cls.DESCRIPTOR)
+    check = checker(cls.DESCRIPTOR)
     from_string = cls.FromString
 
     def decode(raw: bytes) -> Message | Refused:
@@ -177,9 +203,9 @@ def decoder(cls: type[Message]) -> Callable[[bytes], Message | Refused]:
             request = from_string(raw)
         except (DecodeError, ValueError, UnicodeDecodeError):
             return Refused(malformed(f"the body is not a valid {cls.DESCRIPTOR.name}"))
-        found = problem(request, shape) if not shape.empty else None
+        found = check(request) if check is not None else None
         if found is not None:
-            return Refused(malformed(found))
+            return Refused(malformed(f"{found[0]} {found[1]}"))
         return request
 
     return decode
