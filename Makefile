@@ -54,7 +54,8 @@ run: venv
 	$(BIN)/tranca serve --database-url $(DB_URL) --dev-api-key $(DEV_API_KEY) --log-format console
 
 ## A terminal table against a server started by `make run` (starts nothing itself):
-## you and greedy bots, as SDK clients. PLAY_ARGS="--game ID --seat N" joins a game.
+## you and the server's robots (its greedy bot, played by the server's sweeper, so they
+## play on after you quit). PLAY_ARGS="--game ID --seat N" joins a game.
 PLAY_ADDRESS ?= 127.0.0.1:50051
 PLAY_ARGS    ?= --new --preset tranca-000 --players 4 --bots greedy
 play: venv

@@ -1,6 +1,7 @@
 """The terminal table in a real terminal: a server in a subprocess, ``tranca play`` in a
 pseudo-terminal (pexpect) against it, a person's answers typed at its prompts until
-the deal is over, and the final score breakdown read off the screen."""
+the deal is over, and the final score breakdown read off the screen; and a person
+who quits, whose game the server's robots play on."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from pathlib import Path
 import pexpect
 import pexpect.fdpexpect
 import pytest
+
+from tranca.v1 import game_pb2 as pb
+from tranca_client import TrancaClient
 
 KEY = "table-test-key"
 PROMPT = re.compile(r"Your move \(1-(\d+), a move, or help\): ")
@@ -44,6 +48,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "--port", str(port), "--metrics-port", "0",
             "--database-url", f"sqlite:///{tmp_path / 'table.db'}",
             "--auto-migrate", "--dev-api-key", KEY,
+            "--sweep-interval", "0.05",  # the server's robots answer at once
         ],
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -176,7 +181,7 @@ def test_a_person_plays_a_whole_deal_at_the_terminal_table(served: str) -> None:
         assert re.search(rf"{row}\s+│\s+-?\d+\s+│\s+-?\d+", end), (row, end)
     totals = re.search(r"deal total\s+│\s+(-?\d+)\s+│\s+(-?\d+)", end)
     assert totals, end
-    assert re.search(r"Match over: (You win|greedy bot 1 wins|a draw) \(a single-deal match\)", end)
+    assert re.search(r"Match over: (You win|robot 1 wins|a draw) \(a single-deal match\)", end)
 
 
 def test_two_people_sit_at_one_table_from_two_terminals(served: str) -> None:
@@ -208,3 +213,46 @@ def test_two_people_sit_at_one_table_from_two_terminals(served: str) -> None:
         for child in (host, guest):
             if child is not None:
                 child.kill()
+
+
+def _words(text: str) -> str:
+    """A pattern of ``text`` in which every space matches any whitespace."""
+    return r"\s+".join(re.escape(w) for w in text.split())
+
+
+def test_the_robots_play_on_after_the_person_quits(served: str) -> None:
+    """The robots ``tranca play --new`` seats are the server's: after ``quit`` (the
+    seat stays the person's) the server's robots play their seats, a robot takes the
+    person's seat after the table's grace period, and the match ends with no client
+    running. Through the API: the log says who played."""
+    child = _play(
+        served,
+        "--new", "--players", "2", "--single-deal", "--seed", "5", "--robot-grace", "1",
+        "--name", "ana",
+    )  # fmt: skip
+    try:
+        child.expect(r"New game (?:\x1b\[[0-9;]*m)*([0-9a-f]{32})")
+        game_id = child.match.group(1)
+        child.expect(r"--token\s+(\S+)")
+        token = child.match.group(1)
+        child.expect(PROMPT)
+        child.sendline("quit")
+        # (rich wraps long lines at the terminal's width: any space may be a line break)
+        child.expect(_words("the seat is still yours: while you are away, a robot takes it over"))
+        child.expect(_words(f"tranca play --address {served} --game {game_id} --token {token}"))
+        assert child.wait() == 0
+    finally:
+        child.kill()
+    with TrancaClient(served, api_key=KEY) as app:
+        deadline = time.monotonic() + 60
+        while (view := app.get_view(game_id)).status != pb.GAME_STATUS_FINISHED:
+            assert time.monotonic() < deadline, "the game did not go on"
+            time.sleep(0.2)
+        moves = list(app.get_replay(game_id).moves)
+    assert view.match_result.reason == "single_deal"
+    assert [(s.player_name, s.robot) for s in view.seats] == [("ana", True), ("robot 1", True)]
+    who = [(m.seat, m.move.WhichOneof("kind") or m.move.text, m.actor) for m in moves]
+    assert (1, "join", "robot") in who and (0, "robot", "robot") in who
+    assert {actor for seat, what, actor in who if seat == 1 and what != "join"} == {"robot"}
+    after = who.index((0, "robot", "robot"))  # the takeover: every later move of ana's seat
+    assert {actor for seat, _, actor in who[after:] if seat == 0} == {"robot"}

@@ -26,10 +26,20 @@ from sqlalchemy import text
 from tests.service.conftest import Client
 from tests.service.test_api import DRAW, app_view, discard, refused, seat_view, submit
 from tranca.api import metrics
-from tranca.app.game import apply_action, rebuild
+from tranca.app.game import (
+    BY_ROBOT,
+    Action,
+    GameError,
+    GameState,
+    Setup,
+    TableOptions,
+    apply_action,
+    new_game,
+    rebuild,
+)
 from tranca.rules.engine import apply, new_deal
 from tranca.rules.invariants import check_invariants
-from tranca.rules.presets import PRESETS
+from tranca.rules.presets import PRESETS, make_rules
 from tranca.server import Config, Running, start
 from tranca.store.repository import now_ms
 from tranca.store.sweeper import Sweeper, fallback_move, robot_move
@@ -412,6 +422,247 @@ async def test_a_match_played_only_by_the_server_ends(
     else:
         assert record.state.result_reason == "single_deal"
     assert record.deadline_at is None
+
+
+# ----- robots' seats (JoinGame with robot) -----------------------------------------
+
+
+async def join_robot(client: Client, gid: str, seat: int, name: str = "") -> pb.JoinGameResponse:
+    request = pb.JoinGameRequest(game_id=gid, seat=seat, player_name=name, robot=True)
+    return await client.stub.JoinGame(request, metadata=client.app())
+
+
+async def person_turn(client: Client, gid: str, token: str) -> None:
+    """The seat of ``token`` plays its turn from the legal moves: a draw, then a
+    discard (other moves only when neither is open)."""
+    md = client.player(token)
+    while True:
+        view = await seat_view(client, gid, token)
+        if view.status != pb.GAME_STATUS_PLAYING or view.turn != view.seat:
+            return
+        legal = await client.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=gid), metadata=md)
+        kinds = [m.WhichOneof("kind") for m in legal.moves]
+        pick = next((k for k in ("draw", "discard") if k in kinds), kinds[0])
+        await submit(client, gid, token, legal.moves[kinds.index(pick)], legal.version)
+
+
+async def test_robot_seats_play_the_match_to_its_end_without_any_client(
+    client: Client, server: Running
+) -> None:
+    """``tranca play --new --bots greedy``'s table: one person and three of the
+    server's robots (JoinGame with robot). The person plays two turns and goes away
+    for good; the robots play their seats from the start, a robot takes the person's
+    seat after the grace period, and the match ends with no client at all, every move
+    of a robot logged with actor "robot"."""
+    created = await client.stub.CreateGame(
+        pb.CreateGameRequest(
+            rules=pb.Rules(preset="tranca-000"),
+            players=4,
+            seed=3,
+            table=pb.TableOptions(robot_grace_seconds=2, express=True),
+        ),
+        metadata=client.app(),
+    )
+    gid = created.game.game_id
+    person = await client.stub.JoinGame(
+        pb.JoinGameRequest(game_id=gid, seat=0, player_name="ana"), metadata=client.app()
+    )
+    token = person.player_token
+    robots = [await join_robot(client, gid, 1), await join_robot(client, gid, -1, "bia")]
+    listed = await client.stub.ListGames(
+        pb.ListGamesRequest(open_only=True, page_size=500), metadata=client.app()
+    )
+    assert gid in {g.game_id for g in listed.games}  # seat 3 is still free
+    robots.append(await join_robot(client, gid, 3))
+    # A robot's seat has no token, and no expiry.
+    assert [(r.seat, r.player_token, r.token_expires_at_ms) for r in robots] == [
+        (1, "", 0),
+        (2, "", 0),
+        (3, "", 0),
+    ]
+    listed = await client.stub.ListGames(
+        pb.ListGamesRequest(open_only=True, page_size=500), metadata=client.app()
+    )
+    assert gid not in {g.game_id for g in listed.games}  # full: robots hold their seats
+    view = await app_view(client, gid)
+    assert [(s.player_name, s.taken, s.robot) for s in view.seats] == [
+        ("ana", True, False),
+        ("robot 1", True, True),
+        ("bia", True, True),
+        ("robot 3", True, True),
+    ]
+    await client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=client.app())
+    sweeping = asyncio.create_task(Sweeper(server.store).run(0.02))
+    try:
+        # The person plays two turns (the robots play theirs in between), then stops.
+        turns = 0
+        started = time.monotonic()
+        while turns < 2:
+            assert time.monotonic() - started < 30, "the robots did not play"
+            view = await seat_view(client, gid, token)
+            assert view.status == pb.GAME_STATUS_PLAYING
+            if view.turn == 0:
+                await person_turn(client, gid, token)
+                turns += 1
+            else:
+                await asyncio.sleep(0.05)
+        # Nobody calls anything for the game from here: the server plays it to the end.
+        while (await app_view(client, gid)).status != pb.GAME_STATUS_FINISHED:
+            assert time.monotonic() - started < 120, "the match did not end"
+            await asyncio.sleep(0.2)
+    finally:
+        sweeping.cancel()
+        await asyncio.gather(sweeping, return_exceptions=True)
+    rows = await server.store.log(gid)
+    record = await server.store.game(gid)
+    assert record.state.result_reason == "single_deal"
+    assert record.deadline_at is None
+    assert rebuild(record.state.setup, [r.action for r in rows]).to_dict() == (
+        record.state.to_dict()
+    )
+    assert [(r.seat, r.actor) for r in rows if r.action.kind == "join"] == [
+        (0, "player"),
+        (1, "robot"),
+        (2, "robot"),
+        (3, "robot"),
+    ]
+    # The robots' seats: every move a robot's, no takeover needed.
+    assert {r.actor for r in rows if r.action.kind == "move" and r.seat != 0} == {"robot"}
+    assert [r.seat for r in rows if r.action.kind == "robot"] == [0]
+    # The person's seat: their own moves, then the takeover, then the robot's moves.
+    mine = [(r.action.kind, r.actor) for r in rows if r.seat == 0 and r.action.kind != "join"]
+    takeover = mine.index(("robot", "robot"))
+    assert takeover >= 4 and set(mine[:takeover]) == {("move", "player")}
+    assert set(mine[takeover + 1 :]) == {("move", "robot")}
+    # The replay tells the robots' seats apart too.
+    logged = await replay(client, gid)
+    assert [(m.seat, m.actor) for m in logged if kind(m) == "join"] == [
+        (0, "player"),
+        (1, "robot"),
+        (2, "robot"),
+        (3, "robot"),
+    ]
+
+
+async def deadline_of(server: Running, gid: str) -> int:
+    deadline = (await server.store.game(gid)).deadline_at
+    assert deadline is not None
+    return deadline
+
+
+async def test_a_robots_seat_is_due_at_once_on_each_of_its_turns(
+    client: Client, server: Running
+) -> None:
+    """The deadlines of a table with a robot's seat (``repository.next_deadline``): the
+    start, when the robot is to act first, and every turn passing to it are due at
+    once; the person's turn has the grace period."""
+    created = await client.stub.CreateGame(
+        pb.CreateGameRequest(
+            rules=pb.Rules(preset="tranca-000"),
+            players=2,
+            seed=4,  # seat 1 plays first
+            table=pb.TableOptions(robot_grace_seconds=30),
+        ),
+        metadata=client.app(),
+    )
+    gid = created.game.game_id
+    person = await client.stub.JoinGame(
+        pb.JoinGameRequest(game_id=gid, seat=0, player_name="ana"), metadata=client.app()
+    )
+    await join_robot(client, gid, 1)
+    start = await client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=client.app())
+    assert start.view.turn == 1
+    assert await deadline_of(server, gid) <= now_ms()
+    sweeper = Sweeper(server.store)
+    assert await sweeper.sweep_timers() == 1  # the robot's turn, played at once
+    assert (await app_view(client, gid)).turn == 0
+    before = now_ms()
+    assert await deadline_of(server, gid) >= before + 29_000
+    await person_turn(client, gid, person.player_token)
+    assert await deadline_of(server, gid) <= now_ms()
+    assert await sweeper.sweep_timers() == 1
+    moves = await replay(client, gid)
+    assert {m.actor for m in moves if m.seat == 1} == {"robot"}
+    assert {m.actor for m in moves if m.seat == 0} == {"player"}
+
+
+async def test_robot_seats_only_at_practice_tables_with_robots(
+    client: Client, server: Running
+) -> None:
+    """JoinGame with robot at a table without robots (none at all, or a turn limit
+    only) is refused with NO_ROBOTS, at a competitive table with COMPETITIVE_TABLE,
+    and with a player id or as a spectator it is malformed; none changes the game."""
+    cases = [
+        (pb.TableOptions(), "NO_ROBOTS"),
+        (pb.TableOptions(turn_seconds=30), "NO_ROBOTS"),
+        (pb.TableOptions(robot_grace_seconds=30, competitive=True), "COMPETITIVE_TABLE"),
+    ]
+    for options, reason in cases:
+        created = await client.stub.CreateGame(
+            pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2, table=options),
+            metadata=client.app(),
+        )
+        gid = created.game.game_id
+        before = await app_view(client, gid)
+        for seat in (1, -1):
+            await refused(
+                join_robot(client, gid, seat), grpc.StatusCode.FAILED_PRECONDITION, reason
+            )
+        after = await app_view(client, gid)
+        assert after.version == before.version == 0
+        assert not any(s.taken or s.robot for s in after.seats)
+        assert await replay(client, gid) == []
+    created = await client.stub.CreateGame(
+        pb.CreateGameRequest(
+            rules=pb.Rules(preset="tranca-000"),
+            players=2,
+            spectators_allowed=True,
+            table=pb.TableOptions(robot_grace_seconds=30),
+        ),
+        metadata=client.app(),
+    )
+    gid = created.game.game_id
+    for extra in ({"player_id": "p1"}, {"spectator": True}):
+        await refused(
+            client.stub.JoinGame(
+                pb.JoinGameRequest(game_id=gid, seat=1, robot=True, **extra),  # type: ignore[arg-type]
+                metadata=client.app(),
+            ),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "MALFORMED_REQUEST",
+        )
+    assert (await app_view(client, gid)).version == 0
+
+
+def test_a_robots_seat_is_the_robots_until_the_match_ends() -> None:
+    """The game's own rules for a robot's seat (the log's "join" by a robot): taken
+    and played by a robot at once; it cannot be left (no one holds a token for it);
+    a table without robots or a competitive one refuses it."""
+
+    def game(**options: object) -> GameState:
+        table = TableOptions(**options)  # type: ignore[arg-type]
+        return new_game(Setup(make_rules("tranca-000"), 2, 5, table=table))
+
+    g = game(robot_grace_seconds=10)
+    apply_action(g, Action("join", 1, name="robot 1", by=BY_ROBOT), 1)
+    assert g.seats[1].taken and g.robots == {1}
+    with pytest.raises(GameError) as left:
+        apply_action(g, Action("leave", 1), 2)
+    assert left.value.reason == "ROBOT_SEATED" and g.robots == {1} and g.seats[1].taken
+    apply_action(g, Action("join", 0, name="ana"), 2)
+    apply_action(g, Action("start"), 3)
+    assert g.humans() == [0] and g.robots == {1}
+    refusals: list[tuple[dict[str, object], str]] = [
+        ({}, "NO_ROBOTS"),
+        ({"turn_seconds": 5}, "NO_ROBOTS"),
+        ({"robot_grace_seconds": 10, "competitive": True}, "COMPETITIVE_TABLE"),
+    ]
+    for options, reason in refusals:
+        g = game(**options)
+        with pytest.raises(GameError) as refused_join:
+            apply_action(g, Action("join", 1, by=BY_ROBOT), 1)
+        assert refused_join.value.reason == reason
+        assert not g.seats[1].taken and not g.robots
 
 
 # ----- the server's moves are always legal ---------------------------------------

@@ -91,6 +91,10 @@ template for your own: ``name`` and ``choose(view, moves)``); ``run_bot(client,
 game_id, bot)`` plays a seat to the end of the match; ``play_seat`` is the loop for
 any chooser. See ``tranca_client.bots``. From a shell: ``tranca bot`` and
 ``tranca play`` (``tranca_client.cli``; the table is ``tranca_client.table``).
+These bots run in the client's process and stop with it; the server's own robots,
+which play on whatever happens to any client, are seated with
+``join_game(game_id, seat, robot=True)`` at a practice table with robots (that is
+what ``tranca play`` does).
 """
 
 from tranca.v1 import game_pb2 as pb

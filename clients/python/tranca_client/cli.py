@@ -1,5 +1,6 @@
 """Command lines of the SDK: ``tranca bot`` (a bot playing a seat through the API) and
-``tranca play`` (the terminal table). Also ``python -m tranca_client bot|play``.
+``tranca play`` (the terminal table, with the server's robots on the other seats).
+Also ``python -m tranca_client bot|play``.
 
 As every ``tranca`` command, a mistake or a refusal is one line on stderr, never a
 traceback, and the exit status says which: ``2`` for a usage error (the command line
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -24,7 +24,7 @@ from tranca.v1 import game_pb2 as pb
 
 from .bots import BOT_LEVELS, Bot, make_bot, play_seat, run_bot
 from .client import DEFAULT_ADDRESS, DEFAULT_TIMEOUT, AsyncTrancaClient
-from .errors import TrancaError
+from .errors import AlreadyExists, RuleRejected, TrancaError
 from .moves import move_text
 from .table import LineReader, Table, render_match_end
 
@@ -150,17 +150,21 @@ def bot_main(argv: list[str] | None = None) -> int:
 
 # ----- tranca play -----------------------------------------------------------------------
 
+ROBOT_LEVELS = ("greedy", "none")  # what the server's robots play: its greedy bot
+DEFAULT_ROBOT_GRACE = 60  # seconds; with --new
+
 
 def play_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="tranca play",
         description=(
             "Play Tranca in the terminal: create a game (--new) or join one (--game), "
-            "with built-in bots on the other seats."
+            "with the server's robots on the other seats. The robots are the server's "
+            "own: they play on whatever happens to this terminal."
         ),
     )
     _connection_args(p)
-    p.add_argument("--api-key", help="the app's API key (to create, join and seat bots)")
+    p.add_argument("--api-key", help="the app's API key (to create, join and seat robots)")
     p.add_argument("--token", help="a player token already held (instead of joining)")
     p.add_argument("--new", action="store_true", help="create a new game")
     p.add_argument("--game", help="the id of a game to join")
@@ -170,28 +174,88 @@ def play_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=4, help="number of seats, with --new")
     p.add_argument(
         "--bots",
-        choices=[*sorted(BOT_LEVELS), "none"],
-        help="bots for the free seats (default: greedy with --new, none with --game)",
+        choices=ROBOT_LEVELS,
+        help=(
+            "the server's robots (its greedy bot) for the free seats, or none "
+            "(default: greedy with --new, none with --game; needs --api-key and a "
+            "table with robots)"
+        ),
     )
     p.add_argument(
         "--humans",
         type=int,
         default=1,
-        help="with --new: seats kept for people (you included); bots take the rest",
+        help="with --new: seats kept for people (you included); robots take the rest",
+    )
+    p.add_argument(
+        "--robot-grace",
+        type=int,
+        default=DEFAULT_ROBOT_GRACE,
+        metavar="SECONDS",
+        help=(
+            "with --new: the table's robot grace period; a robot plays a seat whose "
+            "player has been silent that long on their turn, until they come back "
+            f"(default: {DEFAULT_ROBOT_GRACE}; 0: a table without robots, with --bots none)"
+        ),
     )
     p.add_argument("--single-deal", action="store_true", help="with --new: the match is one deal")
     p.add_argument("--seed", type=int, default=0, help="with --new: the shuffle seed (0: random)")
-    p.add_argument("--bot-delay", type=float, default=0.0, help="seconds a bot waits per move")
     return p
 
 
+def _away_line(view: pb.GameView, game_id: str, token: str, address: str) -> str:
+    """What happens to the seat while its player is away, and how to come back."""
+    grace = view.table.robot_grace_seconds
+    turn = view.table.turn_seconds
+    if grace:
+        meanwhile = (
+            f"while you are away, a robot takes it over once you have been silent for "
+            f"{grace} s on your turn, and plays it until you come back"
+        )
+    elif turn:
+        meanwhile = f"while you are away, the server plays each of your turns after {turn} s"
+    else:
+        meanwhile = "nobody plays it while you are away: the table waits for you"
+    return (
+        f"You left the table; the seat is still yours: {meanwhile}. To come back: "
+        f"tranca play --address {address} --game {game_id} --token {token}"
+    )
+
+
+async def _seat_robots(
+    app: AsyncTrancaClient, game_id: str, seats: list[int], console: Console
+) -> None:
+    """The server's robots on ``seats`` (a seat someone took meanwhile is skipped)."""
+    seated = []
+    for seat in seats:
+        try:
+            await app.join_game(game_id, seat, robot=True)
+        except AlreadyExists as exc:
+            if exc.reason != "SEAT_TAKEN":
+                raise
+            continue
+        seated.append(seat)
+    if seated:
+        listed = ", ".join(str(s) for s in seated)
+        console.print(
+            f"The server's robots (its greedy bot) play seat{'s' * (len(seated) > 1)} {listed}."
+        )
+
+
 async def _play(args: argparse.Namespace, console: Console) -> int:
+    level = args.bots or ("greedy" if args.new else "none")
     async with _client(args, api_key=args.api_key) as app:
         await app.wait_ready(args.timeout)
         if args.new:
             overrides = {"target_score": 0} if args.single_deal else {}
+            table = pb.TableOptions(robot_grace_seconds=args.robot_grace)
             game = await app.create_game(
-                args.preset, args.players, overrides=overrides, seed=args.seed, label="tranca play"
+                args.preset,
+                args.players,
+                overrides=overrides,
+                seed=args.seed,
+                label="tranca play",
+                table=table,
             )
             game_id = game.game_id
             console.print(
@@ -200,6 +264,21 @@ async def _play(args: argparse.Namespace, console: Console) -> int:
             )
         else:
             game_id = args.game
+            if level != "none":
+                # Checked before taking a seat: robots sit only at practice tables with robots.
+                options = (await app.get_view(game_id)).table
+                if not options.robot_grace_seconds:
+                    return _refused(
+                        "tranca play",
+                        f"game {game_id} has no robots (its table's robot_grace_seconds is 0):"
+                        " --bots greedy cannot seat any; use --bots none",
+                    )
+                if options.competitive:
+                    return _refused(
+                        "tranca play",
+                        f"game {game_id} is competitive: robots sit only at practice tables;"
+                        " use --bots none",
+                    )
         if args.token:
             me = app.with_token(args.token)
         else:
@@ -210,15 +289,19 @@ async def _play(args: argparse.Namespace, console: Console) -> int:
                 f"--game {game_id} --token {me.token}"
             )
         view = await me.get_view(game_id)
-        level = args.bots or ("greedy" if args.new else "none")
-        bots: list[tuple[AsyncTrancaClient, Bot]] = []
+        if view.seat >= 0 and view.seats[view.seat].robot:
+            # Back after a robot took the seat: it is the player's again.
+            try:
+                view = await me.reclaim_seat(game_id)
+            except RuleRejected as exc:
+                if exc.reason != "SEAT_NOT_HELD":  # another device of theirs took it back
+                    raise
+            console.print("A robot played your seat while you were away; it is yours again.")
         if view.status == pb.GAME_STATUS_WAITING:
             free = [s.seat for s in view.seats if not s.taken]
             people = free[: max(0, args.humans - 1)] if args.new else []
-            if level != "none" and args.api_key:
-                for seat in free[len(people) :]:
-                    bot = await app.join(game_id, seat, player_name=f"{level} bot {seat}")
-                    bots.append((bot, make_bot(level, None if not args.seed else args.seed + seat)))
+            if level != "none":
+                await _seat_robots(app, game_id, free[len(people) :], console)
             for seat in people:
                 console.print(
                     f"Seat {seat} waits for a person: tranca play --address {args.address} "
@@ -226,35 +309,22 @@ async def _play(args: argparse.Namespace, console: Console) -> int:
                 )
             if any(not s.taken for s in (await me.get_view(game_id)).seats):
                 console.print("Waiting for every seat to be taken...")
-        table = Table(console, me, game_id, LineReader())
-        tasks = [asyncio.create_task(run_bot(c, game_id, b, delay=args.bot_delay)) for c, b in bots]
-        try:
-            final = await play_seat(
-                me,
-                game_id,
-                table.choose,
-                on_update=table.on_update,
-                on_rejected=table.on_rejected,
-            )
-            if final.status != pb.GAME_STATUS_FINISHED and table.resigned:
-                final = await me.get_view(game_id)
-            table.note(final)
-            if final.status == pb.GAME_STATUS_FINISHED:
-                if not table.shown_end:
-                    console.print(render_match_end(final))
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 5)
-            else:
-                console.print(
-                    f"You left the table; the seat is still yours: --game {game_id} "
-                    f"--token {me.token}"
-                )
-        finally:
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError, TrancaError):
-                    await task
+        table_ui = Table(console, me, game_id, LineReader())
+        final = await play_seat(
+            me,
+            game_id,
+            table_ui.choose,
+            on_update=table_ui.on_update,
+            on_rejected=table_ui.on_rejected,
+        )
+        if final.status != pb.GAME_STATUS_FINISHED and table_ui.resigned:
+            final = await me.get_view(game_id)
+        table_ui.note(final)
+        if final.status == pb.GAME_STATUS_FINISHED:
+            if not table_ui.shown_end:
+                console.print(render_match_end(final))
+        else:
+            console.print(_away_line(final, game_id, me.token or "", args.address))
     return 0
 
 
@@ -269,6 +339,12 @@ def play_main(argv: list[str] | None = None) -> int:
         parser.error("give --api-key (or --token to sit at a seat you already hold)")
     if args.new and (not args.api_key or args.token):
         parser.error("--new needs --api-key (and no --token)")
+    if args.bots == "greedy" and not args.api_key:
+        parser.error("--bots greedy needs --api-key (robots are seated with the app's key)")
+    if args.new and args.robot_grace < 0:
+        parser.error(f"argument --robot-grace: seconds, not {args.robot_grace}")
+    if args.new and args.robot_grace == 0 and args.bots != "none":
+        parser.error("--robot-grace 0 is a table without robots: give --bots none too")
     console = Console(highlight=False)
     try:
         return asyncio.run(_play(args, console))

@@ -398,6 +398,7 @@ class AsyncTrancaClient:
         player_id: str = "",
         invite_code: str = "",
         player_address: str = "",
+        robot: bool = False,
     ) -> pb.JoinGameResponse:
         """Take ``seat`` (-1: the lowest free one), or join as a spectator; returns the
         seat and its token (shown once). Needs the game's app's API key. Not retried
@@ -405,7 +406,9 @@ class AsyncTrancaClient:
         SEAT_TAKEN on a second try); retried after ABORTED (another join won the race
         to write, nothing was done). ``player_id`` is the app's id for the player
         (needed at competitive tables), ``invite_code`` a private table's, and
-        ``player_address`` the player's network address as the app saw it."""
+        ``player_address`` the player's network address as the app saw it.
+        ``robot``: seat one of the server's robots instead, which plays the seat
+        until the match ends (a practice table with robots only); no token then."""
         request = pb.JoinGameRequest(
             game_id=game_id,
             seat=seat,
@@ -414,6 +417,7 @@ class AsyncTrancaClient:
             player_id=player_id,
             invite_code=invite_code,
             player_address=player_address,
+            robot=robot,
         )
         return await self._unary(self._stub.JoinGame, request, _APP, retry=False, conflicts=True)
 
@@ -422,7 +426,10 @@ class AsyncTrancaClient:
     ) -> AsyncTrancaClient:
         """``join_game`` and a client for the seat taken (see ``with_token``); the
         seat is ``client.seat``, the token ``client.token``. ``kwargs``: the other
-        arguments of ``join_game`` (player_id, invite_code, player_address)."""
+        arguments of ``join_game`` (player_id, invite_code, player_address); a
+        robot's seat has no token: seat robots with ``join_game(..., robot=True)``."""
+        if kwargs.get("robot"):
+            raise ValueError("a robot's seat has no token: use join_game(..., robot=True)")
         joined = await self.join_game(game_id, seat, player_name=player_name, **kwargs)
         client = self.with_token(joined.player_token)
         client.seat = joined.seat

@@ -1,6 +1,5 @@
 """The terminal table (``tranca play``): a person plays a seat, with the ``rich``
-library, against bots running in the same process as SDK clients and against other
-people at other terminals.
+library, against the server's robots and against other people at other terminals.
 
 The rendering functions (``render_table``, ``render_scores``, ``render_moves``...)
 turn a ``GameView`` into ``rich`` renderables and do no I/O; ``Table`` is the
@@ -88,7 +87,8 @@ HELP = """\
 Type the number of a move, or a move in the notation:
   draw | take @3 | take 5H 6H | meld 4H 5H 6H | add @2 7H | replace @2 6H | discard 9C
 Other commands: t (show the table again), help, quit (leave this terminal; the seat
-stays yours), resign (your side gives up the match)."""
+stays yours, and at a table with robots a robot plays it while you are away),
+resign (your side gives up the match)."""
 
 
 # ----- rendering -------------------------------------------------------------------------
@@ -318,7 +318,8 @@ def render_match_end(view: pb.GameView) -> RenderableType:
 
 class LineReader:
     """Lines of standard input, read by a daemon thread so the event loop keeps
-    running (bots play, updates arrive) while the person types."""
+    running (updates arrive, the watch stream says the person is there) while the
+    person types."""
 
     def __init__(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -373,6 +374,16 @@ class Table:
         self.note(view)
 
     async def on_rejected(self, err: RuleRejected | InvalidRequest) -> None:
+        if err.reason == "ROBOT_SEATED":
+            # Silent too long (the terminal asleep, the connection lost): a robot took
+            # the seat meanwhile. The person is back: the seat is theirs again.
+            try:
+                await self.client.reclaim_seat(self.game_id)
+            except RuleRejected as exc:
+                if exc.reason != "SEAT_NOT_HELD":  # another device of theirs took it back
+                    raise
+            self.console.print("A robot played your seat while you were away; it is yours again.")
+            return
         self.console.print(
             Text.assemble(
                 ("Refused: ", "bold red"),

@@ -18,6 +18,7 @@ import grpc
 import structlog
 
 from ..app.game import (
+    BY_ROBOT,
     FINISHED,
     PLAYING,
     WAITING,
@@ -301,6 +302,8 @@ class GameService(pb_grpc.GameServiceServicer):
                     "this table is private: JoinGame needs its invite code",
                 )
         player_id = request.player_id.strip()
+        if request.robot and (request.spectator or player_id):
+            raise malformed("a robot's seat is no spectator's and has no player_id")
         if request.spectator:
             if not game.state.setup.spectators_allowed:
                 raise ApiError(
@@ -318,6 +321,15 @@ class GameService(pb_grpc.GameServiceServicer):
             seat = free[0]
         elif not 0 <= seat < game.state.setup.players:
             raise malformed(f"seat must be -1 or 0..{game.state.setup.players - 1}")
+        if request.robot:
+            # The server's robot plays the seat (the sweeper, store/sweeper.py); the game
+            # refuses it at a table without robots or a competitive one. No token.
+            await self.store.commit_action(
+                game.id,
+                Action("join", seat, name=name or f"robot {seat}", by=BY_ROBOT),
+                expected_version=None,
+            )
+            return pb.JoinGameResponse(seat=seat)
         if table.competitive and not player_id:
             raise malformed("a competitive table needs every seat's player_id")
         await check_can_cover(self.store, game.app_id, player_id, table.stake)

@@ -251,15 +251,18 @@ MAX_ENTROPY_STRINGS = 64
 
 @dataclass(frozen=True)
 class Action:
-    """One logged change. ``kind`` is join, leave, start, move, resign, robot (a robot
-    takes the seat), return (its player takes it back), annul_vote or entropy."""
+    """One logged change. ``kind`` is join (``by`` BY_ROBOT: a robot's seat from the
+    start), leave, start, move, resign, robot (a robot takes the seat), return (its
+    player takes it back), annul_vote or entropy."""
 
     kind: str
     seat: int = -1
     move: str = ""  # the move in text notation, for kind "move"
     name: str = ""  # the player's name, for kind "join"
     player_id: str = ""  # the app's id for the player, for kind "join"
-    by: str = BY_PLAYER  # for kind "move": BY_TIMEOUT or BY_ROBOT when the server played
+    # For kind "move": BY_TIMEOUT or BY_ROBOT when the server played; for kind "join":
+    # BY_ROBOT when the seat is a robot's from the start.
+    by: str = BY_PLAYER
     text: str = ""  # the entropy string, for kind "entropy"
 
     def to_dict(self) -> dict[str, Any]:
@@ -305,14 +308,20 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
     if kind == "join":
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
+        if action.by:
+            _check_robot_seat(g, action)
         if g.seats[seat].taken:
             raise GameError("SEAT_TAKEN", f"seat {seat} is taken")
         if action.player_id and any(s.player_id == action.player_id for s in g.seats):
             raise GameError("PLAYER_SEATED", "the player already holds a seat at this table")
         g.seats[seat] = Seat(action.name, True, False, action.player_id)
+        if action.by:
+            g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
     elif kind == "leave":
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
+        if seat in g.robots:
+            raise GameError("ROBOT_SEATED", f"a robot holds seat {seat} until the match ends")
         g.seats[seat] = Seat()
     elif kind == "start":
         _check_status(g, WAITING)
@@ -387,6 +396,20 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.entropy.append(action.text)
     else:
         raise InvalidMove(f"unknown action {kind!r}")
+
+
+def _check_robot_seat(g: GameState, action: Action) -> None:
+    """A join by a robot (``by`` BY_ROBOT): the server's robot, the greedy bot, plays
+    the seat from the start to the end of the match. Only at a table with robots (the
+    sweeper plays them) that is practice: a competitive match counts for ratings,
+    ranking points and chips, which belong to players."""
+    if action.by != BY_ROBOT or action.player_id:
+        raise InvalidMove("a join is a player's, or a robot's without a player id")
+    table = g.setup.table
+    if not table.robot_grace_seconds:
+        raise GameError("NO_ROBOTS", "this table has no robots (robot_grace_seconds is 0)")
+    if table.competitive:
+        raise GameError("COMPETITIVE_TABLE", "robots sit only at practice tables")
 
 
 ANNULLED = "annulled"

@@ -594,7 +594,8 @@ class Store:
             q = q.where(Game.status == status)
         if open_only:
             # Public tables still waiting for players, with a free seat (the contract's
-            # "with a free seat": a seat is held while its player's token is not revoked).
+            # "with a free seat": a seat is held while its player's token is not revoked,
+            # or by a robot, whose join is the one robot row of a waiting game's log).
             seats_held = (
                 select(func.count(func.distinct(PlayerToken.seat)))
                 .where(
@@ -604,8 +605,16 @@ class Store:
                 )
                 .scalar_subquery()
             )
+            robots_seated = (
+                select(func.count())
+                .select_from(MoveLog)
+                .where(MoveLog.game_id == Game.id, MoveLog.actor == "robot")
+                .scalar_subquery()
+            )
             q = q.where(
-                Game.status == "waiting", Game.invite_hash.is_(None), seats_held < Game.players
+                Game.status == "waiting",
+                Game.invite_hash.is_(None),
+                seats_held + robots_seated < Game.players,
             )
         q = q.order_by(Game.created_at.desc(), Game.id).limit(limit).offset(offset)
         async with self._guard(), self.reads.connect() as conn:
