@@ -12,6 +12,7 @@ GEN    := server/tranca/v1/.generated
 .PHONY: play
 .PHONY: node-deps
 .PHONY: bench-scale
+.PHONY: fuzz
 .PHONY: system-deps deploy-check rig rig-down audit
 
 $(STAMP): pyproject.toml
@@ -125,7 +126,17 @@ pytest-pure: venv
 ## and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
 bench: venv
 	$(BIN)/python bench/engine_bench.py --out bench/results
+	$(BIN)/python bench/edge_bench.py --out bench/results
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
+
+## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150
+## gameplay cases per database there): every RPC's contract with hostile input, and
+## moves, credentials and hidden cards, on SQLite and PostgreSQL (docs/RELIABILITY.md).
+FUZZ_CONTRACT_CASES ?= 3000
+FUZZ_GAME_CASES     ?= 1500
+fuzz: venv
+	TRANCA_CONTRACT_FUZZ_EXAMPLES=$(FUZZ_CONTRACT_CASES) TRANCA_FUZZ_EXAMPLES=$(FUZZ_GAME_CASES) \
+	  $(BIN)/pytest -q -s tests/faults/test_fuzz_contracts.py tests/faults/test_fuzz_api.py
 
 ## A longer invariant-checked simulation of every preset (not part of `make test`).
 simulate: venv

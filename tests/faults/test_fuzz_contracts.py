@@ -14,10 +14,11 @@ none.
 
 Every answer must be OK or a proper refusal (never UNKNOWN, INTERNAL or a transport
 error); a refusal changes nothing; every game stays readable (its view and replay),
-and a game the fuzzer managed to create is played through a deal and stored and shown
-at its end. Two stateful checks run beside it: reused request ids with changed fields
-(the first answer, or REQUEST_ID_REUSED, never a second application), and many watch
-streams per credential (never more open than the cap, and every slot given back).
+and a game the fuzzer managed to create is played through its first deals by greedy
+bots, stored and shown at each deal's end. Two stateful checks run beside it:
+reused request ids with changed fields (the first answer, or REQUEST_ID_REUSED,
+never a second application), and many watch streams per credential (never more open
+than the cap, and every slot given back).
 
 ``TRANCA_CONTRACT_FUZZ_EXAMPLES`` sets the size (default 300 per database in ``make
 test``; ``make fuzz`` runs more).
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import threading
 import uuid
 from collections import Counter
@@ -45,6 +45,7 @@ from hypothesis import strategies as st
 
 from tranca.api.convert import view_to_pb
 from tranca.app.game import Action, apply_action, new_game, play_action
+from tranca.rules.bots import GreedyBot
 from tranca.rules.cards import card_text, full_deck
 from tranca.rules.engine import legal_moves
 from tranca.rules.presets import KNOB_RANGES, PRESETS, Rules
@@ -409,14 +410,16 @@ def _new_table(draw: st.DrawFn, w: World, draft: Draft) -> pb.CreateGameRequest:
     preset = draw(st.sampled_from(sorted(PRESETS)))
     players = draw(st.sampled_from(PRESETS[preset].player_counts))
     request = pb.CreateGameRequest(rules=pb.Rules(preset=preset), players=players)
-    for _ in range(draw(st.integers(1, 3))):
-        # Mostly an integer knob with a value of its own type, so that what is tried is
-        # a value at or past its range; sometimes any knob with any kind of value.
-        knob = draw(st.sampled_from(sorted(KNOB_RANGES)) | st.sampled_from(KNOBS))
+    # First an integer knob with a value of its own type, at or past a range end or at
+    # a 64-bit extreme; then, sometimes, any knob with any kind of value, or none.
+    knobs = [(draw(st.sampled_from(sorted(KNOB_RANGES))), True)]
+    if draw(st.booleans()):
+        knobs.append((draw(st.sampled_from(KNOBS)), False))
+    for knob, own_type in knobs:
         low, high = KNOB_RANGES.get(knob, (0, 1))
         number = draw(st.sampled_from([low, high, low - 1, high + 1, -(2**63), 2**63 - 1]))
         value = request.rules.overrides[knob]
-        kind = draw(st.sampled_from([3, 3, 3, 0, 1, 2, 4]))
+        kind = 3 if own_type else draw(st.sampled_from([3, 0, 1, 2, 4]))
         if knob in ("card_values", "player_counts") and kind == 3:
             kind = 0
         if kind == 0:
@@ -446,7 +449,7 @@ def _call(draw: st.DrawFn, w: World) -> tuple[MethodDescriptor, bytes, str, set[
     method = draw(st.sampled_from(WEIGHTED_METHODS))
     draft = Draft(hostile=draw(st.sampled_from([0, 1, 1, 2])))
     shape = draw(st.integers(0, 19))
-    if method.name == "CreateGame" and draw(st.booleans()):
+    if method.name == "CreateGame" and draw(st.integers(0, 3)):
         body = _encoded(draw(_new_table(w, draft)))
     elif shape == 0:
         body = draw(st.binary(max_size=48))
@@ -487,11 +490,38 @@ def _credentials(w: World, who: str) -> tuple[tuple[str, str], ...]:
     return ()
 
 
-def _play_one_deal(w: World, game_id: str) -> None:
-    """A created game can be played: its first deal to the end, stored and shown."""
+def _worst_deal(rules: Rules) -> int:
+    """More points than any side can score or lose in one deal under ``rules``: every
+    card of the deck at the largest card value, as many canastras as the deck makes
+    at the largest bonus, four red threes at the largest red-three value, the largest
+    batida, both mortos' penalty and eight threes in hand."""
+    bonus = rules.canastra_bonus
+    canastras = 108 // rules.canastra_size + 1
+    return (
+        108 * max(abs(v) for v in rules.card_values)
+        + canastras
+        * max(
+            abs(b)
+            for b in (bonus.clean, bonus.dirty, bonus.real, bonus.all_wilds, bonus.ace_to_ace)
+        )
+        + 4 * max(abs(rules.red_three_value), abs(rules.unreplaced_red_three_value))
+        + abs(rules.all_red_threes_value)
+        + max(abs(rules.batida_bonus), abs(rules.concealed_batida_bonus))
+        + 2 * abs(rules.morto_penalty)
+        + 8 * abs(rules.three_in_hand_penalty)
+    )
+
+
+def _play_deals(w: World, game_id: str, deals: int = 3) -> None:
+    """A created game can be played: its first deals (or the match, if shorter) to
+    their end by greedy bots, which meld, build canastras and go out (so that every
+    kind of points its rules give is scored), stored and shown at each deal's end."""
     game = w.run(w.server.store.game(game_id))
     setup = game.state.setup
-    rules: Rules = setup.rules
+    # Whatever the play, no score of an accepted game may come near the 64-bit limits
+    # the contracts carry, even over a match of a thousand deals.
+    worst = _worst_deal(setup.rules)
+    assert worst * 1000 < 2**53, f"{setup.rules.to_dict()} can score {worst} in a deal"
     g = new_game(setup)
     version = 0
     for seat in range(setup.players):
@@ -499,16 +529,20 @@ def _play_one_deal(w: World, game_id: str) -> None:
         apply_action(g, Action("join", seat), version)
     version += 1
     apply_action(g, Action("start", 0), version)
-    rng = random.Random(game_id)
-    while g.status == "playing" and g.last_deal is None and version < 5000:
+    bots = [GreedyBot(seat) for seat in range(setup.players)]
+    shown = 0
+    while g.status == "playing" and shown < deals and version < 20_000:
         deal = g.deal
         assert deal is not None
         version += 1
-        apply_action(g, play_action(deal.turn, rng.choice(legal_moves(deal))), version)
-    state_text(g)
-    for seat in range(-1, setup.players):
-        view_to_pb(game_id, version, g, seat).SerializeToString()
-    assert rules.name in PRESETS
+        move = bots[deal.turn].choose(deal, legal_moves(deal))
+        apply_action(g, play_action(deal.turn, move), version)
+        if g.last_deal is not None and int(g.last_deal["deal_number"]) > shown:
+            shown = int(g.last_deal["deal_number"])
+            state_text(g)
+            for seat in range(-1, setup.players):
+                view_to_pb(game_id, version, g, seat).SerializeToString()
+    assert shown >= 1, "no deal of a created game came to its end"
 
 
 def _check_readable(w: World, game_id: str, key: str) -> None:
@@ -562,8 +596,8 @@ def test_every_rpc_survives_every_input_its_contract_allows_a_client_to_send(
             assert after == before, f"a refused {method.name} changed a game"
     if answer is not None and method.name == "CreateGame":
         created = pb.CreateGameResponse.FromString(answer).game.game_id
-        _check_readable(w, created, w.key_a)
-        _play_one_deal(w, created)
+        _check_readable(w, created, w.key_b if who == "app_b" else w.key_a)
+        _play_deals(w, created)
         w.stats["created_games_played"] += 1
     # Whatever happened, every game still reads.
     _check_readable(w, w.game_a, w.key_a)

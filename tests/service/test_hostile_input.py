@@ -526,3 +526,52 @@ async def test_streams_opened_with_an_api_key_are_capped_too(watch_capped_server
         for s in opened:
             if s is not None:
                 s.cancel()  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def rate_limited_server(db_url: str) -> AsyncIterator[Running]:
+    running = await start(
+        Config(port=0, metrics_port=0, database_url=db_url, rate_per_token=5, rate_per_app=0)
+    )
+    yield running
+    await running.stop(0.5)
+
+
+async def test_two_tokens_with_one_name_have_a_rate_limit_each(
+    rate_limited_server: Running,
+) -> None:
+    """The per-token bucket is the token's own (keyed by its hash), not its name's."""
+    _, key = await rate_limited_server.store.create_app(f"names-{uuid.uuid4().hex[:6]}")
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{rate_limited_server.port}") as channel:
+        client = Client(channel, key)
+        created = await client.stub.CreateGame(
+            pb.CreateGameRequest(
+                rules=pb.Rules(preset="tranca-000"), players=2, spectators_allowed=True
+            ),
+            metadata=client.app(),
+        )
+        gid = created.game.game_id
+        tokens = [
+            (
+                await client.stub.JoinGame(
+                    pb.JoinGameRequest(game_id=gid, spectator=True, player_name="Same"),
+                    metadata=client.app(),
+                )
+            ).player_token
+            for _ in range(2)
+        ]
+        answered = []
+        for token in tokens:
+            ok = 0
+            for _ in range(10):  # a burst of twice the rate: all of them, for each token
+                await client.stub.GetView(
+                    pb.GetViewRequest(game_id=gid), metadata=client.player(token)
+                )
+                ok += 1
+            answered.append(ok)
+        assert answered == [10, 10]
+        await _refused(
+            client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=client.player(tokens[0])),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "RATE_LIMITED",
+        )
