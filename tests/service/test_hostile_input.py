@@ -6,6 +6,8 @@ are capped per credential; credentials expire and die with their app."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -376,20 +378,21 @@ async def test_revoking_an_app_ends_its_seat_and_spectator_tokens(server: Runnin
     assert game.version == view.version
 
 
+@contextlib.asynccontextmanager
+async def _server(db_url: str, **settings: object) -> AsyncIterator[Running]:
+    """A server on ``db_url``, with no rate limits unless ``settings`` say otherwise."""
+    config = Config(port=0, metrics_port=0, database_url=db_url, rate_per_token=0, rate_per_app=0)
+    running = await start(dataclasses.replace(config, **settings))  # type: ignore[arg-type]
+    try:
+        yield running
+    finally:
+        await running.stop(0.5)
+
+
 @pytest.fixture
 async def guarded_server(db_url: str) -> AsyncIterator[Running]:
-    running = await start(
-        Config(
-            port=0,
-            metrics_port=0,
-            database_url=db_url,
-            rate_per_token=0,
-            rate_per_app=0,
-            auth_failures_per_peer=1,  # bursts of 4
-        )
-    )
-    yield running
-    await running.stop(0.5)
+    async with _server(db_url, auth_failures_per_peer=1) as running:  # bursts of 4
+        yield running
 
 
 async def test_failed_authentications_are_throttled_per_peer_before_any_lookup(
@@ -502,18 +505,8 @@ async def test_two_spectators_with_one_name_have_a_cap_each(client: Client) -> N
 
 @pytest.fixture
 async def watch_capped_server(db_url: str) -> AsyncIterator[Running]:
-    running = await start(
-        Config(
-            port=0,
-            metrics_port=0,
-            database_url=db_url,
-            rate_per_token=0,
-            rate_per_app=0,
-            max_watches_per_app=3,
-        )
-    )
-    yield running
-    await running.stop(0.5)
+    async with _server(db_url, max_watches_per_app=3) as running:
+        yield running
 
 
 async def test_streams_opened_with_an_api_key_are_capped_too(watch_capped_server: Running) -> None:
@@ -530,11 +523,8 @@ async def test_streams_opened_with_an_api_key_are_capped_too(watch_capped_server
 
 @pytest.fixture
 async def rate_limited_server(db_url: str) -> AsyncIterator[Running]:
-    running = await start(
-        Config(port=0, metrics_port=0, database_url=db_url, rate_per_token=5, rate_per_app=0)
-    )
-    yield running
-    await running.stop(0.5)
+    async with _server(db_url, rate_per_token=5) as running:
+        yield running
 
 
 async def test_two_tokens_with_one_name_have_a_rate_limit_each(
