@@ -1,6 +1,7 @@
 """docs/RULES.md cites the rule documents where they are: it says once where they
 are kept (outside the repository), names each by its file there, and quotes every
-passage it cites verbatim from the document it names.
+passage it cites verbatim from the document it names; so does the table of the
+Brazilian presets' suite (tests/rules/test_brazilian_presets.py).
 
 When CI is set the documents must be there; elsewhere a checkout without them skips.
 """
@@ -12,6 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from tests.rules.test_brazilian_presets import quoted_passages
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_MD = (ROOT / "docs" / "RULES.md").read_text()
@@ -48,5 +51,13 @@ def test_every_quoted_passage_is_in_the_document_it_names() -> None:
     texts = {short: path.read_text() for short, path in _documents().items()}
     quotes = re.findall(r"\b(00[0-4]) \(?«([^»]+)»", RULES_MD)
     assert len(quotes) > 300  # the reference is made of them
+    missing = [(short, q) for short, q in quotes if q not in texts[short]]
+    assert missing == []
+
+
+def test_every_passage_the_brazilian_presets_table_quotes_is_in_the_document_it_names() -> None:
+    texts = {short: path.read_text() for short, path in _documents().items()}
+    quotes = quoted_passages()
+    assert len(quotes) > 150  # the table is made of them
     missing = [(short, q) for short, q in quotes if q not in texts[short]]
     assert missing == []
