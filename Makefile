@@ -83,6 +83,7 @@ test: system-deps lint typecheck deploy-check pytest
 lint: venv
 	$(BIN)/ruff check server clients/python tests bench
 	$(BIN)/ruff format --check server clients/python tests bench
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/buf lint
 	@tag=$$(git describe --tags --abbrev=0 2>/dev/null); \
 	if [ -n "$$tag" ]; then echo "buf breaking against $$tag"; \
@@ -127,6 +128,7 @@ pytest-pure: venv
 bench: venv
 	$(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/edge_bench.py --out bench/results
+	$(BIN)/python bench/pool_bench.py --out bench/results
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 
 ## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150

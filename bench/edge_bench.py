@@ -15,7 +15,7 @@ from pathlib import Path
 
 from engine_bench import machine  # type: ignore[import-not-found]
 
-from tranca.api.edge import Refused, decoder
+from tranca.api.edge import Rejected, decoder
 from tranca.v1 import game_pb2 as pb
 
 REQUEST_ID = "0f8e7d6c5b4a39281706f5e4d3c2b1a0"
@@ -48,7 +48,7 @@ def main() -> int:
     for name, request in CASES.items():
         raw = request.SerializeToString()
         decode = decoder(type(request))
-        assert not isinstance(decode(raw), Refused)
+        assert not isinstance(decode(raw), Rejected)
         plain = _best_us(
             lambda raw=raw, r=request: type(r).FromString(raw), args.calls, args.repeat
         )

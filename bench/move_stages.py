@@ -45,14 +45,15 @@ from ceilings import pg_database  # type: ignore[import-not-found]
 from engine_bench import machine  # type: ignore[import-not-found]
 
 from tranca.api.convert import extend_moves, view_to_pb
-from tranca.api.limits import RateLimiter
 from tranca.app.game import Action, play_action
 from tranca.rules.engine import legal_moves
 from tranca.server import Config, configure_logging, start
+from tranca.services.credentials import hash_secret
+from tranca.services.limits import RateLimiter
+from tranca.services.moves import now_ms
 from tranca.store import migrate
 from tranca.store.codec import action_text, state_from_text, state_text
 from tranca.store.direct import MoveWrite
-from tranca.store.repository import hash_secret
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -135,7 +136,7 @@ async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
                     break
                 token = tokens[deal.turn]
                 h = stages.sync("auth", lambda t=token: _auth(t, limiter))
-                row = await stages.run("load", lambda h=h: store.direct.seat_game(h))
+                row = await stages.run("load", lambda h=h: store.direct.seat_game(h, now_ms()))
                 assert row is not None
                 state = stages.sync("decode", lambda r=row: state_from_text(r.snapshot, r.setup))
                 seat = state.deal.turn if state.deal else 0

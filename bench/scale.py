@@ -71,8 +71,11 @@ from tranca.app.game import Action, Setup, new_game, play_action
 from tranca.rules.bots import GreedyBot
 from tranca.rules.engine import legal_moves
 from tranca.rules.presets import make_rules, preset_names
+from tranca.services.credentials import hash_secret, new_seat_token
+from tranca.services.moves import Moves, now_ms
+from tranca.services.ports import Committed, NewGame
 from tranca.store.database import make_engine, normalise_url
-from tranca.store.repository import Committed, Store, hash_secret, new_seat_token, now_ms
+from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -318,7 +321,8 @@ async def _seed_template(store: Store, app_id: str, index: int, rng: random.Rand
     rules = make_rules(preset, overrides)
     players = 2 if preset == "tranca-000" else rng.choice(rules.player_counts)
     setup = Setup(rules, players, rng.getrandbits(63))
-    game_id = await store.create_game(app_id, setup, new_game(setup), f"scale {index}")
+    game_id = await store.create_game(NewGame(app_id, setup, new_game(setup), f"scale {index}"))
+    writes = Moves(store)
     seated = rng.randrange(players) if plan == "waiting" else players
     tokens = [""] * players
     done: Committed | None = None
@@ -326,15 +330,12 @@ async def _seed_template(store: Store, app_id: str, index: int, rng: random.Rand
         tokens[seat], seat_token = new_seat_token(
             seat, f"player {seat}", expires_at=now_ms() + 24 * 3600 * 1000
         )
-        done = await store.commit_action(
-            game_id,
-            Action("join", seat, name=f"player {seat}"),
-            expected_version=None,
-            new_token=seat_token,
+        done = await writes.apply(
+            game_id, Action("join", seat, name=f"player {seat}"), new_token=seat_token
         )
     if plan == "waiting" or done is None:
         return SeededGame(game_id, "waiting", tokens)
-    done = await store.commit_action(game_id, Action("start"), expected_version=None)
+    done = await writes.apply(game_id, Action("start"))
     bots = [GreedyBot(rng.getrandbits(32)) for _ in range(players)]
     # In progress: somewhere in the first deal or two; played out: to the match's end.
     moves = 2000 if plan == "played_out" else rng.randint(4, 120)
@@ -344,18 +345,15 @@ async def _seed_template(store: Store, app_id: str, index: int, rng: random.Rand
             break
         seat = deal.turn
         move = bots[seat].choose(deal, legal_moves(deal))
-        done = await store.commit_action(
+        done = await writes.apply(
             game_id,
             play_action(seat, move),
             expected_version=done.version,
             request_id=uuid.uuid4().hex,
         )
     if plan in ("resigned", "played_out") and done.state.status == "playing":
-        done = await store.commit_action(
-            game_id,
-            Action("resign", rng.randrange(players)),
-            expected_version=None,
-            request_id=uuid.uuid4().hex,
+        done = await writes.apply(
+            game_id, Action("resign", rng.randrange(players)), request_id=uuid.uuid4().hex
         )
     return SeededGame(game_id, done.state.status, tokens)
 

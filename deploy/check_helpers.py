@@ -3,7 +3,7 @@
     check_helpers.py k8s RENDERED.yaml [...]    structure and consistency of rendered manifests
     check_helpers.py split RENDERED.yaml OUT    core kinds to OUT/core.yaml, the rest one file each
     check_helpers.py dashboard DASHBOARD OUT    the dashboard's queries as a rules file for promtool
-    check_helpers.py metrics FILE [...]         every tranca_* metric named exists in api/metrics.py
+    check_helpers.py metrics FILE [...]         each tranca_* metric named is in tranca/metrics.py
     check_helpers.py nginx-compose CONF OUT     the compose nginx config, wrapped for `nginx -t`
     check_helpers.py nginx-rig OUT              the rig's nginx config as the rig writes it
     check_helpers.py assemble OVERLAY OUT       without kustomize: the raw resources an overlay
@@ -53,7 +53,7 @@ def _metrics() -> set[str]:
     """The names of every metric the server exports, with the suffixes Prometheus
     sees (_total for counters, _bucket/_count/_sum for histograms; no _created: the
     server turns those off)."""
-    text = (SERVER / "api" / "metrics.py").read_text()
+    text = (SERVER / "metrics.py").read_text()
     names: set[str] = set()
     for kind, name in re.findall(r"(Counter|Gauge|Histogram)\(\s*\"([a-z_]+)\"", text):
         if kind == "Counter":
@@ -479,7 +479,7 @@ def metric_names(paths: list[str]) -> list[str]:
     for p in paths:
         for name in sorted(set(re.findall(r"\b(tranca_[a-z_]+)", Path(p).read_text()))):
             if name not in known and not name.startswith("tranca_rig"):
-                problems.append(f"{p}: {name} is not a metric of server/tranca/api/metrics.py")
+                problems.append(f"{p}: {name} is not a metric of server/tranca/metrics.py")
     return problems
 
 

@@ -39,6 +39,7 @@ MODULES = [
     "tranca/rules/engine.py",
     "tranca/rules/scoring.py",
     "tranca/rules/match.py",
+    "tranca/rules/views.py",
     "tranca/app/game.py",
 ]
 # The runtime shared by the compiled modules: a submodule of the package, so that it

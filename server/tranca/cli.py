@@ -28,10 +28,21 @@ import json
 import os
 import socket
 import sys
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from .command_line import (
+    DEFAULT_DATABASE_URL,
+    REFUSED,
+    Parser,
+    Refusal,
+    database_errors,
+    database_url,
+    require_schema,
+    shown,
+    sqlite_file,
+    usage_error,
+)
 from .rules.bots import make_bot
 from .rules.engine import apply, legal_moves
 from .rules.match import Match
@@ -43,34 +54,6 @@ from .rules.views import meld_view
 
 if TYPE_CHECKING:
     from .server import Config
-
-USAGE = 2  # exit status of a usage error
-REFUSED = 1  # exit status of a refusal at run time
-DEFAULT_DATABASE_URL = "sqlite:///tranca.db"
-
-
-class Refusal(Exception):
-    """A refusal at run time: ``main`` prints it as one line and exits with 1."""
-
-
-def usage_error(prog: str, message: str) -> NoReturn:
-    """A usage error in one line on stderr, exit status 2."""
-    print(f"{prog}: error: {message} (see {prog} --help)", file=sys.stderr, flush=True)
-    raise SystemExit(USAGE)
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, with a usage error in one line (argparse prints its usage first)."""
-
-    def error(self, message: str) -> NoReturn:
-        usage_error(self.prog, message)
-
-
-def _first_line(exc: BaseException) -> str:
-    """An exception's message, in one line (SQLAlchemy's run over several)."""
-    cause = getattr(exc, "orig", None) or exc
-    text = str(cause).strip() or type(cause).__name__
-    return text.splitlines()[0]
 
 
 def _or(values: Sequence[int]) -> str:
@@ -84,89 +67,6 @@ def _check_players(parser: argparse.ArgumentParser, preset: str, players: int) -
         parser.error(
             f"argument --players: {preset} is played by {_or(counts)} players, not {players}"
         )
-
-
-# ----- databases -------------------------------------------------------------------------
-
-
-def database_url(parser: argparse.ArgumentParser, url: str) -> str:
-    """``url`` with its async driver, or a usage error if it is neither SQLite nor
-    PostgreSQL (the only databases the service supports)."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    from .store.database import normalise_url
-
-    normalised = normalise_url(url)
-    try:
-        make_url(normalised)
-    except ArgumentError:
-        normalised = ""
-    if not normalised.startswith(("sqlite+aiosqlite:///", "postgresql+asyncpg://")):
-        parser.error(
-            f"argument --database-url: {url!r} is not sqlite:///PATH or "
-            "postgresql://USER@HOST/DATABASE"
-        )
-    return normalised
-
-
-def _shown(url: str) -> str:
-    """A database URL as a user would type it, its password hidden."""
-    from sqlalchemy.engine import make_url
-
-    shown = make_url(url).render_as_string(hide_password=True)
-    return shown.replace("sqlite+aiosqlite://", "sqlite://").replace(
-        "postgresql+asyncpg://", "postgresql://"
-    )
-
-
-def sqlite_file(url: str) -> Path | None:
-    """The file of a SQLite URL; None for PostgreSQL and an in-memory database."""
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    name = parsed.database or ""
-    if not parsed.drivername.startswith("sqlite") or name in ("", ":memory:"):
-        return None
-    if name.startswith("file:"):  # a SQLite URI
-        return None
-    return Path(name)
-
-
-async def require_schema(url: str) -> None:
-    """Refuse a database that is not there or not at this release's schema head, and
-    create nothing while finding out (SQLite creates a file it is asked to open)."""
-    from .store import migrate
-
-    shown = _shown(url)
-    path = sqlite_file(url)
-    if path is not None and not path.is_file():
-        raise Refusal(
-            f"there is no database at {path.absolute()}: "
-            f"`tranca migrate --database-url {shown}` creates it"
-        )
-    current = await migrate.current_revision(url)
-    head = migrate.head_revision()
-    if current != head:
-        state = "has no schema" if current is None else f"has schema {current}"
-        raise Refusal(
-            f"the database at {shown} {state}, not this release's {head}: "
-            f"run `tranca migrate --database-url {shown}` first"
-        )
-
-
-@contextlib.contextmanager
-def database_errors(url: str) -> Iterator[None]:
-    """A database that cannot be opened or reached, as a refusal in one line."""
-    from alembic.util.exc import CommandError
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from .store.repository import StoreError
-
-    try:
-        yield
-    except (SQLAlchemyError, StoreError, CommandError, OSError) as exc:
-        raise Refusal(f"cannot use the database at {_shown(url)}: {_first_line(exc)}") from exc
 
 
 # ----- commands --------------------------------------------------------------------------
@@ -231,7 +131,7 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
         raise Refusal(f"there is no folder {path.absolute().parent} for the database file")
     with database_errors(url):
         migrate.upgrade(url)
-    print(f"schema at {migrate.head_revision()}: {path.absolute() if path else _shown(url)}")
+    print(f"schema at {migrate.head_revision()}: {path.absolute() if path else shown(url)}")
     return 0
 
 
@@ -274,7 +174,7 @@ def _cmd_revoke_app(args: argparse.Namespace) -> int:
     with database_errors(url):
         found = asyncio.run(revoke())
     if not found:
-        raise Refusal(f"there is no app {args.app_id!r} in the database at {_shown(url)}")
+        raise Refusal(f"there is no app {args.app_id!r} in the database at {shown(url)}")
     print("revoked")
     return 0
 

@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import json
 import random
-import statistics
 import sys
 import time
 import uuid
@@ -41,6 +40,7 @@ from typing import Any
 
 import grpc
 
+from .load_report import latency_summary, mark_window
 from .v1 import game_pb2 as pb
 from .v1 import game_pb2_grpc as pb_grpc
 
@@ -97,25 +97,6 @@ class Stats:
         self.watch_updates = 0
         self.retries = 0
         self.games_abandoned = 0
-
-
-def mark_window(state: str) -> None:
-    """A line on stderr as the measured window opens and closes, for a harness that
-    reads the CPU time of the server and database processes over the same window
-    (bench/service_bench.py); stdout carries only the report."""
-    print(f"loadtest: measured window {state}", file=sys.stderr, flush=True)
-
-
-def latency_summary(values: list[float]) -> dict[str, float]:
-    """Calls and p50/p90/p99/max in milliseconds of latencies in seconds."""
-    q = statistics.quantiles(values, n=100) if len(values) >= 2 else values * 99
-    return {
-        "calls": len(values),
-        "p50_ms": round(q[49] * 1000, 2),
-        "p90_ms": round(q[89] * 1000, 2),
-        "p99_ms": round(q[98] * 1000, 2),
-        "max_ms": round(max(values) * 1000, 2),
-    }
 
 
 class LoadGenerator:
@@ -512,7 +493,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         result = await gen.run(args.games, args.seconds, args.warmup)
         result["verification"] = await gen.verify(args.verify_wait)
         if args.database_url:
-            from .cli import Refusal, database_errors
+            from .command_line import Refusal, database_errors
 
             bad: int | None = None  # not checked
             try:
@@ -529,7 +510,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """``tranca loadtest``: 0 when every acknowledged move was verified, 1 otherwise
     or for a refusal, 2 for a usage error (each in one line on stderr)."""
-    from .cli import Parser, Refusal, database_errors, database_url, require_schema
+    from .command_line import Parser, Refusal, database_errors, database_url, require_schema
     from .rules.presets import make_rules, preset_names
 
     p = Parser(prog="tranca loadtest", description=__doc__)

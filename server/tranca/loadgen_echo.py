@@ -26,7 +26,7 @@ from typing import Any
 
 import grpc
 
-from .loadgen import latency_summary, mark_window
+from .load_report import latency_summary, mark_window
 
 # The echo service's one method; bench/echo_server.py registers it under this name.
 SERVICE = "tranca.bench.Echo"

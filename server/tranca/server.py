@@ -25,23 +25,35 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from .api import metrics
-from .api.auth import Credentials, FailedAuthThrottle
+from . import metrics
 from .api.edge import add_service
-from .api.limits import (
+from .api.players import PlayerService
+from .api.servicer import GameService
+from .api.tournaments import TournamentService
+from .services.access import Access, FailedAuthThrottle
+from .services.games import Games
+from .services.limits import (
     DEFAULT_TOKEN_LIFETIME,
     MAX_TOKEN_LIFETIME,
     MIN_TOKEN_LIFETIME,
     RateLimiter,
+    WatchCounts,
 )
-from .api.players import PlayerService
-from .api.servicer import GameService
-from .api.tournaments import TournamentService
-from .store import migrate, tournament_store
+from .services.matches import Matches
+from .services.moves import Moves
+from .services.players import Players
+from .services.presence import Presence
+from .services.settlement import Settlement
+from .services.tables import Tables
+from .services.timers import Sweeper
+from .services.tournaments import Tournaments
+from .store import migrate
 from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
 from .store.notify import Hub, PostgresListener
+from .store.players_store import PlayersStore
 from .store.repository import Store
-from .store.sweeper import Sweeper
+from .store.settlement import SettlementStore
+from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
 from .v1 import game_pb2, platform_pb2
 
@@ -259,17 +271,28 @@ class Running:
         server: grpc.aio.Server,
         port: int,
         store: Store,
+        moves: Moves,
         health_servicer: health.aio.HealthServicer,
         listener: PostgresListener | None,
     ) -> None:
         self.server = server
         self.port = port
         self.store = store
+        self.moves = moves
         self.health = health_servicer
         self.listener = listener
         self.tasks: list[asyncio.Task[None]] = []
         self.watch_leases: WatchLeases | None = None
         self.sweeper: Sweeper | None = None
+        # Finished matches' settlements, on this server's store.
+        self.settlement = Settlement(SettlementStore(store))
+        # The tournaments' rows, for the tranca_tournaments_running gauge's refresh.
+        self.tournament_store = TournamentStore(store)
+
+    def new_sweeper(self, **options: Any) -> Sweeper:
+        """A sweeper on this server's store and moves, settling finished matches as it
+        sweeps (``options``: ``Sweeper``'s lease, batch and clock)."""
+        return Sweeper(self.store, self.moves, self.settlement.settle_pending, **options)
 
     async def stop(self, grace: float = 5.0) -> None:
         """Health goes NOT_SERVING first, then in-flight calls get ``grace`` seconds."""
@@ -297,13 +320,8 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         url, pool_size=cfg.db_pool_size, statement_timeout_ms=int(cfg.db_timeout * 1000)
     )
     hub = Hub()
-
-    async def on_commit(game_id: str, version: int) -> None:
-        hub.publish(game_id, version)
-
     store = Store(
         engine,
-        on_commit=on_commit,
         observe=metrics.observe_db,
         timeout=cfg.db_timeout,
         pool_size=cfg.db_pool_size,
@@ -332,37 +350,44 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             ("grpc.max_connection_age_grace_ms", 30_000),
         ]
     )
-    # One credential check for every service, with one throttle of failed ones.
-    credentials = Credentials(
+    # The use cases, wired to this process's store and hub (services/).
+    access = Access(
         store,
         FailedAuthThrottle(cfg.auth_failures_per_peer, 4 * cfg.auth_failures_per_peer),
-    )
-    service = GameService(
-        store,
-        hub,
-        max_watches_per_token=cfg.max_watches_per_token,
-        max_watches_per_app=cfg.max_watches_per_app,
         token_limiter=RateLimiter(cfg.rate_per_token, 2 * cfg.rate_per_token),
         app_limiter=RateLimiter(cfg.rate_per_app, 2 * cfg.rate_per_app),
-        credentials=credentials,
-        token_lifetime_seconds=cfg.token_lifetime,
     )
+    moves = Moves(store, notifier=hub)
+    matches = Matches(moves, store)
+    watch_leases = WatchLeases(store, hub)
+    games = Games(
+        store,
+        access,
+        moves,
+        matches,
+        Presence(store),
+        WatchCounts(cfg.max_watches_per_token, cfg.max_watches_per_app),
+        hub,
+        watch_leases,
+        cfg.token_lifetime,
+    )
+    players = Players(PlayersStore(store), access)
+    tournaments = Tournaments(TournamentStore(store), access, matches, cfg.token_lifetime)
     # Every request is decoded and checked against the contracts' limits at the edge
     # (api/edge.py) before a servicer sees it.
-    add_service(server, service, game_pb2.DESCRIPTOR.services_by_name["GameService"])
     add_service(
         server,
-        PlayerService(store, app_limiter=service.app_limiter, credentials=credentials),
+        GameService(games, Tables(games)),
+        game_pb2.DESCRIPTOR.services_by_name["GameService"],
+    )
+    add_service(
+        server,
+        PlayerService(players),
         platform_pb2.DESCRIPTOR.services_by_name["PlayerService"],
     )
     add_service(
         server,
-        TournamentService(
-            store,
-            app_limiter=service.app_limiter,
-            token_lifetime_seconds=cfg.token_lifetime,
-            credentials=credentials,
-        ),
+        TournamentService(tournaments),
         platform_pb2.DESCRIPTOR.services_by_name["TournamentService"],
     )
     health_servicer = health.aio.HealthServicer()
@@ -392,13 +417,13 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     await server.start()
     for name in ("", SERVICE_NAME, LIVENESS):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    running = Running(server, port, store, health_servicer, listener)
+    running = Running(server, port, store, moves, health_servicer, listener)
     running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))
-    running.watch_leases = service.watch_leases
-    if service.watch_leases.enabled:
-        running.tasks.append(asyncio.create_task(service.watch_leases.renew_forever()))
+    running.watch_leases = watch_leases
+    if watch_leases.enabled:
+        running.tasks.append(asyncio.create_task(watch_leases.renew_forever()))
     if cfg.sweep_interval > 0:
-        running.sweeper = Sweeper(store)
+        running.sweeper = running.new_sweeper()
         running.tasks.append(asyncio.create_task(running.sweeper.run(cfg.sweep_interval)))
     return running
 
@@ -415,7 +440,7 @@ async def _watch_database(running: Running, interval: float) -> None:
             for status in ("waiting", "playing", "finished"):
                 metrics.GAMES.labels(status).set(counts.get(status, 0))
             # A tournament also finishes inside a settlement, which sets no gauge.
-            metrics.TOURNAMENTS_RUNNING.set(await tournament_store.count_running(running.store))
+            metrics.TOURNAMENTS_RUNNING.set(await running.tournament_store.count_running())
             ok = True
         except Exception:
             ok = False

@@ -6,7 +6,9 @@ import pytest
 from asyncpg import exceptions as pg
 from sqlalchemy.exc import DBAPIError, OperationalError, ProgrammingError
 
-from tranca.store.repository import Bounded, Unavailable, _unavailable, outages_as_unavailable
+from tranca.services.errors import Unavailable
+from tranca.store.errors import Bounded, outages_as_unavailable
+from tranca.store.errors import unavailable as _unavailable
 
 
 class Adapted(Exception):

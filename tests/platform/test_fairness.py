@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.script_module import load_script
-from tranca.app.game import Action, Setup, rebuild
-from tranca.platform.fairness import (
+from tranca.app.fairness import (
     VerifiableDeal,
     commitment,
     derive_seed,
     verify,
 )
+from tranca.app.game import Action, Setup, rebuild
 from tranca.rules.cards import cards_text, shuffled_deck
 from tranca.rules.engine import new_deal
 from tranca.rules.presets import PRESETS

@@ -14,12 +14,23 @@ from sqlalchemy import false, func, select, text
 from tests.service.conftest import Client
 from tranca.app.game import FINISHED
 from tranca.server import Running
+from tranca.services.settlement import Settlement
 from tranca.store.models import Game
 from tranca.store.repository import Store
-from tranca.store.settlement import settle_pending
+from tranca.store.settlement import SettlementStore
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc
+
+
+def settlement(store: Store) -> Settlement:
+    """The settlement use case on ``store`` (a replica's, or the server's own)."""
+    return Settlement(SettlementStore(store))
+
+
+async def settle_pending(store: Store, limit: int = 20) -> int:
+    """One sweep's settlements on ``store``, as a replica's sweeper settles them."""
+    return await settlement(store).settle_pending(limit)
 
 
 async def settle_all(store: Store, timeout: float = 10.0) -> int:

@@ -23,12 +23,11 @@ from tranca.server import Running
 from tranca.store import ledger
 from tranca.store.database import make_engine
 from tranca.store.repository import Store
-from tranca.store.settlement import settle_pending
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc
 
-from .staking import Platform, Table, balance_of, ledger_problems, settle_all
+from .staking import Platform, Table, balance_of, ledger_problems, settle_all, settle_pending
 
 FINISHED = pb.GAME_STATUS_FINISHED
 WAITING = pb.GAME_STATUS_WAITING

@@ -16,10 +16,9 @@ from tranca.server import Running
 from tranca.store.database import make_engine
 from tranca.store.models import Game, RankingAward
 from tranca.store.repository import Store
-from tranca.store.settlement import settle_pending, settle_practice
 from tranca.v1 import platform_pb2 as ppb
 
-from .staking import Platform
+from .staking import Platform, settle_pending, settlement
 
 
 @pytest.fixture
@@ -151,7 +150,7 @@ async def test_practice_matches_are_settled_once_beside_rated_ones_when_replicas
         settled = await asyncio.gather(settle_pending(server.store), settle_pending(replica))
         # A replica that read the same practice games before they were settled, and
         # writes only now, settles and counts none of them again.
-        assert await settle_practice(replica, [t.game_id for t in practice]) == 0
+        assert await settlement(replica).settle_practice([t.game_id for t in practice]) == 0
     finally:
         await replica.close()
     assert sum(settled) == 4

@@ -25,7 +25,7 @@ from sqlalchemy import text
 
 from tests.service.conftest import Client
 from tests.service.test_api import DRAW, app_view, discard, refused, seat_view, submit
-from tranca.api import metrics
+from tranca import metrics
 from tranca.app.game import (
     BY_ROBOT,
     Action,
@@ -41,8 +41,8 @@ from tranca.rules.engine import apply, new_deal
 from tranca.rules.invariants import check_invariants
 from tranca.rules.presets import PRESETS, make_rules
 from tranca.server import Config, Running, start
-from tranca.store.repository import now_ms
-from tranca.store.sweeper import Sweeper, fallback_move, robot_move
+from tranca.services.moves import now_ms
+from tranca.services.timers import fallback_move, robot_move
 from tranca.v1 import game_pb2 as pb
 
 
@@ -121,7 +121,7 @@ async def test_a_turn_timer_that_fires_plays_a_fallback_turn(
     view = await app_view(client, gid)
     seat = view.turn
     assert before + 1000 <= view.turn_deadline_ms <= now_ms() + 1000
-    sweeper = Sweeper(server.store)
+    sweeper = server.new_sweeper()
     assert await sweeper.sweep_timers() == 0  # not yet due
     await asyncio.sleep(1.1)
     assert await sweeper.sweep_timers() == 1
@@ -155,7 +155,7 @@ async def test_a_player_who_moves_after_the_claim_wins(client: Client, server: R
     claims = await server.store.claim_due(now_ms(), 30_000, 10)
     assert [c.game_id for c in claims] == [gid]
     await play_turn(client, gid, tokens[seat])
-    sweeper = Sweeper(server.store)
+    sweeper = server.new_sweeper()
     assert not await sweeper._act(claims[0])
     moves = await replay(client, gid)
     assert all(m.actor == "player" for m in moves)
@@ -221,7 +221,7 @@ async def test_a_timer_fires_once_with_two_replicas_sweeping(pg_url: str) -> Non
             await s.stop(0.2)
     timed = [r for r in rows if r.actor == "timeout"]
     # Each turn: exactly a draw then a discard, seats alternating, three turns.
-    assert [(r.action.move.split()[0]) for r in timed] == ["draw", "discard"] * 3
+    assert [str(r.action.move).split()[0] for r in timed] == ["draw", "discard"] * 3
     assert [r.seat for r in timed[::2]] == [timed[0].seat, 1 - timed[0].seat, timed[0].seat]
     versions = [r.version for r in rows]
     assert versions == list(range(1, len(rows) + 1))  # no version twice, no gap
@@ -271,7 +271,7 @@ async def test_robot_takeover_and_the_players_return(client: Client, server: Run
     gid, tokens = await table(client, robot_grace_seconds=1)
     silent = (await app_view(client, gid)).turn
     present = 1 - silent
-    sweeper = Sweeper(server.store)
+    sweeper = server.new_sweeper()
     for _ in range(4):  # the present player keeps saying so; the silent one does not
         assert not await heartbeat(client, gid, tokens[present])
         await asyncio.sleep(0.3)
@@ -323,7 +323,7 @@ async def test_a_player_who_heartbeats_or_watches_keeps_the_seat(
         pb.WatchGameRequest(game_id=gid), metadata=client.player(tokens[1 - to_act])
     )
     await watch.read()
-    sweeper = Sweeper(server.store)
+    sweeper = server.new_sweeper()
     for _ in range(8):
         await heartbeat(client, gid, tokens[to_act])
         await asyncio.sleep(0.3)
@@ -346,7 +346,7 @@ async def test_an_annulment_vote_with_a_robot_seated(client: Client, server: Run
     for _ in range(4):
         await heartbeat(client, gid, tokens[0])
         await asyncio.sleep(0.3)
-    assert await Sweeper(server.store).sweep_timers() == 1
+    assert await server.new_sweeper().sweep_timers() == 1
     assert (await app_view(client, gid)).seats[1].robot
     voted = await client.stub.VoteAnnul(
         pb.VoteAnnulRequest(game_id=gid, request_id=uuid.uuid4().hex),
@@ -379,7 +379,7 @@ async def test_a_robot_taking_the_last_silent_seat_completes_an_annulment(
     for _ in range(4):
         await heartbeat(client, gid, tokens[0])
         await asyncio.sleep(0.3)
-    assert await Sweeper(server.store).sweep_timers() == 1
+    assert await server.new_sweeper().sweep_timers() == 1
     view = await app_view(client, gid)
     assert view.seats[1].robot
     assert (view.status, view.match_result.reason) == (pb.GAME_STATUS_FINISHED, "annulled")
@@ -400,7 +400,7 @@ async def test_a_match_played_only_by_the_server_ends(
     limit = {"point_limit": 500} if "robot_grace_seconds" in options else {"express": True}
     # tranca-003 plays to 2000 by itself: the table's option is what shortens the match.
     gid, _ = await table(client, seed=11, preset="tranca-003", **options, **limit)
-    sweeper = Sweeper(server.store, clock=lambda: now_ms() + 3_600_000)
+    sweeper = server.new_sweeper(clock=lambda: now_ms() + 3_600_000)
     started = time.monotonic()
     while (await app_view(client, gid)).status != pb.GAME_STATUS_FINISHED:
         assert time.monotonic() - started < 60, "the match did not end"
@@ -492,7 +492,7 @@ async def test_robot_seats_play_the_match_to_its_end_without_any_client(
         ("robot 3", True, True),
     ]
     await client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=client.app())
-    sweeping = asyncio.create_task(Sweeper(server.store).run(0.02))
+    sweeping = asyncio.create_task(server.new_sweeper().run(0.02))
     try:
         # The person plays two turns (the robots play theirs in between), then stops.
         turns = 0
@@ -573,7 +573,7 @@ async def test_a_robots_seat_is_due_at_once_on_each_of_its_turns(
     start = await client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=client.app())
     assert start.view.turn == 1
     assert await deadline_of(server, gid) <= now_ms()
-    sweeper = Sweeper(server.store)
+    sweeper = server.new_sweeper()
     assert await sweeper.sweep_timers() == 1  # the robot's turn, played at once
     assert (await app_view(client, gid)).turn == 0
     before = now_ms()

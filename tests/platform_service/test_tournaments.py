@@ -22,8 +22,8 @@ from tranca.platform.duplicate import DuplicateRound, check_tables
 from tranca.rules.cards import card_text, parse_card, shuffled_deck
 from tranca.rules.match import DRAWN
 from tranca.server import Running
-from tranca.store import tournament_store
-from tranca.store.tournament_store import record_game_result
+from tranca.services.tournaments import record_game_result
+from tranca.store.tournament_store import TournamentStore, TournamentTransaction
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import platform_pb2_grpc as pb_grpc
@@ -122,7 +122,7 @@ class Organiser:
         """What every replica's sweeper does for finished games, now rather than at
         its next sweep: settle them, which records their tournament results."""
         for _ in range(50):
-            statuses = await tournament_store.game_statuses(self.server.store, game_ids)
+            statuses = await TournamentStore(self.server.store).game_statuses(game_ids)
             if all(statuses[g] == "finished" for g in game_ids):
                 await settle_all(self.server.store)
                 return
@@ -597,7 +597,7 @@ async def test_a_drawn_knockout_table_is_left_for_the_organiser(org: Organiser) 
     store = org.server.store
     # No preset makes a draw easy to play out: the settlement's call, as for a draw.
     async with store._one_writer(), store.engine.begin() as conn:
-        await record_game_result(conn, rnd.tables[0].game_id, DRAWN, "drawn")
+        await record_game_result(TournamentTransaction(conn), rnd.tables[0].game_id, DRAWN, "drawn")
     t = await org.get(created.tournament_id)
     assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
     t = await org.forfeit(created.tournament_id, 1, 1, pb.TABLE_OUTCOME_B_FORFEITS)
@@ -605,7 +605,7 @@ async def test_a_drawn_knockout_table_is_left_for_the_organiser(org: Organiser) 
 
 
 async def test_tournaments_running_gauge(org: Organiser) -> None:
-    from tranca.api import metrics
+    from tranca import metrics
 
     created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)
     await org.start(created.tournament_id, 1)
@@ -620,6 +620,7 @@ async def test_a_round_is_written_whole_or_not_at_all(
 ) -> None:
     """A failure half-way through writing a round's games (a crash, a lost database)
     leaves no round and no game behind: the retry pairs and seats it afresh."""
+    from tranca.store import repository as store_repository
     from tranca.store.codec import action_text as real
 
     created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 8)
@@ -632,11 +633,12 @@ async def test_a_round_is_written_whole_or_not_at_all(
             raise RuntimeError("the process dies here")
         return real(action)
 
-    monkeypatch.setattr(tournament_store, "action_text", failing)
+    # Every change of a game is serialised by the store's one write (``move_write``).
+    monkeypatch.setattr(store_repository, "action_text", failing)
     with pytest.raises(grpc.aio.AioRpcError) as exc:
         await org.start(tid, 1)
     assert exc.value.code() == Code.INTERNAL
-    monkeypatch.setattr(tournament_store, "action_text", real)
+    monkeypatch.setattr(store_repository, "action_text", real)
     t = await org.get(tid)
     assert not t.rounds and t.status == pb.TOURNAMENT_STATUS_REGISTERED
     games = await org.client.stub.ListGames(gpb.ListGamesRequest(page_size=100), metadata=org.md)
@@ -651,21 +653,21 @@ async def test_a_start_that_failed_is_retried_by_start_round(
     """The round is written, then its games are started; a start that fails there
     (the database lost for a moment) still answers with every seat's token, and a
     retry of StartRound starts the game."""
-    from tranca.api import tournaments as api
-    from tranca.store.repository import Unavailable
-    from tranca.store.starting import start_match as real
+    from tranca.services.errors import Unavailable
+    from tranca.services.matches import Matches
 
     created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4)
     tid = created.tournament_id
     failed: list[str] = []
+    real = Matches.start
 
-    async def flaky(store: Any, game_id: str) -> Any:
+    async def flaky(matches: Matches, game_id: str) -> Any:
         if not failed:
             failed.append(game_id)
             raise Unavailable("lost for a moment")
-        return await real(store, game_id)
+        return await real(matches, game_id)
 
-    monkeypatch.setattr(api, "start_match", flaky)
+    monkeypatch.setattr(Matches, "start", flaky)
     rnd = await org.start(tid, 1)
     assert all(s.player_token for tb in rnd.tables for s in tb.seats)
     stuck = next(tb for tb in rnd.tables if tb.game_id == failed[0])

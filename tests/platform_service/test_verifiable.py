@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 from google.protobuf.json_format import MessageToDict
 
-from tranca.platform import fairness
+from tranca.app import fairness
 from tranca.rules.presets import PRESETS
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from tranca.store.direct import ConnectionPool
+from tranca.store.postgres import ConnectionPool
 
 pytestmark = pytest.mark.asyncio
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
-from tranca.api.edge import Refused, checker, decoder
+from tranca.api.edge import Rejected, checker, decoder
 from tranca.v1 import game_pb2, options_pb2, platform_pb2
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
@@ -62,7 +62,7 @@ def test_every_request_type_has_a_check_read_from_its_descriptor() -> None:
 
 def _refusal(cls: type, raw: bytes) -> str:
     decoded = decoder(cls)(raw)
-    assert isinstance(decoded, Refused), decoded
+    assert isinstance(decoded, Rejected), decoded
     assert decoded.error.reason == "MALFORMED_REQUEST"
     return decoded.error.message
 

@@ -11,8 +11,8 @@ import grpc
 import pytest
 
 from tests.service.conftest import Client, move_first_legal
-from tranca.api import servicer
 from tranca.server import Running
+from tranca.services import games as games_service
 from tranca.v1 import game_pb2 as pb
 
 
@@ -20,7 +20,7 @@ async def test_a_replica_listens_while_it_has_watchers_and_hints_reach_them(
     replicas: list[Running], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Watchers' timer out of reach: only a hint can bring them a move in time.
-    monkeypatch.setattr(servicer, "WATCH_POLL_SECONDS", 300.0)
+    monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 300.0)
     mover, watching = replicas
     assert watching.listener is not None
     watching.listener.linger = 0.3

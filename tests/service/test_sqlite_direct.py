@@ -10,11 +10,12 @@ import threading
 from pathlib import Path
 
 from tranca.store import migrate
-from tranca.store.direct import MoveWrite, NewGame, SqliteDirect
+from tranca.store.direct import GameInsert, MoveWrite
+from tranca.store.sqlite import SqliteDirect
 
 
-def _game(game_id: str) -> NewGame:
-    return NewGame(game_id, "app", "playing", "tranca-000", 2, "", "{}", "{}", 2)
+def _game(game_id: str) -> GameInsert:
+    return GameInsert(game_id, "app", "playing", "tranca-000", 2, "", "{}", "{}", 2)
 
 
 def _move(game_id: str, version: int) -> MoveWrite:

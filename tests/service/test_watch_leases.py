@@ -14,11 +14,11 @@ import grpc
 import pytest
 
 from tests.service.conftest import Client, move_first_legal
-from tranca.api import servicer
 from tranca.server import Running
+from tranca.services import games as games_service
 from tranca.store import watch_leases
 from tranca.store.notify import Hub
-from tranca.store.repository import NOTIFY_CHANNEL
+from tranca.store.postgres import NOTIFY_CHANNEL
 from tranca.store.watch_leases import LEASE_SECONDS, WatchLeases
 from tranca.v1 import game_pb2 as pb
 
@@ -120,7 +120,7 @@ async def test_watchers_opened_while_another_replica_moves_get_its_moves_by_hint
     being written through the other replica; with the watchers' timer out of reach,
     every move reaches them, in order, by hint. (The two orders of a lease and a
     move are pinned down one at a time by the tests below.)"""
-    monkeypatch.setattr(servicer, "WATCH_POLL_SECONDS", 300.0)
+    monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 300.0)
     _, conn = listening
     mover, watching = replicas
     assert watching.watch_leases is not None and watching.watch_leases.enabled

@@ -5,8 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..app.game import FINISHED, NO_OPTIONS, PLAYING, WAITING, GameState, TableOptions
-from ..platform import fairness
+from ..app import fairness
+from ..app.game import NO_OPTIONS, GameState, GameStatus, TableOptions
 from ..rules.cards import card_text, parse_card
 from ..rules.errors import InvalidMove, RulesError, quoted
 from ..rules.melds import KIND_NAMES as MELD_KIND_NAMES
@@ -22,18 +22,22 @@ from ..rules.moves import (
     check_shape,
     move_text,
 )
-from ..rules.presets import PRESETS, PileView, Rules, rules_to_dict
-from ..rules.state import DRAW_PHASE, OVER, PLAY_PHASE, DealState
-from ..rules.views import meld_view
+from ..rules.presets import PRESETS, Rules, rules_to_dict
+from ..rules.state import Phase
+from ..rules.views import MeldView, view_of
 from ..v1 import game_pb2 as pb
 
-STATUS = {
-    WAITING: pb.GAME_STATUS_WAITING,
-    PLAYING: pb.GAME_STATUS_PLAYING,
-    FINISHED: pb.GAME_STATUS_FINISHED,
+STATUS: dict[GameStatus, pb.GameStatus.ValueType] = {
+    GameStatus.WAITING: pb.GAME_STATUS_WAITING,
+    GameStatus.PLAYING: pb.GAME_STATUS_PLAYING,
+    GameStatus.FINISHED: pb.GAME_STATUS_FINISHED,
 }
 STATUS_NAMES = {v: k for k, v in STATUS.items()}
-PHASE = {DRAW_PHASE: pb.PHASE_DRAW, PLAY_PHASE: pb.PHASE_PLAY, OVER: pb.PHASE_OVER}
+PHASE: dict[Phase, pb.Phase.ValueType] = {
+    Phase.DRAW: pb.PHASE_DRAW,
+    Phase.PLAY: pb.PHASE_PLAY,
+    Phase.OVER: pb.PHASE_OVER,
+}
 MELD_KIND = {
     "set": pb.MELD_KIND_SET,
     "run": pb.MELD_KIND_RUN,
@@ -284,37 +288,36 @@ def commitment_to_pb(g: GameState) -> pb.DealCommitment:
     )
 
 
-# Each meld's message, by the rules it is shown under and by what it shows: a meld
-# changes on few moves and every answer shows them all, so each distinct meld is laid
-# out once (meld_view) and copied into the views that show it (the kept instance is
-# never handed out). Keyed by the Rules object's identity, which ``_MELD_RULES`` keeps
-# alive so that its id is never another's; bounded, like the move messages.
-_MELD_MESSAGES: dict[tuple[Any, ...], pb.Meld] = {}
-_MELD_RULES: dict[int, Rules] = {}
+# Each meld's message: a meld changes on few moves and every answer shows them all, so
+# each distinct meld's message is built once and copied into the views that show it
+# (the kept instance is never handed out). ``rules.views`` hands out one ``MeldView``
+# per distinct meld, so the message is found by that instance's identity, which is
+# cheaper than hashing its cards again; the entry holds the instance, so its id is
+# never another's while the entry lasts. Bounded, like the move messages.
+_MELD_MESSAGES: dict[int, tuple[MeldView, pb.Meld]] = {}
 _MELD_MESSAGES_KEPT = 16_384
 
 
-def _meld_messages(deal: DealState) -> list[pb.Meld]:
-    rules = deal.rules
+def meld_to_pb(mv: MeldView) -> pb.Meld:
+    return pb.Meld(
+        id=mv.id,
+        side=mv.side,
+        kind=MELD_KIND[mv.kind],
+        cards=mv.cards,
+        wilds=mv.wilds,
+        canastra=CANASTRA[mv.canastra],
+    )
+
+
+def _meld_messages(melds: list[MeldView]) -> list[pb.Meld]:
     if len(_MELD_MESSAGES) >= _MELD_MESSAGES_KEPT:
         _MELD_MESSAGES.clear()
-        _MELD_RULES.clear()
-    _MELD_RULES[id(rules)] = rules
     out = []
-    for i, m in enumerate(deal.melds):
-        key = (id(rules), m.id, m.side, m.dirty_canastra, m.shape, tuple(m.cards))
-        message = _MELD_MESSAGES.get(key)
-        if message is None:
-            mv = meld_view(deal, i)
-            message = _MELD_MESSAGES[key] = pb.Meld(
-                id=mv["id"],
-                side=mv["side"],
-                kind=MELD_KIND[mv["kind"]],
-                cards=mv["cards"],
-                wilds=mv["wilds"],
-                canastra=CANASTRA[mv["canastra"]],
-            )
-        out.append(message)
+    for mv in melds:
+        kept = _MELD_MESSAGES.get(id(mv))
+        if kept is None or kept[0] is not mv:
+            kept = _MELD_MESSAGES[id(mv)] = (mv, meld_to_pb(mv))
+        out.append(kept[1])
     return out
 
 
@@ -322,7 +325,9 @@ def view_to_pb(
     game_id: str, version: int, g: GameState, seat: int, deadline_ms: int | None = None
 ) -> pb.GameView:
     """The game as ``seat`` may see it (-1: a spectator or an app: no hand).
-    ``deadline_ms``: when the turn's time runs out, where the table has a limit."""
+    ``deadline_ms``: when the turn's time runs out, where the table has a limit.
+    What a seat sees of the deal is the engine's (``rules.views.view_of``): this only
+    translates it."""
     setup = g.setup
     view = pb.GameView(
         game_id=game_id,
@@ -334,13 +339,15 @@ def view_to_pb(
         deal_number=g.deal_number,
     )
     deal = g.deal
+    playing = g.status == GameStatus.PLAYING
+    seen = None if deal is None else view_of(deal, seat)
     # ``add`` builds each element in place: ``append`` would build it, then copy it.
     for i, s in enumerate(g.seats):
         view.seats.add(
             seat=i,
             player_name=s.name,
             taken=s.taken,
-            hand_size=len(deal.hands[i]) if deal is not None else 0,
+            hand_size=seen.hand_sizes[i] if seen is not None else 0,
             resigned=s.resigned,
             robot=i in g.robots,
             annul_vote=i in g.annul_votes,
@@ -348,42 +355,39 @@ def view_to_pb(
         )
     if setup.table != NO_OPTIONS:
         view.table.CopyFrom(table_to_pb(setup.table))
-    if setup.server_secret is not None and g.status != FINISHED:
+    if setup.server_secret is not None and g.status != GameStatus.FINISHED:
         view.commitment.CopyFrom(commitment_to_pb(g))
-    if deadline_ms and g.status == PLAYING and setup.table.turn_seconds:
+    if deadline_ms and playing and setup.table.turn_seconds:
         view.turn_deadline_ms = deadline_ms
     if g.match is not None:
         view.match_totals.extend(g.match.totals)
     if g.last_deal is not None:
         view.last_deal.CopyFrom(deal_result_to_pb(g.last_deal))
-    if g.status == FINISHED:
+    if g.status == GameStatus.FINISHED:
         winner = g.winner if g.winner >= 0 else -1  # -1: drawn (the contract's value)
         view.match_result.CopyFrom(pb.MatchResult(winner_side=winner, reason=g.result_reason))
-    if deal is None or g.status != PLAYING:
+    if seen is None or not playing:
         return view
-    rules = deal.rules
-    view.dealer = deal.dealer
-    view.turn = deal.turn
-    view.phase = PHASE[deal.phase]
-    if 0 <= seat < deal.n_players:
-        view.hand.extend(sorted(card_text(c) for c in deal.hands[seat]))
-    view.melds.extend(_meld_messages(deal))
-    for side, reds in enumerate(deal.red_threes):
-        view.red_threes.add(side=side, cards=[card_text(c) for c in reds])
-    if deal.pile:
-        view.pile_top = card_text(deal.pile[-1])
-    view.pile_size = len(deal.pile)
-    if rules.pile_view == PileView.ALL:
-        view.pile.extend(card_text(c) for c in deal.pile)
-    view.pile_frozen = deal.pile_frozen
-    view.pile_locked = (
-        bool(deal.pile) and rules.black_three_locks_pile and (deal.pile[-1] in (3, 48 + 3))
-    )
-    view.stock_size = len(deal.stock)
-    for side, morto in enumerate(deal.mortos):
-        m = view.mortos.add(
-            side=side, size=0 if morto is None else len(morto), taken=deal.morto_taken[side]
-        )
-        if rules.mortos_face_up and morto is not None:
-            m.cards.extend(card_text(c) for c in morto)
+    view.dealer = seen.dealer
+    view.turn = seen.turn
+    view.phase = PHASE[seen.phase]
+    if seen.hand is not None:
+        view.hand.extend(seen.hand)
+    view.melds.extend(_meld_messages(seen.melds))
+    for side, reds in enumerate(seen.red_threes):
+        view.red_threes.add(side=side, cards=reds)
+    if seen.pile_top is not None:
+        view.pile_top = seen.pile_top
+    view.pile_size = seen.pile_size
+    if seen.pile is not None:
+        view.pile.extend(seen.pile)
+    view.pile_frozen = seen.pile_frozen
+    view.pile_locked = seen.pile_locked
+    view.stock_size = seen.stock_size
+    face_up = seen.mortos
+    for side, size in enumerate(seen.morto_sizes):
+        m = view.mortos.add(side=side, size=size, taken=seen.morto_taken[side])
+        cards = None if face_up is None else face_up[side]
+        if cards is not None:
+            m.cards.extend(cards)
     return view

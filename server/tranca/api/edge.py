@@ -26,19 +26,20 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, ServiceDescriptor
 from google.protobuf.message import DecodeError, Message
 
+from .. import metrics
+from ..services.errors import Refused, malformed
 from ..v1 import options_pb2
-from . import metrics
-from .errors import ApiError, abort, malformed, quoted
+from .errors import ApiError, abort, quoted, to_api_error
 
 # C0 and C1 control characters, DEL included (options.proto).
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True, slots=True)
-class Refused:
+class Rejected:
     """What ``decoder`` hands the handler instead of a request it refused."""
 
-    error: ApiError
+    error: Refused
 
 
 # Where a message breaks the limits and how ("cards[2]", "is at most 4 characters"),
@@ -193,19 +194,19 @@ def checker(descriptor: Descriptor) -> Check | None:
     return check
 
 
-def decoder(cls: type[Message]) -> Callable[[bytes], Message | Refused]:
-    """The request's deserializer: the message, or ``Refused`` with the reason."""
+def decoder(cls: type[Message]) -> Callable[[bytes], Message | Rejected]:
+    """The request's deserializer: the message, or ``Rejected`` with the reason."""
     check = checker(cls.DESCRIPTOR)
     from_string = cls.FromString
 
-    def decode(raw: bytes) -> Message | Refused:
+    def decode(raw: bytes) -> Message | Rejected:
         try:
             request = from_string(raw)
         except (DecodeError, ValueError, UnicodeDecodeError):
-            return Refused(malformed(f"the body is not a valid {cls.DESCRIPTOR.name}"))
+            return Rejected(malformed(f"the body is not a valid {cls.DESCRIPTOR.name}"))
         found = check(request) if check is not None else None
         if found is not None:
-            return Refused(malformed(f"{found[0]} {found[1]}"))
+            return Rejected(malformed(f"{found[0]} {found[1]}"))
         return request
 
     return decode
@@ -214,11 +215,18 @@ def decoder(cls: type[Message]) -> Callable[[bytes], Message | Refused]:
 Behavior = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Any]
 
 
+def _api_error(refused: Rejected) -> ApiError:
+    error = to_api_error(refused.error)
+    assert error is not None
+    return error
+
+
 def _unary(name: str, behavior: Behavior) -> Behavior:
     async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        if type(request) is Refused:
-            metrics.rpc_count(name, request.error.code.name).inc()
-            await abort(context, request.error)
+        if type(request) is Rejected:
+            error = _api_error(request)
+            metrics.rpc_count(name, error.code.name).inc()
+            await abort(context, error)
         return await behavior(request, context)
 
     return handle
@@ -228,9 +236,10 @@ def _stream(name: str, behavior: Behavior) -> Behavior:
     async def handle(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
-        if type(request) is Refused:
-            metrics.rpc_count(name, request.error.code.name).inc()
-            await abort(context, request.error)
+        if type(request) is Rejected:
+            error = _api_error(request)
+            metrics.rpc_count(name, error.code.name).inc()
+            await abort(context, error)
         async for item in behavior(request, context):
             yield item
 

@@ -1,5 +1,9 @@
 """Every refusal as gRPC intends: a status code, a message without secrets or hidden
-cards, and a google.rpc.ErrorInfo (domain "tranca.v1") with a stable reason."""
+cards, and a google.rpc.ErrorInfo (domain "tranca.v1") with a stable reason.
+
+The use cases refuse in their own terms (``services.errors``, and the domain's
+``GameError``, ``InvalidMove``, ``RuleViolation``, ``RulesError``); this module alone
+says which status code each is."""
 
 from __future__ import annotations
 
@@ -11,7 +15,14 @@ from grpc_status import rpc_status
 
 from ..app.game import GameError
 from ..rules.errors import InvalidMove, RulesError, RuleViolation, quoted
-from ..store.repository import NotFound, RequestIdReused, Unavailable, VersionConflict
+from ..services.errors import (
+    NotFound,
+    Refusal,
+    Refused,
+    RequestIdReused,
+    Unavailable,
+    VersionConflict,
+)
 
 DOMAIN = "tranca.v1"
 # The longest message an error carries. Messages quote a caller's text in short
@@ -20,11 +31,23 @@ DOMAIN = "tranca.v1"
 # no reason at all).
 MAX_MESSAGE_CHARS = 1024
 
-__all__ = ["ApiError", "abort", "malformed", "quoted", "rate_limited", "to_api_error"]
+CODES = {
+    Refusal.MALFORMED: grpc.StatusCode.INVALID_ARGUMENT,
+    Refusal.FORBIDDEN: grpc.StatusCode.PERMISSION_DENIED,
+    Refusal.PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION,
+    Refusal.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    Refusal.EXISTS: grpc.StatusCode.ALREADY_EXISTS,
+    Refusal.EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Refusal.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
+    Refusal.CONFLICT: grpc.StatusCode.ABORTED,
+}
+assert set(CODES) == set(Refusal)
+
+__all__ = ["ApiError", "abort", "quoted", "rich_status", "to_api_error"]
 
 
 class ApiError(Exception):
-    """A refusal decided in the API layer (auth, limits, malformed requests)."""
+    """A refusal as gRPC sends it."""
 
     def __init__(
         self,
@@ -40,26 +63,12 @@ class ApiError(Exception):
         self.metadata = metadata or {}
 
 
-def malformed(message: str) -> ApiError:
-    """INVALID_ARGUMENT, reason MALFORMED_REQUEST: a request field out of its shape."""
-    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", message)
-
-
-def rate_limited(wait_seconds: float) -> ApiError:
-    """RESOURCE_EXHAUSTED, reason RATE_LIMITED, with the ``retry_after_ms`` hint (at
-    least 1 ms) a client waits before retrying."""
-    return ApiError(
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
-        "RATE_LIMITED",
-        "too many calls: slow down",
-        {"retry_after_ms": str(max(1, int(wait_seconds * 1000)))},
-    )
-
-
 def to_api_error(exc: BaseException) -> ApiError | None:
-    """The API error for a known exception, or None for a bug."""
+    """The gRPC refusal for a known exception, or None for a bug."""
     if isinstance(exc, ApiError):
         return exc
+    if isinstance(exc, Refused):
+        return ApiError(CODES[exc.kind], exc.reason, exc.message, exc.metadata)
     if isinstance(exc, InvalidMove):
         return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_MOVE", exc.message)
     if isinstance(exc, RulesError):

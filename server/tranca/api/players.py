@@ -1,32 +1,24 @@
-"""PlayerService: an app's players' ratings, ranking points, leaderboards and chips.
-
-Every call needs the app's API key and sees only that app's players: a player is
-(app, player_id), the id the app gave at JoinGame or GrantChips. A player the app
-has never named has the initial rating, no chips and no points (not NOT_FOUND: an
-app's players exist as soon as it names them).
+"""PlayerService: protobuf in, a use case of ``services.players.Players``, protobuf
+out. Nothing else happens here: the requests' enums become the use cases' (the
+leaderboard's kind, ``ranking.Period``), and ratings, leaderboards and chip entries
+are written back as protobuf.
 """
 
 from __future__ import annotations
 
-import grpc
-
-from ..platform import chips, ranking
+from ..platform import ranking
 from ..platform.ratings import Rating
-from ..store import players_store
-from ..store.repository import AppRecord, Store
+from ..services.players import LeaderboardKind, LeaderboardRow, Players
 from ..v1 import platform_pb2 as pb
 from ..v1 import platform_pb2_grpc as pb_grpc
-from . import metrics
-from .auth import Credentials, calling_app
-from .errors import ApiError, malformed
-from .limits import RateLimiter
-from .servicer import MAX_PLAYER_ID, Ctx, rpc
+from .context import Ctx, credentials
+from .servicer import rpc
 
-MAX_GRANT_ID = 128
-MAX_GRANT = 10**12  # chips per grant: the balances stay far from 64-bit limits
-DEFAULT_PAGE = 50
-MAX_PAGE = 500
-
+KINDS = {
+    pb.LEADERBOARD_KIND_UNSPECIFIED: LeaderboardKind.RANKING_POINTS,
+    pb.LEADERBOARD_KIND_RANKING_POINTS: LeaderboardKind.RANKING_POINTS,
+    pb.LEADERBOARD_KIND_RATING: LeaderboardKind.RATING,
+}
 PERIODS = {
     pb.PERIOD_UNSPECIFIED: ranking.Period.ALL_TIME,
     pb.PERIOD_DAY: ranking.Period.DAY,
@@ -36,40 +28,11 @@ PERIODS = {
 }
 
 
-def _player_id(value: str) -> str:
-    player = value.strip()
-    if not player:
-        raise malformed(f"player_id is required (1 to {MAX_PLAYER_ID} characters)")
-    return player
-
-
-def _limit(value: int, what: str) -> int:
-    if value == 0:
-        return DEFAULT_PAGE
-    if not 1 <= value <= MAX_PAGE:
-        raise malformed(f"{what} is 1 to {MAX_PAGE} (0: {DEFAULT_PAGE})")
-    return value
-
-
-def _page_before(page_token: str) -> int | None:
-    """The id the page starts below: the token is the id of the last entry of the
-    page before (None: the first page)."""
-    if not page_token:
-        return None
-    try:
-        before = int(page_token)
-    except ValueError:
-        before = -1
-    if not 0 < before < 2**63:  # a 64-bit id: larger ones overflow the driver
-        raise malformed("bad page_token")
-    return before
-
-
 def _rating_pb(r: Rating) -> pb.Rating:
     return pb.Rating(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, games=r.games)
 
 
-def _entry_pb(row: players_store.LeaderboardRow) -> pb.LeaderboardEntry:
+def _entry_pb(row: LeaderboardRow) -> pb.LeaderboardEntry:
     out = pb.LeaderboardEntry(
         rank=row.rank, player_id=row.player_id, points=row.points, wins=row.wins, games=row.games
     )
@@ -79,23 +42,14 @@ def _entry_pb(row: players_store.LeaderboardRow) -> pb.LeaderboardEntry:
 
 
 class PlayerService(pb_grpc.PlayerServiceServicer):
-    def __init__(
-        self, store: Store, app_limiter: RateLimiter, credentials: Credentials | None = None
-    ) -> None:
-        self.store = store
-        self.app_limiter = app_limiter
-        self.credentials = credentials or Credentials(store)
-
-    async def _app(self, context: Ctx) -> AppRecord:
-        return await calling_app(self.credentials, self.app_limiter, context)
+    def __init__(self, players: Players) -> None:
+        self.players = players
 
     @rpc("GetPlayer")
     async def GetPlayer(self, request: pb.GetPlayerRequest, context: Ctx) -> pb.GetPlayerResponse:
-        app = await self._app(context)
-        player = _player_id(request.player_id)
-        found = await players_store.player_summary(self.store, app.id, player)
+        found = await self.players.player(credentials(context), request.player_id)
         return pb.GetPlayerResponse(
-            player_id=player,
+            player_id=found.player_id,
             rating=_rating_pb(found.rating),
             chips=found.chips,
             ranking_points=found.ranking_points,
@@ -107,58 +61,30 @@ class PlayerService(pb_grpc.PlayerServiceServicer):
     async def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, context: Ctx
     ) -> pb.GetLeaderboardResponse:
-        app = await self._app(context)
-        limit = _limit(request.limit, "limit")
-        if request.kind not in (
-            pb.LEADERBOARD_KIND_UNSPECIFIED,
-            pb.LEADERBOARD_KIND_RANKING_POINTS,
-            pb.LEADERBOARD_KIND_RATING,
-        ):
-            raise malformed("unknown leaderboard kind")
-        period = PERIODS.get(request.period)
-        if period is None:
-            raise malformed("unknown period")
-        if request.kind == pb.LEADERBOARD_KIND_RATING:
-            rows = await players_store.rating_leaderboard(self.store, app.id, limit)
-        else:
-            rows = await players_store.points_leaderboard(self.store, app.id, period, limit)
+        rows = await self.players.leaderboard(
+            credentials(context),
+            KINDS.get(request.kind),  # None: a kind this server does not know (refused)
+            PERIODS.get(request.period),  # likewise
+            request.limit,
+        )
         return pb.GetLeaderboardResponse(entries=[_entry_pb(r) for r in rows])
 
     @rpc("GrantChips")
     async def GrantChips(
         self, request: pb.GrantChipsRequest, context: Ctx
     ) -> pb.GrantChipsResponse:
-        app = await self._app(context)
-        player = _player_id(request.player_id)
-        if not 0 < request.amount <= MAX_GRANT:
-            raise malformed(f"amount is 1 to {MAX_GRANT} chips")
-        if not request.grant_id:
-            raise malformed(f"grant_id is required (1 to {MAX_GRANT_ID} characters)")
-        try:
-            balance, posted = await players_store.grant_chips(
-                self.store, app.id, request.grant_id, player, request.amount
-            )
-        except chips.Conflict:
-            raise ApiError(
-                grpc.StatusCode.ALREADY_EXISTS,
-                "GRANT_ID_REUSED",
-                "grant_id was used for another grant",
-            ) from None
-        except chips.InvalidRequest as exc:
-            raise malformed(exc.message) from None
-        if posted:
-            metrics.CHIPS_MOVED.labels(chips.Purpose.GRANT.value).inc(request.amount)
+        balance = await self.players.grant(
+            credentials(context), request.player_id, request.amount, request.grant_id
+        )
         return pb.GrantChipsResponse(chips=balance)
 
     @rpc("ListChipEntries")
     async def ListChipEntries(
         self, request: pb.ListChipEntriesRequest, context: Ctx
     ) -> pb.ListChipEntriesResponse:
-        app = await self._app(context)
-        player = _player_id(request.player_id)
-        size = _limit(request.page_size, "page_size")
-        before = _page_before(request.page_token)
-        page = await players_store.chip_entries(self.store, app.id, player, size, before)
+        page = await self.players.chip_entries(
+            credentials(context), request.player_id, request.page_size, request.page_token
+        )
         out = pb.ListChipEntriesResponse(
             entries=[
                 pb.ChipEntry(

@@ -8,19 +8,42 @@ from its setup, which is how the tests rebuild every stored snapshot. Pure: no I
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from enum import StrEnum
+from typing import Any, Final
 
-from ..platform import fairness
 from ..rules.engine import apply
 from ..rules.errors import InvalidMove
 from ..rules.match import DRAWN, Match
-from ..rules.moves import Move, move_text, parse_move
+from ..rules.moves import Move
 from ..rules.presets import Rules, rules_from_dict
 from ..rules.scoring import score_deal
 from ..rules.state import DealState
+from . import fairness
 from .errors import GameError as GameError  # re-exported: callers import it from here
 
-WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+
+class GameStatus(StrEnum):
+    """A game's status; the values are the stored ones (the snapshot's and the
+    ``games.status`` column's)."""
+
+    WAITING = "waiting"  # seats are being taken
+    PLAYING = "playing"  # the match is under way
+    FINISHED = "finished"  # won, drawn, resigned or annulled
+
+
+# The names callers have always used (Final: mypyc loads them as constants).
+WAITING: Final = GameStatus.WAITING
+PLAYING: Final = GameStatus.PLAYING
+FINISHED: Final = GameStatus.FINISHED
+_STATUSES: dict[str, GameStatus] = {s.value: s for s in GameStatus}
+
+
+def status_of(value: str) -> GameStatus:
+    """The status stored as ``value``; ``ValueError`` for anything else."""
+    status = _STATUSES.get(value)
+    return GameStatus(value) if status is None else status
+
+
 # 2: the rules are stored once, in the setup (1 also repeated them in the match and
 # in the deal; such snapshots still load, the copies being ignored). A store may
 # keep the setup apart from the snapshot (``to_dict(with_setup=False)``) and pass it
@@ -95,7 +118,7 @@ class Setup:
     spectators_allowed: bool = False
     table: TableOptions = NO_OPTIONS
     # A verifiable table's secret (hex), from which each deal's server seed is derived
-    # (``tranca.platform.fairness``); never shown before the deal it seeds is over.
+    # (``tranca.app.fairness``); never shown before the deal it seeds is over.
     server_secret: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -139,7 +162,7 @@ class Seat:
 class GameState:
     setup: Setup
     seats: list[Seat]
-    status: str = WAITING
+    status: GameStatus = WAITING
     match: Match | None = None
     last_deal: dict[str, Any] | None = None  # result of the last finished deal
     winner: int = -1  # winning side, -2 drawn, -1 none yet
@@ -220,7 +243,7 @@ class GameState:
                 Seat(str(n), bool(t), bool(r), str(ids.get(str(i), "")))
                 for i, (n, t, r) in enumerate(d["seats"])
             ],
-            status=str(d["status"]),
+            status=status_of(d["status"]),
             # The setup's rules are the match's and the deal's: decoded once per load.
             match=None if d["match"] is None else Match.from_dict(d["match"], setup.rules),
             last_deal=d["last_deal"],
@@ -253,43 +276,18 @@ MAX_ENTROPY_STRINGS = 64
 class Action:
     """One logged change. ``kind`` is join (``by`` BY_ROBOT: a robot's seat from the
     start), leave, start, move, resign, robot (a robot takes the seat), return (its
-    player takes it back), annul_vote or entropy."""
+    player takes it back), annul_vote or entropy. Its stored form (the move in the
+    text notation) is the store's codec's (``store/codec.py``)."""
 
     kind: str
     seat: int = -1
-    move: str = ""  # the move in text notation, for kind "move"
+    move: Move | None = None  # for kind "move"
     name: str = ""  # the player's name, for kind "join"
     player_id: str = ""  # the app's id for the player, for kind "join"
     # For kind "move": BY_TIMEOUT or BY_ROBOT when the server played; for kind "join":
     # BY_ROBOT when the seat is a robot's from the start.
     by: str = BY_PLAYER
     text: str = ""  # the entropy string, for kind "entropy"
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "seat": self.seat}
-        if self.move:
-            d["move"] = self.move
-        if self.name:
-            d["name"] = self.name
-        if self.player_id:
-            d["player_id"] = self.player_id
-        if self.by:
-            d["by"] = self.by
-        if self.text:
-            d["text"] = self.text
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Action:
-        return cls(
-            str(d["kind"]),
-            int(d.get("seat", -1)),
-            str(d.get("move", "")),
-            str(d.get("name", "")),
-            str(d.get("player_id", "")),
-            str(d.get("by", "")),
-            str(d.get("text", "")),
-        )
 
     @property
     def actor(self) -> str:
@@ -298,7 +296,7 @@ class Action:
 
 
 def play_action(seat: int, move: Move, by: str = BY_PLAYER) -> Action:
-    return Action("move", seat, move=move_text(move), by=by)
+    return Action("move", seat, move=move, by=by)
 
 
 def apply_action(g: GameState, action: Action, version: int) -> None:
@@ -344,7 +342,9 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             raise GameError("NOT_A_ROBOT_SEAT", f"no robot plays seat {action.seat}")
         if action.by != BY_ROBOT and robot_seat:
             raise GameError("ROBOT_SEATED", "a robot plays this seat: call ReclaimSeat first")
-        move = parse_move(action.move)
+        move = action.move
+        if move is None:
+            raise InvalidMove("empty move")
         apply(g.match.deal, action.seat, move)
         if g.match.deal.is_over:
             _finish_deal(g, version)
@@ -461,7 +461,7 @@ def verifiable_deck(g: GameState, deal_number: int) -> list[int] | None:
     return fairness.deal_deck(secret, deal_number, g.entropy, g.setup.rules.jokers)
 
 
-def _check_status(g: GameState, wanted: str) -> None:
+def _check_status(g: GameState, wanted: GameStatus) -> None:
     if g.status == wanted:
         return
     if g.status == FINISHED:

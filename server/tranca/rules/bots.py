@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Protocol
 
-from .cards import JOKER, TWO, is_black_three
+from .cards import is_black_three, is_wild, rank_of, suit_of
 from .engine import legal_moves
 from .melds import BLACK_THREES
 from .moves import ADD, DISCARD, DRAW, MELD, REPLACE, TAKE, Move
@@ -31,10 +31,6 @@ class RandomBot:
 
     def choose(self, s: DealState, moves: list[Move]) -> Move:
         return moves[self.rng.randrange(len(moves))]
-
-
-def _is_wild(c: int) -> bool:
-    return c == JOKER or (c & 15) == TWO
 
 
 class GreedyBot:
@@ -62,12 +58,12 @@ class GreedyBot:
         if len(hand) == 1 and DISCARD in by_kind:
             return by_kind[DISCARD][0]
         grow = by_kind.get(REPLACE, []) + by_kind.get(ADD, [])
-        natural_grow = [m for m in grow if not _is_wild(m.cards[0])]
+        natural_grow = [m for m in grow if not is_wild(m.cards[0])]
         if natural_grow:
             # Grow the longest meld first: canastras are where the points are.
             return max(natural_grow, key=lambda m: (len(s.melds[m.meld].cards), -m.meld))
         melds = by_kind.get(MELD, [])
-        natural_melds = [m for m in melds if not any(_is_wild(c) for c in m.cards)]
+        natural_melds = [m for m in melds if not any(is_wild(c) for c in m.cards)]
         if natural_melds:
             return natural_melds[0]
         # A wild completes a canastra, or goes out.
@@ -86,13 +82,13 @@ class GreedyBot:
     def _keep_value(self, hand: list[int], card: int, s: DealState) -> tuple[int, float]:
         if is_black_three(card):
             return (0, self.rng.random())
-        if _is_wild(card):
+        if is_wild(card):
             return (100, self.rng.random())
         counts = Counter(hand)
-        rank, suit = card & 15, card >> 4
-        same_rank = sum(n for c, n in counts.items() if (c & 15) == rank) - 1
+        rank, suit = rank_of(card), suit_of(card)
+        same_rank = sum(n for c, n in counts.items() if rank_of(c) == rank) - 1
         neighbours = sum(
-            1 for c in counts if c >> 4 == suit and c != card and abs((c & 15) - rank) <= 2
+            1 for c in counts if suit_of(c) == suit and c != card and abs(rank_of(c) - rank) <= 2
         )
         on_table = any(m.side == s.side_of(s.turn) and card in m.accepts(s.rules) for m in s.melds)
         score = 3 * same_rank + (2 * neighbours if s.rules.sequences else 0) + 5 * on_table

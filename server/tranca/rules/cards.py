@@ -23,18 +23,35 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from typing import Final
 
 from .errors import quoted
 
-CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+# Final: mypyc inlines them where the engine tests a card (the hot paths).
+CLUBS: Final = 0
+DIAMONDS: Final = 1
+HEARTS: Final = 2
+SPADES: Final = 3
 SUITS = (CLUBS, DIAMONDS, HEARTS, SPADES)
 SUIT_LETTERS = "CDHS"
 RANK_LETTERS = "A23456789TJQK"
-ACE, TWO, THREE, KING = 1, 2, 3, 13
-JOKER = 64
+ACE: Final = 1
+TWO: Final = 2
+THREE: Final = 3
+KING: Final = 13
+JOKER: Final = 64  # suit 4, rank 0
 
 RED_SUITS = frozenset((DIAMONDS, HEARTS))
 BLACK_SUITS = frozenset((CLUBS, SPADES))
+
+# suit * 16 + 3, as literals so that mypyc inlines them.
+THREE_OF_CLUBS: Final = 3
+THREE_OF_DIAMONDS: Final = 19
+THREE_OF_HEARTS: Final = 35
+THREE_OF_SPADES: Final = 51
+
+
+# ----- what a card is: every test of a card's rank, suit or role goes through these ---
 
 
 def make_card(rank: int, suit: int) -> int:
@@ -44,7 +61,7 @@ def make_card(rank: int, suit: int) -> int:
 
 def rank_of(card: int) -> int:
     """The rank 1..13, or 0 for a joker."""
-    return 0 if card == JOKER else card & 15
+    return card & 15  # the joker is 64: suit 4, rank 0
 
 
 def suit_of(card: int) -> int:
@@ -52,18 +69,40 @@ def suit_of(card: int) -> int:
     return card >> 4
 
 
+def is_joker(card: int) -> bool:
+    return card == JOKER
+
+
+def is_two(card: int) -> bool:
+    return card & 15 == TWO
+
+
+def is_wild(card: int) -> bool:
+    """2s and jokers can act as wilds (a 2 may also be natural: see ``melds.classify``)."""
+    return card == JOKER or card & 15 == TWO
+
+
+def is_three(card: int) -> bool:
+    return card & 15 == THREE
+
+
 def is_red_three(card: int) -> bool:
-    return card == 16 + THREE or card == 32 + THREE
+    return card in (THREE_OF_DIAMONDS, THREE_OF_HEARTS)
 
 
 def is_black_three(card: int) -> bool:
-    return card == THREE or card == 48 + THREE
+    return card in (THREE_OF_CLUBS, THREE_OF_SPADES)
+
+
+def holds_red_three(cards: list[int]) -> bool:
+    """Whether ``cards`` hold a red three (membership tests: cheaper than a scan)."""
+    return THREE_OF_DIAMONDS in cards or THREE_OF_HEARTS in cards
 
 
 def _card_text(card: int) -> str:
     if card == JOKER:
         return "JK"
-    rank, suit = card & 15, card >> 4
+    rank, suit = rank_of(card), suit_of(card)
     if not (1 <= rank <= 13 and 0 <= suit <= 3):
         raise ValueError(f"not a card: {card}")
     return RANK_LETTERS[rank - 1] + SUIT_LETTERS[suit]

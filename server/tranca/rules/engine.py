@@ -12,7 +12,20 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from .cards import ALL_NATURAL_CARDS, JOKER, TWO, card_text, is_black_three, is_red_three
+from .cards import (
+    ACE,
+    ALL_NATURAL_CARDS,
+    JOKER,
+    TWO,
+    card_text,
+    holds_red_three,
+    is_black_three,
+    is_red_three,
+    is_wild,
+    make_card,
+    rank_of,
+    suit_of,
+)
 from .errors import InvalidMove, Reason, RuleViolation
 from .melds import (
     ACE_TO_ACE,
@@ -38,10 +51,10 @@ from .state import (
     OVER,
     PLAY_PHASE,
     DealState,
+    EndReason,
     deal_cards,
 )
 
-RED_THREE_D, RED_THREE_H = 16 + 3, 32 + 3
 VALID_CARDS = frozenset((*ALL_NATURAL_CARDS, JOKER))
 DISCARD_MOVES = {c: Move(DISCARD, NO_MELD, (c,)) for c in VALID_CARDS}
 CLEAN_KINDS = frozenset((CLEAN, REAL, ACE_TO_ACE))
@@ -264,7 +277,7 @@ def _take_onto_meld_problem(
         return RuleViolation(
             Reason.TOP_CARD_NOT_USED, f"the top card {card_text(top)} does not fit meld @{m.id}"
         )
-    top_is_wild = top == JOKER or (top & 15) == TWO
+    top_is_wild = is_wild(top)
     if s.pile_frozen and (
         top_is_wild or m.shape.kind != SET or m.shape.wilds or m.dirty_canastra or rep
     ):
@@ -297,10 +310,6 @@ def _take_new_meld_problem(
     return _hand_after_problem(s, side, n - 2 + rest, NO_MELD, shape, 3)
 
 
-def _is_wild_card(c: int) -> bool:
-    return c == JOKER or (c & 15) == TWO
-
-
 def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tuple[int, int, int]]:
     """Every multiset of three cards available in ``counts`` that forms a meld under
     ``rules`` (sorted tuples); with ``focus``, only those holding that card.
@@ -310,15 +319,11 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
     """
     if rules.run_low > TWO and not rules.twos_set:
         return _triples_without_low_ace(counts, rules, focus)
-    if focus >= 0 and not _is_wild_card(focus):
+    if focus >= 0 and not is_wild(focus):
         # Only cards of the focus card's rank or suit, and wilds, can share its meld.
-        fr, fs = focus & 15, focus >> 4
+        fr, fs = rank_of(focus), suit_of(focus)
         counts = Counter(
-            {
-                c: n
-                for c, n in counts.items()
-                if (c & 15) == fr or (c >> 4) == fs or c == JOKER or (c & 15) == TWO
-            }
+            {c: n for c, n in counts.items() if rank_of(c) == fr or suit_of(c) == fs or is_wild(c)}
         )
     low = rules.run_low
     sequences = rules.sequences
@@ -326,22 +331,22 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
     by_rank: dict[int, list[int]] = {}
     by_suit: dict[int, dict[int, int]] = {}
     for c in counts:
-        if c == JOKER:
+        if is_wild(c):
             wilds.append(c)
-            continue
-        r = c & 15
-        if r == TWO:
-            wilds.append(c)
+            if c == JOKER:
+                continue  # a 2 may also be natural here: it goes on to its rank
+        r = rank_of(c)
         vals = by_rank.get(r)
         if vals is None:
             by_rank[r] = [c]
         else:
             vals.append(c)
         if sequences:
-            pos = by_suit.get(c >> 4)
+            suit = suit_of(c)
+            pos = by_suit.get(suit)
             if pos is None:
-                pos = by_suit[c >> 4] = {}
-            if r == 1:
+                pos = by_suit[suit] = {}
+            if r == ACE:
                 pos[HIGH] = c
                 if low == 1:
                     pos[1] = c
@@ -351,11 +356,11 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
             elif r >= low:
                 pos[r] = c
     wilds.sort()
-    focus_wild = focus >= 0 and _is_wild_card(focus)
+    focus_wild = focus >= 0 and is_wild(focus)
     if focus >= 0 and not focus_wild:
-        fr = focus & 15
+        fr = rank_of(focus)
         by_rank = {fr: by_rank[fr]} if fr in by_rank else {}
-        fs = focus >> 4
+        fs = suit_of(focus)
         by_suit = {fs: by_suit[fs]} if fs in by_suit else {}
     max_w = min(rules.max_wilds_per_meld, 3 - rules.min_naturals)
     need = 3 - max_w  # naturals a set needs at the least
@@ -424,23 +429,20 @@ def _triples_without_low_ace(
     rank_total = [0] * 15
     by_rank: list[list[int]] = [[] for _ in range(15)]
     for c, n in counts.items():
-        if c == JOKER:
+        if is_wild(c):
             wilds.append(c)
             continue
-        r = c & 15
-        if r == TWO:
-            wilds.append(c)
-            continue
+        r = rank_of(c)
         rank_total[r] += n
         by_rank[r].append(c)
-        if r == 1:
-            masks[c >> 4] |= 1 << HIGH
+        if r == ACE:
+            masks[suit_of(c)] |= 1 << HIGH
         elif r >= low_rank:
-            masks[c >> 4] |= 1 << r
+            masks[suit_of(c)] |= 1 << r
     wilds.sort()
     if focus >= 0:
-        focus_wild = _is_wild_card(focus)
-        fr, fs = focus & 15, focus >> 4
+        focus_wild = is_wild(focus)
+        fr, fs = rank_of(focus), suit_of(focus)
     else:
         focus_wild = True
         fr = fs = -1
@@ -467,16 +469,15 @@ def _triples_without_low_ace(
         use_wilds = max_w >= 1 and bool(wilds)
         for suit in range(4) if focus_wild else (fs,):
             mask = masks[suit]
-            base = suit << 4
             t = mask & (mask >> 1) & (mask >> 2)
             while t:
                 low = t & -t
                 p = low.bit_length() - 1
                 t ^= low
                 if p == 12:  # Q K A: the ace's card value is the lowest
-                    add((base + 1, base + 12, base + 13))
+                    add((make_card(ACE, suit), make_card(12, suit), make_card(13, suit)))
                 else:
-                    add((base + p, base + p + 1, base + p + 2))
+                    add((make_card(p, suit), make_card(p + 1, suit), make_card(p + 2, suit)))
             if use_wilds:
                 for gap in (1, 2):
                     t = mask & (mask >> gap)
@@ -484,8 +485,8 @@ def _triples_without_low_ace(
                         low = t & -t
                         p = low.bit_length() - 1
                         t ^= low
-                        a = base + p
-                        b = base + 1 if p + gap == HIGH else base + p + gap
+                        a = make_card(p, suit)
+                        b = make_card(ACE if p + gap == HIGH else p + gap, suit)
                         for w in wilds:
                             add(_sorted3(a, b, w))
     if focus < 0:
@@ -717,7 +718,7 @@ def apply_unchecked(s: DealState, seat: int, move: Move) -> None:
         card = move.cards[0]
         hand.remove(card)
         s.pile.append(card)
-        if rules.wild_freezes_pile and (card == JOKER or (card & 15) == TWO):
+        if rules.wild_freezes_pile and is_wild(card):
             s.pile_frozen = True
         if not hand:
             if morto_available(s, side):
@@ -804,7 +805,7 @@ def _lay_red_threes(s: DealState, seat: int) -> None:
     hand = s.hands[seat]
     side = s.side_of(seat)
     rules = s.rules
-    while RED_THREE_D in hand or RED_THREE_H in hand:
+    while holds_red_three(hand):
         reds = [c for c in hand if is_red_three(c)]
         if not reds:
             return
@@ -863,7 +864,7 @@ def _start_turn(s: DealState, seat: int) -> None:
         s.morto_pending[side] = NOBODY
 
 
-def _end_deal(s: DealState, reason: str, went_out: int) -> None:
+def _end_deal(s: DealState, reason: EndReason, went_out: int) -> None:
     s.phase = OVER
     s.end_reason = reason
     s.went_out = went_out

@@ -13,7 +13,17 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .cards import ACE, JOKER, THREE, TWO, is_black_three, make_card
+from .cards import (
+    ACE,
+    JOKER,
+    THREE,
+    TWO,
+    is_black_three,
+    is_wild,
+    make_card,
+    rank_of,
+    suit_of,
+)
 from .errors import Reason
 from .presets import Rules
 
@@ -41,11 +51,6 @@ class Problem(NamedTuple):
     message: str
 
 
-def is_wild(card: int) -> bool:
-    """2s and jokers can act as wilds (a 2 may also be natural: see ``classify``)."""
-    return card == JOKER or (card & 15) == TWO
-
-
 def classify(
     cards: list[int], rules: Rules, min_wilds: int = 0, max_wilds: int = 99
 ) -> Shape | Problem:
@@ -59,7 +64,7 @@ def classify(
     """
     if len(cards) < 3:
         return Problem(Reason.INVALID_MELD, "a meld needs at least three cards")
-    naturals = [c for c in cards if c != JOKER and (c & 15) != TWO]
+    naturals = [c for c in cards if not is_wild(c)]
     if not naturals:
         if rules.twos_set and all(c != JOKER for c in cards):
             return Shape(SET, TWO, (), 0)
@@ -68,8 +73,8 @@ def classify(
         if rules.black_threes_when_going_out:
             return Shape(BLACK_THREES, THREE, (), 0)
         return Problem(Reason.THREES_CANNOT_BE_MELDED, "threes cannot be melded")
-    first = naturals[0] & 15
-    if all((c & 15) == first for c in naturals):
+    first = rank_of(naturals[0])
+    if all(rank_of(c) == first for c in naturals):
         as_set = _set_shape(cards, len(naturals), first, rules)
         if isinstance(as_set, Problem) and rules.sequences and rules.run_low <= TWO:
             # With the low ace a 2 of the suit can be natural: A-2-2 is a run A-2-(3).
@@ -115,11 +120,11 @@ def _run_shape(
         if c == JOKER:
             wilds += 1
             continue
-        r = c & 15
+        r = rank_of(c)
         if r == TWO:
-            twos.append(c >> 4)
+            twos.append(suit_of(c))
             continue
-        s = c >> 4
+        s = suit_of(c)
         if suit < 0:
             suit = s
         elif s != suit:
@@ -236,7 +241,7 @@ class Meld:
         """The shape this meld would have with ``card`` added: its wilds stay wild and
         its natural cards natural, so only the new card may add a wild."""
         wilds = self.shape.wilds
-        new_wild = 1 if card == JOKER or (card & 15) == TWO else 0
+        new_wild = 1 if is_wild(card) else 0
         return classify([*self.cards, card], rules, wilds, wilds + new_wild)
 
     def canastra_kind(self, rules: Rules) -> str | None:

@@ -5,7 +5,7 @@ A position need not hold a whole deck: it holds just the cards a scenario needs.
 >>> from tranca.rules.presets import make_rules
 >>> s = build_position(make_rules("tranca-000"), 2,
 ...     hands=["4H 5H 6H 9C", "KD KS"], melds=[(0, "7S 8S 9S")], pile="QC", stock="2C 3D")
->>> s.turn, s.phase, len(s.melds)
+>>> s.turn, str(s.phase), len(s.melds)
 (0, 'draw', 1)
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from .cards import parse_cards
 from .melds import Meld, Problem, classify
 from .presets import Rules
-from .state import DRAW_PHASE, NOBODY, DealState
+from .state import DRAW_PHASE, NOBODY, DealState, Phase
 
 
 def build_position(
@@ -29,7 +29,7 @@ def build_position(
     stock: str = "",
     mortos: Sequence[str | None] | None = None,
     turn: int = 0,
-    phase: str = DRAW_PHASE,
+    phase: Phase | str = DRAW_PHASE,
     red_threes: Sequence[str] | None = None,
     pile_frozen: bool = False,
     morto_taken: Sequence[bool] | None = None,
@@ -64,7 +64,7 @@ def build_position(
     s.turn = turn
     s.first_player = turn
     s.dealer = (turn - 1) % n_players
-    s.phase = phase
+    s.phase = Phase(phase)
     s.pile_frozen = pile_frozen
     s.has_melded = list(has_melded) if has_melded is not None else [False] * n_players
     return s

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .cards import is_red_three
+from .cards import is_red_three, is_three, rank_of
 from .engine import CLEAN_KINDS, side_canastra_kinds
 from .state import NOBODY, DealState
 
@@ -45,7 +45,7 @@ class SideScore:
 
 
 def card_points(card: int, values: tuple[int, ...]) -> int:
-    return values[0 if card == 64 else card & 15]
+    return values[rank_of(card)]  # a joker's rank is 0, its index in the values
 
 
 def score_deal(s: DealState) -> list[SideScore]:
@@ -93,7 +93,7 @@ def score_deal(s: DealState) -> list[SideScore]:
             if unused and seat == pending and not rules.unused_morto_cards_count:
                 continue  # the unused morto is paid as if never taken
             for c in s.hands[seat]:
-                if rules.three_in_hand_penalty and (c & 15) == 3:
+                if rules.three_in_hand_penalty and is_three(c):
                     hand_points += rules.three_in_hand_penalty
                 elif is_red_three(c):  # only from a morto not yet used: as in a morto (002)
                     hand_points += rules.red_three_value

@@ -11,14 +11,14 @@ from .engine import apply, apply_unchecked, legal_moves, new_deal, validate
 from .invariants import check_invariants
 from .presets import Rules
 from .scoring import score_deal
-from .state import DealState
+from .state import DealState, EndReason
 
 
 @dataclass
 class DealResult:
     moves: int
     scores: list[int]
-    end_reason: str
+    end_reason: EndReason
     went_out: int
     invariant_failures: list[str] = field(default_factory=list)
 
@@ -78,7 +78,8 @@ def simulate(
         total_moves += result.moves
         for k, v in enumerate(result.scores):
             sums[k] += v
-        reasons[result.end_reason] = reasons.get(result.end_reason, 0) + 1
+        reason = result.end_reason.value  # a plain str: the summary is JSON-ready
+        reasons[reason] = reasons.get(reason, 0) + 1
         failures += [f"deal {i}: {f}" for f in result.invariant_failures]
     elapsed = time.perf_counter() - started
     return {

@@ -8,19 +8,57 @@ players every seat is its own side. There is one morto per side.
 
 from __future__ import annotations
 
-from typing import Any
+from enum import StrEnum
+from typing import Any, Final
 
-from .cards import JOKER, is_red_three, shuffled_deck
+from .cards import is_red_three, is_wild, shuffled_deck
 from .melds import Meld
 from .presets import Rules, rules_from_dict
 
-DRAW_PHASE, PLAY_PHASE, OVER = "draw", "play", "over"
+
+class Phase(StrEnum):
+    """Where the player to act stands in the turn; the values are the stored ones."""
+
+    DRAW = "draw"  # must draw from the stock or take the discard pile
+    PLAY = "play"  # has drawn: melds, adds, then discards
+    OVER = "over"  # the deal is over
+
+
+class EndReason(StrEnum):
+    """Why a deal ended; the values are the stored ones (and the API's)."""
+
+    NONE = ""  # not over
+    BATIDA = "batida"  # a player went out
+    STOCK_OUT = "stock_out"  # the stock ran out
+    NO_MOVE = "no_legal_move"  # the player to act had no legal move
+
+
+# The names the engine has always used (Final: mypyc loads them as constants).
+DRAW_PHASE: Final = Phase.DRAW
+PLAY_PHASE: Final = Phase.PLAY
+OVER: Final = Phase.OVER
+END_BATIDA: Final = EndReason.BATIDA
+END_STOCK_OUT: Final = EndReason.STOCK_OUT
+END_NO_MOVE: Final = EndReason.NO_MOVE
 NOBODY = -1
 
-# Why a deal ended.
-END_BATIDA = "batida"
-END_STOCK_OUT = "stock_out"
-END_NO_MOVE = "no_legal_move"
+# Stored value -> member: a snapshot is loaded on every request, and a dict lookup
+# costs a small part of ``Phase(value)``'s.
+_PHASES: dict[str, Phase] = {p.value: p for p in Phase}
+_END_REASONS: dict[str, EndReason] = {r.value: r for r in EndReason}
+
+
+def phase_of(value: str) -> Phase:
+    """The phase stored as ``value``; ``ValueError`` for anything else."""
+    phase = _PHASES.get(value)
+    return Phase(value) if phase is None else phase
+
+
+def end_reason_of(value: str) -> EndReason:
+    """The end reason stored as ``value``; ``ValueError`` for anything else."""
+    reason = _END_REASONS.get(value)
+    return EndReason(value) if reason is None else reason
+
 
 SNAPSHOT_VERSION = 1
 
@@ -68,12 +106,12 @@ class DealState:
         self.red_threes: list[list[int]] = []
         self.red_unreplaced: list[int] = []
         self.turn = 0
-        self.phase = DRAW_PHASE
+        self.phase: Phase = DRAW_PHASE
         self.pile_frozen = False
         self.has_melded: list[bool] = [False] * n_players
         self.melded_this_turn = False
         self.went_out = NOBODY
-        self.end_reason = ""
+        self.end_reason: EndReason = EndReason.NONE
         self.move_count = 0
 
     @property
@@ -206,12 +244,12 @@ class DealState:
         s.red_threes = [list(r) for r in data["red_threes"]]
         s.red_unreplaced = list(data["red_unreplaced"])
         s.turn = int(data["turn"])
-        s.phase = str(data["phase"])
+        s.phase = phase_of(data["phase"])
         s.pile_frozen = bool(data["pile_frozen"])
         s.has_melded = list(data["has_melded"])
         s.melded_this_turn = bool(data["melded_this_turn"])
         s.went_out = int(data["went_out"])
-        s.end_reason = str(data["end_reason"])
+        s.end_reason = end_reason_of(data["end_reason"])
         s.move_count = int(data["move_count"])
         return s
 
@@ -268,7 +306,7 @@ def _turn_first_discard(s: DealState) -> None:
     stock and another card turned."""
     while True:
         card = s.stock.pop()
-        if card == JOKER or (card & 15) == 2 or is_red_three(card):
+        if is_wild(card) or is_red_three(card):
             s.stock.insert(len(s.stock) // 2, card)
             continue
         s.pile.append(card)

@@ -1,49 +1,199 @@
-"""What one seat, or a spectator, may see of a deal.
+"""What one seat, or a spectator, may see of a deal: the one place that decides it.
 
 A seat sees its own hand; the sizes of the other hands; every meld; the red
 threes laid down; the discard pile's top card (or the whole pile where the preset
-lays it open); the counts of the stock and of each morto (and a morto's cards
-where the preset deals them face up); whose turn and which phase. A spectator
-sees the same without any hand. Nothing else: no other hand, no stock card, no
-face-down morto card, no buried pile card.
+lays it open) and whether it is locked; the counts of the stock and of each morto
+(and a morto's cards where the preset deals them face up); whose turn and which
+phase. A spectator sees the same without any hand. Nothing else: no other hand, no
+stock card, no face-down morto card, no buried pile card.
+
+``view_of`` builds that view (a ``SeatView``, cards in the text notation); the
+API's converter only translates it to protobuf, and ``seat_view`` gives it as plain
+data (for tests, the CLI and bug reports).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
-from .cards import card_text
-from .melds import KIND_NAMES, RUN, run_layout
-from .presets import PileView
-from .state import DealState
+from .cards import ACE, TWO, card_text, rank_of, suit_of
+from .engine import pile_locked
+from .melds import HIGH, KIND_NAMES, RUN, Meld, run_layout
+from .presets import PileView, Rules
+from .state import DealState, EndReason, Phase
 
 SPECTATOR = -1
 
 
+class MeldView(NamedTuple):
+    """A meld as everyone sees it. ``cards`` are in the order shown: a run's in rank
+    order, each wild where it stands; a set's sorted."""
+
+    id: int
+    side: int
+    kind: str  # melds.KIND_NAMES: "set", "run", "black_threes"
+    cards: tuple[str, ...]
+    wilds: int
+    canastra: str | None  # the canastra kind (melds.CLEAN, ...), None if not one
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "side": self.side,
+            "kind": self.kind,
+            "cards": list(self.cards),
+            "wilds": self.wilds,
+            "canastra": self.canastra,
+        }
+
+
+@dataclass(slots=True)
+class SeatView:
+    """The deal as one seat (or a spectator, ``SPECTATOR``) may see it."""
+
+    preset: str
+    seat: int
+    n_players: int
+    dealer: int
+    turn: int
+    phase: Phase
+    hand: list[str] | None  # sorted; None unless ``seat`` holds a hand
+    hand_sizes: list[int]
+    melds: list[MeldView]
+    red_threes: list[list[str]]  # by side
+    pile_top: str | None  # None when the pile is empty
+    pile_size: int
+    pile: list[str] | None  # bottom to top, only where the preset lays the pile open
+    pile_frozen: bool
+    pile_locked: bool  # a black three on top locks it (``engine.pile_locked``)
+    stock_size: int
+    morto_sizes: list[int]  # by side; 0 once taken (or gone to the stock)
+    mortos: list[list[str] | None] | None  # by side, only where dealt face up
+    morto_taken: list[bool]
+    went_out: int
+    end_reason: EndReason
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (what ``seat_view`` returns)."""
+        return {
+            "preset": self.preset,
+            "seat": self.seat,
+            "n_players": self.n_players,
+            "turn": self.turn,
+            "phase": self.phase,
+            "dealer": self.dealer,
+            "hand": self.hand,
+            "hand_sizes": self.hand_sizes,
+            "melds": [m.to_dict() for m in self.melds],
+            "red_threes": self.red_threes,
+            "pile_top": self.pile_top,
+            "pile_size": self.pile_size,
+            "pile": self.pile,
+            "pile_frozen": self.pile_frozen,
+            "pile_locked": self.pile_locked,
+            "stock_size": self.stock_size,
+            "morto_sizes": self.morto_sizes,
+            "mortos": self.mortos,
+            "morto_taken": self.morto_taken,
+            "went_out": self.went_out,
+            "end_reason": self.end_reason,
+        }
+
+
+def view_of(s: DealState, seat: int) -> SeatView:
+    """The deal as ``seat`` may see it; ``SPECTATOR`` (or any seat that holds no hand)
+    sees no hand."""
+    rules = s.rules
+    pile = s.pile
+    mortos = s.mortos
+    # Positional: on every move's answer, and keywords cost three times as much here.
+    return SeatView(
+        rules.name,
+        seat,
+        s.n_players,
+        s.dealer,
+        s.turn,
+        s.phase,
+        sorted([card_text(c) for c in s.hands[seat]]) if 0 <= seat < s.n_players else None,
+        [len(h) for h in s.hands],
+        meld_views(s),
+        [[card_text(c) for c in r] for r in s.red_threes],
+        card_text(pile[-1]) if pile else None,
+        len(pile),
+        [card_text(c) for c in pile] if rules.pile_view == PileView.ALL else None,
+        s.pile_frozen,
+        pile_locked(s),
+        len(s.stock),
+        [0 if m is None else len(m) for m in mortos],
+        (
+            [None if m is None else [card_text(c) for c in m] for m in mortos]
+            if rules.mortos_face_up
+            else None
+        ),
+        list(s.morto_taken),
+        s.went_out,
+        s.end_reason,
+    )
+
+
+def seat_view(s: DealState, seat: int) -> dict[str, Any]:
+    """``view_of`` as plain data; ``SPECTATOR`` gives a spectator's view."""
+    return view_of(s, seat).to_dict()
+
+
+# ----- melds -------------------------------------------------------------------------
+
+# Each meld's view, by the rules it is shown under and by what it shows: a meld changes
+# on few moves and every view shows them all, so each distinct meld is laid out once.
+# Keyed by the Rules object's identity, which ``_LAID_OUT_RULES`` keeps alive so that
+# its id is never another's; bounded, so that the memory stays flat.
+_LAID_OUT: dict[tuple[Any, ...], MeldView] = {}
+_LAID_OUT_RULES: dict[int, Rules] = {}
+_LAID_OUT_KEPT = 16_384
+
+
+def meld_views(s: DealState) -> list[MeldView]:
+    """Every meld on the table, as everyone sees it."""
+    rules = s.rules
+    if len(_LAID_OUT) >= _LAID_OUT_KEPT:
+        _LAID_OUT.clear()
+        _LAID_OUT_RULES.clear()
+    _LAID_OUT_RULES[id(rules)] = rules
+    out = []
+    for m in s.melds:
+        key = (id(rules), m.id, m.side, m.dirty_canastra, m.shape, tuple(m.cards))
+        laid_out = _LAID_OUT.get(key)
+        if laid_out is None:
+            laid_out = _LAID_OUT[key] = _lay_out(m, rules)
+        out.append(laid_out)
+    return out
+
+
 def meld_view(s: DealState, meld_id: int) -> dict[str, Any]:
-    m = s.melds[meld_id]
+    """One meld as everyone sees it, as plain data (laid out afresh)."""
+    return _lay_out(s.melds[meld_id], s.rules).to_dict()
+
+
+def _lay_out(m: Meld, rules: Rules) -> MeldView:
     shape = m.shape
     if shape.kind == RUN:
         # Cards in rank order with each wild at the position it stands for.
-        slots = run_layout(shape, len(m.cards), s.rules)
+        slots = run_layout(shape, len(m.cards), rules)
         naturals_left = list(shape.naturals)
         by_rank: dict[int, int] = {}
         wilds: list[int] = []
-        pool = sorted(m.cards)
-        for c in pool:
-            r = 14 if (c & 15) == 1 else (c & 15)
-            if (c >> 4) == shape.key and c != 64:
-                if r in naturals_left and r not in by_rank:
-                    by_rank[r] = c
-                    naturals_left.remove(r)
+        for c in sorted(m.cards):
+            rank = rank_of(c)
+            if suit_of(c) == shape.key:  # a joker's suit (4) is never a run's
+                pos = HIGH if rank == ACE else rank
+                if pos in naturals_left and pos not in by_rank:
+                    by_rank[pos] = c
+                    naturals_left.remove(pos)
                     continue
-                if (c & 15) == 1 and 1 in naturals_left and 1 not in by_rank:
-                    by_rank[1] = c
-                    naturals_left.remove(1)
-                    continue
-                if (c & 15) == 2 and 2 in naturals_left and 2 not in by_rank:
-                    by_rank[2] = c
-                    naturals_left.remove(2)
+                if rank in (ACE, TWO) and rank in naturals_left and rank not in by_rank:
+                    by_rank[rank] = c  # the low ace, or a natural 2
+                    naturals_left.remove(rank)
                     continue
             wilds.append(c)
         ordered = []
@@ -56,50 +206,19 @@ def meld_view(s: DealState, meld_id: int) -> dict[str, Any]:
         cards = ordered
     else:
         cards = sorted(m.cards)
-    return {
-        "id": m.id,
-        "side": m.side,
-        "kind": KIND_NAMES[shape.kind],
-        "cards": [card_text(c) for c in cards],
-        "wilds": shape.wilds,
-        "canastra": m.canastra_kind(s.rules),
-    }
-
-
-def seat_view(s: DealState, seat: int) -> dict[str, Any]:
-    """The deal as ``seat`` may see it; ``SPECTATOR`` gives a spectator's view."""
-    rules = s.rules
-    view: dict[str, Any] = {
-        "preset": rules.name,
-        "seat": seat,
-        "n_players": s.n_players,
-        "turn": s.turn,
-        "phase": s.phase,
-        "dealer": s.dealer,
-        "hand": sorted(card_text(c) for c in s.hands[seat]) if seat >= 0 else None,
-        "hand_sizes": [len(h) for h in s.hands],
-        "melds": [meld_view(s, i) for i in range(len(s.melds))],
-        "red_threes": [[card_text(c) for c in r] for r in s.red_threes],
-        "pile_top": card_text(s.pile[-1]) if s.pile else None,
-        "pile_size": len(s.pile),
-        "pile": [card_text(c) for c in s.pile] if rules.pile_view == PileView.ALL else None,
-        "pile_frozen": s.pile_frozen,
-        "stock_size": len(s.stock),
-        "morto_sizes": [0 if m is None else len(m) for m in s.mortos],
-        "mortos": (
-            [None if m is None else [card_text(c) for c in m] for m in s.mortos]
-            if rules.mortos_face_up
-            else None
-        ),
-        "morto_taken": list(s.morto_taken),
-        "went_out": s.went_out,
-        "end_reason": s.end_reason,
-    }
-    return view
+    return MeldView(
+        m.id,
+        m.side,
+        KIND_NAMES[shape.kind],
+        tuple([card_text(c) for c in cards]),
+        shape.wilds,
+        m.canastra_kind(rules),
+    )
 
 
 def visible_cards(s: DealState, seat: int) -> list[int]:
-    """The cards ``seat`` may see, as a multiset (what the leak tests compare with)."""
+    """The cards ``seat`` may see, as a multiset: the leak tests' oracle, written
+    apart from ``view_of`` on purpose (they compare the two)."""
     out: list[int] = []
     if seat >= 0:
         out += s.hands[seat]

@@ -19,6 +19,7 @@ from ..app.game import (
     GameState,
     Setup,
 )
+from ..rules.moves import move_text, parse_move
 
 
 def dumps(value: Any) -> str:
@@ -67,9 +68,43 @@ def setup_from_text(text: str) -> Setup:
     return setup
 
 
+# ----- the log: one action per row -------------------------------------------------
+#
+# An action is stored as a compact JSON object with its fields in this order, each
+# left out when it has its default (the seat is always written):
+#
+#     {"kind":"move","seat":1,"move":"meld 4H 5H 6H","by":"robot"}
+#
+# A move is written in the text notation (``rules.moves``): the only place where a
+# logged move is text. The format is the log's since its first release; stored logs
+# are read back as they are (tests/service/test_codec.py).
+
+
 def action_text(action: Action) -> str:
-    return dumps(action.to_dict())
+    d: dict[str, Any] = {"kind": action.kind, "seat": action.seat}
+    if action.move is not None:
+        d["move"] = move_text(action.move)
+    if action.name:
+        d["name"] = action.name
+    if action.player_id:
+        d["player_id"] = action.player_id
+    if action.by:
+        d["by"] = action.by
+    if action.text:
+        d["text"] = action.text
+    return dumps(d)
 
 
 def action_from_text(text: str | bytes) -> Action:
-    return Action.from_dict(orjson.loads(text))
+    """The logged action; ``InvalidMove`` when its move is not in the notation."""
+    d = orjson.loads(text)
+    move = d.get("move")
+    return Action(
+        str(d["kind"]),
+        int(d.get("seat", -1)),
+        parse_move(str(move)) if move else None,
+        str(d.get("name", "")),
+        str(d.get("player_id", "")),
+        str(d.get("by", "")),
+        str(d.get("text", "")),
+    )

@@ -26,7 +26,7 @@ from typing import Any
 
 import structlog
 
-from .repository import NOTIFY_CHANNEL
+from .postgres import NOTIFY_CHANNEL
 
 log = structlog.get_logger("tranca.notify")
 

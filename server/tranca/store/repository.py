@@ -1,344 +1,59 @@
-"""Reads and the one write path of the service.
-
-Every change of a game goes through ``_write`` (from ``commit_move`` for a player's
-move, ``commit_action`` for the rest): the snapshot read (one query), the action
-applied by the pure game logic, then one write that stores the new snapshot only
-if the version is still the one read (compare-and-swap) together with the log row.
-A request id already in the log (the write meets its unique index, a moved-on
-version, or a refusal by the rules) gets the first answer instead.
+"""The game repository on a database (SQLite or PostgreSQL): every read of the
+games, their logs and their credentials, and the one write of a game's change
+(``commit``, through the move path's driver-level access, ``direct.py``). The use
+cases that decide what to write are in ``tranca.services``; this module only stores
+and loads, and turns the drivers' errors into the service's (``errors.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import secrets
-import sqlite3
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Row, func, insert, select, text, update
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from ..app.game import (
-    FINISHED,
-    PLATFORM_SCHEMA_VERSION,
-    PLAYING,
-    Action,
-    GameError,
-    GameState,
-    Setup,
-    apply_action,
-    rebuild,
+from ..app.deadlines import lease_deadline, turn_deadline
+from ..app.game import FINISHED, PLATFORM_SCHEMA_VERSION, WAITING, Action, Setup
+from ..services.credentials import hash_secret, new_api_key
+from ..services.errors import NotFound
+from ..services.moves import now_ms
+from ..services.ports import (
+    AppRecord,
+    Claim,
+    GameChange,
+    GameRecord,
+    LogRecord,
+    NewGame,
+    SeatGame,
+    SeatToken,
+    Stake,
+    TokenRecord,
 )
-from ..rules.errors import InvalidMove, RuleViolation
+from . import ledger, postgres, sqlite
 from .codec import (
     action_from_text,
     action_text,
     dumps,
+    loads,
     setup_from_text,
     state_from_text,
     state_text,
 )
 from .database import BUSY_TIMEOUT_MS, reader
-from .direct import (
-    HINT_IF_WATCHED_SQL,
-    NOTIFY_CHANNEL,
-    Claim,
-    DuplicateRequest,
-    MoveWrite,
-    NewGame,
-    SeatToken,
-    direct_access,
-    epoch_seconds,
-    sqlite_unavailable,
-)
-from .models import App, Game, MoveLog, PlayerToken, SeatPresence
+from .direct import Dialect, DirectAccess, GameInsert, MoveWrite, epoch_seconds
+from .errors import Bounded
+from .models import App, Game, MoveLog, PlayerToken, SeatPresence, TournamentGame, TournamentRecord
 
-__all__ = ["NOTIFY_CHANNEL", "Claim", "Store", "next_deadline"]
+__all__ = ["Store", "direct_access"]
 
 # Above every version a game can reach (BIGINT), for "the log to its end".
 MAX_VERSION = 2**62
-
-
-def _unavailable(exc: BaseException) -> bool:
-    """Whether ``exc`` means the database cannot be reached or answered too slowly
-    (as opposed to a bug, which must surface as one)."""
-    if isinstance(
-        exc,
-        OperationalError | InterfaceError | PoolTimeout | OSError | TimeoutError,
-    ):
-        return True
-    if isinstance(exc, sqlite3.Error):
-        return sqlite_unavailable(exc)
-    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
-        return True
-    try:
-        from asyncpg import exceptions as pg
-    except ImportError:  # pragma: no cover - asyncpg is a dependency
-        return False
-    # asyncpg's own errors arrive as they are (while a pool opens a connection) or
-    # wrapped by SQLAlchemy's adapter: look down the chain of causes.
-    seen: BaseException | None = exc
-    for _ in range(6):
-        if seen is None:
-            return False
-        if isinstance(
-            seen,
-            pg.PostgresConnectionError
-            | pg.CannotConnectNowError
-            | pg.InterfaceError
-            | pg.AdminShutdownError
-            | pg.CrashShutdownError,
-        ):
-            return True
-        # SQLSTATE class 08 (connection exception), 57P (operator intervention), 53
-        # (insufficient resources: too many connections, out of memory or disk) and
-        # 57014 (the statement timeout): the database cannot serve now.
-        state = str(getattr(seen, "sqlstate", "") or getattr(seen, "pgcode", "") or "")
-        if state.startswith(("08", "57P", "53")) or state == "57014":
-            return True
-        seen = getattr(seen, "orig", None) or seen.__cause__ or seen.__context__
-    return False
-
-
-def _raise_if_outage(exc: BaseException | None) -> None:
-    """``Unavailable`` in place of an error that means the database cannot serve now;
-    a bug, or a cancellation (not an ``Exception``), is left to propagate as it is."""
-    if isinstance(exc, Exception) and _unavailable(exc):
-        raise Unavailable(str(exc) or "database timeout") from exc
-
-
-class outages_as_unavailable:
-    """Errors that mean the database cannot serve now become ``Unavailable``; any
-    other error (a bug) surfaces as it is. A class rather than a generator-based
-    context manager: it wraps every database call of every move, where the
-    generator's creation, ``next`` and ``throw`` cost more than the test itself."""
-
-    __slots__ = ()
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
-    ) -> None:
-        _raise_if_outage(exc)
-
-
-class Bounded:
-    """A bounded database call: cancelled after ``seconds`` (``asyncio.timeout``),
-    its outages raised as ``Unavailable`` (``outages_as_unavailable``). One object
-    for both, used by each of a move's two database calls (see ``Store._guard``)."""
-
-    __slots__ = ("_deadline",)
-
-    def __init__(self, seconds: float) -> None:
-        self._deadline = asyncio.timeout(seconds)
-
-    async def __aenter__(self) -> None:
-        await self._deadline.__aenter__()
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any
-    ) -> None:
-        try:
-            # Past the deadline the block was cancelled: this raises TimeoutError.
-            await self._deadline.__aexit__(kind, exc, tb)
-        except Exception as timed_out:
-            _raise_if_outage(timed_out)
-            raise
-        _raise_if_outage(exc)
-
-
-class StoreError(Exception):
-    """Base of the storage errors the API maps to status codes."""
-
-
-class NotFound(StoreError):
-    pass
-
-
-class VersionConflict(StoreError):
-    def __init__(self, current: int) -> None:
-        super().__init__(f"the game is at version {current}")
-        self.current = current
-
-
-class RequestIdReused(StoreError):
-    pass
-
-
-class Unavailable(StoreError):
-    """The database cannot be reached or answered too slowly."""
-
-
-def hash_secret(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def new_secret() -> str:
-    """256 random bits, URL-safe."""
-    return secrets.token_urlsafe(32)
-
-
-def new_seat_token(
-    seat: int,
-    name: str,
-    player_id: str | None = None,
-    address: str = "",
-    *,
-    expires_at: int,
-) -> tuple[str, SeatToken]:
-    """A new player token for ``seat``, valid until ``expires_at`` (epoch ms): the
-    token the player is given, and the row (its hash) written with the join."""
-    token = "tp_" + new_secret()
-    return token, SeatToken(hash_secret(token), seat, name, player_id, address, expires_at)
-
-
-@dataclass(frozen=True)
-class AppRecord:
-    id: str
-    name: str
-    permissions: frozenset[str]
-
-
-@dataclass(frozen=True)
-class TokenRecord:
-    game_id: str
-    seat: int
-    player_name: str
-    # The token's hash: what identifies this credential (its rate limit, its watches).
-    token_hash: str
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    id: str
-    app_id: str
-    status: str
-    version: int
-    label: str
-    created_at: float
-    state: GameState
-    deadline_at: int | None = None  # when the sweeper looks next (epoch ms)
-
-    @classmethod
-    def from_row(cls, row: Row[Any]) -> GameRecord:
-        return cls(
-            id=row.id,
-            app_id=row.app_id,
-            status=row.status,
-            version=int(row.version),
-            label=row.label,
-            created_at=epoch_seconds(row.created_at),
-            state=state_from_text(row.snapshot, row.setup),
-            deadline_at=row.deadline_at,
-        )
-
-
-@dataclass(frozen=True)
-class SeatGame:
-    """A player token's seat and its game, read together (the move path's one read)."""
-
-    player: TokenRecord
-    app_id: str
-    version: int
-    state: GameState
-    deadline_at: int | None = None  # games.deadline_at at that version (epoch ms)
-
-
-@dataclass(frozen=True)
-class LogRecord:
-    version: int
-    seat: int
-    action: Action
-    request_id: str | None
-    actor: str
-    created_at: float
-
-
-@dataclass(frozen=True)
-class Committed:
-    version: int
-    state: GameState
-    replayed: bool  # True: the request id was already in the log
-    # Whether the write set games.deadline_at, and to what (None: cleared).
-    deadline_set: bool = False
-    deadline_at: int | None = None
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-TurnPoint = tuple[str, int, int]
-
-
-def turn_point(g: GameState) -> TurnPoint:
-    """Status, deal number and seat to act: a turn starts when this changes."""
-    deal = g.deal
-    return (g.status, g.deal_number, -1 if deal is None else deal.turn)
-
-
-def turn_deadline(ms: int) -> int:
-    """A deadline a write sets is even, a sweeper's lease odd (``lease_deadline``), so
-    that a sweeper never mistakes a new turn's deadline for its own lease (they could
-    otherwise fall on the same millisecond: a 30 s turn and a 30 s lease)."""
-    return ms & ~1
-
-
-def lease_deadline(ms: int) -> int:
-    """See ``turn_deadline``."""
-    return ms | 1
-
-
-def next_deadline(
-    before: TurnPoint, g: GameState, action: Action, now: int
-) -> tuple[bool, int | None]:
-    """games.deadline_at after ``action`` took the game from ``before`` to ``g``:
-    (whether to set it, the value). Only called for tables with timers.
-
-    A finished game needs no sweeper (None). A new turn (the game started, the turn
-    passed, a new deal, or the player to act took their seat back from a robot)
-    starts a clock: none for a robot's turn (it plays at once), else the turn's time,
-    else the robot grace period. Anything else within a turn leaves the deadline
-    alone, which also keeps a sweeper's lease while it plays a turn's moves."""
-    status = g.status
-    if status == FINISHED:
-        return True, None
-    if status != PLAYING:
-        return False, None
-    point = turn_point(g)
-    turn = point[2]
-    if point == before and not (action.kind == "return" and action.seat == turn):
-        return False, None
-    if turn in g.robots:
-        return True, turn_deadline(now)
-    table = g.setup.table
-    if table.turn_seconds:
-        return True, turn_deadline(now + table.turn_seconds * 1000)
-    if table.robot_grace_seconds:
-        return True, turn_deadline(now + table.robot_grace_seconds * 1000)
-    return False, None
-
-
-def apply_timed(state: GameState, action: Action, version: int) -> tuple[bool, int | None]:
-    """``apply_action`` (raising, and changing nothing, if it is refused), and the
-    deadline the write must set (``next_deadline``). Tables without timers pay one
-    attribute test here, and their writes two constant parameters."""
-    before = turn_point(state) if state.setup.table.timed else None
-    apply_action(state, action, version)
-    if before is None:
-        return False, None
-    return next_deadline(before, state, action, now_ms())
 
 
 class Store:
@@ -347,7 +62,6 @@ class Store:
     def __init__(
         self,
         engine: AsyncEngine,
-        on_commit: Callable[[str, int], Awaitable[None]] | None = None,
         observe: Callable[[str, float], None] | None = None,
         timeout: float = 5.0,
         pool_size: int = 10,
@@ -365,10 +79,11 @@ class Store:
         )
         self.reads = reader(engine)
         self.is_postgres = engine.dialect.name == "postgresql"
+        # The writes of games and of the log inside a SQLAlchemy transaction.
+        self.sql: Dialect = postgres if self.is_postgres else sqlite
         # SQLite has one writer at a time; queueing writers here instead of in
         # SQLite's busy handler (which sleeps and retries) keeps latency flat.
         self._write_lock: asyncio.Lock | None = None if self.is_postgres else asyncio.Lock()
-        self._on_commit = on_commit
         self._observe = observe
 
     def _guard(self) -> Bounded:
@@ -379,11 +94,6 @@ class Store:
         """On SQLite, every write of this process waits here, in turn, rather than in
         SQLite's busy handler (which sleeps in growing steps): see ``_write_lock``."""
         return self._write_lock or contextlib.nullcontext()
-
-    def _deadline(self) -> asyncio.Timeout:
-        """Every database call is bounded: a slow database answers UNAVAILABLE rather
-        than holding the caller (and a connection) indefinitely."""
-        return asyncio.timeout(self.timeout)
 
     @contextlib.asynccontextmanager
     async def reading(self) -> AsyncIterator[AsyncConnection]:
@@ -419,7 +129,7 @@ class Store:
         self, name: str, permissions: frozenset[str] = frozenset()
     ) -> tuple[str, str]:
         """A new app and its API key (returned once; only its hash is stored)."""
-        key = "tk_" + new_secret()
+        key = new_api_key()
         app_id = uuid.uuid4().hex
         async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             await conn.execute(
@@ -457,6 +167,13 @@ class Store:
         async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             done = await conn.execute(update(App).where(App.id == app_id).values(revoked=True))
         return bool(done.rowcount)
+
+    async def chip_balance(self, app_id: str, player_id: str) -> int:
+        """A player's chips now (0 for a player the app never granted any)."""
+        from ..platform import chips
+
+        async with self.reading() as conn:
+            return await ledger.balance(conn, app_id, chips.player_account(player_id))
 
     async def app_by_key(self, key: str) -> AppRecord | None:
         started = time.perf_counter()
@@ -512,48 +229,58 @@ class Store:
             row.deadline_at,
         )
 
-    async def add_spectator(self, game_id: str, name: str, expires_at: int) -> str:
-        """A spectator's token for the game, valid until ``expires_at`` (epoch ms)."""
-        token = "tp_" + new_secret()
+    async def add_token(self, game_id: str, token: SeatToken) -> None:
+        """A token written without a change of the game: a spectator's."""
+        await self.add_tokens([(game_id, token)])
+
+    async def add_tokens(self, tokens: Sequence[tuple[str, SeatToken]]) -> None:
+        """Tokens written without a change of their games (``(game_id, token)``
+        pairs), in one transaction: the only insert of ``player_tokens`` besides a
+        change's own (a join's, in ``postgres.py`` and ``sqlite.py``)."""
+        if not tokens:
+            return
         async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             await conn.execute(
-                insert(PlayerToken).values(
-                    token_hash=hash_secret(token),
-                    game_id=game_id,
-                    seat=-1,
-                    player_name=name,
-                    revoked=False,
-                    expires_at=expires_at,
-                )
+                insert(PlayerToken),
+                [
+                    {
+                        "token_hash": t.token_hash,
+                        "game_id": game_id,
+                        "seat": t.seat,
+                        "player_name": t.player_name,
+                        "revoked": False,
+                        "player_id": t.player_id,
+                        "address": t.address,
+                        "expires_at": t.expires_at,
+                    }
+                    for game_id, t in tokens
+                ],
             )
-        return token
 
     # ----- games -------------------------------------------------------------------
 
-    async def create_game(
-        self,
-        app_id: str,
-        setup: Setup,
-        state: GameState,
-        label: str,
-        invite_hash: str | None = None,
-    ) -> str:
-        game_id = uuid.uuid4().hex
-        new = NewGame(
-            game_id,
-            app_id,
-            state.status,
+    def game_insert(self, new: NewGame) -> GameInsert:
+        """A new game's row (its id: ``new.game_id``, or a new one)."""
+        setup = new.setup
+        return GameInsert(
+            new.game_id or uuid.uuid4().hex,
+            new.app_id,
+            new.state.status,
             setup.rules.name,
             setup.players,
-            label,
+            new.label,
             dumps(setup.to_dict()),
-            state_text(state, self.snapshot_schema),
+            state_text(new.state, self.snapshot_schema),
             self.snapshot_schema,
-            invite_hash,
+            new.invite_hash,
         )
+
+    async def create_game(self, new: NewGame) -> str:
+        """Store a new game at version 0; its id."""
+        row = self.game_insert(new)
         async with self._guard(), self._one_writer():
-            await self.direct.insert_game(new)
-        return game_id
+            await self.direct.insert_game(row)
+        return row.id
 
     async def invite_hash(self, game_id: str) -> str | None:
         """SHA-256 of a private table's invite code; None for a public table."""
@@ -612,14 +339,14 @@ class Store:
                 .scalar_subquery()
             )
             q = q.where(
-                Game.status == "waiting",
+                Game.status == WAITING,
                 Game.invite_hash.is_(None),
                 seats_held + robots_seated < Game.players,
             )
         q = q.order_by(Game.created_at.desc(), Game.id).limit(limit).offset(offset)
         async with self._guard(), self.reads.connect() as conn:
             rows = (await conn.execute(q)).all()
-        return [GameRecord.from_row(r) for r in rows]
+        return [_game_record(r) for r in rows]
 
     async def log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
         """The game's log after version ``after`` (up to ``upto``), in order. Through
@@ -640,6 +367,36 @@ class Store:
             for version, seat, action, request_id, actor, created_at in rows
         ]
 
+    async def duplicate_round_in_play(self, game_id: str) -> bool:
+        """Whether ``game_id`` is a table of a duplicate tournament round some of whose
+        games are not finished (GetReplay then hides the deals' decks and the seed: the
+        other tables are dealt the same cards). False for a game of no tournament.
+        Every table of a round is written in one transaction with its pairing, so the
+        round's games read here are all of them."""
+        link_q = select(TournamentGame.tournament_id, TournamentGame.round).where(
+            TournamentGame.game_id == game_id
+        )
+        async with self.reading() as conn:
+            link = (await conn.execute(link_q)).first()
+            if link is None:
+                return False
+            config_q = select(TournamentRecord.config).where(
+                TournamentRecord.id == link.tournament_id
+            )
+            config = (await conn.execute(config_q)).scalar_one_or_none()
+            if config is None or not loads(config).get("duplicate", False):
+                return False
+            round_q = (
+                select(Game.status)
+                .join(TournamentGame, Game.id == TournamentGame.game_id)
+                .where(
+                    TournamentGame.tournament_id == link.tournament_id,
+                    TournamentGame.round == link.round,
+                )
+            )
+            statuses = (await conn.execute(round_q)).scalars().all()
+        return any(status != FINISHED for status in statuses)
+
     async def count_games(self) -> dict[str, int]:
         async with self._guard(), self.reads.connect() as conn:
             rows = (
@@ -647,279 +404,66 @@ class Store:
             ).all()
         return {str(r[0]): int(r[1]) for r in rows}
 
-    # ----- the write path ----------------------------------------------------------
+    # ----- the write of a game's change ---------------------------------------------
 
-    async def commit_action(
-        self,
-        game_id: str,
-        action: Action,
-        *,
-        expected_version: int | None,
-        request_id: str | None = None,
-        actor: str = "player",
-        new_token: SeatToken | None = None,
-        revoke_seat: int | None = None,
-    ) -> Committed:
-        """Apply ``action`` to the game as it is now (see the module's doc): joins,
-        starts, leaves and resignations. ``new_token`` is a seat's
-        token written with the action; ``revoke_seat`` revokes a seat's tokens.
-
-        Without ``expected_version`` the action applies to whatever version is
-        current: a lost race re-reads the game and tries again (a few times).
-        Raises ``NotFound``, ``VersionConflict``, ``RequestIdReused``, ``Unavailable``,
-        or the game logic's own errors; on any error nothing is written.
-        """
+    async def commit(self, change: GameChange) -> bool:
+        """Write ``change`` whole if the game is still at ``change.version`` (True),
+        or nothing (False). ``DuplicateRequest`` if its request id is in the log."""
         started = time.perf_counter()
-        token = new_token
-        # A retry of a request already logged is found by ``_write`` (it meets the
-        # request id's index, or the action is refused now): no look-up up front.
-        with outages_as_unavailable():
-            for attempt in range(5):
-                async with self._guard():
-                    row = await self.direct.game(game_id)
-                if row is None:
-                    raise NotFound(f"no game {game_id}")
-                try:
-                    result = await self._write(
-                        game_id,
-                        row.version,
-                        state_from_text(row.snapshot, row.setup),
-                        action,
-                        expected_version,
-                        request_id,
-                        actor,
-                        new_token=token,
-                        revoke_seat=revoke_seat,
-                    )
-                    break
-                except VersionConflict:
-                    if expected_version is not None or attempt == 4:
-                        raise
-            else:  # pragma: no cover - the loop either breaks or raises
-                raise AssertionError("unreachable")
-        return await self._finished(game_id, result, started)
-
-    async def commit_action_with(
-        self,
-        game_id: str,
-        action: Action,
-        also: Callable[[AsyncConnection, str, GameState], Awaitable[None]],
-    ) -> Committed:
-        """``action`` applied to the game as it is now and written as ``_write`` writes
-        it (snapshot at the next version and a log row), in one transaction with what
-        ``also(conn, app_id, new_state)`` writes on the same connection: both or
-        neither (a staked start and its chip postings). The game's row is locked
-        while it runs (PostgreSQL), or the one writer holds the file (SQLite). Not a
-        hot path: SQLAlchemy, not ``direct``."""
-        started = time.perf_counter()
-        with outages_as_unavailable():
-            async with self._deadline(), self._one_writer(), self.engine.begin() as conn:
-                row = (
-                    await conn.execute(
-                        select(Game.app_id, Game.version, Game.snapshot, Game.setup)
-                        .where(Game.id == game_id)
-                        .with_for_update()
-                    )
-                ).first()
-                if row is None:
-                    raise NotFound(f"no game {game_id}")
-                version = int(row.version)
-                state = state_from_text(row.snapshot, row.setup)
-                deadline_set, deadline_at = apply_timed(state, action, version + 1)
-                now = datetime.now(UTC)
-                values: dict[str, Any] = {
-                    "version": version + 1,
-                    "status": state.status,
-                    "snapshot": state_text(state, self.snapshot_schema),
-                    "updated_at": now,
-                }
-                if deadline_set:  # as ``_write``: a timed table's clock starts
-                    values["deadline_at"] = deadline_at
-                done = await conn.execute(
-                    update(Game).where(Game.id == game_id, Game.version == version).values(values)
-                )
-                if done.rowcount != 1:  # pragma: no cover - the row is locked
-                    raise VersionConflict(-1)
-                await conn.execute(
-                    insert(MoveLog).values(
-                        game_id=game_id,
-                        version=version + 1,
-                        seat=action.seat,
-                        action=action_text(action),
-                        request_id=None,
-                        actor=action.actor,
-                        created_at=now,
-                    )
-                )
-                await also(conn, str(row.app_id), state)
-                if self.is_postgres:
-                    # As every write of a game: the replicas' watchers (if it has any)
-                    # hear of it at commit.
-                    await conn.execute(
-                        text(HINT_IF_WATCHED_SQL.format(":game_id", ":payload")),
-                        {"game_id": game_id, "payload": f"{game_id}:{version + 1}"},
-                    )
-        result = Committed(version + 1, state, False, deadline_set, deadline_at)
-        return await self._finished(game_id, result, started)
-
-    async def commit_move(
-        self,
-        loaded: SeatGame,
-        action: Action,
-        *,
-        expected_version: int,
-        request_id: str | None,
-        actor: str = "player",
-    ) -> Committed:
-        """A player's action on the game ``loaded`` by ``seat_game``: applied to that
-        state and written only if the game is still at that version (the move path).
-
-        A retry of a request already logged gets its first answer; a stale
-        ``expected_version`` is a ``VersionConflict``; the game logic's refusals
-        propagate; on any error nothing is written.
-        """
-        started = time.perf_counter()
-        game_id = loaded.player.game_id
-        with outages_as_unavailable():
-            result = await self._write(
-                game_id,
-                loaded.version,
-                loaded.state,
-                action,
-                expected_version,
-                request_id,
-                actor,
-            )
-        return await self._finished(game_id, result, started)
-
-    async def _finished(self, game_id: str, result: Committed, started: float) -> Committed:
-        """Timing, and the watchers woken for a new version (not for a replay)."""
-        self._timed("replay" if result.replayed else "commit", started)
-        if self._on_commit is not None and not result.replayed:
-            await self._on_commit(game_id, result.version)
-        return result
-
-    async def _write(
-        self,
-        game_id: str,
-        version: int,
-        state: GameState,
-        action: Action,
-        expected_version: int | None,
-        request_id: str | None,
-        actor: str,
-        *,
-        new_token: SeatToken | None = None,
-        revoke_seat: int | None = None,
-    ) -> Committed:
-        """``action`` applied to ``state`` (read at ``version``) and written if the game
-        is still at that version: the one write of every change of a game."""
-        if action.by:
-            actor = action.actor  # the server played it: "timeout" or "robot"
-        try:
-            if expected_version is not None and expected_version != version:
-                raise VersionConflict(version)
-            try:
-                deadline_set, deadline_at = apply_timed(state, action, version + 1)
-            except (GameError, InvalidMove, RuleViolation):
-                # Refused now, but perhaps because this very request was applied
-                # already (a retry racing its first attempt, or with a fresher
-                # version): then the first answer; a reused id, REQUEST_ID_REUSED.
-                if request_id:
-                    first = await self._first_answer(game_id, request_id, action)
-                    if first is not None:
-                        return first
-                raise
-            write = MoveWrite(
-                game_id,
-                version,
-                state.status,
-                state_text(state, self.snapshot_schema),
-                action.seat,
-                action_text(action),
-                request_id,
-                actor,
-                new_token,
-                revoke_seat,
-                deadline_set,
-                deadline_at,
-            )
-            async with self._deadline(), self._one_writer():
+        write = self.move_write(change)
+        if change.stake is not None:
+            written = await self._commit_staked(write, change.stake)
+        else:
+            async with self._guard(), self._one_writer():
                 written = await self.direct.write_move(write)
-            if not written:
-                raise VersionConflict(-1)
-        except (VersionConflict, DuplicateRequest) as exc:
-            # A retry of a change already made (its expected version is now stale, or
-            # its request id is taken): the first answer. Otherwise a lost race.
-            if request_id:
-                first = await self._first_answer(game_id, request_id, action)
-                if first is not None:
-                    return first
-            if isinstance(exc, DuplicateRequest):
-                raise RequestIdReused(
-                    f"request id {request_id!r} was used for another action"
-                ) from None
-            if exc.current >= 0:
-                raise
-            raise VersionConflict(await self._current_version(game_id)) from None
-        return Committed(version + 1, state, False, deadline_set, deadline_at)
+        self._timed("commit", started)
+        return written
 
-    async def _first_answer(
-        self, game_id: str, request_id: str, action: Action
-    ) -> Committed | None:
-        async with self._guard(), self.reads.connect() as conn:
-            return await self._logged_request(conn, game_id, request_id, action)
-
-    async def _logged_request(
-        self, conn: AsyncConnection, game_id: str, request_id: str, action: Action
-    ) -> Committed | None:
-        row = (
-            await conn.execute(
-                select(MoveLog.version, MoveLog.action).where(
-                    MoveLog.game_id == game_id, MoveLog.request_id == request_id
-                )
-            )
-        ).first()
-        if row is None:
-            return None
-        if action_from_text(row.action) != action:
-            raise RequestIdReused(f"request id {request_id!r} was used for another action")
-        # The first answer: the game as that action left it, folded from the log.
-        version = int(row.version)
-        setup_row = (await conn.execute(select(Game.setup).where(Game.id == game_id))).first()
-        assert setup_row is not None
-        logged = (
-            await conn.execute(
-                select(MoveLog.action)
-                .where(MoveLog.game_id == game_id, MoveLog.version <= version)
-                .order_by(MoveLog.version)
-            )
-        ).all()
-        state = rebuild(
-            setup_from_text(setup_row.setup), [action_from_text(r.action) for r in logged]
+    def move_write(self, change: GameChange) -> MoveWrite:
+        """A change as the databases write it: its snapshot and log row as text."""
+        action = change.action
+        return MoveWrite(
+            change.game_id,
+            change.version,
+            change.state.status,
+            state_text(change.state, self.snapshot_schema),
+            action.seat,
+            action_text(action),
+            change.request_id,
+            change.actor,
+            change.new_token,
+            change.revoke_seat,
+            change.deadline_set,
+            change.deadline_at,
         )
-        return Committed(version, state, replayed=True)
 
-    async def _current_version_in(self, conn: AsyncConnection, game_id: str) -> int:
-        row = (await conn.execute(select(Game.version).where(Game.id == game_id))).first()
+    async def _commit_staked(self, w: MoveWrite, stake: Stake) -> bool:
+        """A change with every seat's stake taken into the match's pot, in one
+        transaction: both or neither (``chips.InsufficientChips`` rolls it back)."""
+        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
+            if not await self.sql.run_change(conn, w):
+                return False
+            await ledger.stake(conn, stake.app_id, w.game_id, list(stake.player_ids), stake.amount)
+        return True
+
+    async def logged_request(self, game_id: str, request_id: str) -> tuple[int, Action] | None:
+        """The version and action a request id was logged with, if it was."""
+        async with self._guard(), self.reads.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(MoveLog.version, MoveLog.action).where(
+                        MoveLog.game_id == game_id, MoveLog.request_id == request_id
+                    )
+                )
+            ).first()
+        return None if row is None else (int(row.version), action_from_text(row.action))
+
+    async def current_version(self, game_id: str) -> int:
+        async with self._guard(), self.reads.connect() as conn:
+            row = (await conn.execute(select(Game.version).where(Game.id == game_id))).first()
         return -1 if row is None else int(row.version)
 
-    async def _current_version(self, game_id: str) -> int:
-        async with self._guard(), self.reads.connect() as conn:
-            return await self._current_version_in(conn, game_id)
-
     # ----- timers, robots and presence (the sweeper's side) ------------------------
-
-    async def commit_server_action(
-        self, game_id: str, version: int, state: GameState, action: Action, actor: str
-    ) -> Committed:
-        """An action the server takes for a seat (a robot's or a timed-out turn's move,
-        a robot taking a seat) on ``state`` read at ``version``: written only if the
-        game is still there (``VersionConflict`` otherwise). ``state`` is changed."""
-        started = time.perf_counter()
-        with outages_as_unavailable():
-            result = await self._write(game_id, version, state, action, version, None, actor)
-        return await self._finished(game_id, result, started)
 
     async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[Claim]:
         """Claim up to ``limit`` overdue games for ``lease_ms`` (see ``Claim``)."""
@@ -992,3 +536,29 @@ class Store:
                 await conn.execute(select(Game.version, Game.deadline_at).where(Game.id == game_id))
             ).first()
         return (-1, None) if row is None else (int(row.version), row.deadline_at)
+
+
+def _game_record(row: Row[Any]) -> GameRecord:
+    """A ``games`` row read through SQLAlchemy, as the use cases see a game."""
+    return GameRecord(
+        id=row.id,
+        app_id=row.app_id,
+        status=row.status,
+        version=int(row.version),
+        label=row.label,
+        created_at=epoch_seconds(row.created_at),
+        state=state_from_text(row.snapshot, row.setup),
+        deadline_at=row.deadline_at,
+    )
+
+
+def direct_access(
+    url: URL, *, pool_size: int, timeout_ms: int, busy_timeout_ms: int
+) -> DirectAccess:
+    """The move path's access to the database at ``url`` (``direct.py``)."""
+    if url.get_backend_name() == "sqlite":
+        database = url.database or ""
+        if not database or database == ":memory:":
+            raise ValueError("the service needs a SQLite file, not an in-memory database")
+        return sqlite.SqliteDirect(database, busy_timeout_ms)
+    return postgres.PostgresDirect(url, pool_size, timeout_ms)

@@ -76,7 +76,7 @@ def db_latency(op: str) -> Any:
     return DB_LATENCY.labels(op)
 
 
-# ----- friendly annulment and verifiable deals (api/table_actions.py) -----------------
+# ----- friendly annulment and verifiable deals (services/tables.py) -----------------
 ANNUL_VOTES = Counter("tranca_annul_votes_total", "Votes to annul a match (VoteAnnul)")
 ANNULMENTS = Counter(
     "tranca_annulments_total", "Matches annulled by agreement (003 'anular partida')"
@@ -88,11 +88,10 @@ ENTROPY_ADDED = Counter(
 # ----- tournaments (TournamentService) ------------------------------------------------
 # Set after every change a TournamentService call makes; a game's result that ends a
 # tournament is recorded by the settlement, so server.py's periodic refresh (with the
-# games-by-status gauge) sets it too, from tournament_store.count_running.
+# games-by-status gauge) sets it too, from TournamentStore.count_running.
 TOURNAMENTS_RUNNING = Gauge("tranca_tournaments_running", "Tournaments running (every app's)")
 
-# ----- ratings, ranking points and chips (store/settlement.py, store/starting.py, -----
-# ----- api/players.py) ----------------------------------------------------------------
+# ----- ratings, ranking points and chips (services/settlement.py, matches.py, players.py)
 MATCHES_SETTLED = Counter(
     "tranca_matches_settled_total",
     "Finished matches settled, by outcome: rated (competitive), annulled, practice",
@@ -108,7 +107,7 @@ CHIPS_MOVED = Counter(
     ["purpose"],
 )
 
-# ----- Turn timers and robots (store/sweeper.py, api/presence.py) -----------------------
+# ----- Turn timers and robots (services/timers.py, services/presence.py) -----------------------
 TURN_TIMEOUTS = Counter(
     "tranca_turn_timeouts_total", "Turns whose time ran out and which the server played"
 )

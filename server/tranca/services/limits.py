@@ -14,9 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import grpc
-
-from .errors import ApiError
+from .errors import Refusal, Refused
 
 # Player tokens' lifetimes, in seconds (JoinGameRequest.token_lifetime_seconds): the
 # server's default, which its operator may change (``--token-lifetime``), and the
@@ -90,8 +88,8 @@ class WatchCounts:
         """One slot of ``key`` for the life of the block, or TOO_MANY_WATCHES."""
         held = self._open.get(key, 0)
         if held >= cap:
-            raise ApiError(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
+            raise Refused(
+                Refusal.EXHAUSTED,
                 "TOO_MANY_WATCHES",
                 f"at most {cap} open watches per credential: close one first",
             )

@@ -2,7 +2,7 @@
 robots' turns and settle finished matches, each exactly once (see run_once).
 
 games.deadline_at says when a game needs the sweeper next (written with every move
-that starts a turn, see ``repository.next_deadline``). A sweep claims the overdue
+that starts a turn, see ``app.deadlines.next_deadline``). A sweep claims the overdue
 games in one statement that also moves their deadline to a lease (PostgreSQL locks
 them with SKIP LOCKED, so two replicas never claim the same game; SQLite has one
 writer), then acts on each through the ordinary compare-and-swap write at the
@@ -24,19 +24,39 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 import structlog
 
-from ..api import metrics
+from .. import metrics
 from ..app.game import BY_ROBOT, BY_TIMEOUT, FINISHED, PLAYING, Action, GameState, play_action
 from ..rules.bots import GreedyBot
 from ..rules.engine import legal_moves
 from ..rules.moves import DISCARD, DRAW, Move
 from ..rules.state import DealState
-from .direct import Claim
-from .repository import Store, StoreError, VersionConflict, now_ms
-from .settlement import settle_pending
+from .errors import ServiceError, VersionConflict
+from .moves import Moves, now_ms
+from .ports import Claim, GameRecord
+
+
+class TimerRepository(Protocol):
+    """What the sweeper reads and writes beside a game's changes."""
+
+    async def game(self, game_id: str) -> GameRecord: ...
+
+    async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[Claim]:
+        """Claim up to ``limit`` overdue games for ``lease_ms`` (see ``Claim``)."""
+        ...
+
+    async def set_deadline(self, claim: Claim, version: int, deadline_at: int | None) -> bool:
+        """A claimed game's next deadline, unless it changed since (False then)."""
+        ...
+
+    async def last_seen_ms(self, game_id: str, seat: int) -> int:
+        """When the seat's player was last known to be there (epoch ms)."""
+        ...
+
 
 log = structlog.get_logger("tranca.sweeper")
 
@@ -77,13 +97,19 @@ def robot_move(deal: DealState, seed: int) -> Move | None:
 class Sweeper:
     def __init__(
         self,
-        store: Store,
+        store: TimerRepository,
+        moves: Moves,
+        settle: Callable[[], Awaitable[int]] | None = None,
         *,
         lease_ms: int = LEASE_MS,
         batch: int = BATCH,
         clock: Callable[[], int] = now_ms,
     ) -> None:
         self.store = store
+        self.moves = moves
+        # Settles finished matches (their ratings, points, chips, tournament results);
+        # returns how many it settled.
+        self.settle = settle
         self.lease_ms = lease_ms
         self.batch = batch
         # Epoch ms; a test may run it ahead to find every clock run out at once.
@@ -95,7 +121,8 @@ class Sweeper:
         started = time.perf_counter()
         acted = await self.sweep_timers()
         try:
-            acted += await settle_pending(self.store)
+            if self.settle is not None:
+                acted += await self.settle()
         except Exception:
             # Logged, never fatal to the sweep: timers must fire whatever settling does.
             log.exception("settle_failed")
@@ -111,7 +138,7 @@ class Sweeper:
             try:
                 if await self._act(claim):
                     acted += 1
-            except StoreError as exc:
+            except ServiceError as exc:
                 # The game is still claimed: another sweep retries it when the lease ends.
                 log.warning("sweep_game_failed", game_id=claim.game_id, error=str(exc))
             except Exception:
@@ -172,7 +199,7 @@ class Sweeper:
             seen = await store.last_seen_ms(claim.game_id, seat)
             grace_ms = table.robot_grace_seconds * 1000
             if now - seen >= grace_ms:
-                done = await store.commit_server_action(
+                done = await self.moves.server_action(
                     claim.game_id, game.version, g, Action("robot", seat), BY_ROBOT
                 )
                 metrics.ROBOT_TAKEOVERS.inc()
@@ -218,7 +245,7 @@ class Sweeper:
                 log.error("no_legal_move", game_id=game_id, version=version, seat=seat)
                 return
             try:
-                done = await self.store.commit_server_action(
+                done = await self.moves.server_action(
                     game_id, version, g, play_action(seat, move, by), by
                 )
             except VersionConflict:

@@ -1,0 +1,213 @@
+"""A tournament as it is kept: what it was created with (``TournamentConfig``) and
+every change since, as events, from which the pure ``Tournament`` of
+``platform.tournaments`` is rebuilt. Pure: no I/O, no clock (each event's time is
+given).
+
+The events are plain dicts (the store keeps them as a JSON list, oldest first):
+
+- ``{"type": "pair", "round": r, "tables": [[a, b], ...], "byes": [...]}``: round
+  ``r`` was paired and its games created;
+- ``{"type": "result", "round": r, "table": t, "outcome": "a_wins", "source":
+  "game" | "forfeit"}``: a table's result;
+- ``{"type": "withdraw", "entrant": e}``.
+
+Pairing is deterministic given the config (its seed) and the events before it, so
+``rebuild`` pairs every round again and checks the stored pairs against it.
+
+Also here: which seats a table's entrants take (with duplicate deals, side B sits on
+the game's side 0 at even tables), a game's winner as the table's outcome, and
+whether every game of a round is over (until then a duplicate round's deck is still
+in play).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..app.game import FINISHED as GAME_FINISHED
+from ..rules.presets import Rules, rules_from_dict
+from .duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
+from .tournaments import Entrant, Format, Outcome, Table, Tournament, outcome_of_game
+
+# A tournament's status, as stored beside its events and shown to its organiser.
+REGISTERED, RUNNING, FINISHED = "registered", "running", "finished"
+
+Event = dict[str, Any]
+
+
+class PairingMismatch(Exception):
+    """A stored round's pairs are not what the rebuilt tournament pairs (the pairing
+    code changed under a running tournament): refuse rather than guess."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """What a tournament was created with."""
+
+    format: Format
+    entrants: tuple[Entrant, ...]
+    table_size: int
+    seed: int
+    rounds: int | None  # Swiss only; None: the format's own count
+    rules: dict[str, Any]  # Rules.to_dict() of every game (express / point limit applied)
+    table: dict[str, Any]  # TableOptions.to_dict()
+    duplicate: bool = False
+    round_decks: tuple[tuple[int, ...], ...] = ()  # the organiser's first-deal decks
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format.value,
+            "entrants": [{"id": e.id, "players": list(e.players)} for e in self.entrants],
+            "table_size": self.table_size,
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "rules": self.rules,
+            "table": self.table,
+            "duplicate": self.duplicate,
+            "round_decks": [list(d) for d in self.round_decks],
+        }
+
+    def sides_swapped(self, table_no: int) -> bool:
+        """Whether side B sits on the game's side 0 at table ``table_no``: at every
+        even-numbered table of a duplicate round, as duplicate bridge turns the boards
+        between rooms, so a deck that favours the game's side 0 favours side A at half
+        the tables and side B at the other half, and the luck cancels out."""
+        return self.duplicate and table_no % 2 == 0
+
+    def seats(self, t: Tournament, table: Table) -> tuple[str, ...]:
+        """The table's players in seat order: side A on the even seats (the game's
+        side 0) and B on the odd ones, swapped at a duplicate round's even tables."""
+        seats = t.seats(table)
+        if not self.sides_swapped(table.number):
+            return seats
+        # seats is A, B, A, B...: each consecutive pair swapped gives B, A, B, A...
+        return tuple(p for i in range(0, len(seats), 2) for p in (seats[i + 1], seats[i]))
+
+    def outcome_of_game(self, table_no: int, winner_side: int) -> Outcome:
+        """The table's outcome for A and B from its game's winning side."""
+        if winner_side in (0, 1) and self.sides_swapped(table_no):
+            winner_side = 1 - winner_side
+        return outcome_of_game(winner_side)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TournamentConfig:
+        return cls(
+            Format(d["format"]),
+            tuple(Entrant(e["id"], tuple(e["players"])) for e in d["entrants"]),
+            int(d["table_size"]),
+            int(d["seed"]),
+            None if d.get("rounds") is None else int(d["rounds"]),
+            dict(d["rules"]),
+            dict(d.get("table") or {}),
+            bool(d.get("duplicate", False)),
+            tuple(tuple(int(c) for c in deck) for deck in d.get("round_decks") or ()),
+        )
+
+    def game_rules(self) -> Rules:
+        return rules_from_dict(self.rules)
+
+    def new_tournament(self) -> Tournament:
+        """The tournament before any event (raises ValueError for a bad config)."""
+        return Tournament(
+            self.format,
+            self.entrants,
+            table_size=self.table_size,
+            seed=self.seed,
+            rounds=self.rounds,
+        )
+
+    def duplicate_round(self, round_no: int) -> DuplicateRound | None:
+        """The deck and match seed every table of round ``round_no`` is dealt, with
+        duplicate deals; None otherwise. The organiser's deck for the round if it gave
+        one, else a deck shuffled from the round's seed (fixed by the tournament's)."""
+        if not self.duplicate:
+            return None
+        jokers = self.game_rules().jokers
+        seed = round_seed(self.seed, round_no)
+        if round_no <= len(self.round_decks):
+            return round_from_deck(round_no, jokers, self.round_decks[round_no - 1], seed)
+        return round_from_seed(round_no, jokers, seed)
+
+
+def rebuild(config: TournamentConfig, events: Sequence[Mapping[str, Any]]) -> Tournament:
+    """The tournament as its events left it."""
+    t = config.new_tournament()
+    for event in events:
+        kind = event["type"]
+        if kind == "pair":
+            rnd = t.pair_next_round()
+            stored = [tuple(p) for p in event["tables"]]
+            if rnd.number != event["round"] or stored != [(tb.a, tb.b) for tb in rnd.tables]:
+                raise PairingMismatch(f"round {event['round']} does not pair as it was stored")
+        elif kind == "result":
+            t.record(int(event["round"]), int(event["table"]), Outcome(event["outcome"]))
+        elif kind == "withdraw":
+            t.withdraw(str(event["entrant"]))
+    return t
+
+
+def status_of(t: Tournament) -> str:
+    if t.is_over:
+        return FINISHED
+    return RUNNING if t.rounds else REGISTERED
+
+
+def pair_event(t: Tournament, at: int) -> Event:
+    """The event of the round just paired (the latest); ``at`` in epoch ms."""
+    rnd = t.rounds[-1]
+    return {
+        "type": "pair",
+        "round": rnd.number,
+        "tables": [[tb.a, tb.b] for tb in rnd.tables],
+        "byes": list(rnd.byes),
+        "at": at,
+    }
+
+
+def result_event(round_no: int, table_no: int, outcome: Outcome, source: str, at: int) -> Event:
+    """A table's result (``source`` "game" or "forfeit"); ``at`` in epoch ms."""
+    return {
+        "type": "result",
+        "round": round_no,
+        "table": table_no,
+        "outcome": outcome.value,
+        "source": source,
+        "at": at,
+    }
+
+
+def withdraw_event(entrant: str, at: int) -> Event:
+    return {"type": "withdraw", "entrant": entrant, "at": at}
+
+
+def round_dealt_out(
+    round_no: int, games: Mapping[tuple[int, int], str], statuses: Mapping[str, str]
+) -> bool:
+    """Whether every game of round ``round_no`` is finished (``games``: the game of
+    every table by (round, table); ``statuses``: each game's status). Until then a
+    duplicate round's deck and match seed are hidden: they are the cards still being
+    played at the round's other tables. Every table of a round is written in one
+    transaction with its pairing, so ``games`` holds them all."""
+    return all(
+        statuses.get(game_id) == GAME_FINISHED
+        for (number, _), game_id in games.items()
+        if number == round_no
+    )
+
+
+__all__ = [
+    "FINISHED",
+    "REGISTERED",
+    "RUNNING",
+    "Event",
+    "PairingMismatch",
+    "TournamentConfig",
+    "pair_event",
+    "rebuild",
+    "result_event",
+    "round_dealt_out",
+    "status_of",
+    "withdraw_event",
+]

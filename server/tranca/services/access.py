@@ -1,0 +1,238 @@
+"""Who is calling, and whether they may: an app (its API key) or a seat of a game (a
+player token), within their rate limits. Secrets are looked up by their hash and
+never logged. The transports read the credentials from their requests (gRPC
+metadata, HTTP headers) and hand them here as they are.
+
+A credential works while it is neither revoked nor expired and its app is not
+revoked (the repository's lookups check all three). Calls with unknown credentials
+are throttled per peer address (``FailedAuthThrottle``): past a burst of failures a
+peer's calls are refused before any lookup, so guessing costs the server nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from .credentials import hash_secret
+from .errors import Refusal, Refused, game_not_found, malformed, rate_limited
+from .limits import RateLimiter
+from .ports import AppRecord, SeatGame, TokenRecord
+
+
+@dataclass(frozen=True)
+class Caller:
+    app: AppRecord | None = None
+    player: TokenRecord | None = None
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What a call carried: an API key, a player token (either may be empty), and a
+    way to learn the peer's address (asked only when it is needed)."""
+
+    api_key: str = ""
+    token: str = ""
+    peer: Callable[[], str] = lambda: ""
+
+
+class CredentialRepository(Protocol):
+    async def token(self, token: str) -> TokenRecord | None:
+        """A working player token's seat (not revoked, not expired, its app live)."""
+        ...
+
+    async def seat_game(self, token: str) -> SeatGame | None:
+        """The same, with the seat's game as it is now, in one read."""
+        ...
+
+    async def app_by_key(self, key: str) -> AppRecord | None:
+        """The app of a working API key."""
+        ...
+
+
+def bad_token() -> Refused:
+    return Refused(Refusal.UNAUTHENTICATED, "BAD_TOKEN", "unknown, expired or revoked token")
+
+
+def bad_api_key() -> Refused:
+    return Refused(Refusal.UNAUTHENTICATED, "BAD_API_KEY", "unknown or revoked API key")
+
+
+def no_credentials() -> Refused:
+    return Refused(
+        Refusal.UNAUTHENTICATED,
+        "NO_CREDENTIALS",
+        "send an x-api-key or an authorization: Bearer <player token> header",
+    )
+
+
+class FailedAuthThrottle:
+    """Failed authentications per peer address: ``burst`` of them, refilling at
+    ``rate`` a second; past that, the peer's calls are refused with RATE_LIMITED (and
+    a ``retry_after_ms``) before any lookup, until the bucket refills.
+
+    A call carrying a credential this process accepted within ``remember_seconds``
+    still goes through: players behind the same address as a guesser (a carrier's
+    NAT, or every client behind a balancer, whose address the server sees) keep
+    playing. Like the rate limits, per process."""
+
+    def __init__(
+        self,
+        rate: float = 5.0,
+        burst: float = 20.0,
+        remember_seconds: float = 3600.0,
+        max_entries: int = 100_000,
+    ) -> None:
+        self._failures = RateLimiter(rate, burst, max_keys=max_entries)
+        self._blocked: dict[str, float] = {}  # peer -> until (monotonic seconds)
+        self._accepted: dict[str, float] = {}  # credential hash -> when (monotonic)
+        self._remember = remember_seconds
+        self._max_entries = max_entries
+        self.enabled = rate > 0
+
+    def check(self, peer: Callable[[], str], secret: str) -> None:
+        """Refuse the call if its peer is blocked and ``secret`` was not accepted
+        lately. Costs one test while no peer is blocked."""
+        if not self._blocked:
+            return
+        address = peer()
+        until = self._blocked.get(address)
+        if until is None:
+            return
+        now = time.monotonic()
+        if now >= until:
+            del self._blocked[address]
+            return
+        seen = self._accepted.get(hash_secret(secret))
+        if seen is not None and now - seen < self._remember:
+            return
+        raise rate_limited(until - now)
+
+    def failed(self, address: str) -> None:
+        """One failed authentication from ``address``."""
+        if not self.enabled:
+            return
+        wait = self._failures.take(address)
+        if wait:
+            if len(self._blocked) >= self._max_entries:
+                now = time.monotonic()
+                self._blocked = {a: u for a, u in self._blocked.items() if u > now}
+            self._blocked[address] = time.monotonic() + wait
+
+    def accepted(self, credential_hash: str) -> None:
+        """A credential that worked (kept for ``remember_seconds``)."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if len(self._accepted) >= self._max_entries and credential_hash not in self._accepted:
+            fresh = now - self._remember
+            self._accepted = {h: t for h, t in self._accepted.items() if t > fresh}
+            if len(self._accepted) >= self._max_entries:
+                self._accepted.clear()
+        self._accepted[credential_hash] = now
+
+
+class Access:
+    """The lookups of a call's credentials, throttled when they fail, and the rate
+    limits of the credentials that work (a bucket per player token, by its hash, and
+    one per app)."""
+
+    def __init__(
+        self,
+        repo: CredentialRepository,
+        throttle: FailedAuthThrottle | None = None,
+        token_limiter: RateLimiter | None = None,
+        app_limiter: RateLimiter | None = None,
+    ) -> None:
+        self.repo = repo
+        self.throttle = throttle or FailedAuthThrottle()
+        self.token_limiter = token_limiter or RateLimiter(100, 200)
+        self.app_limiter = app_limiter or RateLimiter(2000, 4000)
+
+    def _refused(self, credentials: Credentials, error: Refused) -> Refused:
+        self.throttle.failed(credentials.peer())
+        return error
+
+    @staticmethod
+    def _limited(wait: float) -> None:
+        if wait:
+            raise rate_limited(wait)
+
+    def limit_player(self, player: TokenRecord) -> None:
+        self._limited(self.token_limiter.take(player.token_hash))
+
+    def limit_app(self, app: AppRecord) -> None:
+        self._limited(self.app_limiter.take(app.id))
+
+    async def identify(self, credentials: Credentials) -> Caller:
+        """Who is calling (a player token first, then an API key), within the rate
+        limit of their token or app."""
+        caller = await self.authenticate(credentials)
+        if caller.player is not None:
+            self.limit_player(caller.player)
+        else:
+            assert caller.app is not None
+            self.limit_app(caller.app)
+        return caller
+
+    async def authenticate(self, credentials: Credentials) -> Caller:
+        """Who is calling, without counting the call against a rate limit."""
+        if credentials.token:
+            self.throttle.check(credentials.peer, credentials.token)
+            record = await self.repo.token(credentials.token)
+            if record is None:
+                raise self._refused(credentials, bad_token())
+            self.throttle.accepted(record.token_hash)
+            return Caller(player=record)
+        if credentials.api_key:
+            self.throttle.check(credentials.peer, credentials.api_key)
+            app = await self.repo.app_by_key(credentials.api_key)
+            if app is None:
+                raise self._refused(credentials, bad_api_key())
+            self.throttle.accepted(hash_secret(credentials.api_key))
+            return Caller(app=app)
+        raise no_credentials()
+
+    async def calling_app(self, credentials: Credentials) -> AppRecord:
+        """The calling app (an API key only), within its rate limit."""
+        return require_app(await self.identify(credentials))
+
+    async def seat_game(self, credentials: Credentials) -> SeatGame | None:
+        """For a call with a player token: its seat and game in one read (the move
+        path's only read), within the token's rate limit. None for a call without one."""
+        if not credentials.token:
+            return None
+        self.throttle.check(credentials.peer, credentials.token)
+        loaded = await self.repo.seat_game(credentials.token)
+        if loaded is None:
+            raise self._refused(credentials, bad_token())
+        self.throttle.accepted(loaded.player.token_hash)
+        self.limit_player(loaded.player)
+        return loaded
+
+
+def require_app(caller: Caller) -> AppRecord:
+    if caller.app is None:
+        raise Refused(Refusal.FORBIDDEN, "APP_KEY_REQUIRED", "this call needs an API key")
+    return caller.app
+
+
+def require_player(caller: Caller, game_id: str) -> TokenRecord:
+    p = caller.player
+    if p is None:
+        raise Refused(Refusal.FORBIDDEN, "PLAYER_TOKEN_REQUIRED", "this call needs a player token")
+    if p.game_id != game_id:
+        raise Refused(Refusal.FORBIDDEN, "WRONG_GAME", "the token is for another game")
+    if p.seat < 0:
+        raise Refused(Refusal.FORBIDDEN, "SPECTATOR", "spectators cannot act")
+    return p
+
+
+def same_game(loaded: SeatGame, game_id: str) -> None:
+    """A token of another game sees no game of this id."""
+    if not game_id:
+        raise malformed("game_id is required")
+    if loaded.player.game_id != game_id:
+        raise game_not_found()

@@ -1,0 +1,213 @@
+"""Changing a game: the one way every change is made (a player's move, a join, a
+start, a leave, a resignation, a robot's or a timer's move, a vote, entropy).
+
+The state read at some version is changed by the pure game logic
+(``app.game.apply_action``, which refuses and changes nothing), and written with the
+action's log row only if the game is still at that version (the repository's
+compare-and-swap). A request id already in the log (the write meets its unique
+index, a moved-on version, or a refusal by the rules) gets the first answer instead:
+the game as that request left it, rebuilt from the log. Once written, this
+process's watchers of the game are woken (the write itself hints other replicas').
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..app.deadlines import next_deadline, turn_point
+from ..app.game import Action, GameError, GameState, apply_action, rebuild
+from ..rules.errors import InvalidMove, RuleViolation
+from .errors import DuplicateRequest, RequestIdReused, VersionConflict
+from .ports import (
+    Committed,
+    GameChange,
+    GameRepository,
+    Notifier,
+    SeatGame,
+    SeatToken,
+    Stake,
+)
+
+# Re-reads of a game whose version moved on while an action without an expected
+# version (a join, a start, a leave) was being applied to it.
+ATTEMPTS = 5
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def apply_timed(
+    state: GameState, action: Action, version: int, now: int
+) -> tuple[bool, int | None]:
+    """``apply_action`` (raising, and changing nothing, if it is refused), and the
+    deadline the write must set (``next_deadline``). Tables without timers pay one
+    attribute test here, and their writes two constant parameters."""
+    before = turn_point(state) if state.setup.table.timed else None
+    apply_action(state, action, version)
+    if before is None:
+        return False, None
+    return next_deadline(before, state, action, now)
+
+
+class Moves:
+    """The use case every change of a game goes through."""
+
+    def __init__(
+        self,
+        repo: GameRepository,
+        notifier: Notifier | None = None,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
+        self.repo = repo
+        self.notifier = notifier
+        self.clock = clock
+
+    async def move(
+        self,
+        loaded: SeatGame,
+        action: Action,
+        *,
+        expected_version: int,
+        request_id: str | None,
+    ) -> Committed:
+        """A player's action on the game ``loaded`` with its seat (the move path: no
+        other read): applied to that state and written only if the game is still at
+        that version. A stale ``expected_version`` is a ``VersionConflict``; a retry of
+        a request already logged gets its first answer."""
+        return await self._write(
+            loaded.player.game_id,
+            loaded.version,
+            loaded.state,
+            action,
+            expected_version=expected_version,
+            request_id=request_id,
+        )
+
+    async def apply(
+        self,
+        game_id: str,
+        action: Action,
+        *,
+        expected_version: int | None = None,
+        request_id: str | None = None,
+        new_token: SeatToken | None = None,
+        revoke_seat: int | None = None,
+        stake: Callable[[GameState], Stake | None] | None = None,
+    ) -> Committed:
+        """``action`` applied to the game as it is now: joins, starts, leaves,
+        resignations, votes. Without ``expected_version`` a lost race re-reads the
+        game and tries again (a few times). ``new_token`` is a seat's token written
+        with the action, ``revoke_seat`` a seat whose tokens are revoked with it, and
+        ``stake`` what the changed game's seats stake in the same transaction.
+        Raises ``NotFound``, ``VersionConflict``, ``RequestIdReused``, or the game
+        logic's own errors; on any error nothing is written."""
+        for attempt in range(ATTEMPTS):
+            game = await self.repo.game(game_id)
+            try:
+                return await self._write(
+                    game_id,
+                    game.version,
+                    game.state,
+                    action,
+                    expected_version=expected_version,
+                    request_id=request_id,
+                    new_token=new_token,
+                    revoke_seat=revoke_seat,
+                    stake=stake,
+                )
+            except VersionConflict:
+                if expected_version is not None or attempt == ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    async def server_action(
+        self, game_id: str, version: int, state: GameState, action: Action, actor: str
+    ) -> Committed:
+        """An action the server takes for a seat (a robot's or a timed-out turn's
+        move, a robot taking a seat: ``actor`` "timeout" or "robot") on ``state`` read
+        at ``version``: written only if the game is still there (``VersionConflict``
+        otherwise). ``state`` changes."""
+        return await self._write(
+            game_id, version, state, action, expected_version=version, actor=actor
+        )
+
+    async def _write(
+        self,
+        game_id: str,
+        version: int,
+        state: GameState,
+        action: Action,
+        *,
+        expected_version: int | None,
+        request_id: str | None = None,
+        new_token: SeatToken | None = None,
+        revoke_seat: int | None = None,
+        stake: Callable[[GameState], Stake | None] | None = None,
+        actor: str = "player",
+    ) -> Committed:
+        """``action`` applied to ``state`` (read at ``version``) and written if the
+        game is still at that version: the one write of every change of a game."""
+        if action.by:
+            actor = action.actor  # the server played it: "timeout" or "robot"
+        try:
+            if expected_version is not None and expected_version != version:
+                raise VersionConflict(version)
+            try:
+                deadline_set, deadline_at = apply_timed(state, action, version + 1, self.clock())
+            except (GameError, InvalidMove, RuleViolation):
+                # Refused now, but perhaps because this very request was applied
+                # already (a retry racing its first attempt, or with a fresher
+                # version): then the first answer; a reused id, REQUEST_ID_REUSED.
+                if request_id:
+                    first = await self.first_answer(game_id, request_id, action)
+                    if first is not None:
+                        return first
+                raise
+            change = GameChange(
+                game_id,
+                version,
+                state,
+                action,
+                request_id,
+                actor,
+                new_token,
+                revoke_seat,
+                deadline_set,
+                deadline_at,
+                stake(state) if stake is not None else None,
+            )
+            if not await self.repo.commit(change):
+                raise VersionConflict(-1)
+        except (VersionConflict, DuplicateRequest) as exc:
+            # A retry of a change already made (its expected version is now stale, or
+            # its request id is taken): the first answer. Otherwise a lost race.
+            if request_id:
+                first = await self.first_answer(game_id, request_id, action)
+                if first is not None:
+                    return first
+            if isinstance(exc, DuplicateRequest):
+                raise RequestIdReused(
+                    f"request id {request_id!r} was used for another action"
+                ) from None
+            if exc.current >= 0:
+                raise
+            raise VersionConflict(await self.repo.current_version(game_id)) from None
+        if self.notifier is not None:
+            self.notifier.publish(game_id, version + 1)
+        return Committed(version + 1, state, False, deadline_set, deadline_at)
+
+    async def first_answer(self, game_id: str, request_id: str, action: Action) -> Committed | None:
+        """The answer a logged request got: the game as that action left it, folded
+        from the log. None if the request id is not logged; ``RequestIdReused`` if it
+        was logged for another action."""
+        logged = await self.repo.logged_request(game_id, request_id)
+        if logged is None:
+            return None
+        version, first = logged
+        if first != action:
+            raise RequestIdReused(f"request id {request_id!r} was used for another action")
+        setup = await self.repo.setup_of(game_id)
+        rows = await self.repo.log(game_id, 0, version)
+        return Committed(version, rebuild(setup, [r.action for r in rows]), replayed=True)

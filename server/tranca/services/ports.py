@@ -1,0 +1,203 @@
+"""What the use cases need from the outside, and the values that cross: the game
+repository (one adapter per database in ``tranca.store``, an in-memory one for the
+services' unit tests) and the notifier that wakes watchers.
+
+A change of a game is one ``GameChange``: the new snapshot, written only if the game
+is still at the version it was read at (compare-and-swap), with the log rows that
+made it, any seat tokens added or revoked, the turn's deadline, and the chips staked
+with it; the repository writes it whole or not at all (``GameRepository.commit``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..app.game import Action, GameState, Setup
+
+
+@dataclass(frozen=True)
+class AppRecord:
+    id: str
+    name: str
+    permissions: frozenset[str]
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    game_id: str
+    seat: int
+    player_name: str
+    # The token's hash: what identifies this credential (its rate limit, its watches).
+    token_hash: str
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: str
+    app_id: str
+    status: str
+    version: int
+    label: str
+    created_at: float
+    state: GameState
+    deadline_at: int | None = None  # when the sweeper looks next (epoch ms)
+
+
+@dataclass(frozen=True)
+class SeatGame:
+    """A player token's seat and its game, read together (the move path's one read)."""
+
+    player: TokenRecord
+    app_id: str
+    version: int
+    state: GameState
+    deadline_at: int | None = None  # games.deadline_at at that version (epoch ms)
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    version: int
+    seat: int
+    action: Action
+    request_id: str | None
+    actor: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SeatToken:
+    """A seat's new player token (its hash), written with the change that seats it."""
+
+    token_hash: str
+    seat: int
+    player_name: str
+    player_id: str | None = None  # the app's id for the player
+    address: str = ""  # the network address the player joined from
+    # When the token stops being valid (epoch ms); every issuer sets it (0 is a token
+    # that never works).
+    expires_at: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Stake:
+    """Every seat's stake, taken into the match's pot in the change's transaction (a
+    staked start): refused whole, with the change, if a seat cannot cover it."""
+
+    app_id: str
+    player_ids: tuple[str, ...]
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameChange:
+    """One change of one game: ``state`` becomes its snapshot at ``version + 1``, and
+    ``action`` its log row, if the game is still at ``version``."""
+
+    game_id: str
+    version: int  # the version the change was made on (the compare-and-swap guard)
+    state: GameState
+    action: Action
+    request_id: str | None = None
+    actor: str = "player"  # the log's actor: "player", "timeout" or "robot"
+    new_token: SeatToken | None = None
+    revoke_seat: int | None = None  # the seat whose tokens are revoked with it
+    # games.deadline_at: set to ``deadline_at`` (None clears it) if ``deadline_set``.
+    deadline_set: bool = False
+    deadline_at: int | None = None
+    stake: Stake | None = None
+
+
+@dataclass(frozen=True)
+class Committed:
+    version: int
+    state: GameState
+    replayed: bool  # True: the request id was already in the log
+    # Whether the write set games.deadline_at, and to what (None: cleared).
+    deadline_set: bool = False
+    deadline_at: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """An overdue game a sweeper claimed: its deadline is now ``lease_until`` (so no
+    other replica claims it meanwhile); ``due`` is the deadline that fell due."""
+
+    game_id: str
+    version: int
+    due: int
+    lease_until: int
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game to create: its setup and first state, with what the listing shows."""
+
+    app_id: str
+    setup: Setup
+    state: GameState
+    label: str = ""
+    invite_hash: str | None = None  # a private table's invite code's hash
+    game_id: str = field(default="")  # chosen by the repository when empty
+
+
+class GameRepository(Protocol):
+    """The games, their logs and their seats' tokens, as the use cases see them."""
+
+    async def game(self, game_id: str) -> GameRecord:
+        """The game now; ``NotFound`` if there is none."""
+        ...
+
+    async def seat_game(self, token: str) -> SeatGame | None:
+        """A working player token's seat and its game, in one read; None otherwise."""
+        ...
+
+    async def log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        """The log rows with ``after < version <= upto``, in order."""
+        ...
+
+    async def logged_request(self, game_id: str, request_id: str) -> tuple[int, Action] | None:
+        """The version and action a request id was logged with, if it was."""
+        ...
+
+    async def setup_of(self, game_id: str) -> Setup:
+        """What the game was created with; ``NotFound`` if there is none."""
+        ...
+
+    async def current_version(self, game_id: str) -> int:
+        """The game's version now (-1 if there is no such game)."""
+        ...
+
+    async def commit(self, change: GameChange) -> bool:
+        """Write ``change`` whole if the game is still at ``change.version``: True;
+        False if it moved on. ``DuplicateRequest`` when its request id is logged."""
+        ...
+
+    async def create_game(self, new: NewGame) -> str:
+        """Store a new game at version 0; its id."""
+        ...
+
+
+class Notifier(Protocol):
+    """Wakes this process's watchers of a game (and, through the database, other
+    replicas' watchers: the commit itself sends their hint)."""
+
+    def publish(self, game_id: str, version: int) -> None: ...
+
+
+__all__: Sequence[str] = [
+    "AppRecord",
+    "Claim",
+    "Committed",
+    "GameChange",
+    "GameRecord",
+    "GameRepository",
+    "LogRecord",
+    "NewGame",
+    "Notifier",
+    "SeatGame",
+    "SeatToken",
+    "Stake",
+    "TokenRecord",
+]

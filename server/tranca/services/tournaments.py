@@ -1,0 +1,654 @@
+"""Tournaments whose tables are games: create one, read it, start its rounds, record
+forfeits and withdrawals, and record a finished game's result in its tournament.
+
+A tournament is kept as its configuration and its events (``platform.
+tournament_events``); the pure ``platform.tournaments.Tournament`` rebuilt from them
+on every call pairs the rounds and ranks the entrants. Every change is a
+compare-and-swap on the tournament's version through the repository (the port
+below, ``store/tournament_store.py`` on a database), retried here when another
+change won, so two concurrent changes never both apply to the same version.
+
+StartRound pairs the next round and writes it with all its games, every seat
+joined, in one transaction (``TournamentRepository.write_round``), then starts the
+games (``Matches.start``, which takes a staked table's stakes); a retry of the round
+starts a game left waiting and answers fresh seat tokens. A game's result reaches
+its tournament through the settlement (``services/settlement.py``), which calls
+``record_game_result`` inside its own transaction. See docs/platform/tournaments.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import structlog
+
+from .. import metrics
+from ..app.fairness import deck_size, new_server_secret
+from ..app.game import (
+    FINISHED,
+    WAITING,
+    Action,
+    GameError,
+    GameState,
+    Setup,
+    TableOptions,
+    apply_action,
+    new_game,
+)
+from ..platform.duplicate import DuplicateRound
+from ..platform.tournament_events import (
+    Event,
+    TournamentConfig,
+    pair_event,
+    rebuild,
+    result_event,
+    round_dealt_out,
+    status_of,
+    withdraw_event,
+)
+from ..platform.tournaments import Entrant, Format, Outcome, Round, Tournament
+from ..rules.match import DRAWN
+from ..rules.presets import Rules
+from .access import Access, Credentials
+from .credentials import new_seat_token
+from .errors import Refusal, Refused, malformed
+from .games import fixed_deck, rules_and_table
+from .limits import DEFAULT_TOKEN_LIFETIME
+from .matches import Matches
+from .moves import now_ms
+from .ports import AppRecord, GameChange, NewGame, SeatToken
+
+log = structlog.get_logger("tranca.tournaments")
+
+# A player id's length (JoinGameRequest.player_id's max_chars; Entrant's).
+MAX_PLAYER_ID = 128
+MAX_ENTRANTS = 256
+MAX_SWISS_ROUNDS = 64
+# Games of a round started at once: enough that a large round starts in a few round
+# trips, few enough not to take every database connection of the pool.
+CONCURRENT_STARTS = 8
+# How often a change re-reads and retries after losing the compare-and-swap to
+# another change of the same tournament before giving up (each retry sees the
+# winner's change, so this is reached only under a storm of concurrent changes).
+CAS_ATTEMPTS = 8
+# The outcomes an organiser records (RecordForfeit); a game's own result is recorded
+# by the settlement.
+FORFEIT_OUTCOMES = frozenset({Outcome.A_FORFEITS, Outcome.B_FORFEITS, Outcome.DOUBLE_NO_SHOW})
+
+# (round, table) -> game id, and (round, table, seat) -> a new seat's token.
+GamesByTable = dict[tuple[int, int], str]
+TokensBySeat = dict[tuple[int, int, int], str]
+
+
+class TournamentConflict(Exception):
+    """The tournament kept changing under a game's result being recorded (inside the
+    settlement's transaction, which then rolls back and is tried again)."""
+
+
+def bad_config(message: str) -> Refused:
+    return Refused(Refusal.MALFORMED, "BAD_TOURNAMENT", message)
+
+
+def not_found() -> Refused:
+    return Refused(Refusal.NOT_FOUND, "TOURNAMENT_NOT_FOUND", "no such tournament")
+
+
+def refused(reason: str, message: str) -> Refused:
+    return Refused(Refusal.PRECONDITION, reason, message)
+
+
+def busy() -> Refused:
+    return Refused(Refusal.CONFLICT, "TOURNAMENT_CONFLICT", "the tournament kept changing: retry")
+
+
+# ----- what crosses the repository port ---------------------------------------------------
+
+
+@dataclass
+class TournamentRow:
+    """A tournament as stored: ``version`` is what a change compares and swaps."""
+
+    id: str
+    app_id: str
+    name: str
+    version: int
+    config: TournamentConfig
+    events: list[Event]
+
+    def rebuild(self) -> Tournament:
+        return rebuild(self.config, self.events)
+
+
+@dataclass
+class TableGame:
+    """A tournament table's new game, written with its round: the game as created
+    (version 0), and every seat's join (versions 1..n), each with the seat's token, as
+    the changes ``Moves`` would write one by one."""
+
+    round_no: int
+    table_no: int
+    new: NewGame
+    joins: list[GameChange]
+
+    @property
+    def game_id(self) -> str:
+        return self.new.game_id
+
+
+@dataclass(frozen=True)
+class TableOfGame:
+    """The tournament table a game is played at: the tournament as read (locked
+    against other changes until the reading transaction ends), the round and table."""
+
+    row: TournamentRow
+    round_no: int
+    table_no: int
+
+
+class TournamentRepository(Protocol):
+    """The tournaments, the games of their tables and those games' statuses."""
+
+    async def create_tournament(self, app_id: str, name: str, config: TournamentConfig) -> str:
+        """Store a new tournament (no events yet); its id."""
+        ...
+
+    async def load_tournament(self, tournament_id: str, app_id: str) -> TournamentRow | None:
+        """The app's tournament; None for an unknown id or another app's tournament."""
+        ...
+
+    async def table_games(self, tournament_id: str) -> GamesByTable:
+        """The game of every table created so far, by (round, table)."""
+        ...
+
+    async def game_statuses(self, game_ids: Sequence[str]) -> dict[str, str]:
+        """Each game's status now (waiting, playing, finished)."""
+        ...
+
+    async def add_seat_tokens(self, tokens: Sequence[tuple[str, SeatToken]]) -> None:
+        """More tokens for seats already taken (``(game_id, token)`` pairs)."""
+        ...
+
+    async def count_running(self) -> int:
+        """Tournaments running now (every app's)."""
+        ...
+
+    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
+        """Append events to the tournament as ``row`` read it, and set its status;
+        False (nothing written) if it changed since."""
+        ...
+
+    async def write_round(
+        self, row: TournamentRow, new: list[Event], status: str, games: Sequence[TableGame]
+    ) -> bool:
+        """``append_events`` and the round's games with their seats taken, in one
+        transaction: the whole round or nothing. False if the tournament changed."""
+        ...
+
+
+class TournamentResults(Protocol):
+    """A game's tournament table read and changed inside the caller's transaction (the
+    settlement's): written with the game's settlement or not at all."""
+
+    async def table_of_game(self, game_id: str) -> TableOfGame | None:
+        """The tournament table of ``game_id``, its tournament locked against other
+        changes until the transaction ends; None for a game of no tournament."""
+        ...
+
+    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
+        """As ``TournamentRepository.append_events``, in the caller's transaction."""
+        ...
+
+
+# ----- what the use cases take and give ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewTournament:
+    """A tournament to create, its fields as the request gave them (checked here)."""
+
+    name: str
+    format: Format | None  # None: no format given, or one this server does not know
+    entrants: Sequence[Entrant]  # ids and player ids as given (player ids are trimmed)
+    table_size: int
+    preset: str
+    # The rules' knob overrides, read only once the checks before them pass (reading
+    # them may refuse them).
+    overrides: Callable[[], dict[str, Any]]
+    table: TableOptions
+    seed: int = 0  # 0: the server picks one
+    rounds: int = 0  # 0: the format's own count
+    duplicate: bool = False
+    round_decks: Sequence[str] = ()  # card texts, separated by spaces or commas
+
+
+@dataclass(frozen=True)
+class TournamentShown:
+    """A tournament as its organiser sees it: ``decks_shown`` are the duplicate rounds
+    whose deck is no longer any table's hidden cards."""
+
+    row: TournamentRow
+    tournament: Tournament
+    games: GamesByTable
+    decks_shown: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class RoundShown:
+    """A round as StartRound answers it: the seats in ``tokens`` show their new token,
+    valid until ``token_expires_at`` (epoch ms)."""
+
+    config: TournamentConfig
+    tournament: Tournament
+    round: Round
+    games: GamesByTable
+    tokens: TokensBySeat
+    deck_shown: bool
+    token_expires_at: int
+
+
+# ----- rules ------------------------------------------------------------------------------
+
+
+def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
+    """The tournament's configuration, every refusal a MALFORMED one (BAD_TOURNAMENT,
+    or INVALID_RULES for the rules) but FIXED_DECK_NOT_ALLOWED for decks without the
+    permission."""
+    fmt = new.format
+    if fmt is None:
+        raise bad_config("format is required")
+    if new.table_size not in (2, 4):
+        raise bad_config("table_size is 2, or 4 for partnerships")
+    if not 2 <= len(new.entrants) <= MAX_ENTRANTS:
+        raise bad_config(f"a tournament has 2 to {MAX_ENTRANTS} entrants")
+    entrants = []
+    for e in new.entrants:
+        ids = tuple(p.strip() for p in e.players)
+        if not e.id:
+            raise bad_config(f"entrant ids are 1 to {MAX_PLAYER_ID} characters")
+        if not all(ids):
+            raise bad_config(f"player ids are 1 to {MAX_PLAYER_ID} characters")
+        entrants.append(Entrant(e.id, ids))
+    table = new.table
+    rules = rules_and_table(new.preset, new.overrides(), new.table_size, table, bad_config)
+    if new.duplicate and table.verifiable:
+        raise bad_config("a verifiable table shuffles its own decks: no duplicate deals")
+    if new.round_decks and not new.duplicate:
+        raise bad_config("round_decks are for duplicate deals")
+    if new.rounds < 0 or new.rounds > MAX_SWISS_ROUNDS:
+        raise bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
+    decks: list[tuple[int, ...]] = []
+    for number, text in enumerate(new.round_decks):
+        deck = fixed_deck(
+            app.permissions,
+            text.replace(",", " ").split(),  # the separators of rules.cards.parse_cards
+            rules.jokers,
+            bad_config,
+            field=f"round_decks[{number}]",
+            wrong_cards=f"round_decks[{number}] must hold the {deck_size(rules.jokers)} cards",
+        )
+        decks.append(tuple(deck))
+    config = TournamentConfig(
+        fmt,
+        tuple(entrants),
+        new.table_size,
+        new.seed or secrets.randbits(63),
+        (new.rounds or None) if fmt == Format.SWISS else None,
+        rules.to_dict(),
+        table.to_dict(),
+        new.duplicate,
+        tuple(decks),
+    )
+    try:
+        t = config.new_tournament()
+    except ValueError as exc:
+        raise bad_config(str(exc)) from None
+    if len(decks) > t.total_rounds:
+        raise bad_config(f"round_decks: the tournament has {t.total_rounds} rounds")
+    return config
+
+
+def table_setup(
+    rules: Rules, players: int, table: TableOptions, dup: DuplicateRound | None
+) -> Setup:
+    """A table's setup: with duplicate deals the round's deck and match seed (so the
+    first dealer and every later deal match too), otherwise a fresh seed."""
+    if dup is not None:
+        return Setup(rules, players, dup.match_seed, list(dup.deck), False, table)
+    secret = new_server_secret() if table.verifiable else None
+    return Setup(rules, players, secrets.randbits(63), None, False, table, secret)
+
+
+def deck_shown(t: Tournament, round_no: int, games: GamesByTable, statuses: dict[str, str]) -> bool:
+    """Whether a duplicate round's deck may be shown: once every table of the round has
+    a result and every game of the round is finished. Before, the deck is the cards
+    still in play at some table (GUARANTEES: "an app sees no hand"), including a table
+    whose game goes on after the organiser recorded a forfeit."""
+    return t.round_complete(round_no) and round_dealt_out(round_no, games, statuses)
+
+
+async def record_game_result(
+    results: TournamentResults, game_id: str, winner: int, reason: str
+) -> None:
+    """Record a finished game's result in its tournament, if it belongs to one, inside
+    the caller's transaction (the settlement's).
+
+    Left unrecorded, for the organiser to decide with RecordForfeit: an annulled game
+    (``winner`` -1: 003 says an annulled match counts for no one, so it is neither
+    side's win) and a drawn knockout table (a knockout needs a winner). Ignored: a
+    game of a round that is no longer the latest (the tournament moved on), and a
+    table that already has a result (a forfeit recorded while it was played)."""
+    if winner not in (0, 1, DRAWN):
+        return
+    found = await results.table_of_game(game_id)
+    if found is None:
+        return
+    row, round_no, table_no = found.row, found.round_no, found.table_no
+    t = row.rebuild()
+    # At a duplicate round's even tables side B holds the game's side 0.
+    outcome = row.config.outcome_of_game(table_no, winner)
+    if len(t.rounds) != round_no:
+        return
+    table = t.rounds[-1].tables[table_no - 1]
+    if t.result(table) is not None:
+        return
+    if t.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
+        return
+    t.record(round_no, table_no, outcome)
+    event = {**result_event(round_no, table_no, outcome, "game", now_ms()), "game_id": game_id}
+    event["reason"] = reason
+    if not await results.append_events(row, [event], status_of(t)):
+        raise TournamentConflict(f"tournament {row.id} kept changing")
+
+
+# ----- the use cases ---------------------------------------------------------------------
+
+
+class Tournaments:
+    def __init__(
+        self,
+        repo: TournamentRepository,
+        access: Access,
+        matches: Matches,
+        token_lifetime_seconds: int = DEFAULT_TOKEN_LIFETIME,
+    ) -> None:
+        self.repo = repo
+        self.access = access
+        self.matches = matches
+        self.token_lifetime_ms = token_lifetime_seconds * 1000
+
+    # ----- reading -----------------------------------------------------------------
+
+    async def _load(self, app: AppRecord, tournament_id: str) -> TournamentRow:
+        """The app's tournament; other apps' tournaments are invisible (NOT_FOUND)."""
+        if not tournament_id:
+            raise malformed("tournament_id is required")
+        row = await self.repo.load_tournament(tournament_id, app.id)
+        if row is None:
+            raise not_found()
+        return row
+
+    async def _shown(self, row: TournamentRow, t: Tournament) -> TournamentShown:
+        games = await self.repo.table_games(row.id)
+        shown: frozenset[int] = frozenset()
+        if row.config.duplicate:
+            statuses = await self.repo.game_statuses(list(games.values()))
+            shown = frozenset(
+                r.number for r in t.rounds if deck_shown(t, r.number, games, statuses)
+            )
+        return TournamentShown(row, t, games, shown)
+
+    async def refresh_running_gauge(self) -> None:
+        """tranca_tournaments_running from the database (every replica sets the same)."""
+        metrics.TOURNAMENTS_RUNNING.set(await self.repo.count_running())
+
+    async def create(self, credentials: Credentials, new: NewTournament) -> TournamentShown:
+        app = await self.access.calling_app(credentials)
+        config = tournament_config(new, app)
+        name = new.name.strip()
+        tournament_id = await self.repo.create_tournament(app.id, name, config)
+        row = await self._load(app, tournament_id)
+        return await self._shown(row, row.rebuild())
+
+    async def get(self, credentials: Credentials, tournament_id: str) -> TournamentShown:
+        app = await self.access.calling_app(credentials)
+        row = await self._load(app, tournament_id)
+        return await self._shown(row, row.rebuild())
+
+    # ----- changing ----------------------------------------------------------------
+
+    async def _change(
+        self,
+        app: AppRecord,
+        tournament_id: str,
+        change: Callable[[TournamentRow, Tournament], list[Event]],
+    ) -> TournamentShown:
+        """Apply ``change`` (the events to append, after checks that raise) to the
+        tournament as it is now, retrying on a lost compare-and-swap."""
+        for _ in range(CAS_ATTEMPTS):
+            row = await self._load(app, tournament_id)
+            t = row.rebuild()
+            new = change(row, t)
+            if not new:
+                return await self._shown(row, t)
+            if await self.repo.append_events(row, new, status_of(t)):
+                await self.refresh_running_gauge()
+                return await self._shown(row, t)
+        raise busy()
+
+    async def record_forfeit(
+        self,
+        credentials: Credentials,
+        tournament_id: str,
+        round_no: int,
+        table_no: int,
+        outcome: Outcome | None,
+    ) -> TournamentShown:
+        """A table of the current round forfeited by one side or both (``outcome``:
+        one of ``FORFEIT_OUTCOMES``; None for none of them)."""
+        app = await self.access.calling_app(credentials)
+        if outcome is None or outcome not in FORFEIT_OUTCOMES:
+            raise malformed("outcome is TABLE_OUTCOME_A_FORFEITS, _B_FORFEITS or _DOUBLE_NO_SHOW")
+        forfeit = outcome
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if not t.rounds or round_no != len(t.rounds):
+                raise refused("ROUND_NOT_CURRENT", f"round {round_no} is not the current round")
+            tables = t.rounds[-1].tables
+            if not 1 <= table_no <= len(tables):
+                raise malformed(f"round {round_no} has tables 1 to {len(tables)}")
+            if t.result(tables[table_no - 1]) == forfeit:
+                return []  # a retry (even of the forfeit that ended the tournament)
+            if t.is_over:
+                raise refused("TOURNAMENT_OVER", "the tournament is over")
+            t.record(round_no, table_no, forfeit)
+            return [result_event(round_no, table_no, forfeit, "forfeit", now_ms())]
+
+        return await self._change(app, tournament_id, change)
+
+    async def withdraw(
+        self, credentials: Credentials, tournament_id: str, entrant: str
+    ) -> TournamentShown:
+        """An entrant withdrawn: it keeps its results and is not paired again."""
+        app = await self.access.calling_app(credentials)
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if entrant not in t.entrants:
+                raise Refused(Refusal.NOT_FOUND, "ENTRANT_NOT_FOUND", "no such entrant")
+            if entrant in t.withdrawn:
+                return []
+            if t.is_over:
+                raise refused("TOURNAMENT_OVER", "the tournament is over")
+            t.withdraw(entrant)
+            return [withdraw_event(entrant, now_ms())]
+
+        return await self._change(app, tournament_id, change)
+
+    # ----- rounds ------------------------------------------------------------------
+
+    async def start_round(
+        self, credentials: Credentials, tournament_id: str, number: int
+    ) -> RoundShown:
+        """Pair round ``number`` (the next one), write it with all its games and start
+        them; a round already started is answered again (``_round_again``)."""
+        app = await self.access.calling_app(credentials)
+        if number < 1:
+            raise malformed("round is 1 or more: the round expected next")
+        for _ in range(CAS_ATTEMPTS):
+            row = await self._load(app, tournament_id)
+            t = row.rebuild()
+            if number <= len(t.rounds):
+                return await self._round_again(row, t, number)
+            if len(t.rounds) >= t.total_rounds:
+                raise refused("TOURNAMENT_OVER", "every round has been played")
+            if number != len(t.rounds) + 1:
+                raise refused("ROUND_OUT_OF_ORDER", f"the next round is round {len(t.rounds) + 1}")
+            if t.rounds and not t.round_complete(len(t.rounds)):
+                raise refused(
+                    "ROUND_NOT_COMPLETE", f"round {len(t.rounds)} still has tables without a result"
+                )
+            try:
+                rnd = t.pair_next_round()
+            except ValueError as exc:
+                raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
+            expires = now_ms() + self.token_lifetime_ms
+            games, tokens = self._round_games(row, t, rnd, expires)
+            status = status_of(t)
+            if not await self.repo.write_round(row, [pair_event(t, now_ms())], status, games):
+                continue  # another change won: re-read (a concurrent StartRound's round)
+            await self.refresh_running_gauge()
+            # Whatever happens to a start, answer with the tokens (a retry of the
+            # round starts a game left waiting, and answers fresh tokens).
+            await self._start_all([g.game_id for g in games], best_effort=True)
+            by_table = {(g.round_no, g.table_no): g.game_id for g in games}
+            # A round just started has no result yet: its deck is not shown.
+            return RoundShown(row.config, t, rnd, by_table, tokens, False, expires)
+        raise busy()
+
+    async def _round_again(self, row: TournamentRow, t: Tournament, number: int) -> RoundShown:
+        """A round already started. If it is the current round, its games still
+        waiting (a start that failed after the round was written) are started now, a
+        start refused again being the answer (e.g. a seat without the chips for the
+        table's stake); then every seat of every table whose game is not finished is
+        given a fresh token, so that an organiser whose first answer was lost (the
+        network, a deadline) recovers the seats by retrying. The seats' earlier tokens
+        stay valid. An earlier round is answered without tokens."""
+        rnd = t.rounds[number - 1]
+        games = await self.repo.table_games(row.id)
+        ids = [games[(number, tb.number)] for tb in rnd.tables if (number, tb.number) in games]
+        statuses = await self.repo.game_statuses(ids)
+        tokens: TokensBySeat = {}
+        expires = now_ms() + self.token_lifetime_ms
+        if number == len(t.rounds):
+            # Tables with a result (a forfeit recorded because the game could not
+            # start, say) are left as they are.
+            waiting = [
+                games[(number, tb.number)]
+                for tb in rnd.tables
+                if t.result(tb) is None
+                and statuses.get(games.get((number, tb.number), "")) == WAITING
+            ]
+            if waiting:
+                await self._start_all(waiting, best_effort=False)
+                statuses = await self.repo.game_statuses(ids)
+            new: list[tuple[str, SeatToken]] = []
+            for tb in rnd.tables:
+                game_id = games.get((number, tb.number))
+                if game_id is None or statuses.get(game_id) == FINISHED:
+                    continue
+                for seat, player_id in enumerate(row.config.seats(t, tb)):
+                    token, seat_token = new_seat_token(
+                        seat, player_id, player_id, expires_at=expires
+                    )
+                    new.append((game_id, seat_token))
+                    tokens[(number, tb.number, seat)] = token
+            await self.repo.add_seat_tokens(new)
+        show = deck_shown(t, number, games, statuses)
+        return RoundShown(row.config, t, rnd, games, tokens, show, expires)
+
+    async def _start_all(self, game_ids: Sequence[str], *, best_effort: bool) -> None:
+        """Start the games, a few at a time; unless ``best_effort``, the first failure
+        is raised once every start has ended (none is left half-way)."""
+        gate = asyncio.Semaphore(CONCURRENT_STARTS)
+
+        async def one(game_id: str) -> None:
+            async with gate:
+                await self._start(game_id, best_effort=best_effort)
+
+        done = await asyncio.gather(*(one(g) for g in game_ids), return_exceptions=True)
+        for outcome in done:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    async def _start(self, game_id: str, *, best_effort: bool) -> None:
+        try:
+            await self.matches.start(game_id)
+        except GameError as exc:
+            if exc.reason in ("GAME_STARTED", "GAME_OVER"):
+                return  # a concurrent retry started it
+            if not best_effort:
+                raise
+            log.warning("tournament_game_not_started", game_id=game_id, reason=exc.reason)
+        except Exception:
+            if not best_effort:
+                raise
+            # Logged, not raised: the seats' tokens must reach the caller; a retry of
+            # StartRound starts the game.
+            log.exception("tournament_game_not_started", game_id=game_id)
+
+    def _round_games(
+        self, row: TournamentRow, t: Tournament, rnd: Round, expires_at: int
+    ) -> tuple[list[TableGame], TokensBySeat]:
+        """Each table's new game with every seat joined, and the seats' tokens (valid
+        until ``expires_at``, epoch ms)."""
+        config = row.config
+        rules = config.game_rules()
+        table = TableOptions.from_dict(config.table)
+        dup = config.duplicate_round(rnd.number)
+        games: list[TableGame] = []
+        tokens: TokensBySeat = {}
+        for tb in rnd.tables:
+            setup = table_setup(rules, config.table_size, table, dup)
+            game_id = uuid.uuid4().hex
+            label = f"tournament {row.id} round {rnd.number} table {tb.number}"
+            new = NewGame(row.app_id, setup, new_game(setup), label, None, game_id)
+            state = new_game(setup)
+            joins: list[GameChange] = []
+            for seat, player_id in enumerate(config.seats(t, tb)):
+                join = Action("join", seat, name=player_id, player_id=player_id)
+                apply_action(state, join, seat + 1)
+                token, seat_token = new_seat_token(
+                    seat, player_id, player_id, expires_at=expires_at
+                )
+                tokens[(rnd.number, tb.number, seat)] = token
+                # Each change keeps the game as that join left it (a state of its own).
+                after = GameState.from_dict(state.to_dict(with_setup=False), setup)
+                joins.append(GameChange(game_id, seat, after, join, new_token=seat_token))
+            games.append(TableGame(rnd.number, tb.number, new, joins))
+        return games, tokens
+
+
+__all__ = [
+    "CAS_ATTEMPTS",
+    "MAX_PLAYER_ID",
+    "GamesByTable",
+    "NewTournament",
+    "RoundShown",
+    "TableGame",
+    "TableOfGame",
+    "TokensBySeat",
+    "TournamentConflict",
+    "TournamentRepository",
+    "TournamentResults",
+    "TournamentRow",
+    "TournamentShown",
+    "Tournaments",
+    "deck_shown",
+    "record_game_result",
+    "table_setup",
+    "tournament_config",
+]

@@ -1,0 +1,251 @@
+"""The games' use cases against the in-memory repository: who may do what, what each
+refusal is, what a reader sees (APP_GUIDE.md §3-§8)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tranca.app.game import GameError, TableOptions
+from tranca.rules.cards import card_text, full_deck
+from tranca.rules.errors import RulesError
+from tranca.rules.moves import parse_move
+from tranca.services.errors import Refusal, Refused
+from tranca.services.games import Joining, NewTable
+
+from .conftest import World
+
+
+async def refused(call: object, reason: str) -> Refused:
+    with pytest.raises(Refused) as err:
+        await call  # type: ignore[misc]
+    assert err.value.reason == reason, err.value.message
+    return err.value
+
+
+async def test_only_an_app_key_creates_and_seats_and_the_game_waits(world: World) -> None:
+    game_id = await world.table(players=4)
+    game = await world.repo.game(game_id)
+    assert game.status == "waiting" and game.app_id == world.app.id and game.version == 0
+    seated = await world.games.join(world.as_app(), game_id, Joining(-1, "ana"))
+    assert seated.seat == 0 and seated.token.startswith("tp_")
+    assert seated.expires_at == world.repo.now + 7 * 24 * 3600 * 1000
+    await refused(
+        world.games.create(
+            world.as_player(seated.token), NewTable("tranca-000", {}, 2, TableOptions())
+        ),
+        "APP_KEY_REQUIRED",
+    )
+
+
+async def test_another_apps_game_is_not_found_not_forbidden(world: World) -> None:
+    game_id = await world.table()
+    _, other_key = world.repo.add_app("other")
+    err = await refused(world.games.view(world.as_app(other_key), game_id), "GAME_NOT_FOUND")
+    assert err.kind == Refusal.NOT_FOUND
+
+
+async def test_a_fixed_deck_needs_the_permission_and_the_whole_deck(world: World) -> None:
+    deck = [card_text(c) for c in full_deck(False)]
+    _, plain_key = world.repo.add_app("plain")
+    table = NewTable("tranca-000", {}, 2, TableOptions(), deck=deck)
+    await refused(world.games.create(world.as_app(plain_key), table), "FIXED_DECK_NOT_ALLOWED")
+    game, _ = await world.games.create(world.as_app(), table)
+    assert game.state.setup.deck is not None
+    short = NewTable("tranca-000", {}, 2, TableOptions(), deck=deck[:-1])
+    await refused(world.games.create(world.as_app(), short), "MALFORMED_REQUEST")
+    verifiable = NewTable("tranca-000", {}, 2, TableOptions(verifiable=True), deck=deck)
+    await refused(world.games.create(world.as_app(), verifiable), "MALFORMED_REQUEST")
+
+
+async def test_rules_out_of_range_or_for_other_player_counts_are_refused(world: World) -> None:
+    with pytest.raises(RulesError):
+        await world.games.create(
+            world.as_app(), NewTable("tranca-000", {"batida_bonus": 10**9}, 2, TableOptions())
+        )
+    await refused(
+        world.games.create(world.as_app(), NewTable("tranca-001", {}, 4, TableOptions())),
+        "MALFORMED_REQUEST",
+    )
+
+
+async def test_a_private_table_seats_only_with_its_invite(world: World) -> None:
+    game, invite = await world.games.create(
+        world.as_app(), NewTable("tranca-000", {}, 2, TableOptions(private=True))
+    )
+    assert invite.startswith("ti_")
+    await refused(world.games.join(world.as_app(), game.id, Joining(0)), "INVITE_REQUIRED")
+    await refused(
+        world.games.join(world.as_app(), game.id, Joining(0, invite_code="ti_wrong")),
+        "INVITE_REQUIRED",
+    )
+    seated = await world.games.join(world.as_app(), game.id, Joining(0, invite_code=invite))
+    assert seated.seat == 0
+
+
+async def test_token_lifetimes_are_the_apps_choice_within_bounds(world: World) -> None:
+    game_id = await world.table()
+    seated = await world.games.join(world.as_app(), game_id, Joining(0, token_lifetime_seconds=60))
+    assert seated.expires_at == world.repo.now + 60_000
+    for lifetime in (59, 366 * 24 * 3600):
+        await refused(
+            world.games.join(world.as_app(), game_id, Joining(1, token_lifetime_seconds=lifetime)),
+            "MALFORMED_REQUEST",
+        )
+    world.repo.now = seated.expires_at
+    await refused(world.games.view(world.as_player(seated.token), game_id), "BAD_TOKEN")
+
+
+async def test_a_full_table_refuses_a_seat_and_a_competitive_one_needs_player_ids(
+    world: World,
+) -> None:
+    game_id, _ = await world.seated()
+    await refused(world.games.join(world.as_app(), game_id, Joining(-1)), "GAME_FULL")
+    competitive = await world.table(table=TableOptions(competitive=True))
+    await refused(world.games.join(world.as_app(), competitive, Joining(0)), "MALFORMED_REQUEST")
+
+
+async def test_spectators_see_no_hand_and_cannot_act(world: World) -> None:
+    game_id = await world.table(spectators=True)
+    watcher = await world.games.join(world.as_app(), game_id, Joining(spectator=True))
+    for seat in range(2):
+        await world.games.join(world.as_app(), game_id, Joining(seat))
+    await refused(world.games.start(world.as_player(watcher.token), game_id), "SPECTATOR")
+    await world.games.start(world.as_app(), game_id)
+    shown = await world.games.view(world.as_player(watcher.token), game_id)
+    assert shown.seat == -1
+    await refused(world.games.legal_moves(world.as_player(watcher.token), game_id), "SPECTATOR")
+    closed = await world.table()
+    await refused(
+        world.games.join(world.as_app(), closed, Joining(spectator=True)), "NO_SPECTATORS"
+    )
+
+
+async def test_a_staked_start_takes_every_stake_or_none(world: World) -> None:
+    table = TableOptions(competitive=True, stake=50)
+    game_id = await world.table(table=table)
+    world.repo.chips[(world.app.id, "id0")] = 100
+    world.repo.chips[(world.app.id, "id1")] = 100
+    for seat in range(2):
+        await world.games.join(world.as_app(), game_id, Joining(seat, player_id=f"id{seat}"))
+    world.repo.chips[(world.app.id, "id1")] = 10  # spent meanwhile
+    with pytest.raises(GameError) as err:
+        await world.games.start(world.as_app(), game_id)
+    assert err.value.reason == "INSUFFICIENT_CHIPS"
+    assert (await world.repo.game(game_id)).status == "waiting"
+    assert world.repo.chips[(world.app.id, "id0")] == 100
+    world.repo.chips[(world.app.id, "id1")] = 60
+    shown = await world.games.start(world.as_app(), game_id)
+    assert shown.state.status == "playing"
+    assert world.repo.chips[(world.app.id, "id0")] == 50
+    assert world.repo.chips[(world.app.id, "id1")] == 10
+    poor = await world.table(table=table)
+    with pytest.raises(GameError) as at_join:
+        await world.games.join(world.as_app(), poor, Joining(0, player_id="nobody"))
+    assert at_join.value.reason == "INSUFFICIENT_CHIPS"
+
+
+async def test_a_seat_moves_and_sees_its_own_hand_only(world: World) -> None:
+    game_id, tokens = await world.seated()
+    app_view = await world.games.view(world.as_app(), game_id)
+    turn = app_view.state.deal.turn  # type: ignore[union-attr]
+    mine = await world.games.legal_moves(world.as_player(tokens[turn]), game_id)
+    assert mine.seat == turn
+    moved = await world.games.move(
+        world.as_player(tokens[turn]),
+        game_id,
+        lambda: parse_move("draw"),
+        expected_version=mine.version,
+        request_id="d1",
+    )
+    assert moved.shown.version == mine.version + 1 and not moved.replayed
+    again = await world.games.move(
+        world.as_player(tokens[turn]),
+        game_id,
+        lambda: parse_move("draw"),
+        expected_version=mine.version,
+        request_id="d1",
+    )
+    assert again.replayed and again.shown.version == moved.shown.version
+    await refused(
+        world.games.move(
+            world.as_player(tokens[turn]),
+            game_id,
+            lambda: parse_move("draw"),
+            expected_version=0,
+            request_id="",
+        ),
+        "MALFORMED_REQUEST",
+    )
+    await refused(
+        world.games.move(
+            world.as_app(), game_id, lambda: parse_move("draw"), expected_version=0, request_id="x"
+        ),
+        "PLAYER_TOKEN_REQUIRED",
+    )
+
+
+async def test_leaving_before_the_start_frees_the_seat_and_after_it_resigns(
+    world: World,
+) -> None:
+    game_id = await world.table()
+    seated = await world.games.join(world.as_app(), game_id, Joining(0))
+    await world.games.leave(world.as_player(seated.token), game_id, "bye")
+    assert not (await world.repo.game(game_id)).state.seats[0].taken
+    await refused(world.games.view(world.as_player(seated.token), game_id), "BAD_TOKEN")
+    started, tokens = await world.seated()
+    await world.games.leave(world.as_player(tokens[1]), started, "bye")
+    game = await world.repo.game(started)
+    assert game.status == "finished" and game.state.result_reason == "resignation"
+
+
+async def test_the_list_pages_an_apps_games_newest_first(world: World) -> None:
+    ids = [await world.table() for _ in range(5)]
+    page, token = await world.games.list(world.as_app(), None, 2, "", False)
+    assert [g.id for g in page] == ids[::-1][:2] and token == "2"
+    rest, end = await world.games.list(world.as_app(), None, 10, token, False)
+    assert [g.id for g in rest] == ids[::-1][2:] and end == ""
+    for size in (501, -1):
+        await refused(world.games.list(world.as_app(), None, size, "", False), "MALFORMED_REQUEST")
+    await refused(world.games.list(world.as_app(), None, 5, "x", False), "MALFORMED_REQUEST")
+
+
+async def test_a_replay_shows_a_deals_cards_only_once_it_is_over(world: World) -> None:
+    game_id, tokens = await world.seated(overrides={"target_score": 0})
+    during = await world.games.replay(world.as_app(), game_id)
+    assert during.seed is None and during.deals == []
+    assert [m.row.action.kind for m in during.moves] == ["join", "join", "start"]
+    await world.games.leave(world.as_player(tokens[0]), game_id, "r")  # the match ends
+    after = await world.games.replay(world.as_app(), game_id)
+    assert after.seed == 7
+
+
+async def test_a_watch_yields_every_version_in_order_and_counts_against_the_cap(
+    world: World,
+) -> None:
+    game_id, tokens = await world.seated()
+    updates = world.games.watch(world.as_player(tokens[0]), game_id, 0)
+    first = await anext(updates)
+    assert first.shown.version == 3 and first.change is None
+    turn = first.shown.state.deal.turn  # type: ignore[union-attr]
+    await world.games.move(
+        world.as_player(tokens[turn]),
+        game_id,
+        lambda: parse_move("draw"),
+        expected_version=3,
+        request_id="w",
+    )
+    second = await asyncio.wait_for(anext(updates), 5)
+    assert second.shown.version == 4 and second.change is not None
+    assert second.change.row.action.kind == "move"
+    assert world.notes.leases == [game_id]
+    others = [world.games.watch(world.as_player(tokens[0]), game_id, 0) for _ in range(4)]
+    for stream in others[:3]:
+        await anext(stream)
+    await refused(anext(others[3]), "TOO_MANY_WATCHES")
+    await updates.aclose()
+    freed = world.games.watch(world.as_player(tokens[0]), game_id, 0)
+    assert (await anext(freed)).shown.version == 4  # the slot the closed stream held
+    resumed = world.games.watch(world.as_app(), game_id, 3)
+    assert (await anext(resumed)).shown.version == 4
