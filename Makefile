@@ -90,6 +90,8 @@ lint: venv
 	  $(BIN)/buf breaking --against ".git#tag=$$tag"; \
 	else echo "buf breaking: no release tag yet"; fi
 
+## mypy --strict over the server, the Python SDK, the tests and the benchmarks
+## (the files of [tool.mypy] in pyproject.toml).
 typecheck: venv
 	$(BIN)/mypy
 

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tranca.rules.bots import RandomBot
+from tranca.rules.bots import Bot, RandomBot
 from tranca.rules.presets import PRESETS
 from tranca.rules.simulate import play_deal
 
@@ -59,7 +59,7 @@ def run_preset(name: str, players: int, seconds: float) -> dict[str, float]:
     seed = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
-        bots = [RandomBot(seed * 10 + k) for k in range(players)]
+        bots: list[Bot] = [RandomBot(seed * 10 + k) for k in range(players)]
         _, result = play_deal(rules, players, seed, bots)
         moves += result.moves
         deals += 1
@@ -85,23 +85,23 @@ def main() -> int:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
     names = args.presets or sorted(PRESETS)
-    results = []
+    results: list[dict[str, object]] = []
     for name in names:
         for players in PRESETS[name].player_counts:
             runs = [run_preset(name, players, args.seconds) for _ in range(args.repeat)]
-            best = max(runs, key=lambda r: r["moves_per_second"])
-            best.update({"preset": name, "players": players, "runs": args.repeat})
+            fastest = max(runs, key=lambda r: r["moves_per_second"])
+            best = {**fastest, "preset": name, "players": players, "runs": args.repeat}
             results.append(best)
             print(
                 f"{name:22} {players}p {best['moves_per_second']:>8} moves/s "
                 f"{best['deals_per_second']:>7} deals/s",
                 flush=True,
             )
-    report = {"machine": machine(), "bots": "random", "results": results}
+    m = machine()
+    report = {"machine": m, "bots": "random", "results": results}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "engine.json").write_text(json.dumps(report, indent=2) + "\n")
-    m = report["machine"]
     lines = [
         "# Engine benchmark",
         "",

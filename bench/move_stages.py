@@ -37,12 +37,10 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 import structlog
-from ceilings import pg_database  # type: ignore[import-not-found]
-from engine_bench import machine  # type: ignore[import-not-found]
 
 from tranca.api.convert import extend_moves, view_to_pb
 from tranca.app.game import Action, play_action
@@ -57,6 +55,14 @@ from tranca.store.direct import MoveWrite
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
+if TYPE_CHECKING:  # mypy reads bench/ as the package it is
+    from bench.ceilings import pg_database
+    from bench.engine_bench import machine
+else:  # run as a script: bench/ is on sys.path
+    from ceilings import pg_database
+    from engine_bench import machine
+
+T = TypeVar("T")
 STAGES = ["auth", "load", "decode", "apply", "encode", "save", "view", "log"]
 
 
@@ -67,14 +73,14 @@ class Timer:
         self.wall: dict[str, list[float]] = defaultdict(list)
         self.cpu: dict[str, list[float]] = defaultdict(list)
 
-    def sync(self, name: str, fn: Callable[[], Any]) -> Any:
+    def sync(self, name: str, fn: Callable[[], T]) -> T:
         w, c = time.perf_counter(), time.process_time()
         out = fn()
         self.cpu[name].append((time.process_time() - c) * 1e6)
         self.wall[name].append((time.perf_counter() - w) * 1e6)
         return out
 
-    async def run(self, name: str, fn: Callable[[], Awaitable[Any]]) -> Any:
+    async def run(self, name: str, fn: Callable[[], Awaitable[T]]) -> T:
         w, c = time.perf_counter(), time.process_time()
         out = await fn()
         self.cpu[name].append((time.process_time() - c) * 1e6)
@@ -92,7 +98,9 @@ class Timer:
         }
 
 
-async def _new_game(stub: Any, app: Any) -> tuple[str, list[str]]:
+async def _new_game(
+    stub: pb_grpc.GameServiceAsyncStub, app: tuple[tuple[str, str], ...]
+) -> tuple[str, list[str]]:
     created = await stub.CreateGame(
         pb.CreateGameRequest(
             rules=pb.Rules(
@@ -135,10 +143,10 @@ async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
                 if probe.state.status != "playing" or deal is None or done >= moves:
                     break
                 token = tokens[deal.turn]
-                h = stages.sync("auth", lambda t=token: _auth(t, limiter))
-                row = await stages.run("load", lambda h=h: store.direct.seat_game(h, now_ms()))
+                h = stages.sync("auth", partial(_auth, token, limiter))
+                row = await stages.run("load", partial(store.direct.seat_game, h, now_ms()))
                 assert row is not None
-                state = stages.sync("decode", lambda r=row: state_from_text(r.snapshot, r.setup))
+                state = stages.sync("decode", partial(state_from_text, row.snapshot, row.setup))
                 seat = state.deal.turn if state.deal else 0
                 move = rng.choice(legal_moves(state.deal)) if state.deal else None
                 assert move is not None
@@ -186,9 +194,7 @@ async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
                     move=rng.choice(legal),
                     include_legal_moves=True,
                 )
-                answer = await rpc.run(
-                    "SubmitMove", lambda r=request, m=md: stub.SubmitMove(r, metadata=m)
-                )
+                answer = await rpc.run("SubmitMove", partial(stub.SubmitMove, request, metadata=md))
                 view, legal = answer.view, list(answer.legal_moves)
                 done += 1
         health = grpc.aio.insecure_channel(f"127.0.0.1:{server.port}")

@@ -18,15 +18,20 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import asyncpg
-from engine_bench import machine  # type: ignore[import-not-found]
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from tranca.store import migrate
 from tranca.store.database import make_engine
 from tranca.store.direct import GAME_SQL
 from tranca.store.postgres import PostgresDirect
+
+if TYPE_CHECKING:  # mypy reads bench/ as the package it is
+    from bench.engine_bench import machine
+else:  # run as a script: bench/ is on sys.path
+    from engine_bench import machine
 
 PG = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -57,7 +62,9 @@ async def measure(reads: int, rounds: int) -> dict[str, dict[str, float]]:
     async def through_raw_connection() -> None:
         fairy = await lean.raw_connection()
         try:
-            await fairy.driver_connection.fetchrow(sql, "none")  # type: ignore[union-attr]
+            driver = fairy.driver_connection
+            assert driver is not None
+            await driver.fetchrow(sql, "none")
         finally:
             fairy.close()
 

@@ -51,7 +51,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -79,10 +79,13 @@ from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
-try:  # run as a script, bench/ is on sys.path
-    from engine_bench import machine  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # imported as bench.scale (the tests)
+if TYPE_CHECKING:  # mypy reads bench/ as the package it is
     from bench.engine_bench import machine
+else:
+    try:  # run as a script, bench/ is on sys.path
+        from engine_bench import machine
+    except ImportError:  # imported as bench.scale (the tests)
+        from bench.engine_bench import machine
 
 SQLITE = "sqlite"  # --database-url value for a temporary SQLite file
 MB = 1024 * 1024  # memory figures are MiB

@@ -29,26 +29,45 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
-from ceilings import (  # type: ignore[import-not-found]
-    PG_ADMIN,
-    Process,
-    cpu_ms_per,
-    echo_ceiling,
-    free_port,
-    pg_available,
-    pg_database,
-    pgbench_ceiling,
-    postgres_processes,
-    process_tree,
-    run_json_metered,
-    sqlite_ceiling,
-    tranca_bin,
-)
-from engine_bench import machine  # type: ignore[import-not-found]
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+if TYPE_CHECKING:  # mypy reads bench/ as the package it is
+    from bench.ceilings import (
+        PG_ADMIN,
+        Process,
+        cpu_ms_per,
+        echo_ceiling,
+        free_port,
+        pg_available,
+        pg_database,
+        pgbench_ceiling,
+        postgres_processes,
+        process_tree,
+        run_json_metered,
+        sqlite_ceiling,
+        tranca_bin,
+    )
+    from bench.engine_bench import machine
+else:  # run as a script: bench/ is on sys.path
+    from ceilings import (
+        PG_ADMIN,
+        Process,
+        cpu_ms_per,
+        echo_ceiling,
+        free_port,
+        pg_available,
+        pg_database,
+        pgbench_ceiling,
+        postgres_processes,
+        process_tree,
+        run_json_metered,
+        sqlite_ceiling,
+        tranca_bin,
+    )
+    from engine_bench import machine
 
 # "G" is G games moving as fast as they can (throughput); "G@T" is G games with a
 # pause of about T ms before each move (latency at a given load); a trailing "w"

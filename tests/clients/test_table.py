@@ -28,6 +28,11 @@ from tranca_client import TrancaClient
 KEY = "table-test-key"
 PROMPT = re.compile(r"Your move \(1-(\d+), a move, or help\): ")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# What Terminal.expect looks for (as pexpect's expect takes it): a text, a regular
+# expression, the end of the output or a time-out.
+Pattern = (
+    str | bytes | re.Pattern[str] | re.Pattern[bytes] | type[pexpect.EOF] | type[pexpect.TIMEOUT]
+)
 
 
 def _free_port() -> int:
@@ -92,7 +97,7 @@ class Terminal:
         self.master = master
         self.pty = pexpect.fdpexpect.fdspawn(master, encoding="utf-8", timeout=30)
 
-    def expect(self, pattern: object, timeout: float = -1) -> int:
+    def expect(self, pattern: Pattern | list[Pattern], timeout: float = -1) -> int:
         return int(self.pty.expect(pattern, timeout=timeout))
 
     def sendline(self, line: str) -> None:
@@ -108,7 +113,9 @@ class Terminal:
 
     @property
     def match(self) -> re.Match[str]:
-        return self.pty.match  # type: ignore[no-any-return]
+        match = self.pty.match
+        assert isinstance(match, re.Match), f"the last expect matched no pattern: {match!r}"
+        return match
 
     def wait(self, timeout: float = 30) -> int:
         """Read to the end of the output; the program's exit status."""

@@ -35,10 +35,10 @@ import urllib.parse
 import urllib.request
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -60,6 +60,8 @@ MAX_MOVES = 3000  # a deal that has not ended by then is a bug
 RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 ATTEMPTS = 8
 BUDGET = 75.0  # seconds for the games, the watchers and the Prometheus checks
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
 # Panels whose queries must return data after these games (the others may be empty:
 # no move was refused, say).
 MUST_HAVE_DATA = {
@@ -170,8 +172,11 @@ class Stats:
 
 
 async def call(
-    method: Callable[..., Awaitable[Any]], request: Any, metadata: Any, stats: Stats
-) -> Any:
+    method: grpc.aio.UnaryUnaryMultiCallable[Req, Resp],
+    request: Req,
+    metadata: tuple[tuple[str, str], ...],
+    stats: Stats,
+) -> Resp:
     """One call, sent again as it was (same request, same request_id) when it failed
     on the way: the replica that had it may be dead."""
     for attempt in range(ATTEMPTS):
@@ -234,7 +239,7 @@ def _player(token: str) -> tuple[tuple[str, str], ...]:
 
 
 async def open_table(
-    stub: game_pb2_grpc.GameServiceStub, key: str, seed: int, stats: Stats
+    stub: game_pb2_grpc.GameServiceAsyncStub, key: str, seed: int, stats: Stats
 ) -> Table:
     app = (("x-api-key", key),)
     created = await call(
@@ -264,7 +269,7 @@ async def open_table(
 
 
 async def play(
-    table: Table, stub: game_pb2_grpc.GameServiceStub, stats: Stats, progress: asyncio.Event
+    table: Table, stub: game_pb2_grpc.GameServiceAsyncStub, stats: Stats, progress: asyncio.Event
 ) -> None:
     while table.view.status == pb.GAME_STATUS_PLAYING:
         assert len(table.acked) < MAX_MOVES, "the match did not end"
@@ -300,7 +305,7 @@ async def play(
 
 
 async def watch(
-    table: Table, w: Watch, stubs: list[game_pb2_grpc.GameServiceStub], dead: set[int]
+    table: Table, w: Watch, stubs: list[game_pb2_grpc.GameServiceAsyncStub], dead: set[int]
 ) -> None:
     """Follow the game on replica ``w.replica``; if that replica dies, go on on the
     next live one from the last version seen, until the match is over."""

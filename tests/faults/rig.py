@@ -23,8 +23,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, overload
 
 import grpc
+from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tranca.app.game import rebuild
@@ -33,6 +35,7 @@ from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
+Metadata = tuple[tuple[str, str], ...]
 RETRYABLE = {
     grpc.StatusCode.UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -199,8 +202,9 @@ async def wait_until(check: Callable[[], object], seconds: float, what: str) -> 
     raise AssertionError(f"timed out waiting for {what}")
 
 
-SERVING = health_pb2.HealthCheckResponse.SERVING
-NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+# The health service's statuses, as health() returns them.
+SERVING: int = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING: int = health_pb2.HealthCheckResponse.NOT_SERVING
 
 
 class Proxy:
@@ -298,16 +302,42 @@ class Load:
         for c in self.channels:
             await c.close()
 
-    def _stub(self) -> pb_grpc.GameServiceStub:
+    def _stub(self) -> pb_grpc.GameServiceAsyncStub:
         self._i += 1
         return self.stubs[self._i % len(self.stubs)]
 
-    async def call(self, name: str, request: object, md: tuple[tuple[str, str], ...]) -> object:
+    @overload
+    async def call(
+        self, name: Literal["CreateGame"], request: pb.CreateGameRequest, md: Metadata
+    ) -> pb.CreateGameResponse: ...
+    @overload
+    async def call(
+        self, name: Literal["JoinGame"], request: pb.JoinGameRequest, md: Metadata
+    ) -> pb.JoinGameResponse: ...
+    @overload
+    async def call(
+        self, name: Literal["StartGame"], request: pb.StartGameRequest, md: Metadata
+    ) -> pb.StartGameResponse: ...
+    @overload
+    async def call(
+        self, name: Literal["GetView"], request: pb.GetViewRequest, md: Metadata
+    ) -> pb.GetViewResponse: ...
+    @overload
+    async def call(
+        self, name: Literal["ListLegalMoves"], request: pb.ListLegalMovesRequest, md: Metadata
+    ) -> pb.ListLegalMovesResponse: ...
+    @overload
+    async def call(
+        self, name: Literal["SubmitMove"], request: pb.SubmitMoveRequest, md: Metadata
+    ) -> pb.SubmitMoveResponse: ...
+    async def call(self, name: str, request: Message, md: Metadata) -> Message:
         """A call retried on transport and database failures (bounded)."""
         for attempt in range(60):
             self.ledger.sent += 1
             try:
-                return await getattr(self._stub(), name)(request, metadata=md, timeout=self.timeout)
+                method: grpc.aio.UnaryUnaryMultiCallable[Message, Message]
+                method = getattr(self._stub(), name)
+                return await method(request, metadata=md, timeout=self.timeout)
             except grpc.aio.AioRpcError as e:
                 self.ledger.errors[e.code().name] += 1
                 if e.code() not in RETRYABLE:
@@ -328,13 +358,13 @@ class Load:
             ),
             self.app,
         )
-        gid = game.game.game_id  # type: ignore[attr-defined]
+        gid = game.game.game_id
         tokens = []
         for seat in range(2):
             joined = await self.call(
                 "JoinGame", pb.JoinGameRequest(game_id=gid, seat=seat), self.app
             )
-            tokens.append(joined.player_token)  # type: ignore[attr-defined]
+            tokens.append(joined.player_token)
         with contextlib.suppress(grpc.aio.AioRpcError):  # a retried start may be refused
             await self.call("StartGame", pb.StartGameRequest(game_id=gid), self.app)
         self.ledger.acked[gid] = {}
@@ -347,12 +377,12 @@ class Load:
         for _ in range(max_moves):
             if self.stop.is_set():
                 return
-            view = (await self.call("GetView", pb.GetViewRequest(game_id=gid), self.app)).view  # type: ignore[attr-defined]
+            view = (await self.call("GetView", pb.GetViewRequest(game_id=gid), self.app)).view
             if view.status != pb.GAME_STATUS_PLAYING:
                 return
             md = (("authorization", f"Bearer {tokens[view.turn]}"),)
             legal = await self.call("ListLegalMoves", pb.ListLegalMovesRequest(game_id=gid), md)
-            moves = list(legal.moves)  # type: ignore[attr-defined]
+            moves = list(legal.moves)
             if not moves:
                 continue
             quick = [m for m in moves if m.WhichOneof("kind") in ("draw", "discard")]
@@ -363,7 +393,7 @@ class Load:
                     "SubmitMove",
                     pb.SubmitMoveRequest(
                         game_id=gid,
-                        expected_version=legal.version,  # type: ignore[attr-defined]
+                        expected_version=legal.version,
                         request_id=request_id,
                         move=move,
                     ),
@@ -373,7 +403,7 @@ class Load:
                 if e.code() == grpc.StatusCode.ABORTED:
                     continue  # someone else moved: look again
                 raise
-            self.ledger.acked[gid][request_id] = done.version  # type: ignore[attr-defined]
+            self.ledger.acked[gid][request_id] = done.version
 
 
 async def verify(database_url: str, ledger: Ledger) -> dict[str, int]:

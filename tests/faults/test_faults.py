@@ -23,6 +23,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
 from pathlib import Path
 
 import grpc
@@ -80,7 +81,7 @@ async def servers(pg: PrivatePostgres) -> AsyncIterator[list[ServerProcess]]:
         p.start()
     try:
         for p in procs:
-            await wait_until(lambda p=p: _serving(p.port), 30, f"server {p.port}")
+            await wait_until(partial(_serving, p.port), 30, f"server {p.port}")
         yield procs
     finally:
         for p in procs:
@@ -158,13 +159,13 @@ async def test_postgres_restarted_and_stopped_for_a_while(
             assert err.value.code() == grpc.StatusCode.UNAVAILABLE
         for p in servers:
             observed[f"not_serving_{p.port}"] = await wait_until(
-                lambda p=p: _health_is(p.port, NOT_SERVING), 15, "NOT_SERVING"
+                partial(_health_is, p.port, NOT_SERVING), 15, "NOT_SERVING"
             )
         await asyncio.sleep(2.0)
         await asyncio.to_thread(pg.start)
         for p in servers:
             observed[f"serving_again_{p.port}"] = await wait_until(
-                lambda p=p: _serving(p.port), 30, "SERVING again"
+                partial(_serving, p.port), 30, "SERVING again"
             )
 
     try:
@@ -201,14 +202,14 @@ async def test_connection_cut_after_commit_before_the_answer(
     try:
         for round_ in range(5):
             gid, tokens = await direct.new_game()
-            view = (await direct.call("GetView", pb.GetViewRequest(game_id=gid), direct.app)).view  # type: ignore[attr-defined]
+            view = (await direct.call("GetView", pb.GetViewRequest(game_id=gid), direct.app)).view
             md = (("authorization", f"Bearer {tokens[view.turn]}"),)
             legal = await direct.call("ListLegalMoves", pb.ListLegalMovesRequest(game_id=gid), md)
             request = pb.SubmitMoveRequest(
                 game_id=gid,
-                expected_version=legal.version,  # type: ignore[attr-defined]
+                expected_version=legal.version,
                 request_id=f"cut-{round_}",
-                move=legal.moves[0],  # type: ignore[attr-defined]
+                move=legal.moves[0],
             )
             # Warm the proxied connection, then cut the next answer.
             await stub.ListPresets(pb.ListPresetsRequest(), metadata=direct.app)
@@ -218,9 +219,9 @@ async def test_connection_cut_after_commit_before_the_answer(
             assert err.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL)
             # The move was committed; the retry with the same id gets the first result.
             again = await direct.call("SubmitMove", request, md)
-            assert again.replayed  # type: ignore[attr-defined]
-            assert again.version == legal.version + 1  # type: ignore[attr-defined]
-            ledger.acked[gid][request.request_id] = again.version  # type: ignore[attr-defined]
+            assert again.replayed
+            assert again.version == legal.version + 1
+            ledger.acked[gid][request.request_id] = again.version
             replayed += 1
     finally:
         await through_proxy.close()
@@ -250,14 +251,14 @@ async def test_slow_database_with_deadlines_honoured(pg: PrivatePostgres) -> Non
         try:
             gid, tokens = await load.new_game()
             for i in range(5):
-                view = (await load.call("GetView", pb.GetViewRequest(game_id=gid), load.app)).view  # type: ignore[attr-defined]
+                view = (await load.call("GetView", pb.GetViewRequest(game_id=gid), load.app)).view
                 md = (("authorization", f"Bearer {tokens[view.turn]}"),)
                 legal = await load.call("ListLegalMoves", pb.ListLegalMovesRequest(game_id=gid), md)
                 request = pb.SubmitMoveRequest(
                     game_id=gid,
-                    expected_version=legal.version,  # type: ignore[attr-defined]
+                    expected_version=legal.version,
                     request_id=f"slow-{i}",
-                    move=legal.moves[0],  # type: ignore[attr-defined]
+                    move=legal.moves[0],
                 )
                 started = time.perf_counter()
                 with contextlib.suppress(grpc.aio.AioRpcError):
@@ -269,7 +270,7 @@ async def test_slow_database_with_deadlines_honoured(pg: PrivatePostgres) -> Non
                         deadlines += 1
                         raise
                 done = await load.call("SubmitMove", request, md)
-                ledger.acked[gid][request.request_id] = done.version  # type: ignore[attr-defined]
+                ledger.acked[gid][request.request_id] = done.version
         finally:
             await load.close()
     finally:

@@ -17,8 +17,9 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -35,6 +36,7 @@ from tranca.v1 import game_pb2_grpc as pb_grpc
 EXAMPLES = int(os.environ.get("TRANCA_FUZZ_EXAMPLES", "150"))
 CARD_RE = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")
 REAL_CARDS = sorted({card_text(c) for c in full_deck(True)})
+T = TypeVar("T")
 ALLOWED = {
     grpc.StatusCode.INVALID_ARGUMENT,
     grpc.StatusCode.FAILED_PRECONDITION,
@@ -61,7 +63,7 @@ class World:
     tokens_b: list[str]
     stats: Counter[str]
 
-    def run(self, coro):  # type: ignore[no-untyped-def]
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(30)
 
     def turn(self) -> int:
@@ -297,8 +299,10 @@ def test_the_api_survives_hostile_input(world: World, data: st.DataObject) -> No
     before = w.snapshot(w.game_a)
     before_b = w.snapshot(w.game_b)
     w.stats["requests"] += 1
+    answer_version: int | None
     try:
         if rpc == "WatchGame":
+            assert isinstance(req, pb.WatchGameRequest)
             stream = w.stub.WatchGame(req, metadata=md, timeout=2)
             try:
                 first = next(stream)
@@ -317,11 +321,11 @@ def test_the_api_survives_hostile_input(world: World, data: st.DataObject) -> No
         if seat >= 0 or (md and md[0][0] == "x-api-key"):
             _check_no_leak(w, seat, answer, req, answer_version)
     except grpc.RpcError as e:
-        code = e.code()  # type: ignore[attr-defined]
+        code = e.code()
         w.stats[code.name] += 1
         if rpc == "WatchGame" and code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return  # a watch with nothing new waits; the short deadline ends it
-        assert code in ALLOWED, f"{rpc} answered {code}: {e.details()}"  # type: ignore[attr-defined]
+        assert code in ALLOWED, f"{rpc} answered {code}: {e.details()}"
         assert w.snapshot(w.game_a) == before, "a refused request changed game A"
         assert w.snapshot(w.game_b) == before_b, "a refused request changed game B"
-        _check_no_leak(w, seat, str(e.details()) + str(e.trailing_metadata()), req)  # type: ignore[attr-defined]
+        _check_no_leak(w, seat, str(e.details()) + str(e.trailing_metadata()), req)

@@ -227,4 +227,5 @@ def test_the_ledger_is_an_immutable_value() -> None:
     assert before.chips("ana") == 1000 and "m1" not in before.matches
     assert after.entries[: len(before.entries)] == before.entries
     with pytest.raises(TypeError):
+        # A write the read-only mapping's type forbids, made on purpose.
         before.balances[HOUSE] = 10  # type: ignore[index]

@@ -100,6 +100,7 @@ def test_rating_is_pure() -> None:
     assert before.to_dict() == snapshot
     assert after is not before
     with pytest.raises(TypeError):
+        # A write the read-only mapping's type forbids, made on purpose.
         before.ratings["x"] = Rating()  # type: ignore[index]
 
 

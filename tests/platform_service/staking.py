@@ -8,6 +8,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 from sqlalchemy import false, func, select, text
 
@@ -56,6 +57,17 @@ async def settle_all(store: Store, timeout: float = 10.0) -> int:
         if time.monotonic() > deadline:
             raise AssertionError(f"{unsettled} finished game(s) still unsettled after {timeout} s")
         await asyncio.sleep(0.01)
+
+
+class GameSettings(TypedDict, total=False):
+    """Platform.create's settings of a game."""
+
+    stake: int
+    competitive: bool
+    express: bool
+    annulment: bool
+    preset: str
+    turn_seconds: int
 
 
 @dataclass
@@ -149,11 +161,11 @@ class Platform:
         *,
         addresses: Sequence[str] | None = None,
         start: bool = True,
-        **options: bool | int | str,
+        **options: Unpack[GameSettings],
     ) -> Table:
         """A table with ``players`` seated in order (each from its own address unless
         ``addresses`` says otherwise), started unless ``start`` is False."""
-        game_id = await self.create(len(players), **options)  # type: ignore[arg-type]
+        game_id = await self.create(len(players), **options)
         addresses = addresses or [f"10.0.0.{i + 1}" for i in range(len(players))]
         tokens = [
             await self.join(game_id, seat, p, a)

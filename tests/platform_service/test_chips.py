@@ -247,7 +247,10 @@ async def test_bad_requests_are_refused(platform: Platform) -> None:
             ppb.ListChipEntriesRequest(player_id="ana", page_size=501), metadata=p.md
         ),
         p.players.GetLeaderboard(ppb.GetLeaderboardRequest(limit=-1), metadata=p.md),
-        p.players.GetLeaderboard(ppb.GetLeaderboardRequest(period=99), metadata=p.md),  # type: ignore[arg-type]
+        p.players.GetLeaderboard(
+            ppb.GetLeaderboardRequest(period=ppb.Period.ValueType(99)),  # no such period
+            metadata=p.md,
+        ),
     ]
     for call in bad:
         with pytest.raises(grpc.aio.AioRpcError) as refused:
@@ -466,7 +469,7 @@ class World:
     # Half the profile's (30 in CI, 12 by default): each example is a few dozen RPCs.
     # TRANCA_LEDGER_EXAMPLES=500 for a long run.
     max_examples=int(os.environ.get("TRANCA_LEDGER_EXAMPLES", 0))
-    or settings.default.max_examples // 2,
+    or settings().max_examples // 2,  # settings() holds the loaded profile's values
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

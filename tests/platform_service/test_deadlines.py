@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tranca.store.repository import lease_deadline, turn_deadline
+from tranca.app.deadlines import lease_deadline, turn_deadline
 
 MS = st.integers(min_value=0, max_value=2**62)
 

@@ -16,6 +16,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
+from typing import TypedDict, Unpack
 
 import grpc
 import pytest
@@ -46,6 +47,20 @@ from tranca.services.timers import fallback_move, robot_move
 from tranca.v1 import game_pb2 as pb
 
 
+class TableFields(TypedDict, total=False):
+    """A table's options, as both pb.TableOptions and the game's TableOptions take them."""
+
+    turn_seconds: int
+    robot_grace_seconds: int
+    private: bool
+    competitive: bool
+    stake: int
+    express: bool
+    point_limit: int
+    verifiable: bool
+    annulment_allowed: bool
+
+
 @pytest.fixture
 async def server(db_url: str) -> AsyncIterator[Running]:
     """A server without a sweeper of its own (``client`` uses this one)."""
@@ -73,14 +88,18 @@ async def forget_deadlines(running: Running) -> None:
 
 
 async def table(
-    client: Client, players: int = 2, seed: int = 7, preset: str = "tranca-000", **options: object
+    client: Client,
+    players: int = 2,
+    seed: int = 7,
+    preset: str = "tranca-000",
+    **options: Unpack[TableFields],
 ) -> tuple[str, list[str]]:
     """A started game at a table with ``options`` (pb.TableOptions fields)."""
     return await client.new_game(
         preset=preset,
         players=players,
         seed=seed,
-        table=pb.TableOptions(**options),  # type: ignore[arg-type]
+        table=pb.TableOptions(**options),
     )
 
 
@@ -391,15 +410,18 @@ async def test_a_robot_taking_the_last_silent_seat_completes_an_annulment(
 
 @pytest.mark.parametrize("options", [{"robot_grace_seconds": 1}, {"turn_seconds": 1}])
 async def test_a_match_played_only_by_the_server_ends(
-    client: Client, server: Running, options: dict[str, int]
+    client: Client, server: Running, options: TableFields
 ) -> None:
     """A whole match (to a point limit for robots, express for timeouts) where no
     player ever moves: it ends, every move is legal and marked, every card is
     accounted for after every move, and the log rebuilds the stored game. The
     sweeper's clock runs an hour ahead, so every clock has run out at each sweep."""
-    limit = {"point_limit": 500} if "robot_grace_seconds" in options else {"express": True}
+    limit: TableFields = (
+        {"point_limit": 500} if "robot_grace_seconds" in options else {"express": True}
+    )
     # tranca-003 plays to 2000 by itself: the table's option is what shortens the match.
-    gid, _ = await table(client, seed=11, preset="tranca-003", **options, **limit)
+    fields: TableFields = {**options, **limit}
+    gid, _ = await table(client, seed=11, preset="tranca-003", **fields)
     sweeper = server.new_sweeper(clock=lambda: now_ms() + 3_600_000)
     started = time.monotonic()
     while (await app_view(client, gid)).status != pb.GAME_STATUS_FINISHED:
@@ -625,7 +647,7 @@ async def test_robot_seats_only_at_practice_tables_with_robots(
     for extra in ({"player_id": "p1"}, {"spectator": True}):
         await refused(
             client.stub.JoinGame(
-                pb.JoinGameRequest(game_id=gid, seat=1, robot=True, **extra),  # type: ignore[arg-type]
+                pb.JoinGameRequest(game_id=gid, seat=1, robot=True, **extra),
                 metadata=client.app(),
             ),
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -639,8 +661,8 @@ def test_a_robots_seat_is_the_robots_until_the_match_ends() -> None:
     and played by a robot at once; it cannot be left (no one holds a token for it);
     a table without robots or a competitive one refuses it."""
 
-    def game(**options: object) -> GameState:
-        table = TableOptions(**options)  # type: ignore[arg-type]
+    def game(**options: Unpack[TableFields]) -> GameState:
+        table = TableOptions(**options)
         return new_game(Setup(make_rules("tranca-000"), 2, 5, table=table))
 
     g = game(robot_grace_seconds=10)
@@ -652,7 +674,7 @@ def test_a_robots_seat_is_the_robots_until_the_match_ends() -> None:
     apply_action(g, Action("join", 0, name="ana"), 2)
     apply_action(g, Action("start"), 3)
     assert g.humans() == [0] and g.robots == {1}
-    refusals: list[tuple[dict[str, object], str]] = [
+    refusals: list[tuple[TableFields, str]] = [
         ({}, "NO_ROBOTS"),
         ({"turn_seconds": 5}, "NO_ROBOTS"),
         ({"robot_grace_seconds": 10, "competitive": True}, "COMPETITIVE_TABLE"),

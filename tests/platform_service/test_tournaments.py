@@ -12,7 +12,7 @@ import asyncio
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import grpc
 import pytest
@@ -48,6 +48,15 @@ def error_reason(e: grpc.aio.AioRpcError) -> str:
     raise AssertionError(f"no status details: {e!r}")
 
 
+class TournamentOptions(TypedDict, total=False):
+    """The fields of a CreateTournamentRequest that Organiser.create leaves unset."""
+
+    table: gpb.TableOptions
+    rounds: int
+    duplicate: bool
+    round_decks: list[str]
+
+
 class Organiser:
     """An app's TournamentService calls, and its seats' game calls."""
 
@@ -62,7 +71,9 @@ class Organiser:
         fmt: pb.TournamentFormat.ValueType,
         entrants: int,
         table_size: int = 2,
-        **kwargs: object,
+        *,
+        seed: int = 11,
+        **kwargs: Unpack[TournamentOptions],
     ) -> pb.Tournament:
         if table_size == 2:
             people = [
@@ -80,8 +91,8 @@ class Organiser:
                 entrants=people,
                 table_size=table_size,
                 rules=gpb.Rules(preset=PRESET),
-                seed=kwargs.pop("seed", 11),  # type: ignore[arg-type]
-                **kwargs,  # type: ignore[arg-type]
+                seed=seed,
+                **kwargs,
             ),
             metadata=self.md,
         )
@@ -542,8 +553,9 @@ async def test_bad_configurations_are_refused(org: Organiser, change: dict[str, 
     )
     for name, value in change.items():
         if isinstance(value, list):
-            request.ClearField(name)  # type: ignore[arg-type]
-            getattr(request, name).extend(value)
+            repeated = getattr(request, name)
+            del repeated[:]
+            repeated.extend(value)
         elif hasattr(value, "CopyFrom"):
             getattr(request, name).CopyFrom(value)
         else:

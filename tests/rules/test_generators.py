@@ -16,7 +16,7 @@ PRESET_NAMES = sorted(PRESETS)
 
 
 def brute_force_triples(counts: Counter[int], rules: Rules) -> set[tuple[int, ...]]:
-    out = set()
+    out: set[tuple[int, ...]] = set()
     for t in combinations_with_replacement(sorted(counts), 3):
         if any(t.count(c) > counts[c] for c in t):
             continue

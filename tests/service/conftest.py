@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import grpc
 import pytest
@@ -86,6 +87,15 @@ async def server(db_url: str) -> AsyncIterator[Running]:
     await running.stop(0.5)
 
 
+class GameOptions(TypedDict, total=False):
+    """The fields of a CreateGameRequest besides its rules, players and seed."""
+
+    deck: Iterable[str]
+    spectators_allowed: bool
+    label: str
+    table: pb.TableOptions
+
+
 class Client:
     """A test client: one channel, credentials per call."""
 
@@ -102,7 +112,11 @@ class Client:
         return (("authorization", f"Bearer {token}"),)
 
     async def new_game(
-        self, preset: str = "tranca-000", players: int = 2, seed: int = 7, **kwargs: object
+        self,
+        preset: str = "tranca-000",
+        players: int = 2,
+        seed: int = 7,
+        **kwargs: Unpack[GameOptions],
     ) -> tuple[str, list[str]]:
         """Create, seat every player and start; returns the game id and the tokens."""
         created = await self.stub.CreateGame(

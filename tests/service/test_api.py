@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable
+from typing import Unpack
 
 import grpc
 import pytest
@@ -16,7 +17,7 @@ from google.rpc import error_details_pb2, status_pb2
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 
-from .conftest import Client
+from .conftest import Client, GameOptions
 
 OK_TIMEOUT = 5.0
 Code = grpc.StatusCode
@@ -64,8 +65,11 @@ async def seat_view(client: Client, gid: str, token: str) -> pb.GameView:
     return (await client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=md)).view
 
 
-async def create(client: Client, players: int = 2, **kwargs: object) -> str:
-    rules = kwargs.pop("rules", pb.Rules(preset="tranca-000"))
+async def create(
+    client: Client, players: int = 2, rules: pb.Rules | None = None, **kwargs: Unpack[GameOptions]
+) -> str:
+    if rules is None:
+        rules = pb.Rules(preset="tranca-000")
     done = await client.stub.CreateGame(
         pb.CreateGameRequest(rules=rules, players=players, seed=7, **kwargs),
         metadata=client.app(),
@@ -114,9 +118,13 @@ def plain_deck() -> list[str]:
     return [c for c in cards if c not in ("3D", "3H")] + reds
 
 
-async def read(call: grpc.aio.UnaryStreamCall, timeout: float = OK_TIMEOUT) -> pb.WatchGameResponse:
+async def read(
+    call: grpc.aio.UnaryStreamCall[pb.WatchGameRequest, pb.WatchGameResponse],
+    timeout: float = OK_TIMEOUT,
+) -> pb.WatchGameResponse:
     msg = await asyncio.wait_for(call.read(), timeout)
     assert msg is not grpc.aio.EOF, "the watch stream ended"
+    assert isinstance(msg, pb.WatchGameResponse)
     return msg
 
 
@@ -632,17 +640,17 @@ async def test_list_games_filters_and_pages(client: Client) -> None:
     playing, _ = await client.new_game()
     newest_first = [playing, *reversed(waiting)]
 
-    async def page(**kwargs: object) -> pb.ListGamesResponse:
-        return await client.stub.ListGames(pb.ListGamesRequest(**kwargs), metadata=client.app())
+    async def page(request: pb.ListGamesRequest) -> pb.ListGamesResponse:
+        return await client.stub.ListGames(request, metadata=client.app())
 
-    assert [g.game_id for g in (await page()).games] == newest_first
-    got = await page(status=pb.GAME_STATUS_PLAYING)
+    assert [g.game_id for g in (await page(pb.ListGamesRequest())).games] == newest_first
+    got = await page(pb.ListGamesRequest(status=pb.GAME_STATUS_PLAYING))
     assert [(g.game_id, g.seats_taken) for g in got.games] == [(playing, 2)]
-    got = await page(status=pb.GAME_STATUS_WAITING)
+    got = await page(pb.ListGamesRequest(status=pb.GAME_STATUS_WAITING))
     assert [g.label for g in got.games] == ["w2", "w1", "w0"]
-    first = await page(page_size=3)
+    first = await page(pb.ListGamesRequest(page_size=3))
     assert first.next_page_token
-    second = await page(page_size=3, page_token=first.next_page_token)
+    second = await page(pb.ListGamesRequest(page_size=3, page_token=first.next_page_token))
     assert not second.next_page_token
     assert [g.game_id for g in [*first.games, *second.games]] == newest_first
 
@@ -680,7 +688,7 @@ async def test_app_calls_refuse_player_tokens(client: Client) -> None:
     """An app call made with a player token is PERMISSION_DENIED."""
     gid, tokens = await client.new_game()
     md = client.player(tokens[0])
-    calls = [
+    calls: list[Awaitable[object]] = [
         client.stub.ListPresets(pb.ListPresetsRequest(), metadata=md),
         client.stub.CreateGame(
             pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2), metadata=md
@@ -696,7 +704,7 @@ async def test_player_calls_refuse_api_keys(client: Client) -> None:
     """ListLegalMoves, SubmitMove and LeaveGame need a player token: PERMISSION_DENIED."""
     gid, _ = await client.new_game()
     md = client.app()
-    calls = [
+    calls: list[Awaitable[object]] = [
         client.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=gid), metadata=md),
         client.stub.SubmitMove(
             pb.SubmitMoveRequest(game_id=gid, expected_version=3, request_id="r", move=DRAW),
@@ -713,7 +721,7 @@ async def test_games_of_another_app_are_invisible(client: Client, server: Runnin
     gid, _ = await client.new_game()
     _, key = await server.store.create_app(f"other-{uuid.uuid4().hex[:6]}")
     md = (("x-api-key", key),)
-    calls = [
+    calls: list[Awaitable[object]] = [
         client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=md),
         client.stub.JoinGame(pb.JoinGameRequest(game_id=gid, spectator=True), metadata=md),
         client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=md),
@@ -731,7 +739,7 @@ async def test_a_token_works_for_its_own_game_only(client: Client) -> None:
     game_a, tokens_a = await client.new_game()
     game_b, _ = await client.new_game()
     md = client.player(tokens_a[0])
-    calls = [
+    calls: list[Awaitable[object]] = [
         client.stub.GetView(pb.GetViewRequest(game_id=game_b), metadata=md),
         client.stub.ListLegalMoves(pb.ListLegalMovesRequest(game_id=game_b), metadata=md),
         client.stub.SubmitMove(
@@ -773,7 +781,7 @@ async def test_spectators_watch_but_cannot_act(client: Client) -> None:
         assert msg.view.seat == -1 and not msg.view.hand and msg.view.version == version
     finally:
         call.cancel()
-    calls = [
+    calls: list[Awaitable[object]] = [
         client.stub.SubmitMove(
             pb.SubmitMoveRequest(game_id=gid, expected_version=version, request_id="s", move=DRAW),
             metadata=md,

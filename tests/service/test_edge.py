@@ -5,7 +5,7 @@ service; a body that does not decode is refused the same way."""
 from __future__ import annotations
 
 import pytest
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from tranca.api.edge import Rejected, checker, decoder
 from tranca.v1 import game_pb2, options_pb2, platform_pb2
@@ -23,16 +23,17 @@ def _request_strings() -> list[FieldDescriptor]:
     seen: set[str] = set()
     found: list[FieldDescriptor] = []
 
-    def walk(message: object) -> None:
-        name = message.full_name  # type: ignore[attr-defined]
+    def walk(message: Descriptor) -> None:
+        name = message.full_name
         if name in seen:
             return
         seen.add(name)
-        for field in message.fields:  # type: ignore[attr-defined]
+        for field in message.fields:
             if field.type == FieldDescriptor.TYPE_STRING:
                 found.append(field)
             elif field.type == FieldDescriptor.TYPE_MESSAGE:
                 entry = field.message_type
+                assert entry is not None
                 if entry.GetOptions().map_entry:
                     found.append(field)  # its keys
                     value = entry.fields_by_name["value"]

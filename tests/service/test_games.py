@@ -86,8 +86,8 @@ def view_cards(view: pb.GameView) -> list[str]:
         out += view.pile
     elif view.pile_top:
         out.append(view.pile_top)
-    for m in view.mortos:
-        out += m.cards
+    for morto in view.mortos:
+        out += morto.cards
     return out
 
 

@@ -10,12 +10,14 @@ import contextlib
 import dataclasses
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
+from typing import TypedDict, Unpack
 
 import grpc
 import pytest
 
 from tranca.server import Config, Running, start
+from tranca.services.ports import TokenRecord
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc
@@ -26,10 +28,10 @@ from .test_limits_security import reason_of
 NUL = "\x00"
 
 
-async def _refused(call: object, code: grpc.StatusCode, reason: str) -> str:
+async def _refused(call: Awaitable[object], code: grpc.StatusCode, reason: str) -> str:
     """Await ``call`` (a coroutine or a unary call), expecting this refusal."""
     with pytest.raises(grpc.aio.AioRpcError) as err:
-        await call  # type: ignore[misc]
+        await call
     assert err.value.code() == code, err.value.details()
     assert reason_of(err.value)[0] == reason, err.value.details()
     return str(err.value.details())
@@ -55,7 +57,7 @@ async def test_nul_and_control_characters_are_refused_in_every_free_text_field(
     ).game.game_id
     before = await _games(client)
     player = client.player(tokens[0])
-    calls = [
+    calls: list[Awaitable[object]] = [
         client.stub.CreateGame(
             pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2, label=f"a{NUL}"),
             metadata=client.app(),
@@ -120,13 +122,18 @@ async def test_an_undecodable_body_is_invalid_argument_on_every_service(client: 
         "/tranca.v1.TournamentService/GetTournament",
     ):
         for body in (b"\x0a\x03\xed\xa0\x80", b"\x0a\x09abc", b"\xff" * 11):
+            # No serializers: the request and the answer are the bytes on the wire.
             if method.endswith("WatchGame"):
-                call = client.channel.unary_stream(method)(body, metadata=client.app())
+                watch: grpc.aio.UnaryStreamMultiCallable[bytes, bytes]
+                watch = client.channel.unary_stream(method)
+                call = watch(body, metadata=client.app())
                 with pytest.raises(grpc.aio.AioRpcError) as err:
                     await call.read()
             else:
+                unary: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes]
+                unary = client.channel.unary_unary(method)
                 with pytest.raises(grpc.aio.AioRpcError) as err:
-                    await client.channel.unary_unary(method)(body, metadata=client.app())
+                    await unary(body, metadata=client.app())
             assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, method
             assert reason_of(err.value)[0] == "MALFORMED_REQUEST"
 
@@ -212,7 +219,7 @@ async def test_errors_quote_only_a_short_prefix_of_what_the_caller_sent(client: 
 async def test_list_games_refuses_an_unknown_status(client: Client) -> None:
     await _refused(
         client.stub.ListGames(
-            pb.ListGamesRequest(status=42),  # type: ignore[arg-type]
+            pb.ListGamesRequest(status=pb.GameStatus.ValueType(42)),  # no such status
             metadata=client.app(),
         ),
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -232,14 +239,20 @@ async def test_a_retry_with_a_fresher_expected_version_gets_the_first_answer(
     rid = uuid.uuid4().hex
     first = await client.stub.SubmitMove(
         pb.SubmitMoveRequest(
-            game_id=gid, expected_version=view.version, request_id=rid, move=pb.Move(draw={})
+            game_id=gid,
+            expected_version=view.version,
+            request_id=rid,
+            move=pb.Move(draw=pb.DrawMove()),
         ),
         metadata=md,
     )
     for expected in (first.version, view.version + 7, 0):
         again = await client.stub.SubmitMove(
             pb.SubmitMoveRequest(
-                game_id=gid, expected_version=expected, request_id=rid, move=pb.Move(draw={})
+                game_id=gid,
+                expected_version=expected,
+                request_id=rid,
+                move=pb.Move(draw=pb.DrawMove()),
             ),
             metadata=md,
         )
@@ -362,7 +375,7 @@ async def test_revoking_an_app_ends_its_seat_and_spectator_tokens(server: Runnin
                     game_id=gid,
                     expected_version=view.version,
                     request_id="after-revocation",
-                    move=pb.Move(draw={}),
+                    move=pb.Move(draw=pb.DrawMove()),
                 ),
                 metadata=md,
             ),
@@ -378,11 +391,19 @@ async def test_revoking_an_app_ends_its_seat_and_spectator_tokens(server: Runnin
     assert game.version == view.version
 
 
+class _Settings(TypedDict, total=False):
+    """The settings of Config that these tests change."""
+
+    auth_failures_per_peer: float
+    max_watches_per_app: int
+    rate_per_token: float
+
+
 @contextlib.asynccontextmanager
-async def _server(db_url: str, **settings: object) -> AsyncIterator[Running]:
+async def _server(db_url: str, **settings: Unpack[_Settings]) -> AsyncIterator[Running]:
     """A server on ``db_url``, with no rate limits unless ``settings`` say otherwise."""
     config = Config(port=0, metrics_port=0, database_url=db_url, rate_per_token=0, rate_per_app=0)
-    running = await start(dataclasses.replace(config, **settings))  # type: ignore[arg-type]
+    running = await start(dataclasses.replace(config, **settings))
     try:
         yield running
     finally:
@@ -396,7 +417,7 @@ async def guarded_server(db_url: str) -> AsyncIterator[Running]:
 
 
 async def test_failed_authentications_are_throttled_per_peer_before_any_lookup(
-    guarded_server: Running,
+    guarded_server: Running, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _, key = await guarded_server.store.create_app(f"throttle-{uuid.uuid4().hex[:6]}")
     async with grpc.aio.insecure_channel(f"127.0.0.1:{guarded_server.port}") as channel:
@@ -407,11 +428,11 @@ async def test_failed_authentications_are_throttled_per_peer_before_any_lookup(
         lookups = {"n": 0}
         real = guarded_server.store.token
 
-        async def counted(token: str):  # type: ignore[no-untyped-def]
+        async def counted(token: str) -> TokenRecord | None:
             lookups["n"] += 1
             return await real(token)
 
-        guarded_server.store.token = counted  # type: ignore[method-assign]
+        monkeypatch.setattr(guarded_server.store, "token", counted)
         outcomes = []
         for i in range(12):
             try:
@@ -450,7 +471,9 @@ async def test_failed_authentications_are_throttled_per_peer_before_any_lookup(
 # ----- watch streams ---------------------------------------------------------------------
 
 
-async def _open(client: Client, gid: str, md: tuple[tuple[str, str], ...]) -> object:
+async def _open(
+    client: Client, gid: str, md: tuple[tuple[str, str], ...]
+) -> grpc.aio.UnaryStreamCall[pb.WatchGameRequest, pb.WatchGameResponse] | None:
     stream = client.stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=md)
     try:
         await asyncio.wait_for(stream.read(), 5)
@@ -471,13 +494,13 @@ async def test_the_watch_cap_holds_however_many_refused_streams_came_before(
     opened = [await _open(client, gid, md) for _ in range(10)]
     kept = [s for s in opened if s is not None]
     assert len(kept) == 4
-    kept[0].cancel()  # type: ignore[attr-defined]
+    kept[0].cancel()
     await asyncio.sleep(0.2)
     again = await _open(client, gid, md)
     assert again is not None
     assert await _open(client, gid, md) is None
     for s in [*kept[1:], again]:
-        s.cancel()  # type: ignore[attr-defined]
+        s.cancel()
 
 
 async def test_two_spectators_with_one_name_have_a_cap_each(client: Client) -> None:
@@ -500,7 +523,8 @@ async def test_two_spectators_with_one_name_have_a_cap_each(client: Client) -> N
     streams = [await _open(client, gid, client.player(t)) for t in tokens for _ in range(4)]
     assert all(s is not None for s in streams)
     for s in streams:
-        s.cancel()  # type: ignore[attr-defined]
+        assert s is not None
+        s.cancel()
 
 
 @pytest.fixture
@@ -518,7 +542,7 @@ async def test_streams_opened_with_an_api_key_are_capped_too(watch_capped_server
         assert [s is not None for s in opened] == [True] * 3 + [False] * 3
         for s in opened:
             if s is not None:
-                s.cancel()  # type: ignore[attr-defined]
+                s.cancel()
 
 
 @pytest.fixture

@@ -104,8 +104,9 @@ def test_games_at_the_knobs_extremes_play_and_stay_readable(
         low, high = KNOB_RANGES[knob]
         value = low if extreme == "low" else high
         for key, v in _override(knob, value).items():
-            if isinstance(v, dict) and isinstance(overrides.get(key), dict):
-                overrides[key].update(v)  # type: ignore[union-attr]
+            existing = overrides.get(key)
+            if isinstance(v, dict) and isinstance(existing, dict):
+                existing.update(v)
             else:
                 overrides[key] = v
     if extreme == "low":

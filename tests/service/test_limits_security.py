@@ -7,6 +7,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -120,6 +121,7 @@ async def test_a_slow_watcher_never_blocks_moves_or_other_watchers(client: Clien
         pb.WatchGameRequest(game_id=gid), metadata=client.player(tokens[1])
     )
     first = await asyncio.wait_for(reader.read(), 5)
+    assert isinstance(first, pb.WatchGameResponse)
     version = first.view.version
     played = 0
 
@@ -150,9 +152,10 @@ async def test_a_slow_watcher_never_blocks_moves_or_other_watchers(client: Clien
             played += 1
 
     await asyncio.wait_for(play_some(), 30)
-    seen = []
+    seen: list[int] = []
     while not seen or seen[-1] < version:
         update = await asyncio.wait_for(reader.read(), 10)
+        assert isinstance(update, pb.WatchGameResponse)
         seen.append(update.view.version)
     assert seen == list(range(first.view.version + 1, version + 1))
     assert played == 30
@@ -252,7 +255,7 @@ async def test_a_revoked_app_key_is_refused(server: Running) -> None:
 async def test_secrets_are_stored_hashed_and_never_logged(
     client: Client, server: Running, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from sqlalchemy import text
+    from sqlalchemy import Row, text
 
     gid, tokens = await client.new_game()
     view = (await client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=client.app())).view
@@ -274,7 +277,7 @@ async def test_secrets_are_stored_hashed_and_never_logged(
     for secret in [client.api_key, *tokens]:
         assert secret not in logged  # ...without any secret
     # The database holds only hashes.
-    rows = []
+    rows: list[Row[Any]] = []
     async with server.store.engine.connect() as conn:
         for table in ("apps", "player_tokens"):
             rows += (await conn.execute(text(f"SELECT * FROM {table}"))).all()

@@ -27,7 +27,12 @@ async def test_a_replica_listens_while_it_has_watchers_and_hints_reach_them(
     hub = watching.listener.hub
     hints: list[str] = []
     publish = hub.publish
-    monkeypatch.setattr(hub, "publish", lambda g, v=None: (hints.append(g), publish(g, v)))
+
+    def noted(game_id: str, version: int | None = None) -> None:
+        hints.append(game_id)
+        publish(game_id, version)
+
+    monkeypatch.setattr(hub, "publish", noted)
 
     _, key = await mover.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
     async with (

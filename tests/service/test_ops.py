@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import grpc
 import pytest
@@ -32,7 +33,7 @@ async def test_reflection_lists_the_services(server: Running) -> None:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
 
-        async def requests():  # type: ignore[no-untyped-def]
+        async def requests() -> AsyncIterator[reflection_pb2.ServerReflectionRequest]:
             yield reflection_pb2.ServerReflectionRequest(list_services="")
 
         async for reply in stub.ServerReflectionInfo(requests()):

@@ -156,7 +156,7 @@ async def test_conflicting_submits_apply_exactly_one_move_per_version(
 
         async def submit(
             i: int,
-            stub: pb_grpc.GameServiceStub,
+            stub: pb_grpc.GameServiceAsyncStub,
             legal: pb.ListLegalMovesResponse = legal,
             turn_token: str = turn_token,
         ) -> str:

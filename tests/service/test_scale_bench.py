@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from bench import scale
+from bench.engine_bench import machine
 
 from tests.service.conftest import PG_ADMIN, _pg_admin
 
@@ -60,7 +61,7 @@ def test_the_scale_benchmark_measures_a_tiny_size(kind: str, tmp_path: Path) -> 
         "command": "test",
         "sizes": [10],
         "settings": vars(TINY),
-        "machine": scale.machine(),
+        "machine": machine(),
         "source": scale.source_state(),
         "results": [result],
     }

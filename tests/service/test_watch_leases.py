@@ -323,7 +323,7 @@ class Clock:
 
 async def test_a_held_lease_is_written_once_until_half_of_it_is_gone() -> None:
     store, clock = FakeStore(), Clock()
-    leases = WatchLeases(store, Hub(), clock)  # type: ignore[arg-type]
+    leases = WatchLeases(store, Hub(), clock)
     await leases.hold("g1")
     await leases.hold("g1")
     clock.now += LEASE_SECONDS / 2 - 1
@@ -340,7 +340,7 @@ async def test_renewal_leases_the_watched_games_and_forgets_the_rest(
 ) -> None:
     monkeypatch.setattr(watch_leases, "RENEW_BATCH", 2)
     store, clock, hub = FakeStore(), Clock(), Hub()
-    leases = WatchLeases(store, hub, clock)  # type: ignore[arg-type]
+    leases = WatchLeases(store, hub, clock)
     with hub.subscribe("b"), hub.subscribe("a"), hub.subscribe("c"), hub.subscribe("a"):
         await leases.hold("a")
         await leases.hold("gone")  # a watcher that has left since
@@ -352,7 +352,9 @@ async def test_renewal_leases_the_watched_games_and_forgets_the_rest(
     assert len(store.leased) == 4
 
 
-async def test_watchers_opening_at_once_wait_for_one_lease_write() -> None:
+async def test_watchers_opening_at_once_wait_for_one_lease_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     store, gate = FakeStore(), asyncio.Event()
     write = store.lease_watches
 
@@ -360,8 +362,8 @@ async def test_watchers_opening_at_once_wait_for_one_lease_write() -> None:
         await gate.wait()
         await write(game_ids, seconds)
 
-    store.lease_watches = slow  # type: ignore[method-assign]
-    leases = WatchLeases(store, Hub())  # type: ignore[arg-type]
+    monkeypatch.setattr(store, "lease_watches", slow)
+    leases = WatchLeases(store, Hub())
     holds = [asyncio.create_task(leases.hold("g1")) for _ in range(5)]
     await asyncio.sleep(0)
     holds[0].cancel()  # a watcher that leaves does not cut the write short
@@ -371,7 +373,9 @@ async def test_watchers_opening_at_once_wait_for_one_lease_write() -> None:
     assert leases.held_until("g1") is not None
 
 
-async def test_a_lease_that_cannot_be_written_does_not_fail_the_watch() -> None:
+async def test_a_lease_that_cannot_be_written_does_not_fail_the_watch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     store = FakeStore()
     failures = [ConnectionError("the database is out of reach")]
     write = store.lease_watches
@@ -381,8 +385,8 @@ async def test_a_lease_that_cannot_be_written_does_not_fail_the_watch() -> None:
             raise failures.pop()
         await write(game_ids, seconds)
 
-    store.lease_watches = flaky  # type: ignore[method-assign]
-    leases = WatchLeases(store, Hub())  # type: ignore[arg-type]
+    monkeypatch.setattr(store, "lease_watches", flaky)
+    leases = WatchLeases(store, Hub())
     await leases.hold("g1")  # logged, not raised
     assert leases.held_until("g1") is None and store.leased == []
     await leases.hold("g1")  # the next watcher tries again
@@ -391,6 +395,6 @@ async def test_a_lease_that_cannot_be_written_does_not_fail_the_watch() -> None:
 
 async def test_on_sqlite_there_is_no_lease_to_take() -> None:
     store = FakeStore(is_postgres=False)
-    leases = WatchLeases(store, Hub())  # type: ignore[arg-type]
+    leases = WatchLeases(store, Hub())
     await leases.hold("g1")
     assert not leases.enabled and store.leased == []

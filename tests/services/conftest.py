@@ -4,6 +4,7 @@ wires them to a database: fast, and the same code the service runs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 import pytest
 
@@ -18,6 +19,15 @@ from tranca.services.presence import Presence
 from tranca.services.tables import Tables
 
 from .fakes import InMemoryRepository, Notes
+
+
+class TableSettings(TypedDict, total=False):
+    """World.table's settings besides the preset and the players."""
+
+    table: TableOptions | None
+    seed: int
+    spectators: bool
+    overrides: dict[str, object] | None
 
 
 @dataclass
@@ -63,10 +73,10 @@ class World:
         return game.id
 
     async def seated(
-        self, preset: str = "tranca-000", players: int = 2, **options: object
+        self, preset: str = "tranca-000", players: int = 2, **options: Unpack[TableSettings]
     ) -> tuple[str, list[str]]:
         """A started game and its seats' tokens."""
-        game_id = await self.table(preset, players, **options)  # type: ignore[arg-type]
+        game_id = await self.table(preset, players, **options)
         tokens = []
         for seat in range(players):
             seated = await self.games.join(

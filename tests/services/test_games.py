@@ -4,6 +4,7 @@ refusal is, what a reader sees (APP_GUIDE.md §3-§8)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator, Awaitable
 
 import pytest
 
@@ -17,9 +18,9 @@ from tranca.services.games import Joining, NewTable
 from .conftest import World
 
 
-async def refused(call: object, reason: str) -> Refused:
+async def refused(call: Awaitable[object], reason: str) -> Refused:
     with pytest.raises(Refused) as err:
-        await call  # type: ignore[misc]
+        await call
     assert err.value.reason == reason, err.value.message
     return err.value
 
@@ -149,7 +150,8 @@ async def test_a_staked_start_takes_every_stake_or_none(world: World) -> None:
 async def test_a_seat_moves_and_sees_its_own_hand_only(world: World) -> None:
     game_id, tokens = await world.seated()
     app_view = await world.games.view(world.as_app(), game_id)
-    turn = app_view.state.deal.turn  # type: ignore[union-attr]
+    assert app_view.state.deal is not None
+    turn = app_view.state.deal.turn
     mine = await world.games.legal_moves(world.as_player(tokens[turn]), game_id)
     assert mine.seat == turn
     moved = await world.games.move(
@@ -228,7 +230,8 @@ async def test_a_watch_yields_every_version_in_order_and_counts_against_the_cap(
     updates = world.games.watch(world.as_player(tokens[0]), game_id, 0)
     first = await anext(updates)
     assert first.shown.version == 3 and first.change is None
-    turn = first.shown.state.deal.turn  # type: ignore[union-attr]
+    assert first.shown.state.deal is not None
+    turn = first.shown.state.deal.turn
     await world.games.move(
         world.as_player(tokens[turn]),
         game_id,
@@ -244,6 +247,7 @@ async def test_a_watch_yields_every_version_in_order_and_counts_against_the_cap(
     for stream in others[:3]:
         await anext(stream)
     await refused(anext(others[3]), "TOO_MANY_WATCHES")
+    assert isinstance(updates, AsyncGenerator)  # closed as a cancelled stream is
     await updates.aclose()
     freed = world.games.watch(world.as_player(tokens[0]), game_id, 0)
     assert (await anext(freed)).shown.version == 4  # the slot the closed stream held

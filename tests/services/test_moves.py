@@ -14,6 +14,7 @@ from tranca.app.game import Action, GameError, play_action, rebuild
 from tranca.rules.engine import legal_moves
 from tranca.rules.moves import parse_move
 from tranca.services.errors import RequestIdReused, VersionConflict
+from tranca.services.ports import GameChange
 
 from .conftest import World, make_world
 
@@ -23,7 +24,8 @@ async def test_a_change_is_written_at_the_next_version_and_wakes_the_watchers(
 ) -> None:
     game_id, _ = await world.seated()
     game = await world.repo.game(game_id)
-    seat = game.state.deal.turn  # type: ignore[union-attr]
+    assert game.state.deal is not None
+    seat = game.state.deal.turn
     done = await world.moves.apply(game_id, play_action(seat, parse_move("draw")))
     assert done.version == game.version + 1 and not done.replayed
     assert (await world.repo.game(game_id)).version == done.version
@@ -35,8 +37,8 @@ async def test_a_move_made_on_a_stale_version_is_a_conflict_and_writes_nothing(
 ) -> None:
     _, tokens = await world.seated()
     loaded = await world.repo.seat_game(tokens[0])
-    assert loaded is not None
-    seat = loaded.state.deal.turn  # type: ignore[union-attr]
+    assert loaded is not None and loaded.state.deal is not None
+    seat = loaded.state.deal.turn
     turn = await world.repo.seat_game(tokens[seat])
     assert turn is not None
     before = world.repo.commits
@@ -54,7 +56,8 @@ async def test_a_move_made_on_a_stale_version_is_a_conflict_and_writes_nothing(
 async def test_a_retry_gets_the_first_answer_and_the_move_is_applied_once(world: World) -> None:
     game_id, _ = await world.seated()
     game = await world.repo.game(game_id)
-    seat = game.state.deal.turn  # type: ignore[union-attr]
+    assert game.state.deal is not None
+    seat = game.state.deal.turn
     action = play_action(seat, parse_move("draw"))
     first = await world.moves.apply(game_id, action, expected_version=game.version, request_id="r")
     for expected in (game.version, first.version, None):
@@ -62,7 +65,8 @@ async def test_a_retry_gets_the_first_answer_and_the_move_is_applied_once(world:
         assert again.replayed and again.version == first.version
         assert again.state.to_dict() == first.state.to_dict()
     assert (await world.repo.game(game_id)).version == first.version
-    other = play_action(seat, legal_moves(first.state.deal)[-1])  # type: ignore[arg-type]
+    assert first.state.deal is not None
+    other = play_action(seat, legal_moves(first.state.deal)[-1])
     with pytest.raises(RequestIdReused):
         await world.moves.apply(game_id, other, request_id="r")
     assert (await world.repo.game(game_id)).version == first.version
@@ -73,8 +77,8 @@ async def test_a_retry_racing_its_first_attempt_gets_the_first_answer(world: Wor
     retry read the game): the first answer, not a refusal."""
     game_id, tokens = await world.seated()
     loaded = await world.repo.seat_game(tokens[0])
-    assert loaded is not None
-    seat = loaded.state.deal.turn  # type: ignore[union-attr]
+    assert loaded is not None and loaded.state.deal is not None
+    seat = loaded.state.deal.turn
     stale = await world.repo.seat_game(tokens[seat])
     assert stale is not None
     action = play_action(seat, parse_move("draw"))
@@ -84,13 +88,13 @@ async def test_a_retry_racing_its_first_attempt_gets_the_first_answer(world: Wor
 
 
 async def test_an_action_without_an_expected_version_rereads_after_a_lost_race(
-    world: World,
+    world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     game_id = await world.table()
     real_commit = world.repo.commit
-    raced = []
+    raced: list[bool] = []
 
-    async def racing_commit(change):  # type: ignore[no-untyped-def]
+    async def racing_commit(change: GameChange) -> bool:
         if not raced:  # another replica seats someone first
             raced.append(True)
             await real_commit(
@@ -104,7 +108,7 @@ async def test_an_action_without_an_expected_version_rereads_after_a_lost_race(
             return False
         return await real_commit(change)
 
-    world.repo.commit = racing_commit  # type: ignore[method-assign]
+    monkeypatch.setattr(world.repo, "commit", racing_commit)
     done = await world.moves.apply(game_id, Action("join", 0, name="ana"))
     assert raced and done.version == 2
 

@@ -10,6 +10,7 @@ from tranca.rules.moves import DISCARD, DRAW
 from tranca.services.access import Credentials
 from tranca.services.errors import Refused
 from tranca.services.games import Joining
+from tranca.services.ports import TokenRecord
 from tranca.services.timers import Sweeper
 
 from .conftest import World, make_world
@@ -25,7 +26,8 @@ async def test_a_silent_seat_is_taken_by_a_robot_which_plays_until_reclaimed(
     game_id, tokens = await _robot_table(world)
     game = await world.repo.game(game_id)
     assert game.deadline_at is not None  # the first turn's clock
-    seat = game.state.deal.turn  # type: ignore[union-attr]
+    assert game.state.deal is not None
+    seat = game.state.deal.turn
     sweeper = Sweeper(world.repo, world.moves, clock=lambda: world.repo.now)
     assert await sweeper.sweep_timers() == 0  # not due yet
     world.repo.now += 31_000
@@ -49,7 +51,8 @@ async def test_a_turn_out_of_time_is_played_for_the_player(world: World) -> None
     kinds = [r.action.move.kind for r in timed_out if r.action.move is not None]
     assert kinds == [DRAW, DISCARD]
     game = await world.repo.game(game_id)
-    assert game.state.deal.turn == 1 - timed_out[0].seat  # type: ignore[union-attr]
+    assert game.state.deal is not None
+    assert game.state.deal.turn == 1 - timed_out[0].seat
 
 
 async def test_robot_seats_play_from_the_start_and_only_at_practice_tables_with_robots(
@@ -92,18 +95,20 @@ async def test_revoking_an_app_ends_its_key_and_every_token_of_its_games(world: 
         assert err.value.reason in ("BAD_API_KEY", "BAD_TOKEN")
 
 
-async def test_guessing_credentials_is_throttled_per_peer_before_any_lookup() -> None:
+async def test_guessing_credentials_is_throttled_per_peer_before_any_lookup(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     world = make_world(failures_per_peer=1)  # bursts of 4
     game_id, tokens = await world.seated()
     await world.games.view(world.as_player(tokens[0], peer="1.2.3.4"), game_id)  # accepted
     lookups = []
     real = world.repo.token
 
-    async def counted(token: str):  # type: ignore[no-untyped-def]
+    async def counted(token: str) -> TokenRecord | None:
         lookups.append(token)
         return await real(token)
 
-    world.repo.token = counted  # type: ignore[method-assign]
+    monkeypatch.setattr(world.repo, "token", counted)
     reasons = []
     for i in range(8):
         guess = Credentials(token=f"tp_guess{i}", peer=lambda: "1.2.3.4")

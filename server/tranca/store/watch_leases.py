@@ -29,11 +29,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 import structlog
 
 from .notify import Hub
-from .repository import Store
 
 log = structlog.get_logger("tranca.watch_leases")
 
@@ -45,10 +45,20 @@ RENEW_SECONDS = 20.0
 RENEW_BATCH = 100
 
 
+class LeaseStore(Protocol):
+    """What the leases need of the store (repository.Store; a stand-in in the tests)."""
+
+    is_postgres: bool
+
+    async def lease_watches(self, game_ids: list[str], seconds: float) -> None: ...
+
+
 class WatchLeases:
     """This replica's leases, renewed for as long as the hub has watchers."""
 
-    def __init__(self, store: Store, hub: Hub, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, store: LeaseStore, hub: Hub, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._store = store
         self._hub = hub
         self._clock = clock
