@@ -8,7 +8,7 @@ PROTOS := $(wildcard proto/tranca/v1/*.proto)
 GEN    := server/tranca/v1/.generated
 
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
-.PHONY: compiled pytest-pure
+.PHONY: compiled
 .PHONY: play
 .PHONY: node-deps
 .PHONY: bench-scale
@@ -33,17 +33,16 @@ $(GEN): $(PROTOS) $(STAMP)
 
 proto: $(GEN)
 
-## The rules engine and the game it drives, compiled with mypyc beside their sources
-## (server/compile_engine.py): rebuilt whenever one of them changed, about 30 s.
-## PURE_PYTHON=1 removes the extensions and runs every module interpreted.
-compiled: $(STAMP)
-ifeq ($(PURE_PYTHON),1)
-	$(BIN)/python server/compile_engine.py --clean
-else
+## The rules engine compiled with mypyc, for simulations and bots (about twice as
+## fast there; the service gains nothing, so it and `make test` run the sources): a
+## copy of server/ in build/compiled/server with the extensions beside the copied
+## sources, rebuilt when a compiled module changed (about 50 s). Use it by putting it
+## first on the path: PYTHONPATH=build/compiled/server .venv/bin/tranca simulate ...
+COMPILED := build/compiled/server
+compiled: $(STAMP) $(GEN)
 	$(BIN)/python server/compile_engine.py --if-needed
-endif
 
-venv: $(STAMP) $(GEN) compiled
+venv: $(STAMP) $(GEN)
 
 DB_URL      ?= sqlite:///tranca.db
 DEV_API_KEY ?= dev-key-change-me
@@ -111,24 +110,14 @@ node-deps:
 	fi
 
 pytest: venv node-deps
-	TRANCA_EXPECT_COMPILED=$(if $(filter 1,$(PURE_PYTHON)),,1) $(BIN)/pytest -n 2 -q
-	$(MAKE) --no-print-directory pytest-pure
+	$(BIN)/pytest -n 2 -q
 
-## The rules tests once more on the interpreted sources (a copy of server/ without the
-## extensions, first on the path): the sources are the reference, and an install
-## without a C compiler runs them interpreted.
-PURE_COPY := build/pure
-pytest-pure: venv
-	rm -rf $(PURE_COPY) && mkdir -p $(PURE_COPY)
-	cp -r server $(PURE_COPY)/server
-	find $(PURE_COPY)/server -name '*.so' -delete
-	CI= PYTHONPATH=$(PURE_COPY)/server TRANCA_EXPECT_INTERPRETED=1 $(BIN)/pytest -n 2 -q tests/rules
-
-## Engine benchmark (one core), then the service against this machine's ceilings
-## (PostgreSQL and SQLite transactions, gRPC echo): bench/results/engine.{json,md}
-## and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
-bench: venv
-	$(BIN)/python bench/engine_bench.py --out bench/results
+## Engine benchmark (one core) compiled and interpreted, then the service against this
+## machine's ceilings (PostgreSQL and SQLite transactions, gRPC echo):
+## bench/results/engine.{json,md}, engine-interpreted.{json,md} and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
+bench: venv compiled
+	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
+	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
 	$(BIN)/python bench/edge_bench.py --out bench/results
 	$(BIN)/python bench/pool_bench.py --out bench/results
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
@@ -143,8 +132,8 @@ fuzz: venv
 	  $(BIN)/pytest -q -s tests/faults/test_fuzz_contracts.py tests/faults/test_fuzz_api.py
 
 ## A longer invariant-checked simulation of every preset (not part of `make test`).
-simulate: venv
-	$(BIN)/python bench/soak.py --deals 300
+simulate: venv compiled
+	PYTHONPATH=$(COMPILED) $(BIN)/python bench/soak.py --deals 300
 
 ## Debian packages for the deploy checks and the local rig: nginx (the gRPC balancer),
 ## prometheus (with promtool) and prometheus-alertmanager (amtool), installed with

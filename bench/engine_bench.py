@@ -4,9 +4,12 @@ Every move is generated (``legal_moves``), chosen by a random bot, validated
 (``validate``) and applied, so the figures count the whole cost of a move. Each
 preset runs ``--repeat`` times and the best run is kept (the machine is shared;
 the best run is the least disturbed). Results go to ``OUT/engine.json`` and
-``OUT/engine.md`` with a description of the machine.
+``OUT/engine.md`` (``--name``) with a description of the machine and of the engine
+measured: compiled when ``build/compiled/server`` is first on the path.
 
-    python bench/engine_bench.py --out bench/results [--seconds 3] [--repeat 3]
+    PYTHONPATH=build/compiled/server python bench/engine_bench.py --out bench/results
+    python bench/engine_bench.py --out bench/results --name engine-interpreted
+                                 [--seconds 3] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tranca.rules import engine
 from tranca.rules.bots import Bot, RandomBot
 from tranca.rules.presets import PRESETS
 from tranca.rules.simulate import play_deal
@@ -81,6 +85,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="per run")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--presets", nargs="*", default=None)
+    parser.add_argument("--name", default="engine", help="the results' file name, less .json")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
@@ -98,12 +103,13 @@ def main() -> int:
                 flush=True,
             )
     m = machine()
-    report = {"machine": m, "bots": "random", "results": results}
+    build = "compiled" if not engine.__file__.endswith(".py") else "interpreted"
+    report = {"machine": m, "bots": "random", "engine": build, "results": results}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "engine.json").write_text(json.dumps(report, indent=2) + "\n")
+    (out / f"{args.name}.json").write_text(json.dumps(report, indent=2) + "\n")
     lines = [
-        "# Engine benchmark",
+        f"# Engine benchmark ({build}: {engine.__file__.rsplit('/', 1)[-1]})",
         "",
         f"Random-bot playouts on one core: every move generated, validated and applied. "
         f"Best of {args.repeat} runs of {args.seconds:g} s per row.",
@@ -120,8 +126,8 @@ def main() -> int:
             f"| {r['preset']} | {r['players']} | {r['moves_per_second']} | "
             f"{r['deals_per_second']} | {r['moves_per_deal']} |"
         )
-    (out / "engine.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {out / 'engine.json'} and {out / 'engine.md'}")
+    (out / f"{args.name}.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out / args.name}.json and .md")
     return 0
 
 

@@ -1,20 +1,23 @@
-"""Compile the rules engine and the game it drives with mypyc, in place.
+"""The rules engine compiled with mypyc, for simulations and bots: a separate tree.
 
-The modules named in ``MODULES`` are pure, fully typed Python (mypy strict); mypyc
-turns each into a C extension that sits beside its source, and Python imports the
-extension first. They are the code a move runs through on every request: decoding
-the snapshot, validating and applying the move, listing the legal moves, encoding
-the snapshot again. The sources stay the reference: delete the extensions
-(``python server/compile_engine.py --clean``) and the same code runs interpreted.
+mypyc turns the engine's pure, fully typed modules (``MODULES``) into C extensions,
+which run a random-bot playout about twice as fast and a greedy bot's decision
+about 2.2 times (docs/PERFORMANCE.md, "The compiled engine"). The service gains
+nothing measurable from them (the engine is under a tenth of a move's CPU; gRPC,
+protobuf and the database are the rest), so the service, its container image and
+``make test`` run the sources, and the extensions live apart: this script copies
+``server/tranca`` to ``build/compiled/server/tranca`` and compiles the modules
+there, in place. Whoever wants the engine fast puts that tree first on the path:
 
-    python server/compile_engine.py            # build the extensions in place
-    python server/compile_engine.py --clean    # remove them
-    python server/compile_engine.py --stale    # list extensions older than their source
-    python server/compile_engine.py --if-needed  # build unless the build is current
-    python server/compile_engine.py --copy-to SITE  # copy the built ones into an install
+    python server/compile_engine.py              # build (again) into build/compiled/
+    python server/compile_engine.py --if-needed  # the same, unless it is current
+    python server/compile_engine.py --clean      # remove build/compiled/ (and any
+                                                 # extension left beside the sources)
+    PYTHONPATH=build/compiled/server .venv/bin/tranca simulate --preset tranca-000 ...
 
-``make venv`` runs it whenever one of the sources changed (``PURE_PYTHON=1`` skips
-it); tests/conftest.py refuses to run against an extension older than its source.
+``make compiled`` runs the second; ``make simulate`` and ``make bench`` use the tree.
+``tests/rules/test_compiled_engine.py`` builds it and checks that it plays every
+preset exactly as the sources do.
 """
 
 from __future__ import annotations
@@ -25,11 +28,15 @@ import sys
 import sysconfig
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+SOURCES = Path(__file__).resolve().parent
+# The tree the extensions are built in: a copy of the package, with them beside
+# their copied sources (build/ is ignored by git).
+TREE = SOURCES.parent / "build" / "compiled" / "server"
 # Not rules/errors.py nor app/errors.py: the engine's exceptions stay interpreted.
 # mypyc's compiled ``Exception`` subclasses never free their attributes (mypy issue
-# 21716, fixed after the mypy the dev extras pin), and a server builds one for every
-# refused move; tests/rules/test_rejections_release_memory.py holds the engine to it.
+# 21716, fixed after the mypy the dev extras pin), and a long simulation raises one
+# for every refused candidate; tests/rules/test_rejections_release_memory.py holds
+# the engine to it.
 MODULES = [
     "tranca/rules/cards.py",
     "tranca/rules/moves.py",
@@ -40,81 +47,71 @@ MODULES = [
     "tranca/rules/scoring.py",
     "tranca/rules/match.py",
     "tranca/rules/views.py",
+    "tranca/rules/bots.py",
+    "tranca/rules/simulate.py",
     "tranca/app/game.py",
 ]
 # The runtime shared by the compiled modules: a submodule of the package, so that it
-# is found wherever the package is (an editable install does not put server/ on
-# sys.path, and a top-level module would need it there).
+# is found wherever the package is.
 GROUP = "tranca.compiled"
 SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+# What the copy leaves out: the extensions themselves and the interpreter's caches.
+SKIP = shutil.ignore_patterns(f"*{SUFFIX}", "__pycache__", "*.pyc")
 
 
-def extension_of(module: str) -> Path:
+def extension_of(module: str, tree: Path = TREE) -> Path:
     """Where the extension of ``module`` (a path like ``tranca/rules/cards.py``, or a
-    dotted name) lands: beside its source."""
-    return Path(f"{HERE / module.removesuffix('.py').replace('.', '/')}{SUFFIX}")
+    dotted name) lands in ``tree``: beside its source."""
+    return Path(f"{tree / module.removesuffix('.py').replace('.', '/')}{SUFFIX}")
 
 
-SHARED = extension_of(GROUP + "__mypyc")
+def extensions(tree: Path) -> list[Path]:
+    return sorted((tree / "tranca").rglob(f"*{SUFFIX}")) if tree.exists() else []
 
 
-def extensions() -> list[Path]:
-    """Every extension module in the package: the package has no others, so this is
-    also what an earlier build with a different list of modules left."""
-    return sorted((HERE / "tranca").rglob(f"*{SUFFIX}"))
-
-
-def stale() -> list[Path]:
-    """Extensions that Python would import instead of the current source: all of them
-    once any compiled module's source is newer than the build (the modules are one
-    group, their code is in the shared runtime), and any the list no longer names."""
-    built = extensions()
-    wanted = {extension_of(m) for m in MODULES} | {SHARED}
-    unwanted = [ext for ext in built if ext not in wanted]
-    if not SHARED.exists():
-        return built
-    built_at = SHARED.stat().st_mtime
-    if any((HERE / m).stat().st_mtime > built_at for m in MODULES):
-        return built
-    return unwanted
+def leftovers() -> list[Path]:
+    """Extensions beside the sources themselves (an in-place build of an earlier
+    version of this script): Python would import them instead of the sources."""
+    return extensions(SOURCES)
 
 
 def needs_build() -> bool:
-    """Whether a module of the list has no extension or any extension is stale."""
-    return any(not extension_of(m).exists() for m in MODULES) or bool(stale())
+    """Whether the tree lacks an extension, or a compiled module's source is newer
+    than the build (the modules are one group: their code is in the shared runtime)."""
+    shared = extension_of(GROUP + "__mypyc")
+    if not shared.exists() or any(not extension_of(m).exists() for m in MODULES):
+        return True
+    built_at = shared.stat().st_mtime
+    return any((SOURCES / m).stat().st_mtime > built_at for m in MODULES)
+
+
+def sync() -> None:
+    """The tree's sources made the same as ``server/tranca``'s (the extensions kept):
+    the modules that are not compiled run from the copy too, so it must be current."""
+    target = TREE / "tranca"
+    stale = sorted(target.rglob("*.py")) if target.exists() else []
+    for path in stale:
+        if not (SOURCES / path.relative_to(TREE)).exists():
+            path.unlink()  # a module since removed from the sources
+    shutil.copytree(SOURCES / "tranca", target, ignore=SKIP, dirs_exist_ok=True)
 
 
 def clean() -> None:
-    for ext in extensions():
+    shutil.rmtree(TREE, ignore_errors=True)
+    for ext in leftovers():
         ext.unlink()
-
-
-def copy_to(site: Path) -> list[Path]:
-    """Copy the built extensions beside the sources of the package installed in
-    ``site`` (its site-packages), for an install made by ``pip install .``: the wheel
-    carries no binaries, so that it stays platform-free (the container image's build
-    does this). Refuses an incomplete or stale build, and a site without the package."""
-    if needs_build():
-        raise SystemExit("the extensions are missing or stale: build them first")
-    copied = []
-    for ext in extensions():
-        dest = site / ext.relative_to(HERE)
-        if not dest.parent.is_dir():
-            raise SystemExit(f"{dest.parent} does not exist: is the package installed in {site}?")
-        shutil.copy2(ext, dest)
-        copied.append(dest)
-    return copied
 
 
 def build() -> None:
     from mypyc.build import mypycify
     from setuptools import setup  # type: ignore[import-untyped]
 
-    clean()
-    # The generated C, the objects and mypy's cache go under the repository's build/
-    # (ignored by git); only the extensions land beside their sources.
-    work = HERE.parent / "build" / "mypyc"
+    shutil.rmtree(TREE, ignore_errors=True)
+    sync()
+    # The generated C, the objects and mypy's cache go beside the tree.
+    work = TREE.parent / "work"
     os.environ["MYPY_CACHE_DIR"] = str(work / "mypy_cache")
+    os.chdir(TREE)
     setup(
         name="tranca-compiled",
         ext_modules=mypycify(
@@ -135,21 +132,13 @@ def build() -> None:
 
 
 def main(argv: list[str]) -> int:
-    os.chdir(HERE)
     if "--clean" in argv:
         clean()
-    elif "--stale" in argv:
-        for ext in stale():
-            print(ext)
-    elif "--copy-to" in argv:
-        at = argv.index("--copy-to") + 1
-        if at >= len(argv):
-            raise SystemExit("--copy-to needs the site-packages directory")
-        for dest in copy_to(Path(argv[at]).resolve()):
-            print(dest)
     elif "--if-needed" in argv:
         if needs_build():
             build()
+        else:
+            sync()
     else:
         build()
     return 0

@@ -7,30 +7,23 @@ from hypothesis import HealthCheck, settings
 from tests.script_module import load_script
 
 
-def _refuse_stale_extensions() -> None:
-    """The compiled engine (server/compile_engine.py) sits beside its sources and is
-    imported first: after an edit it would be tested instead of the edit."""
+def _refuse_extensions_beside_the_sources() -> None:
+    """The suite tests the sources, as the service runs them. An extension beside
+    them (an in-place build of an earlier compile_engine.py) would be imported
+    instead of an edit; the compiled engine lives in build/compiled/, tested
+    against the sources by tests/rules/test_compiled_engine.py."""
     path = Path(__file__).resolve().parents[1] / "server" / "compile_engine.py"
     module = load_script("compile_engine", path)
-    stale = module.stale()
-    if stale:
+    leftovers = module.leftovers()
+    if leftovers:
         pytest.exit(
-            f"{len(stale)} compiled module(s) older than their source or no longer built"
-            f" (first: {stale[0]}): run `make compiled`, or `make compiled PURE_PYTHON=1`",
+            f"{len(leftovers)} compiled module(s) beside the sources (first: {leftovers[0]}):"
+            " run `python server/compile_engine.py --clean`",
             returncode=3,
         )
-    import tranca.rules.engine
-
-    where = str(tranca.rules.engine.__file__)
-    if os.environ.get("TRANCA_EXPECT_INTERPRETED") and not where.endswith(".py"):
-        # `make pytest-pure`: the copy without extensions must be the one imported.
-        pytest.exit(f"expected the interpreted sources, got {where}", 3)
-    if os.environ.get("TRANCA_EXPECT_COMPILED") and where.endswith(".py"):
-        # `make pytest`: the suite tests the engine as `make venv` built it.
-        pytest.exit(f"expected the compiled engine, got {where}", 3)
 
 
-_refuse_stale_extensions()
+_refuse_extensions_beside_the_sources()
 
 # CI runs more examples; a developer's default run stays quick.
 settings.register_profile(
