@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from tranca.server import Config, start
+from tranca.server import Config, configure_logging, start
 from tranca.store import migrate
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
@@ -151,6 +151,8 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=8, help="concurrent games")
     parser.add_argument("--seconds", type=float, default=10)
     args = parser.parse_args()
+    # As `tranca serve` logs by default: a line per move at debug would be timed too.
+    configure_logging("json", "info")
     results = asyncio.run(main_async(args))
     report = {
         "machine": machine(),
