@@ -17,6 +17,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -46,6 +47,8 @@ class App(Base):
     permissions: Mapped[str] = mapped_column(String(500), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+    # JSON: what the app lets its players' sessions do (services/sessions.py, AppPolicy).
+    policy: Mapped[str] = mapped_column(Text, default="{}", server_default="{}")
 
 
 class Game(Base):
@@ -107,6 +110,40 @@ class PlayerToken(Base):
     # When the token stops being valid (milliseconds since the epoch): every token is
     # issued with a lifetime (JoinGameRequest.token_lifetime_seconds).
     expires_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # The player session the token was issued to (JoinGame with a session token):
+    # signing out or revoking the player revokes it in the same transaction.
+    session_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+
+    __table_args__ = (Index("ix_player_tokens_player_id", "player_id"),)
+
+
+class PlayerSession(Base):
+    """An end user's session with an app: the access token (short-lived) and the
+    refresh token (rotated at every refresh), stored as SHA-256 hashes only. A refresh
+    token presented again after its rotation (``previous_refresh_hash``) revokes the
+    session: someone holds a copy."""
+
+    __tablename__ = "player_sessions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"))
+    player_id: Mapped[str] = mapped_column(String(128))
+    display_name: Mapped[str] = mapped_column(String(200), server_default="")
+    kind: Mapped[str] = mapped_column(String(16))  # "server", "device" or "guest"
+    access_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    access_expires_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms
+    refresh_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    refresh_expires_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms
+    previous_refresh_hash: Mapped[str | None] = mapped_column(
+        String(64), nullable=True, index=True
+    )
+    refreshed: Mapped[int] = mapped_column(Integer, server_default="0")
+    revoked: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    address: Mapped[str] = mapped_column(String(64), server_default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    last_used_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms: issued or refreshed
+
+    __table_args__ = (Index("ix_player_sessions_player", "app_id", "player_id"),)
 
 
 class MoveLog(Base):
