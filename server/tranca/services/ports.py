@@ -78,6 +78,9 @@ class SeatToken:
     # When the token stops being valid (epoch ms); every issuer sets it (0 is a token
     # that never works).
     expires_at: int = 0
+    # The player session it was issued to (JoinGame with a session token), if any:
+    # signing out or revoking the player revokes it.
+    session_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

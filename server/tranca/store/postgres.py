@@ -69,8 +69,8 @@ WITH updated AS (
         AND EXISTS (SELECT 1 FROM updated)
 ), seated AS (
     INSERT INTO player_tokens (token_hash, game_id, seat, player_name, revoked, created_at,
-        player_id, address, expires_at)
-    SELECT $12::varchar, id, $13, $14, false, now(), $15, $16, $17 FROM updated
+        player_id, address, expires_at, session_id)
+    SELECT $12::varchar, id, $13, $14, false, now(), $15, $16, $17, $18 FROM updated
     WHERE $12::varchar IS NOT NULL
 )
 SELECT l.version, CASE WHEN u.watched_until >= now()
@@ -144,6 +144,7 @@ def change_args(w: MoveWrite) -> tuple[Any, ...]:
         None if t is None else t.player_id,
         None if t is None else t.address,
         None if t is None else t.expires_at,
+        None if t is None else t.session_id,
     )
 
 

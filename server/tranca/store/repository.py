@@ -252,6 +252,7 @@ class Store:
                         "player_id": t.player_id,
                         "address": t.address,
                         "expires_at": t.expires_at,
+                        "session_id": t.session_id,
                     }
                     for game_id, t in tokens
                 ],

@@ -49,8 +49,8 @@ INSERT_LOG_SQL = (
 REVOKE_SEAT_SQL = "UPDATE player_tokens SET revoked = 1 WHERE game_id = ? AND seat = ?"
 INSERT_TOKEN_SQL = (
     "INSERT INTO player_tokens (token_hash, game_id, seat, player_name, revoked, created_at,"
-    " player_id, address, expires_at)"
-    " VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)"
+    " player_id, address, expires_at, session_id)"
+    " VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)"
 )
 INSERT_GAME_SQL = (
     "INSERT INTO games (id, app_id, status, version, preset, players, label, setup,"
@@ -116,6 +116,7 @@ def change_statements(w: MoveWrite, now: str) -> tuple[Statement, list[Statement
                     t.player_id,
                     t.address,
                     t.expires_at,
+                    t.session_id,
                 ),
             )
         )
