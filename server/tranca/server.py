@@ -29,6 +29,7 @@ from . import metrics
 from .api.edge import add_service
 from .api.players import PlayerService
 from .api.servicer import GameService
+from .api.sessions import SessionService
 from .api.tournaments import TournamentService
 from .services.access import Access, FailedAuthThrottle
 from .services.games import Games
@@ -40,9 +41,10 @@ from .services.limits import (
     WatchCounts,
 )
 from .services.matches import Matches
-from .services.moves import Moves
+from .services.moves import Moves, now_ms
 from .services.players import Players
 from .services.presence import Presence
+from .services.sessions import Sessions
 from .services.settlement import Settlement
 from .services.tables import Tables
 from .services.timers import Sweeper
@@ -52,14 +54,16 @@ from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
 from .store.notify import Hub, PostgresListener
 from .store.players_store import PlayersStore
 from .store.repository import Store
+from .store.sessions_store import SessionsStore
 from .store.settlement import SettlementStore
 from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
-from .v1 import game_pb2, platform_pb2
+from .v1 import game_pb2, platform_pb2, session_pb2
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
 TOURNAMENT_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
+SESSION_SERVICE_NAME = session_pb2.DESCRIPTOR.services_by_name["SessionService"].full_name
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -373,6 +377,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     )
     players = Players(PlayersStore(store), access)
     tournaments = Tournaments(TournamentStore(store), access, matches, cfg.token_lifetime)
+    sessions = Sessions(SessionsStore(store), access, clock=now_ms)
     # Every request is decoded and checked against the contracts' limits at the edge
     # (api/edge.py) before a servicer sees it.
     add_service(
@@ -390,6 +395,11 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         TournamentService(tournaments),
         platform_pb2.DESCRIPTOR.services_by_name["TournamentService"],
     )
+    add_service(
+        server,
+        SessionService(sessions),
+        session_pb2.DESCRIPTOR.services_by_name["SessionService"],
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -397,6 +407,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             SERVICE_NAME,
             PLAYER_SERVICE_NAME,
             TOURNAMENT_SERVICE_NAME,
+            SESSION_SERVICE_NAME,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),

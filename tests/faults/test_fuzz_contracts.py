@@ -51,7 +51,7 @@ from tranca.rules.engine import legal_moves
 from tranca.rules.presets import KNOB_RANGES, PRESETS, Rules
 from tranca.server import Config, Running, start
 from tranca.store.codec import state_text
-from tranca.v1 import game_pb2, options_pb2, platform_pb2
+from tranca.v1 import game_pb2, options_pb2, platform_pb2, session_pb2
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -59,7 +59,7 @@ EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
 APP_WATCHES = 6  # the world's cap on an API key's open watch streams
 METHODS: list[MethodDescriptor] = [
     m
-    for f in (game_pb2, platform_pb2)
+    for f in (game_pb2, platform_pb2, session_pb2)
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods
 ]
@@ -112,6 +112,9 @@ class World:
     tokens_a: list[str] = field(default_factory=list)
     spectator: str = ""
     tournament: str = ""
+    app_a_id: str = ""
+    session: str = ""  # app A's player's session: its access token
+    refresh: str = ""  # and its refresh token
     created: list[str] = field(default_factory=list)
     stats: Counter[str] = field(default_factory=Counter)
 
@@ -194,6 +197,15 @@ def world(request: pytest.FixtureRequest) -> Iterator[World]:
     from tranca.v1 import platform_pb2 as ppb
     from tranca.v1 import platform_pb2_grpc as ppb_grpc
 
+    from tranca.v1 import session_pb2_grpc
+
+    opened = session_pb2_grpc.SessionServiceStub(channel).CreatePlayerSession(
+        session_pb2.CreatePlayerSessionRequest(player_id="p9"), metadata=w.app()
+    )
+    w.session, w.refresh = opened.session.access_token, opened.session.refresh_token
+    app_a = asyncio.run_coroutine_threadsafe(server.store.app_by_key(key_a), loop).result()
+    assert app_a is not None
+    w.app_a_id = app_a.id
     w.tournament = (
         ppb_grpc.TournamentServiceStub(channel)
         .CreateTournament(
@@ -244,6 +256,10 @@ def _pools(w: World, f: FieldDescriptor) -> list[Any]:
             "player_name": ["Zé"],
             "grant_id": [uuid.uuid4().hex],
             "entropy": ["abc"],
+            "app_id": [w.app_a_id, "0" * 32],
+            "device_id": [uuid.uuid4().hex, "short"],
+            "refresh_token": [w.refresh, "tr_" + uuid.uuid4().hex],
+            "display_name": ["Zé"],
         }.get(name, [])
     return {
         "players": [2, 4, 3],
@@ -472,7 +488,9 @@ def _call(draw: st.DrawFn, w: World) -> tuple[MethodDescriptor, bytes, str, set[
         draft.classes.add("plausible")
     who = draw(
         st.sampled_from(
-            ["app_a"] * 5 + ["app_b", "turn", "turn", "seat", "spectator", "junk", "none"]
+            ["app_a"] * 5
+            + ["app_b", "turn", "turn", "seat", "spectator", "junk", "none"]
+            + ["session", "session", "junk_session"]
         )
     )
     return method, body, who, draft.classes
@@ -489,8 +507,12 @@ def _credentials(w: World, who: str) -> tuple[tuple[str, str], ...]:
         return (("authorization", f"Bearer {w.tokens_a[0]}"),)
     if who == "spectator":
         return (("authorization", f"Bearer {w.spectator}"),)
+    if who == "session":
+        return (("authorization", f"Bearer {w.session}"),)
     if who == "junk":
         return (("authorization", "Bearer tp_" + uuid.uuid4().hex),)
+    if who == "junk_session":
+        return (("authorization", "Bearer ts_" + uuid.uuid4().hex),)
     return ()
 
 

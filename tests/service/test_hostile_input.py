@@ -307,7 +307,8 @@ async def test_tokens_carry_their_expiry_and_stop_working_after_it(
         metadata=client.app(),
     )
     gid = created.game.game_id
-    before = time.time() * 1000
+    # Whole milliseconds, as the server's clock counts them (it truncates too).
+    before = int(time.time() * 1000)
     short = await client.stub.JoinGame(
         pb.JoinGameRequest(game_id=gid, seat=0, token_lifetime_seconds=60), metadata=client.app()
     )

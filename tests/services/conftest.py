@@ -16,6 +16,7 @@ from tranca.services.matches import Matches
 from tranca.services.moves import Moves
 from tranca.services.ports import AppRecord
 from tranca.services.presence import Presence
+from tranca.services.sessions import Sessions
 from tranca.services.tables import Tables
 
 from .fakes import InMemoryRepository, Notes
@@ -41,6 +42,7 @@ class World:
     tables: Tables
     app: AppRecord
     key: str
+    sessions: Sessions
 
     def as_app(self, key: str | None = None) -> Credentials:
         return Credentials(api_key=key or self.key, peer=lambda: "10.0.0.1")
@@ -97,6 +99,7 @@ def make_world(
         FailedAuthThrottle(failures_per_peer, 4 * failures_per_peer),
         token_limiter=RateLimiter(rate_per_token, 2 * rate_per_token),
         app_limiter=RateLimiter(rate_per_app, 2 * rate_per_app),
+        clock=lambda: repo.now,
     )
     moves = Moves(repo, notes, clock=lambda: repo.now)
     matches = Matches(moves, repo)
@@ -112,7 +115,8 @@ def make_world(
         DEFAULT_TOKEN_LIFETIME,
     )
     app, key = repo.add_app("app", frozenset({"fixed_deck"}))
-    return World(repo, notes, access, moves, matches, games, Tables(games), app, key)
+    sessions = Sessions(repo, access, clock=lambda: repo.now)
+    return World(repo, notes, access, moves, matches, games, Tables(games), app, key, sessions)
 
 
 @pytest.fixture

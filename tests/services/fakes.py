@@ -18,6 +18,7 @@ from tranca.app.game import Action, GameState, Setup
 from tranca.platform import chips
 from tranca.services.credentials import hash_secret, new_api_key
 from tranca.services.errors import DuplicateRequest, NotFound
+from tranca.services.policy import AppPolicy
 from tranca.services.ports import (
     AppRecord,
     Claim,
@@ -27,7 +28,15 @@ from tranca.services.ports import (
     NewGame,
     SeatGame,
     SeatToken,
+    SessionRecord,
     TokenRecord,
+)
+from tranca.services.sessions import (
+    NewSession,
+    RefreshOutcome,
+    Revoked,
+    Rotation,
+    SessionInfo,
 )
 
 
@@ -58,6 +67,18 @@ class StoredToken:
     revoked: bool = False
 
 
+@dataclass
+class StoredSession:
+    new: NewSession
+    access_hash: str
+    access_expires_at: int
+    refresh_hash: str
+    refresh_expires_at: int
+    previous_refresh_hash: str | None = None
+    last_used_at: int = 0
+    revoked: bool = False
+
+
 class InMemoryRepository:
     """Every port the game use cases use, in memory. ``now`` is the repository's clock
     (epoch ms), which a test moves forward."""
@@ -69,6 +90,8 @@ class InMemoryRepository:
         self.apps: dict[str, tuple[AppRecord, str, bool]] = {}  # id -> (app, key hash, revoked)
         self.presence: dict[tuple[str, int], int] = {}
         self.chips: dict[tuple[str, str], int] = {}
+        self.policies: dict[str, AppPolicy] = {}
+        self.sessions: dict[str, StoredSession] = {}  # by session id
         self.commits = 0
         self._order = itertools.count()
 
@@ -125,6 +148,121 @@ class InMemoryRepository:
 
     async def add_token(self, game_id: str, token: SeatToken) -> None:
         self.tokens[token.token_hash] = StoredToken(game_id, token, self.now / 1000)
+
+    # ----- player sessions --------------------------------------------------------------
+
+    def _live_app(self, app_id: str) -> bool:
+        return app_id in self.apps and not self.apps[app_id][2]
+
+    async def app_policy(self, app_id: str) -> AppPolicy | None:
+        return self.policies.get(app_id, AppPolicy()) if self._live_app(app_id) else None
+
+    async def set_app_policy(self, app_id: str, policy: AppPolicy) -> None:
+        self.policies[app_id] = policy
+
+    async def create_session(self, new: NewSession) -> None:
+        self.sessions[new.session_id] = StoredSession(
+            new,
+            new.access_hash,
+            new.access_expires_at,
+            new.refresh_hash,
+            new.refresh_expires_at,
+            last_used_at=new.now,
+        )
+
+    def _session_record(self, s: StoredSession) -> SessionRecord:
+        n = s.new
+        return SessionRecord(
+            n.session_id,
+            n.app_id,
+            n.player_id,
+            n.display_name,
+            n.kind,
+            s.access_hash,
+            s.refresh_expires_at,
+            self.policies.get(n.app_id, AppPolicy()),
+        )
+
+    async def session(self, access_hash: str, now: int) -> SessionRecord | None:
+        for s in self.sessions.values():
+            if (
+                s.access_hash == access_hash
+                and not s.revoked
+                and s.access_expires_at > now
+                and self._live_app(s.new.app_id)
+            ):
+                return self._session_record(s)
+        return None
+
+    async def rotate_refresh(
+        self, rotation: Rotation
+    ) -> tuple[RefreshOutcome, SessionRecord | None]:
+        for s in self.sessions.values():
+            if (
+                s.refresh_hash == rotation.refresh_hash
+                and not s.revoked
+                and s.refresh_expires_at > rotation.now
+                and self._live_app(s.new.app_id)
+            ):
+                policy = self.policies.get(s.new.app_id, AppPolicy())
+                s.previous_refresh_hash = s.refresh_hash
+                s.access_hash = rotation.access_hash
+                s.access_expires_at = policy.access_expiry(rotation.now)
+                s.refresh_hash = rotation.new_refresh_hash
+                s.refresh_expires_at = policy.refresh_expiry(rotation.now)
+                s.last_used_at = rotation.now
+                return RefreshOutcome.ROTATED, self._session_record(s)
+        for s in self.sessions.values():
+            if s.previous_refresh_hash == rotation.refresh_hash:
+                await self.end_session(s.new.session_id)
+                return RefreshOutcome.REUSED, None
+        return RefreshOutcome.UNKNOWN, None
+
+    async def end_session(self, session_id: str) -> Revoked:
+        s = self.sessions.get(session_id)
+        ended = 0
+        if s is not None and not s.revoked:
+            s.revoked, ended = True, 1
+        tokens = 0
+        for t in self.tokens.values():
+            if t.token.session_id == session_id and not t.revoked:
+                t.revoked, tokens = True, tokens + 1
+        return Revoked(ended, tokens)
+
+    async def revoke_player(self, app_id: str, player_id: str) -> Revoked:
+        ended = tokens = 0
+        for s in self.sessions.values():
+            if s.new.app_id == app_id and s.new.player_id == player_id and not s.revoked:
+                s.revoked, ended = True, ended + 1
+        for t in self.tokens.values():
+            game = self.games[t.game_id]
+            if game.app_id == app_id and t.token.player_id == player_id and not t.revoked:
+                t.revoked, tokens = True, tokens + 1
+        return Revoked(ended, tokens)
+
+    async def list_sessions(
+        self, app_id: str, player_id: str, live_only: bool, now: int, limit: int, offset: int
+    ) -> list[SessionInfo]:
+        rows = [
+            SessionInfo(
+                s.new.session_id,
+                s.new.player_id,
+                s.new.display_name,
+                s.new.kind,
+                s.new.now / 1000,
+                s.last_used_at,
+                s.access_expires_at,
+                s.refresh_expires_at,
+                s.revoked,
+                s.new.address,
+            )
+            for s in self.sessions.values()
+            if s.new.app_id == app_id
+            and (not player_id or s.new.player_id == player_id)
+            and (not live_only or (not s.revoked and s.refresh_expires_at > now))
+        ]
+        rows.sort(key=lambda r: (-r.last_used_at, r.session_id))
+        return rows[offset : offset + limit]
 
     # ----- games ------------------------------------------------------------------------
 

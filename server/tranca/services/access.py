@@ -1,5 +1,6 @@
-"""Who is calling, and whether they may: an app (its API key) or a seat of a game (a
-player token), within their rate limits. Secrets are looked up by their hash and
+"""Who is calling, and whether they may: an app (its API key), an end user (a player
+session's access token, ``ts_``) or a seat of a game (a player token, ``tp_``),
+within their rate limits. Secrets are looked up by their hash and
 never logged. The transports read the credentials from their requests (gRPC
 metadata, HTTP headers) and hand them here as they are.
 
@@ -19,13 +20,20 @@ from typing import Protocol
 from .credentials import hash_secret
 from .errors import Refusal, Refused, game_not_found, malformed, rate_limited
 from .limits import RateLimiter
-from .ports import AppRecord, SeatGame, TokenRecord
+from .ports import AppRecord, SeatGame, SessionRecord, TokenRecord
+
+# An access token of a player session starts so (services/sessions.py); a seat's
+# token with "tp_". Both travel as "authorization: Bearer".
+SESSION_TOKEN_PREFIX = "ts_"
 
 
 @dataclass(frozen=True)
 class Caller:
+    """Exactly one of the three is set."""
+
     app: AppRecord | None = None
     player: TokenRecord | None = None
+    session: SessionRecord | None = None
 
 
 @dataclass(frozen=True)
@@ -51,9 +59,22 @@ class CredentialRepository(Protocol):
         """The app of a working API key."""
         ...
 
+    async def session(self, access_hash: str, now: int) -> SessionRecord | None:
+        """The live session of an access token (by its hash): not revoked, not
+        expired, its app live."""
+        ...
+
 
 def bad_token() -> Refused:
     return Refused(Refusal.UNAUTHENTICATED, "BAD_TOKEN", "unknown, expired or revoked token")
+
+
+def bad_session() -> Refused:
+    return Refused(
+        Refusal.UNAUTHENTICATED,
+        "BAD_SESSION",
+        "unknown, expired or revoked session token: refresh it (RefreshSession) or sign in",
+    )
 
 
 def bad_api_key() -> Refused:
@@ -145,8 +166,11 @@ class Access:
         throttle: FailedAuthThrottle | None = None,
         token_limiter: RateLimiter | None = None,
         app_limiter: RateLimiter | None = None,
+        clock: Callable[[], int] | None = None,
     ) -> None:
         self.repo = repo
+        # Now in epoch ms, to which sessions' expiries compare (tests move it).
+        self.clock = clock or (lambda: int(time.time() * 1000))
         self.throttle = throttle or FailedAuthThrottle()
         self.token_limiter = token_limiter or RateLimiter(100, 200)
         self.app_limiter = app_limiter or RateLimiter(2000, 4000)
@@ -172,6 +196,8 @@ class Access:
         caller = await self.authenticate(credentials)
         if caller.player is not None:
             self.limit_player(caller.player)
+        elif caller.session is not None:
+            self._limited(self.token_limiter.take(caller.session.token_hash))
         else:
             assert caller.app is not None
             self.limit_app(caller.app)
@@ -179,6 +205,14 @@ class Access:
 
     async def authenticate(self, credentials: Credentials) -> Caller:
         """Who is calling, without counting the call against a rate limit."""
+        if credentials.token.startswith(SESSION_TOKEN_PREFIX):
+            self.throttle.check(credentials.peer, credentials.token)
+            session_hash = hash_secret(credentials.token)
+            session = await self.repo.session(session_hash, self.clock())
+            if session is None:
+                raise self._refused(credentials, bad_session())
+            self.throttle.accepted(session_hash)
+            return Caller(session=session)
         if credentials.token:
             self.throttle.check(credentials.peer, credentials.token)
             record = await self.repo.token(credentials.token)
@@ -202,7 +236,7 @@ class Access:
     async def seat_game(self, credentials: Credentials) -> SeatGame | None:
         """For a call with a player token: its seat and game in one read (the move
         path's only read), within the token's rate limit. None for a call without one."""
-        if not credentials.token:
+        if not credentials.token or credentials.token.startswith(SESSION_TOKEN_PREFIX):
             return None
         self.throttle.check(credentials.peer, credentials.token)
         loaded = await self.repo.seat_game(credentials.token)
@@ -222,12 +256,24 @@ def require_app(caller: Caller) -> AppRecord:
 def require_player(caller: Caller, game_id: str) -> TokenRecord:
     p = caller.player
     if p is None:
+        if caller.session is not None:
+            raise seat_token_required()
         raise Refused(Refusal.FORBIDDEN, "PLAYER_TOKEN_REQUIRED", "this call needs a player token")
     if p.game_id != game_id:
         raise Refused(Refusal.FORBIDDEN, "WRONG_GAME", "the token is for another game")
     if p.seat < 0:
         raise Refused(Refusal.FORBIDDEN, "SPECTATOR", "spectators cannot act")
     return p
+
+
+def seat_token_required() -> Refused:
+    """A session token where a seat's token is needed: a session acts at a table
+    through the seat token JoinGame gave it."""
+    return Refused(
+        Refusal.FORBIDDEN,
+        "SEAT_TOKEN_REQUIRED",
+        "a session token joins tables; play with the seat token JoinGame returned",
+    )
 
 
 def same_game(loaded: SeatGame, game_id: str) -> None:

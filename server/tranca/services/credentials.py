@@ -34,8 +34,11 @@ def new_seat_token(
     address: str = "",
     *,
     expires_at: int,
+    session_id: str | None = None,
 ) -> tuple[str, SeatToken]:
     """A new player token for ``seat``, valid until ``expires_at`` (epoch ms): the
     token the player is given, and the row (its hash) written with the join."""
     token = new_player_token()
-    return token, SeatToken(hash_secret(token), seat, name, player_id, address, expires_at)
+    return token, SeatToken(
+        hash_secret(token), seat, name, player_id, address, expires_at, session_id
+    )

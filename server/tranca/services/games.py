@@ -35,13 +35,30 @@ from ..rules.cards import full_deck, parse_card, shuffled_deck
 from ..rules.match import deal_seed
 from ..rules.moves import KIND_NAMES, Move
 from ..rules.presets import KNOB_RANGES, Rules, make_rules
-from .access import Access, Caller, Credentials, require_app, require_player, same_game
+from .access import (
+    Access,
+    Caller,
+    Credentials,
+    require_app,
+    require_player,
+    same_game,
+    seat_token_required,
+)
 from .credentials import hash_secret, new_seat_token
 from .errors import Refusal, Refused, game_not_found, malformed
 from .limits import MAX_TOKEN_LIFETIME, MIN_TOKEN_LIFETIME, WatchCounts
 from .matches import Matches
 from .moves import Moves
-from .ports import GameRecord, GameRepository, LogRecord, NewGame, SeatGame, SeatToken
+from .policy import AppPolicy
+from .ports import (
+    GameRecord,
+    GameRepository,
+    LogRecord,
+    NewGame,
+    SeatGame,
+    SeatToken,
+    SessionRecord,
+)
 from .presence import Presence, presence_interval
 
 log = structlog.get_logger("tranca.games")
@@ -229,6 +246,52 @@ def fixed_deck(
     return deck
 
 
+def preset_not_allowed(preset: str) -> Refused:
+    return Refused(
+        Refusal.FORBIDDEN,
+        "PRESET_NOT_ALLOWED",
+        f"this app's players may not play {preset or 'an unnamed preset'} (its policy)",
+    )
+
+
+def within_policy(policy: AppPolicy, competitive: bool, stake: int) -> None:
+    """Refuse a table beyond what the app lets its players' sessions play."""
+    if competitive and not policy.competitive:
+        raise Refused(
+            Refusal.FORBIDDEN,
+            "COMPETITIVE_NOT_ALLOWED",
+            "this app's players may not play rated tables (its policy)",
+        )
+    if stake > policy.max_stake:
+        raise Refused(
+            Refusal.FORBIDDEN,
+            "STAKE_NOT_ALLOWED",
+            f"this app's players may stake at most {policy.max_stake} chips (its policy)",
+        )
+
+
+def as_session(session: SessionRecord, wanted: Joining) -> Joining:
+    """What a session asks for, as its own player: the name and id are the
+    session's, never the request's; no other address than the caller's."""
+    if wanted.player_id.strip() and wanted.player_id.strip() != session.player_id:
+        raise Refused(
+            Refusal.FORBIDDEN,
+            "NOT_YOUR_PLAYER",
+            "a session seats its own player only (leave player_id empty)",
+        )
+    if wanted.address:
+        raise malformed("address is the app's to give, not a session's")
+    return Joining(
+        seat=wanted.seat,
+        player_name="" if wanted.robot else session.display_name,
+        player_id="" if wanted.spectator or wanted.robot else session.player_id,
+        spectator=wanted.spectator,
+        robot=wanted.robot,
+        invite_code=wanted.invite_code,
+        token_lifetime_seconds=wanted.token_lifetime_seconds,
+    )
+
+
 def no_spectators() -> Refused:
     return Refused(Refusal.FORBIDDEN, "NO_SPECTATORS", "this game has no spectators")
 
@@ -266,11 +329,27 @@ class Games:
         are invisible, not forbidden)."""
         if not game_id:
             raise malformed("game_id is required")
+        if caller.session is not None:
+            raise seat_token_required()
         game = await self.repo.game(game_id)
         if caller.app is not None and game.app_id != caller.app.id:
             raise game_not_found()
         if caller.player is not None and caller.player.game_id != game_id:
             raise game_not_found()
+        return game
+
+    async def session_game(self, session: SessionRecord, game_id: str) -> GameRecord:
+        """A table a player's session may join: its app's, of a preset, rated play and
+        stake its app's policy allows (other apps' games are invisible)."""
+        if not game_id:
+            raise malformed("game_id is required")
+        game = await self.repo.game(game_id)
+        if game.app_id != session.app_id:
+            raise game_not_found()
+        setup = game.state.setup
+        if not session.policy.allows_preset(setup.rules.name):
+            raise preset_not_allowed(setup.rules.name)
+        within_policy(session.policy, setup.table.competitive, setup.table.stake)
         return game
 
     @staticmethod
@@ -297,14 +376,31 @@ class Games:
     # ----- tables and seats --------------------------------------------------------
 
     async def create(self, credentials: Credentials, new: NewTable) -> tuple[GameRecord, str]:
-        """A new game waiting for players, and a private table's invite code."""
-        app = require_app(await self.access.identify(credentials))
+        """A new game waiting for players, and a private table's invite code: by the
+        app, or by a player's session where the app's policy lets its players create
+        tables (within its presets, rated play and stakes)."""
+        caller = await self.access.identify(credentials)
+        if caller.session is not None:
+            app_id, permissions = caller.session.app_id, frozenset[str]()
+            policy = caller.session.policy
+            if not policy.players_create_tables:
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    "PLAYERS_MAY_NOT_CREATE_TABLES",
+                    "this app's players may not create tables (its policy)",
+                )
+            if not policy.allows_preset(new.preset):
+                raise preset_not_allowed(new.preset)
+            within_policy(policy, new.table.competitive, new.table.stake)
+        else:
+            app = require_app(caller)
+            app_id, permissions = app.id, app.permissions
         rules = rules_and_table(new.preset, new.overrides, new.players, new.table, malformed)
         table = new.table
         deck = None
         if new.deck:
             deck = fixed_deck(
-                app.permissions,
+                permissions,
                 new.deck,
                 rules.jokers,
                 malformed,
@@ -319,16 +415,23 @@ class Games:
         invite = "ti_" + secrets.token_urlsafe(12) if table.private else ""
         game_id = await self.repo.create_game(
             NewGame(
-                app.id, setup, new_game(setup), new.label, hash_secret(invite) if invite else None
+                app_id, setup, new_game(setup), new.label, hash_secret(invite) if invite else None
             )
         )
         return await self.repo.game(game_id), invite
 
     async def join(self, credentials: Credentials, game_id: str, wanted: Joining) -> Seated:
-        """A seat (or a spectator's place, or a robot's seat) at a table."""
+        """A seat (or a spectator's place, or a robot's seat) at a table: the app seats
+        whom it names; a player's session seats its own player (its player id and
+        display name), at a table of its app its policy allows."""
         caller = await self.access.identify(credentials)
-        require_app(caller)
-        game = await self.game_for(caller, game_id)
+        session = caller.session
+        if session is None:
+            require_app(caller)
+            game = await self.game_for(caller, game_id)
+        else:
+            game = await self.session_game(session, game_id)
+            wanted = as_session(session, wanted)
         name = wanted.player_name.strip()
         lifetime = wanted.token_lifetime_seconds or self.token_lifetime_seconds
         if not MIN_TOKEN_LIFETIME <= lifetime <= MAX_TOKEN_LIFETIME:
@@ -337,6 +440,10 @@ class Games:
                 " (0: the server's default)"
             )
         expires_at = self.moves.clock() + lifetime * 1000
+        if session is not None:
+            # No seat token outlives the session it was given to.
+            expires_at = min(expires_at, session.refresh_expires_at)
+        session_id = None if session is None else session.session_id
         state = game.state
         table = state.setup.table
         if table.private:
@@ -355,9 +462,26 @@ class Games:
         if wanted.spectator:
             if not state.setup.spectators_allowed:
                 raise no_spectators()
-            token, spectator = new_seat_token(-1, name, expires_at=expires_at)
+            token, spectator = new_seat_token(
+                -1, name, expires_at=expires_at, session_id=session_id
+            )
             await self.repo.add_token(game.id, spectator)
             return Seated(-1, token, expires_at)
+        if session is not None and not wanted.robot:
+            held = [i for i, s in enumerate(state.seats) if s.player_id == session.player_id]
+            if held:
+                # The session's player already holds a seat here (from another device,
+                # or before signing out): a new token for that seat, not a second seat.
+                token, again = new_seat_token(
+                    held[0],
+                    state.seats[held[0]].name,
+                    session.player_id,
+                    credentials.peer(),
+                    expires_at=expires_at,
+                    session_id=session_id,
+                )
+                await self.repo.add_token(game.id, again)
+                return Seated(held[0], token, expires_at)
         seat = wanted.seat
         if seat == -1:
             free = [i for i, s in enumerate(state.seats) if not s.taken]
@@ -378,7 +502,7 @@ class Games:
         await self.matches.check_can_cover(game.app_id, player_id, table.stake)
         address = wanted.address.strip() or credentials.peer()
         token, seat_token = new_seat_token(
-            seat, name, player_id or None, address, expires_at=expires_at
+            seat, name, player_id or None, address, expires_at=expires_at, session_id=session_id
         )
         await self.moves.apply(
             game.id,
@@ -424,8 +548,13 @@ class Games:
         page_token: str,
         open_only: bool,
     ) -> tuple[list[GameRecord], str]:
-        """A page of the app's games, newest first, and the next page's token."""
-        app = require_app(await self.access.identify(credentials))
+        """A page of the app's games, newest first, and the next page's token. A
+        player's session sees only the public tables with a free seat."""
+        caller = await self.access.identify(credentials)
+        if caller.session is not None:
+            app_id, open_only = caller.session.app_id, True
+        else:
+            app_id = require_app(caller).id
         size = page_size or 50
         if not 1 <= size <= 500:
             raise malformed("page_size is 1..500")
@@ -435,7 +564,7 @@ class Games:
             offset = -1
         if not 0 <= offset < 2**62:  # an offset the database takes
             raise malformed("bad page_token")
-        games = await self.repo.list_games(app.id, status, size + 1, offset, open_only=open_only)
+        games = await self.repo.list_games(app_id, status, size + 1, offset, open_only=open_only)
         return games[:size], str(offset + size) if len(games) > size else ""
 
     # ----- reading and moving ------------------------------------------------------

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 from ..app.game import Action, GameState, Setup
+from .policy import AppPolicy
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,26 @@ class TokenRecord:
     player_name: str
     # The token's hash: what identifies this credential (its rate limit, its watches).
     token_hash: str
+
+
+class SessionKind(StrEnum):
+    SERVER = "server"  # opened by the app's backend (CreatePlayerSession)
+    DEVICE = "device"
+    GUEST = "guest"
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """A live session, as a call's credentials read it."""
+
+    session_id: str
+    app_id: str
+    player_id: str
+    display_name: str
+    kind: SessionKind
+    token_hash: str  # the access token's hash: its rate limit's key
+    refresh_expires_at: int  # epoch ms: no seat token it gets outlives it
+    policy: AppPolicy
 
 
 @dataclass(frozen=True)
@@ -201,6 +223,8 @@ __all__: Sequence[str] = [
     "Notifier",
     "SeatGame",
     "SeatToken",
+    "SessionKind",
+    "SessionRecord",
     "Stake",
     "TokenRecord",
 ]

@@ -23,6 +23,7 @@ from ..app.game import FINISHED, PLATFORM_SCHEMA_VERSION, WAITING, Action, Setup
 from ..services.credentials import hash_secret, new_api_key
 from ..services.errors import NotFound
 from ..services.moves import now_ms
+from ..services.policy import AppPolicy
 from ..services.ports import (
     AppRecord,
     Claim,
@@ -32,6 +33,8 @@ from ..services.ports import (
     NewGame,
     SeatGame,
     SeatToken,
+    SessionKind,
+    SessionRecord,
     Stake,
     TokenRecord,
 )
@@ -48,7 +51,16 @@ from .codec import (
 from .database import BUSY_TIMEOUT_MS, reader
 from .direct import Dialect, DirectAccess, GameInsert, MoveWrite, epoch_seconds
 from .errors import Bounded
-from .models import App, Game, MoveLog, PlayerToken, SeatPresence, TournamentGame, TournamentRecord
+from .models import (
+    App,
+    Game,
+    MoveLog,
+    PlayerSession,
+    PlayerToken,
+    SeatPresence,
+    TournamentGame,
+    TournamentRecord,
+)
 
 __all__ = ["Store", "direct_access"]
 
@@ -185,6 +197,25 @@ class Store:
         perms = frozenset(p for p in row.permissions.split(",") if p)
         return AppRecord(row.id, row.name, perms)
 
+    async def session(self, access_hash: str, now: int) -> SessionRecord | None:
+        """A player session's, by its access token's hash: live while neither it nor
+        its app is revoked and the token has not expired."""
+        started = time.perf_counter()
+        q = (
+            select(PlayerSession, App.policy)
+            .join(App, App.id == PlayerSession.app_id)
+            .where(
+                PlayerSession.access_hash == access_hash,
+                PlayerSession.revoked.is_(False),
+                PlayerSession.access_expires_at > now,
+                App.revoked.is_(False),
+            )
+        )
+        async with self.reading() as conn:
+            row = (await conn.execute(q)).first()
+        self._timed("session", started)
+        return None if row is None else session_record(row)
+
     # ----- tokens ------------------------------------------------------------------
 
     async def token(self, token: str) -> TokenRecord | None:
@@ -230,7 +261,8 @@ class Store:
         )
 
     async def add_token(self, game_id: str, token: SeatToken) -> None:
-        """A token written without a change of the game: a spectator's."""
+        """A token written without a change of the game: a spectator's, or a new one
+        for a seat its player already holds (a session joining again)."""
         await self.add_tokens([(game_id, token)])
 
     async def add_tokens(self, tokens: Sequence[tuple[str, SeatToken]]) -> None:
@@ -537,6 +569,20 @@ class Store:
                 await conn.execute(select(Game.version, Game.deadline_at).where(Game.id == game_id))
             ).first()
         return (-1, None) if row is None else (int(row.version), row.deadline_at)
+
+
+def session_record(s: Any) -> SessionRecord:
+    """A session's row with its app's policy (a select of PlayerSession, App.policy)."""
+    return SessionRecord(
+        s.id,
+        s.app_id,
+        s.player_id,
+        s.display_name,
+        SessionKind(s.kind),
+        s.access_hash,
+        int(s.refresh_expires_at),
+        AppPolicy.from_dict(loads(s.policy)),
+    )
 
 
 def _game_record(row: Row[Any]) -> GameRecord:

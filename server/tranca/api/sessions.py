@@ -1,0 +1,157 @@
+"""SessionService: protobuf in, a use case of ``services.sessions.Sessions``, protobuf
+out. Nothing else happens here."""
+
+from __future__ import annotations
+
+from ..services.policy import AppPolicy
+from ..services.ports import SessionKind
+from ..services.sessions import Issued, SessionInfo, Sessions
+from ..v1 import session_pb2 as pb
+from ..v1 import session_pb2_grpc as pb_grpc
+from .context import Ctx, credentials
+from .servicer import rpc
+
+KINDS = {
+    SessionKind.SERVER: pb.SESSION_KIND_SERVER,
+    SessionKind.DEVICE: pb.SESSION_KIND_DEVICE,
+    SessionKind.GUEST: pb.SESSION_KIND_GUEST,
+}
+
+
+def session_pb(issued: Issued) -> pb.PlayerSession:
+    return pb.PlayerSession(
+        session_id=issued.session_id,
+        player_id=issued.player_id,
+        display_name=issued.display_name,
+        access_token=issued.access_token,
+        access_expires_at_ms=issued.access_expires_at,
+        refresh_token=issued.refresh_token,
+        refresh_expires_at_ms=issued.refresh_expires_at,
+    )
+
+
+def summary_pb(s: SessionInfo) -> pb.SessionSummary:
+    return pb.SessionSummary(
+        session_id=s.session_id,
+        player_id=s.player_id,
+        display_name=s.display_name,
+        kind=KINDS[s.kind],
+        created_at_ms=int(s.created_at * 1000),
+        last_used_at_ms=s.last_used_at,
+        access_expires_at_ms=s.access_expires_at,
+        refresh_expires_at_ms=s.refresh_expires_at,
+        revoked=s.revoked,
+        address=s.address,
+    )
+
+
+def policy_pb(p: AppPolicy) -> pb.AppPolicy:
+    return pb.AppPolicy(
+        device_sign_in=p.device_sign_in,
+        guest_sign_in=p.guest_sign_in,
+        session_seconds=p.session_seconds,
+        refresh_seconds=p.refresh_seconds,
+        players_create_tables=p.players_create_tables,
+        presets=list(p.presets),
+        competitive=p.competitive,
+        max_stake=p.max_stake,
+        robots_after_seconds=p.robots_after_seconds,
+    )
+
+
+def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
+    return AppPolicy(
+        device_sign_in=p.device_sign_in,
+        guest_sign_in=p.guest_sign_in,
+        session_seconds=p.session_seconds,
+        refresh_seconds=p.refresh_seconds,
+        players_create_tables=p.players_create_tables,
+        presets=tuple(p.presets),
+        competitive=p.competitive,
+        max_stake=p.max_stake,
+        robots_after_seconds=p.robots_after_seconds,
+    )
+
+
+class SessionService(pb_grpc.SessionServiceServicer):
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+
+    @rpc("CreatePlayerSession")
+    async def CreatePlayerSession(
+        self, request: pb.CreatePlayerSessionRequest, context: Ctx
+    ) -> pb.CreatePlayerSessionResponse:
+        issued = await self.sessions.create(
+            credentials(context), request.player_id, request.display_name
+        )
+        return pb.CreatePlayerSessionResponse(session=session_pb(issued))
+
+    @rpc("SignInDevice")
+    async def SignInDevice(
+        self, request: pb.SignInDeviceRequest, context: Ctx
+    ) -> pb.SignInDeviceResponse:
+        issued = await self.sessions.sign_in_device(
+            credentials(context), request.app_id, request.device_id, request.display_name
+        )
+        return pb.SignInDeviceResponse(session=session_pb(issued))
+
+    @rpc("SignInGuest")
+    async def SignInGuest(
+        self, request: pb.SignInGuestRequest, context: Ctx
+    ) -> pb.SignInGuestResponse:
+        issued = await self.sessions.sign_in_guest(
+            credentials(context), request.app_id, request.display_name
+        )
+        return pb.SignInGuestResponse(session=session_pb(issued))
+
+    @rpc("RefreshSession")
+    async def RefreshSession(
+        self, request: pb.RefreshSessionRequest, context: Ctx
+    ) -> pb.RefreshSessionResponse:
+        issued = await self.sessions.refresh(credentials(context), request.refresh_token)
+        return pb.RefreshSessionResponse(session=session_pb(issued))
+
+    @rpc("SignOut")
+    async def SignOut(self, request: pb.SignOutRequest, context: Ctx) -> pb.SignOutResponse:
+        ended = await self.sessions.sign_out(credentials(context))
+        return pb.SignOutResponse(seat_tokens_revoked=ended.seat_tokens)
+
+    @rpc("RevokePlayer")
+    async def RevokePlayer(
+        self, request: pb.RevokePlayerRequest, context: Ctx
+    ) -> pb.RevokePlayerResponse:
+        ended = await self.sessions.revoke_player(credentials(context), request.player_id)
+        return pb.RevokePlayerResponse(
+            sessions_revoked=ended.sessions, seat_tokens_revoked=ended.seat_tokens
+        )
+
+    @rpc("ListPlayerSessions")
+    async def ListPlayerSessions(
+        self, request: pb.ListPlayerSessionsRequest, context: Ctx
+    ) -> pb.ListPlayerSessionsResponse:
+        rows, next_page = await self.sessions.list(
+            credentials(context),
+            request.player_id,
+            request.live_only,
+            request.page_size,
+            request.page_token,
+        )
+        return pb.ListPlayerSessionsResponse(
+            sessions=[summary_pb(s) for s in rows], next_page_token=next_page
+        )
+
+    @rpc("GetAppPolicy")
+    async def GetAppPolicy(
+        self, request: pb.GetAppPolicyRequest, context: Ctx
+    ) -> pb.GetAppPolicyResponse:
+        policy = await self.sessions.policy(credentials(context))
+        return pb.GetAppPolicyResponse(policy=policy_pb(policy))
+
+    @rpc("SetAppPolicy")
+    async def SetAppPolicy(
+        self, request: pb.SetAppPolicyRequest, context: Ctx
+    ) -> pb.SetAppPolicyResponse:
+        policy = await self.sessions.set_policy(
+            credentials(context), policy_from_pb(request.policy)
+        )
+        return pb.SetAppPolicyResponse(policy=policy_pb(policy))

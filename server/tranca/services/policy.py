@@ -1,0 +1,92 @@
+"""What an app lets its players do with their own sessions (``apps.policy``): how
+they may sign in, how long a session lasts, and which tables they may create or
+join. The app's backend, holding the API key, is not bound by it: the policy limits
+end users, who hold only a session token.
+
+The defaults are the cautious ones: sign-in only through the app's backend
+(``CreatePlayerSession``), practice and competitive tables of any preset, no stakes
+(chips change hands only where the app says so), 15-minute access tokens refreshed
+for up to 30 days.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from ..rules.presets import PRESETS
+from .errors import malformed
+
+# An access token's life: short, since it travels with every call; a refresh token's:
+# how long a player stays signed in without using the app.
+DEFAULT_SESSION_SECONDS = 15 * 60
+MIN_SESSION_SECONDS = 60
+MAX_SESSION_SECONDS = 24 * 3600
+DEFAULT_REFRESH_SECONDS = 30 * 24 * 3600
+MAX_REFRESH_SECONDS = 365 * 24 * 3600
+MAX_WAIT_SECONDS = 3600
+MAX_STAKE = 10**12
+
+
+@dataclass(frozen=True)
+class AppPolicy:
+    # Sign-in for apps without a backend of their own (off by default): a device id
+    # exchanged for a session (the same device, the same player), or a guest (a new
+    # player each time, kept only by its refresh token).
+    device_sign_in: bool = False
+    guest_sign_in: bool = False
+    session_seconds: int = DEFAULT_SESSION_SECONDS
+    refresh_seconds: int = DEFAULT_REFRESH_SECONDS
+    # Tables a session may create (CreateGame), and the limits on the tables it may
+    # create, join or be matched at.
+    players_create_tables: bool = True
+    presets: tuple[str, ...] = ()  # empty: every preset
+    competitive: bool = True  # rated tables allowed
+    max_stake: int = 0  # 0: no staked table
+    # Quick play: robots fill the seats still empty after this many seconds of
+    # waiting (practice only: robots never play competitive tables). 0: never.
+    robots_after_seconds: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["presets"] = list(self.presets)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AppPolicy:
+        """The stored policy; unknown keys (from a later version) are ignored and
+        missing ones take their defaults."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if "presets" in values:
+            values["presets"] = tuple(values["presets"])
+        return replace(cls(), **values)
+
+    def check(self) -> AppPolicy:
+        """The policy if it is coherent; MALFORMED_REQUEST naming the field if not."""
+        if not MIN_SESSION_SECONDS <= self.session_seconds <= MAX_SESSION_SECONDS:
+            raise malformed(f"session_seconds is {MIN_SESSION_SECONDS} to {MAX_SESSION_SECONDS}")
+        if not self.session_seconds <= self.refresh_seconds <= MAX_REFRESH_SECONDS:
+            raise malformed(f"refresh_seconds is session_seconds to {MAX_REFRESH_SECONDS}")
+        unknown = [p for p in self.presets if p not in PRESETS]
+        if unknown:
+            raise malformed(f"unknown preset {unknown[0]!r} (see ListPresets)")
+        if not 0 <= self.max_stake <= MAX_STAKE:
+            raise malformed(f"max_stake is 0 to {MAX_STAKE}")
+        if not 0 <= self.robots_after_seconds <= MAX_WAIT_SECONDS:
+            raise malformed(f"robots_after_seconds is 0 (never) to {MAX_WAIT_SECONDS}")
+        return self
+
+    def access_expiry(self, now: int) -> int:
+        """When an access token issued at ``now`` (epoch ms) expires."""
+        return now + self.session_seconds * 1000
+
+    def refresh_expiry(self, now: int) -> int:
+        """When a refresh token issued at ``now`` expires: a session in use slides on."""
+        return now + self.refresh_seconds * 1000
+
+    def allows_preset(self, preset: str) -> bool:
+        return not self.presets or preset in self.presets
+
+
+__all__ = ["AppPolicy"]

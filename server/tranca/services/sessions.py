@@ -1,0 +1,414 @@
+"""Player sessions: how an end user's client talks to the server without the app's
+API key, which a phone or a web page can never keep secret.
+
+- The app's backend, with its key, opens a session for one of its players
+  (``create``: the app's player id and display name) and hands the tokens to that
+  player's client. Apps without a backend may let clients sign in themselves
+  (``sign_in_device``: a device id, the same player every time; ``sign_in_guest``: a
+  new player), where the app's policy allows it (off by default).
+- A session is two tokens: an access token (``ts_``, sent as ``authorization: Bearer``,
+  short-lived) and a refresh token (``tr_``, sent only to ``refresh``). Each refresh
+  rotates both; a refresh token presented again after its rotation means someone
+  holds a copy, and ends the session (OAuth 2.0's refresh token rotation).
+- Signing out ends the session and the seat tokens it was given; revoking a player
+  ends all its sessions and all its seat tokens, and revoking the app (``tranca
+  revoke-app``) ends every credential of the app: each is one transaction.
+
+Tokens are 256 random bits kept only as their SHA-256 hash, as API keys and seat
+tokens are, rather than signed tokens (JWT): every call already reads its
+credential's row (its revocation, its app's), so a signature would save no read, and
+revocation must take effect at once, which a self-contained token cannot do without
+a deny-list read on every call anyway. A leaked database yields no usable token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from .access import Access, Caller, Credentials
+from .credentials import hash_secret, new_secret
+from .errors import Refusal, Refused, malformed
+from .policy import AppPolicy
+from .ports import SessionKind, SessionRecord
+
+MAX_PLAYER_ID = 128
+MAX_NAME = 200
+MIN_DEVICE_ID = 16  # long enough to be unguessable: the device id is the credential
+MAX_DEVICE_ID = 128
+SESSION_PREFIX = "ts_"
+REFRESH_PREFIX = "tr_"
+# Player ids the server makes up for device and guest sign-ins: an app's backend may
+# not name its players with these prefixes, so they never collide.
+SERVER_MADE_IDS = ("device:", "guest:")
+DEFAULT_PAGE = 50
+MAX_PAGE = 500
+
+
+class RefreshOutcome(StrEnum):
+    ROTATED = "rotated"
+    REUSED = "reused"  # an already rotated refresh token: the session is ended
+    UNKNOWN = "unknown"  # no such live refresh token
+
+
+@dataclass(frozen=True)
+class NewSession:
+    """A session to store: the tokens' hashes and lifetimes (epoch ms)."""
+
+    session_id: str
+    app_id: str
+    player_id: str
+    display_name: str
+    kind: SessionKind
+    access_hash: str
+    access_expires_at: int
+    refresh_hash: str
+    refresh_expires_at: int
+    address: str
+    now: int
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """A refresh: the new tokens' hashes and lifetimes for the session whose refresh
+    token hashes to ``refresh_hash``."""
+
+    refresh_hash: str
+    access_hash: str
+    new_refresh_hash: str
+    now: int  # the new tokens' lifetimes run from here, as the app's policy sets them
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A session's tokens, shown once: the client keeps both."""
+
+    session_id: str
+    player_id: str
+    display_name: str
+    access_token: str
+    access_expires_at: int
+    refresh_token: str
+    refresh_expires_at: int
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A session as the app's admin view lists it (no token, no hash)."""
+
+    session_id: str
+    player_id: str
+    display_name: str
+    kind: SessionKind
+    created_at: float  # epoch seconds
+    last_used_at: int  # epoch ms: issued or last refreshed
+    access_expires_at: int
+    refresh_expires_at: int
+    revoked: bool
+    address: str
+
+
+@dataclass(frozen=True)
+class Revoked:
+    sessions: int
+    seat_tokens: int
+
+
+class SessionRepository(Protocol):
+    async def app_policy(self, app_id: str) -> AppPolicy | None:
+        """A live app's policy; None for an unknown or revoked app."""
+        ...
+
+    async def set_app_policy(self, app_id: str, policy: AppPolicy) -> None: ...
+
+    async def create_session(self, new: NewSession) -> None: ...
+
+    async def session(self, access_hash: str, now: int) -> SessionRecord | None:
+        """The live session of an access token (not revoked, not expired, its app live)."""
+        ...
+
+    async def rotate_refresh(
+        self, rotation: Rotation
+    ) -> tuple[RefreshOutcome, SessionRecord | None]:
+        """In one transaction: the live session of the refresh token gets the new
+        tokens, valid for the app's policy's lifetimes from ``rotation.now``
+        (ROTATED, the session as refreshed); a refresh token rotated away before ends its
+        session and the session's seat tokens (REUSED); else UNKNOWN."""
+        ...
+
+    async def end_session(self, session_id: str) -> Revoked:
+        """The session and its seat tokens revoked, in one transaction."""
+        ...
+
+    async def revoke_player(self, app_id: str, player_id: str) -> Revoked:
+        """Every session of the player and every seat token it holds in the app's games
+        revoked, in one transaction."""
+        ...
+
+    async def list_sessions(
+        self, app_id: str, player_id: str, live_only: bool, now: int, limit: int, offset: int
+    ) -> list[SessionInfo]:
+        """The app's sessions (of one player, if given), newest first."""
+        ...
+
+
+def session_refused(reason: str, message: str) -> Refused:
+    return Refused(Refusal.UNAUTHENTICATED, reason, message)
+
+
+def _name(display_name: str) -> str:
+    name = display_name.strip()
+    if len(name) > MAX_NAME:
+        raise malformed(f"display_name is at most {MAX_NAME} characters")
+    return name
+
+
+def _app_player_id(player_id: str) -> str:
+    pid = player_id.strip()
+    if not pid or len(pid) > MAX_PLAYER_ID:
+        raise malformed(f"player_id is 1 to {MAX_PLAYER_ID} characters")
+    if pid.startswith(SERVER_MADE_IDS):
+        raise malformed("player ids starting with 'device:' or 'guest:' are the server's")
+    return pid
+
+
+def device_player_id(app_id: str, device_id: str) -> str:
+    """The same device of the same app is always the same player; the id does not
+    reveal the device id (which is the credential)."""
+    digest = hashlib.sha256(f"{app_id}:{device_id}".encode()).hexdigest()
+    return "device:" + digest[:32]
+
+
+_PRINTABLE = re.compile(r"^[\x21-\x7e]+$")
+
+
+class Sessions:
+    def __init__(self, repo: SessionRepository, access: Access, clock: Clock) -> None:
+        self.repo = repo
+        self.access = access
+        self.clock = clock
+
+    # ----- opening a session -------------------------------------------------------
+
+    async def _issue(
+        self,
+        app_id: str,
+        policy: AppPolicy,
+        player_id: str,
+        display_name: str,
+        kind: SessionKind,
+        address: str,
+    ) -> Issued:
+        now = self.clock()
+        access, refresh = SESSION_PREFIX + new_secret(), REFRESH_PREFIX + new_secret()
+        new = NewSession(
+            session_id=secrets.token_hex(16),
+            app_id=app_id,
+            player_id=player_id,
+            display_name=display_name or player_id,
+            kind=kind,
+            access_hash=hash_secret(access),
+            access_expires_at=policy.access_expiry(now),
+            refresh_hash=hash_secret(refresh),
+            refresh_expires_at=policy.refresh_expiry(now),
+            address=address[:64],
+            now=now,
+        )
+        await self.repo.create_session(new)
+        return Issued(
+            new.session_id,
+            player_id,
+            new.display_name,
+            access,
+            new.access_expires_at,
+            refresh,
+            new.refresh_expires_at,
+        )
+
+    async def create(
+        self, credentials: Credentials, player_id: str, display_name: str, address: str = ""
+    ) -> Issued:
+        """The app's backend opens a session for its player (API key)."""
+        app = await self.access.calling_app(credentials)
+        pid = _app_player_id(player_id)
+        name = _name(display_name)
+        policy = await self.repo.app_policy(app.id) or AppPolicy()
+        return await self._issue(app.id, policy, pid, name, SessionKind.SERVER, address)
+
+    async def _signing_in_app(self, credentials: Credentials, app_id: str) -> AppPolicy:
+        if not app_id or len(app_id) > 32:
+            raise malformed("app_id is required (the app's id, not its key)")
+        self.access.throttle.check(credentials.peer, "")
+        policy = await self.repo.app_policy(app_id)
+        if policy is None:
+            self.access.throttle.failed(credentials.peer())
+            raise Refused(Refusal.NOT_FOUND, "APP_NOT_FOUND", "no such app")
+        return policy
+
+    async def sign_in_device(
+        self, credentials: Credentials, app_id: str, device_id: str, display_name: str
+    ) -> Issued:
+        """A client signs itself in with its device id, where the app allows it."""
+        device = device_id.strip()
+        if not MIN_DEVICE_ID <= len(device) <= MAX_DEVICE_ID or not _PRINTABLE.match(device):
+            raise malformed(
+                f"device_id is {MIN_DEVICE_ID} to {MAX_DEVICE_ID} printable characters"
+                " (a random id the app keeps on the device)"
+            )
+        policy = await self._signing_in_app(credentials, app_id)
+        if not policy.device_sign_in:
+            raise Refused(
+                Refusal.FORBIDDEN,
+                "DEVICE_SIGN_IN_DISABLED",
+                "this app does not let devices sign in (its policy: device_sign_in)",
+            )
+        return await self._issue(
+            app_id,
+            policy,
+            device_player_id(app_id, device),
+            _name(display_name),
+            SessionKind.DEVICE,
+            credentials.peer(),
+        )
+
+    async def sign_in_guest(
+        self, credentials: Credentials, app_id: str, display_name: str
+    ) -> Issued:
+        """A new player with no account, where the app allows it."""
+        name = _name(display_name)
+        policy = await self._signing_in_app(credentials, app_id)
+        if not policy.guest_sign_in:
+            raise Refused(
+                Refusal.FORBIDDEN,
+                "GUEST_SIGN_IN_DISABLED",
+                "this app does not let guests sign in (its policy: guest_sign_in)",
+            )
+        player_id = "guest:" + secrets.token_hex(16)
+        return await self._issue(
+            app_id, policy, player_id, name, SessionKind.GUEST, credentials.peer()
+        )
+
+    # ----- keeping and ending it ---------------------------------------------------
+
+    async def refresh(self, credentials: Credentials, refresh_token: str) -> Issued:
+        """New tokens for a live session; the refresh token given is spent."""
+        token = refresh_token.strip()
+        if not token.startswith(REFRESH_PREFIX):
+            raise malformed("refresh_token is the tr_ token the session was opened with")
+        self.access.throttle.check(credentials.peer, token)
+        now = self.clock()
+        access, refresh = SESSION_PREFIX + new_secret(), REFRESH_PREFIX + new_secret()
+        rotation = Rotation(
+            refresh_hash=hash_secret(token),
+            access_hash=hash_secret(access),
+            new_refresh_hash=hash_secret(refresh),
+            now=now,
+        )
+        outcome, record = await self.repo.rotate_refresh(rotation)
+        if outcome is RefreshOutcome.REUSED:
+            self.access.throttle.failed(credentials.peer())
+            raise session_refused(
+                "REFRESH_TOKEN_REUSED",
+                "this refresh token was already used: the session is ended; sign in again",
+            )
+        if outcome is RefreshOutcome.UNKNOWN or record is None:
+            self.access.throttle.failed(credentials.peer())
+            raise session_refused("BAD_REFRESH_TOKEN", "unknown, expired or revoked refresh token")
+        policy = record.policy
+        return Issued(
+            record.session_id,
+            record.player_id,
+            record.display_name,
+            access,
+            policy.access_expiry(now),
+            refresh,
+            record.refresh_expires_at,
+        )
+
+    async def sign_out(self, credentials: Credentials) -> Revoked:
+        """The caller's session ends, with the seat tokens it was given."""
+        session = require_session(await self.access.identify(credentials))
+        return await self.repo.end_session(session.session_id)
+
+    async def revoke_player(self, credentials: Credentials, player_id: str) -> Revoked:
+        """The app ends every session and seat token of one of its players."""
+        app = await self.access.calling_app(credentials)
+        pid = player_id.strip()
+        if not pid or len(pid) > MAX_PLAYER_ID:
+            raise malformed(f"player_id is 1 to {MAX_PLAYER_ID} characters")
+        return await self.repo.revoke_player(app.id, pid)
+
+    async def list(
+        self,
+        credentials: Credentials,
+        player_id: str,
+        live_only: bool,
+        page_size: int,
+        page_token: str,
+    ) -> tuple[list[SessionInfo], str]:
+        """A page of the app's sessions, newest first, and the next page's token."""
+        app = await self.access.calling_app(credentials)
+        size = page_size or DEFAULT_PAGE
+        if not 1 <= size <= MAX_PAGE:
+            raise malformed(f"page_size is 1..{MAX_PAGE}")
+        offset = page_offset(page_token)
+        rows = await self.repo.list_sessions(
+            app.id, player_id.strip(), live_only, self.clock(), size + 1, offset
+        )
+        return rows[:size], str(offset + size) if len(rows) > size else ""
+
+    # ----- the app's policy --------------------------------------------------------
+
+    async def policy(self, credentials: Credentials) -> AppPolicy:
+        app = await self.access.calling_app(credentials)
+        return await self.repo.app_policy(app.id) or AppPolicy()
+
+    async def set_policy(self, credentials: Credentials, policy: AppPolicy) -> AppPolicy:
+        app = await self.access.calling_app(credentials)
+        await self.repo.set_app_policy(app.id, policy.check())
+        return policy
+
+
+def page_offset(page_token: str) -> int:
+    try:
+        offset = int(page_token or "0")
+    except ValueError:
+        offset = -1
+    if not 0 <= offset < 2**62:
+        raise malformed("bad page_token")
+    return offset
+
+
+def require_session(caller: Caller) -> SessionRecord:
+    if caller.session is None:
+        raise Refused(
+            Refusal.FORBIDDEN, "SESSION_TOKEN_REQUIRED", "this call needs a player session token"
+        )
+    return caller.session
+
+
+class Clock(Protocol):
+    def __call__(self) -> int:
+        """Now, in milliseconds since the epoch."""
+        ...
+
+
+__all__: Sequence[str] = [
+    "Issued",
+    "NewSession",
+    "RefreshOutcome",
+    "Revoked",
+    "Rotation",
+    "SessionInfo",
+    "SessionKind",
+    "SessionRecord",
+    "SessionRepository",
+    "Sessions",
+    "device_player_id",
+    "require_session",
+]
