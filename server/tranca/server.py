@@ -40,6 +40,7 @@ from .services.limits import (
     RateLimiter,
     WatchCounts,
 )
+from .services.lobby import Lobby
 from .services.matches import Matches
 from .services.moves import Moves, now_ms
 from .services.players import Players
@@ -51,6 +52,7 @@ from .services.timers import Sweeper
 from .services.tournaments import Tournaments
 from .store import migrate
 from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
+from .store.lobby_store import LobbyStore
 from .store.notify import Hub, PostgresListener
 from .store.players_store import PlayersStore
 from .store.repository import Store
@@ -382,7 +384,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     # (api/edge.py) before a servicer sees it.
     add_service(
         server,
-        GameService(games, Tables(games)),
+        GameService(games, Tables(games), Lobby(LobbyStore(store), access)),
         game_pb2.DESCRIPTOR.services_by_name["GameService"],
     )
     add_service(

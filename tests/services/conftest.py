@@ -12,6 +12,7 @@ from tranca.app.game import TableOptions
 from tranca.services.access import Access, Credentials, FailedAuthThrottle
 from tranca.services.games import Games, Joining, NewTable
 from tranca.services.limits import DEFAULT_TOKEN_LIFETIME, RateLimiter, WatchCounts
+from tranca.services.lobby import Lobby
 from tranca.services.matches import Matches
 from tranca.services.moves import Moves
 from tranca.services.ports import AppRecord
@@ -43,6 +44,7 @@ class World:
     app: AppRecord
     key: str
     sessions: Sessions
+    lobby: Lobby
 
     def as_app(self, key: str | None = None) -> Credentials:
         return Credentials(api_key=key or self.key, peer=lambda: "10.0.0.1")
@@ -116,7 +118,10 @@ def make_world(
     )
     app, key = repo.add_app("app", frozenset({"fixed_deck"}))
     sessions = Sessions(repo, access, clock=lambda: repo.now)
-    return World(repo, notes, access, moves, matches, games, Tables(games), app, key, sessions)
+    lobby = Lobby(repo, access)
+    return World(
+        repo, notes, access, moves, matches, games, Tables(games), app, key, sessions, lobby
+    )
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from tranca.app.game import Action, GameState, Setup
 from tranca.platform import chips
 from tranca.services.credentials import hash_secret, new_api_key
 from tranca.services.errors import DuplicateRequest, NotFound
+from tranca.services.lobby import Cursor
 from tranca.services.policy import AppPolicy
 from tranca.services.ports import (
     AppRecord,
@@ -321,6 +322,27 @@ class InMemoryRepository:
             ]
         games.sort(key=lambda g: (-g.created_at, g.id))
         return [self._record(g) for g in games[offset : offset + limit]]
+
+    async def waiting_tables(
+        self, app_id: str, preset: str, players: int, after: Cursor | None, limit: int
+    ) -> list[tuple[GameRecord, Cursor]]:
+        found = [
+            (g, Cursor(round(g.created_at * 1e6), g.id))
+            for g in self.games.values()
+            if g.app_id == app_id
+            and g.state.status == "waiting"
+            and g.invite_hash is None
+            and (not preset or g.state.setup.rules.name == preset)
+            and (not players or g.state.setup.players == players)
+        ]
+        found.sort(key=lambda gc: (gc[1].created_us, gc[1].game_id))
+        if after is not None:
+            found = [
+                gc
+                for gc in found
+                if (gc[1].created_us, gc[1].game_id) > (after.created_us, after.game_id)
+            ]
+        return [(self._record(g), c) for g, c in found[:limit]]
 
     async def log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
         rows = self._stored(game_id).log

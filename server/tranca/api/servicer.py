@@ -31,6 +31,7 @@ from ..services.games import (
     NewTable,
     Shown,
 )
+from ..services.lobby import Lobby, LobbyFilter, Play
 from ..services.ports import GameRecord
 from ..services.tables import Tables
 from ..v1 import game_pb2 as pb
@@ -105,10 +106,18 @@ def _view(shown: Shown) -> pb.GameView:
     return view_to_pb(shown.game_id, shown.version, shown.state, shown.seat, shown.deadline_at)
 
 
+PLAY = {
+    pb.PLAY_FILTER_UNSPECIFIED: Play.ANY,
+    pb.PLAY_FILTER_PRACTICE: Play.PRACTICE,
+    pb.PLAY_FILTER_RATED: Play.RATED,
+}
+
+
 class GameService(pb_grpc.GameServiceServicer):
-    def __init__(self, games: Games, tables: Tables) -> None:
+    def __init__(self, games: Games, tables: Tables, lobby: Lobby) -> None:
         self.games = games
         self.tables = tables
+        self.lobby = lobby
 
     @rpc("ListPresets")
     async def ListPresets(
@@ -223,6 +232,28 @@ class GameService(pb_grpc.GameServiceServicer):
             games=[summary_to_pb(g) for g in games], next_page_token=next_page
         )
 
+    @rpc("ListOpenTables")
+    async def ListOpenTables(
+        self, request: pb.ListOpenTablesRequest, context: Ctx
+    ) -> pb.ListOpenTablesResponse:
+        play = PLAY.get(request.play)
+        if play is None:
+            raise malformed("play is one of the PlayFilter values")
+        wanted = LobbyFilter(
+            preset=request.preset,
+            players=request.players,
+            play=play,
+            min_stake=request.min_stake,
+            max_stake=request.max_stake if request.HasField("max_stake") else None,
+            min_free_seats=request.min_free_seats or 1,
+        )
+        tables, next_page = await self.lobby.open_tables(
+            credentials(context), wanted, request.page_size, request.page_token
+        )
+        return pb.ListOpenTablesResponse(
+            tables=[summary_to_pb(g) for g in tables], next_page_token=next_page
+        )
+
     @rpc("Heartbeat")
     async def Heartbeat(self, request: pb.HeartbeatRequest, context: Ctx) -> pb.HeartbeatResponse:
         robot = await self.tables.heartbeat(credentials(context), request.game_id)
@@ -310,6 +341,7 @@ def summary_to_pb(game: GameRecord) -> pb.GameSummary:
         label=game.label,
         created_at=int(game.created_at),
         table=table_to_pb(g.setup.table),
+        player_names=[s.name if s.taken else "" for s in g.seats],
     )
 
 

@@ -379,7 +379,7 @@ class Store:
         q = q.order_by(Game.created_at.desc(), Game.id).limit(limit).offset(offset)
         async with self._guard(), self.reads.connect() as conn:
             rows = (await conn.execute(q)).all()
-        return [_game_record(r) for r in rows]
+        return [game_record(r) for r in rows]
 
     async def log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
         """The game's log after version ``after`` (up to ``upto``), in order. Through
@@ -585,7 +585,7 @@ def session_record(s: Any) -> SessionRecord:
     )
 
 
-def _game_record(row: Row[Any]) -> GameRecord:
+def game_record(row: Row[Any]) -> GameRecord:
     """A ``games`` row read through SQLAlchemy, as the use cases see a game."""
     return GameRecord(
         id=row.id,
