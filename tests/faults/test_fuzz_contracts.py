@@ -196,7 +196,6 @@ def world(request: pytest.FixtureRequest) -> Iterator[World]:
     ).game.game_id
     from tranca.v1 import platform_pb2 as ppb
     from tranca.v1 import platform_pb2_grpc as ppb_grpc
-
     from tranca.v1 import session_pb2_grpc
 
     opened = session_pb2_grpc.SessionServiceStub(channel).CreatePlayerSession(

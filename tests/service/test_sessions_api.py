@@ -27,12 +27,12 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 
 
 @pytest.fixture
-def sessions(client: Client) -> spb_grpc.SessionServiceStub:
+def sessions(client: Client) -> spb_grpc.SessionServiceAsyncStub:
     return spb_grpc.SessionServiceStub(client.channel)
 
 
 async def open_session(
-    client: Client, sessions: spb_grpc.SessionServiceStub, player_id: str
+    client: Client, sessions: spb_grpc.SessionServiceAsyncStub, player_id: str
 ) -> spb.PlayerSession:
     done = await sessions.CreatePlayerSession(
         spb.CreatePlayerSessionRequest(player_id=player_id, display_name=player_id.title()),
@@ -42,7 +42,7 @@ async def open_session(
 
 
 async def test_a_client_plays_a_game_with_its_session_and_never_the_apps_key(
-    client: Client, sessions: spb_grpc.SessionServiceStub
+    client: Client, sessions: spb_grpc.SessionServiceAsyncStub
 ) -> None:
     ana = await open_session(client, sessions, "ana")
     bia = await open_session(client, sessions, "bia")
@@ -82,7 +82,7 @@ async def test_a_client_plays_a_game_with_its_session_and_never_the_apps_key(
 
 
 async def test_refresh_rotates_and_a_reused_refresh_token_ends_the_session(
-    client: Client, sessions: spb_grpc.SessionServiceStub
+    client: Client, sessions: spb_grpc.SessionServiceAsyncStub
 ) -> None:
     ana = await open_session(client, sessions, "ana")
     renewed = (
@@ -115,7 +115,7 @@ async def test_refresh_rotates_and_a_reused_refresh_token_ends_the_session(
 
 
 async def test_sign_out_and_revocation_end_sessions_and_seat_tokens_at_once(
-    client: Client, sessions: spb_grpc.SessionServiceStub
+    client: Client, sessions: spb_grpc.SessionServiceAsyncStub
 ) -> None:
     gid, _ = await client.new_game(players=2)
     table = await client.stub.CreateGame(
@@ -161,7 +161,7 @@ async def test_sign_out_and_revocation_end_sessions_and_seat_tokens_at_once(
 
 
 async def test_device_and_guest_sign_in_follow_the_apps_policy(
-    server: Running, client: Client, sessions: spb_grpc.SessionServiceStub
+    server: Running, client: Client, sessions: spb_grpc.SessionServiceAsyncStub
 ) -> None:
     app_id = (await server.store.app_by_key(client.api_key)).id  # type: ignore[union-attr]
     device = uuid.uuid4().hex
@@ -208,7 +208,7 @@ async def test_device_and_guest_sign_in_follow_the_apps_policy(
 
 
 async def test_a_revoked_app_ends_its_players_sessions(
-    server: Running, client: Client, sessions: spb_grpc.SessionServiceStub
+    server: Running, client: Client, sessions: spb_grpc.SessionServiceAsyncStub
 ) -> None:
     ana = await open_session(client, sessions, "ana")
     app = await server.store.app_by_key(client.api_key)
