@@ -1,0 +1,139 @@
+"""Quick play's matching (platform/matchmaking.py): tables of one kind, oldest tickets
+first, ratings within windows that widen with the wait, partners across the table,
+robots only where the app allows them and only after its wait."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tranca.platform.matchmaking import (
+    Kind,
+    Ticket,
+    compatible,
+    match,
+    robots_allowed,
+    seat_order,
+)
+
+PAIRS = Kind("app", "tranca-000", 2, False, 0)
+FOURS = Kind("app", "tranca-000", 4, False, 0)
+RATED_FOURS = Kind("app", "tranca-000", 4, True, 0)
+
+
+def ticket(
+    n: int, kind: Kind = PAIRS, rating: float = 25.0, at: int = 0, party: int = 1, robots: int = 0
+) -> Ticket:
+    players = tuple(f"p{n}" if party == 1 else f"p{n}{c}" for c in "ab"[:party])
+    return Ticket(f"t{n:03d}", kind, players, rating, at, robots)
+
+
+def test_two_waiting_players_of_one_kind_make_a_table_oldest_first() -> None:
+    tables = match([ticket(2, at=20), ticket(1, at=10), ticket(3, at=30)], now=40)
+    assert len(tables) == 1
+    assert [t.id for t in tables[0].tickets] == ["t001", "t002"]
+    assert tables[0].seats == ("p1", "p2")
+
+
+def test_tickets_of_different_kinds_never_share_a_table() -> None:
+    rated = Kind("app", "tranca-000", 2, True, 0)
+    other_app = Kind("other", "tranca-000", 2, False, 0)
+    assert match([ticket(1), ticket(2, rated), ticket(3, other_app)], now=0) == []
+
+
+def test_the_rating_window_widens_with_the_wait() -> None:
+    strong, novice = ticket(1, rating=35.0, at=0), ticket(2, rating=25.0, at=0)
+    assert not compatible(strong, novice, now=0)  # 10 points apart, windows of 3
+    assert match([strong, novice], now=10_000) == []  # windows of 5.5
+    # After 28 s both windows reach 10: they play.
+    assert len(match([strong, novice], now=28_000)) == 1
+
+
+def test_the_anchor_takes_the_closest_ratings_first() -> None:
+    anchor = ticket(1, rating=25.0, at=0)
+    near, far = ticket(2, rating=26.0, at=5), ticket(3, rating=27.5, at=1)
+    (table,) = match([anchor, near, far], now=5)
+    assert table.seats == ("p1", "p2")
+
+
+def test_partners_sit_across_and_four_singles_make_the_most_even_pairs() -> None:
+    party = ticket(1, FOURS, party=2)
+    (with_party,) = match([party, ticket(2, FOURS), ticket(3, FOURS)], now=0)
+    assert with_party.seats[0::2] == ("p1a", "p1b")
+    singles = [ticket(n, FOURS, rating=r) for n, r in enumerate([30.0, 24.0, 27.0, 26.0])]
+    (even,) = match(singles, now=60_000)
+    # Strongest (30) with weakest (24) against the middle two (27 and 26).
+    assert {even.seats[0], even.seats[2]} == {"p0", "p1"}
+    assert {even.seats[1], even.seats[3]} == {"p2", "p3"}
+
+
+def test_robots_fill_practice_tables_only_after_the_apps_wait() -> None:
+    alone = ticket(1, FOURS, party=2, robots=30_000)
+    assert match([alone], now=29_999) == []
+    (table,) = match([alone], now=30_000)
+    assert table.seats == ("p1a", None, "p1b", None)
+    rated = ticket(2, RATED_FOURS, robots=30_000)
+    assert not robots_allowed(RATED_FOURS)
+    assert match([rated], now=10**9) == []
+    never = ticket(3, FOURS)  # the app allows no robots
+    assert match([never], now=10**9) == []
+
+
+def test_seat_order_of_a_party_and_robots() -> None:
+    assert seat_order(PAIRS, [ticket(1)]) == ("p1", None)
+    assert seat_order(FOURS, [ticket(1, FOURS, party=2), ticket(2, FOURS, party=2)]) == (
+        "p1a",
+        "p2a",
+        "p1b",
+        "p2b",
+    )
+
+
+kinds = st.sampled_from([PAIRS, FOURS, RATED_FOURS])
+
+
+@st.composite
+def waiting(draw: st.DrawFn) -> list[Ticket]:
+    n = draw(st.integers(0, 40))
+    out = []
+    for i in range(n):
+        kind = draw(kinds)
+        party = draw(st.sampled_from([1, 2])) if kind.players == 4 else 1
+        out.append(
+            ticket(
+                i,
+                kind,
+                rating=draw(st.floats(10, 40)),
+                at=draw(st.integers(0, 120_000)),
+                party=party,
+                robots=draw(st.sampled_from([0, 30_000])),
+            )
+        )
+    return out
+
+
+@given(waiting(), st.integers(0, 240_000))
+def test_every_table_is_full_fair_and_takes_each_ticket_once(
+    tickets: list[Ticket], now: int
+) -> None:
+    now = max([now, *(t.created_ms for t in tickets)])
+    tables = match(tickets, now)
+    used = [t.id for table in tables for t in table.tickets]
+    assert len(used) == len(set(used))
+    for table in tables:
+        kind = table.kind
+        assert all(t.kind == kind for t in table.tickets)
+        assert len(table.seats) == kind.players
+        people = [p for p in table.seats if p is not None]
+        assert sorted(people) == sorted(p for t in table.tickets for p in t.player_ids)
+        for t in table.tickets:
+            if len(t.player_ids) == 2:
+                a, b = (table.seats.index(p) for p in t.player_ids)
+                assert a % 2 == b % 2  # partners on one side
+        if len(people) < kind.players:
+            anchor = min(table.tickets, key=lambda t: (t.created_ms, t.id))
+            assert robots_allowed(kind) and anchor.robots_after_ms > 0
+            assert anchor.waited(now) >= anchor.robots_after_ms
+        for one in table.tickets:
+            for other in table.tickets:
+                assert compatible(one, other, now)
