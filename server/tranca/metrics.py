@@ -124,3 +124,17 @@ FALLBACKS_DROPPED = Counter(
 )
 SWEEPS = Counter("tranca_sweeps_total", "Sweeps run, by outcome", ["outcome"])
 SWEEP_SECONDS = Histogram("tranca_sweep_seconds", "Duration of one sweep", buckets=LATENCY_BUCKETS)
+
+# Quick play (services/quick_play.py).
+TICKETS_ASKED = Counter("tranca_quick_play_tickets_total", "Quick-play tickets asked for")
+TICKETS_ENDED = Counter(
+    "tranca_quick_play_tickets_ended_total",
+    "Quick-play tickets that stopped waiting, by outcome",
+    ["outcome"],
+)
+TABLES_MATCHED = Counter("tranca_quick_play_tables_total", "Tables quick play made")
+MATCH_WAIT = Histogram(
+    "tranca_quick_play_wait_seconds",
+    "How long a matched ticket waited",
+    buckets=(0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 900),
+)

@@ -28,6 +28,7 @@ from prometheus_client import start_http_server
 from . import metrics
 from .api.edge import add_service
 from .api.players import PlayerService
+from .api.quick_play import QuickPlayService
 from .api.servicer import GameService
 from .api.sessions import SessionService
 from .api.tournaments import TournamentService
@@ -45,6 +46,7 @@ from .services.matches import Matches
 from .services.moves import Moves, now_ms
 from .services.players import Players
 from .services.presence import Presence
+from .services.quick_play import Matchmaker, QuickPlay
 from .services.sessions import Sessions
 from .services.settlement import Settlement
 from .services.tables import Tables
@@ -55,17 +57,19 @@ from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
 from .store.lobby_store import LobbyStore
 from .store.notify import Hub, PostgresListener
 from .store.players_store import PlayersStore
+from .store.quick_play_store import QuickPlayStore
 from .store.repository import Store
 from .store.sessions_store import SessionsStore
 from .store.settlement import SettlementStore
 from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
-from .v1 import game_pb2, platform_pb2, session_pb2
+from .v1 import game_pb2, platform_pb2, quick_play_pb2, session_pb2
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
 TOURNAMENT_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
 SESSION_SERVICE_NAME = session_pb2.DESCRIPTOR.services_by_name["SessionService"].full_name
+QUICK_PLAY_SERVICE_NAME = quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"].full_name
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -117,6 +121,7 @@ class Config:
     # still runs (below 3 the platform's tables are refused until the upgrade is over).
     snapshot_schema: int = 3
     sweep_interval: float = 0.5  # seconds between sweeps for timers, robots, settlements; 0: none
+    match_interval: float = 1.0  # seconds between quick play's passes here; 0: none
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -203,6 +208,13 @@ class Config:
             "turns and finished matches to settle; 0 runs no sweeper here",
         )
         p.add_argument(
+            "--match-interval",
+            type=float,
+            default=float(env.get("TRANCA_MATCH_INTERVAL", 1.0)),
+            help="seconds between this replica's quick-play passes over the waiting "
+            "tickets (any number of replicas may run them); 0 runs none here",
+        )
+        p.add_argument(
             "--max-connection-age",
             type=float,
             default=float(env.get("TRANCA_MAX_CONNECTION_AGE", 300)),
@@ -239,6 +251,7 @@ class Config:
             snapshot_schema=a.snapshot_schema,
             max_connection_age=a.max_connection_age,
             sweep_interval=a.sweep_interval,
+            match_interval=a.match_interval,
         )
 
 
@@ -290,6 +303,7 @@ class Running:
         self.tasks: list[asyncio.Task[None]] = []
         self.watch_leases: WatchLeases | None = None
         self.sweeper: Sweeper | None = None
+        self.matchmaker: Matchmaker | None = None  # quick play's passes (run or not)
         # Finished matches' settlements, on this server's store.
         self.settlement = Settlement(SettlementStore(store))
         # The tournaments' rows, for the tranca_tournaments_running gauge's refresh.
@@ -379,7 +393,10 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     )
     players = Players(PlayersStore(store), access)
     tournaments = Tournaments(TournamentStore(store), access, matches, cfg.token_lifetime)
-    sessions = Sessions(SessionsStore(store), access, clock=now_ms)
+    sessions_store = SessionsStore(store)
+    sessions = Sessions(sessions_store, access, clock=now_ms)
+    tickets = QuickPlayStore(store)
+    quick_play = QuickPlay(tickets, access, matches, sessions_store, now_ms, cfg.token_lifetime)
     # Every request is decoded and checked against the contracts' limits at the edge
     # (api/edge.py) before a servicer sees it.
     add_service(
@@ -402,6 +419,11 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         SessionService(sessions),
         session_pb2.DESCRIPTOR.services_by_name["SessionService"],
     )
+    add_service(
+        server,
+        QuickPlayService(quick_play),
+        quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"],
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -410,6 +432,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             PLAYER_SERVICE_NAME,
             TOURNAMENT_SERVICE_NAME,
             SESSION_SERVICE_NAME,
+            QUICK_PLAY_SERVICE_NAME,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),
@@ -438,6 +461,9 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     if cfg.sweep_interval > 0:
         running.sweeper = running.new_sweeper()
         running.tasks.append(asyncio.create_task(running.sweeper.run(cfg.sweep_interval)))
+    running.matchmaker = Matchmaker(tickets, hub, now_ms)
+    if cfg.match_interval > 0:
+        running.tasks.append(asyncio.create_task(running.matchmaker.run(cfg.match_interval)))
     return running
 
 

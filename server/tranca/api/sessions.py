@@ -56,6 +56,7 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         competitive=p.competitive,
         max_stake=p.max_stake,
         robots_after_seconds=p.robots_after_seconds,
+        quick_play_turn_seconds=p.quick_play_turn_seconds,
     )
 
 
@@ -70,6 +71,7 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         competitive=p.competitive,
         max_stake=p.max_stake,
         robots_after_seconds=p.robots_after_seconds,
+        quick_play_turn_seconds=p.quick_play_turn_seconds,
     )
 
 

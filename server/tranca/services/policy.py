@@ -46,6 +46,10 @@ class AppPolicy:
     # Quick play: robots fill the seats still empty after this many seconds of
     # waiting (practice only: robots never play competitive tables). 0: never.
     robots_after_seconds: int = 0
+    # Quick play's tables: seconds a player has for a turn (then the server plays it;
+    # 0: no limit). A silent player's seat is played by a robot after the same time,
+    # at practice tables.
+    quick_play_turn_seconds: int = 60
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -75,6 +79,8 @@ class AppPolicy:
             raise malformed(f"max_stake is 0 to {MAX_STAKE}")
         if not 0 <= self.robots_after_seconds <= MAX_WAIT_SECONDS:
             raise malformed(f"robots_after_seconds is 0 (never) to {MAX_WAIT_SECONDS}")
+        if not 0 <= self.quick_play_turn_seconds <= MAX_WAIT_SECONDS:
+            raise malformed(f"quick_play_turn_seconds is 0 (no limit) to {MAX_WAIT_SECONDS}")
         return self
 
     def access_expiry(self, now: int) -> int:

@@ -276,3 +276,43 @@ class TournamentGame(Base):
     __table_args__ = (
         UniqueConstraint("tournament_id", "round", "table_no", name="uq_tournament_games_table"),
     )
+
+
+class MatchTicket(Base):
+    """A quick-play ticket: one player, or two partners, waiting for a table of one
+    kind (``status`` "waiting"), then matched at ``game_id`` (``seats``: each player's
+    seat, in the order of ``player_ids``) or cancelled (``reason``)."""
+
+    __tablename__ = "match_tickets"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), index=True)
+    player_ids: Mapped[str] = mapped_column(Text)  # JSON list
+    display_names: Mapped[str] = mapped_column(Text)  # JSON list, as player_ids
+    preset: Mapped[str] = mapped_column(String(64))
+    players: Mapped[int] = mapped_column(Integer)
+    competitive: Mapped[bool] = mapped_column(Boolean)
+    stake: Mapped[int] = mapped_column(BigInteger)
+    rating: Mapped[float] = mapped_column(Float)  # the party's mean mu when it asked
+    # How long the ticket waits before robots may fill its table (the app's policy
+    # when it asked); 0: no robots.
+    robots_after_ms: Mapped[int] = mapped_column(BigInteger)
+    turn_seconds: Mapped[int] = mapped_column(Integer)  # the table's turn timer
+    status: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str] = mapped_column(String(32), server_default="")
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    ended_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    seats: Mapped[str | None] = mapped_column(Text, nullable=True)  # JSON list
+
+    __table_args__ = (Index("ix_match_tickets_waiting", "status", "created_ms"),)
+
+
+class TicketPlayer(Base):
+    """A player's one waiting ticket: the key keeps a player from waiting twice."""
+
+    __tablename__ = "ticket_players"
+
+    app_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("match_tickets.id"), index=True)

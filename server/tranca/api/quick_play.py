@@ -1,0 +1,98 @@
+"""QuickPlayService: protobuf in, a use case of ``services.quick_play.QuickPlay``,
+protobuf out. Nothing else happens here."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+from .. import metrics
+from ..services.quick_play import Asked, QuickPlay, TicketShown, TicketStatus
+from ..v1 import quick_play_pb2 as pb
+from ..v1 import quick_play_pb2_grpc as pb_grpc
+from .context import Ctx, credentials
+from .errors import abort
+from .servicer import _refusal, rpc
+
+STATUS = {
+    TicketStatus.WAITING: pb.TICKET_STATUS_WAITING,
+    TicketStatus.MATCHED: pb.TICKET_STATUS_MATCHED,
+    TicketStatus.CANCELLED: pb.TICKET_STATUS_CANCELLED,
+}
+
+
+def ticket_pb(shown: TicketShown) -> pb.Ticket:
+    t = shown.ticket
+    return pb.Ticket(
+        ticket_id=t.id,
+        status=STATUS[t.status],
+        reason=t.reason,
+        preset=t.preset,
+        players=t.players,
+        competitive=t.competitive,
+        stake=t.stake,
+        player_ids=list(t.player_ids),
+        created_at_ms=t.created_ms,
+        ended_at_ms=t.ended_ms or 0,
+        game_id=t.game_id or "",
+        seats=[
+            pb.MatchedSeat(
+                player_id=s.player_id,
+                seat=s.seat,
+                player_token=s.token,
+                token_expires_at_ms=s.expires_at,
+            )
+            for s in shown.seats
+        ],
+    )
+
+
+class QuickPlayService(pb_grpc.QuickPlayServiceServicer):
+    def __init__(self, quick_play: QuickPlay) -> None:
+        self.quick_play = quick_play
+
+    @rpc("AskQuickPlay")
+    async def AskQuickPlay(
+        self, request: pb.AskQuickPlayRequest, context: Ctx
+    ) -> pb.AskQuickPlayResponse:
+        asked = Asked(
+            preset=request.preset,
+            players=request.players,
+            competitive=request.competitive,
+            stake=request.stake,
+            player_ids=tuple(request.player_ids),
+            display_names=tuple(request.display_names),
+        )
+        shown = await self.quick_play.ask(credentials(context), asked)
+        return pb.AskQuickPlayResponse(ticket=ticket_pb(shown))
+
+    @rpc("GetTicket")
+    async def GetTicket(self, request: pb.GetTicketRequest, context: Ctx) -> pb.GetTicketResponse:
+        shown = await self.quick_play.get(credentials(context), request.ticket_id)
+        return pb.GetTicketResponse(ticket=ticket_pb(shown))
+
+    @rpc("CancelTicket")
+    async def CancelTicket(
+        self, request: pb.CancelTicketRequest, context: Ctx
+    ) -> pb.CancelTicketResponse:
+        shown = await self.quick_play.cancel(credentials(context), request.ticket_id)
+        return pb.CancelTicketResponse(ticket=ticket_pb(shown))
+
+    async def WatchTicket(
+        self, request: pb.WatchTicketRequest, context: Ctx
+    ) -> AsyncIterator[pb.WatchTicketResponse]:
+        started = time.perf_counter()
+        code = "OK"
+        try:
+            async for shown in self.quick_play.watch(credentials(context), request.ticket_id):
+                yield pb.WatchTicketResponse(ticket=ticket_pb(shown))
+        except Exception as exc:
+            err = _refusal(exc, "WatchTicket")
+            code = err.code.name
+            await abort(context, err)
+        except BaseException:  # a cancellation: the client went away
+            code = "CANCELLED"
+            raise
+        finally:
+            metrics.RPCS.labels("WatchTicket", code).inc()
+            metrics.RPC_LATENCY.labels("WatchTicket").observe(time.perf_counter() - started)

@@ -1,0 +1,509 @@
+"""Quick play: a player (or the app's backend, for a player or a party of partners)
+asks for a table of one kind and waits; any replica's matchmaker makes the tables;
+the players learn their seats, with their seat tokens, by polling or on a stream.
+
+Nothing waits in a process: a ticket is a row (``match_tickets``), and each player
+waits in at most one ticket (``ticket_players``' key). A matchmaker's pass locks the
+waiting tickets it reads (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, so two replicas
+never read the same ticket in one pass; SQLite: its one writer) and writes each table
+it makes, with its game created, its seats joined and its first deal dealt, and its
+tickets marked matched, in one savepoint of the pass's transaction: a ticket is
+matched once, at one table, or not at all. Cancelling takes the ticket's row lock
+too: it either comes first (the ticket is never matched) or finds it matched.
+
+A seat token is shown once and only its hash is stored, so a matched ticket's seat
+tokens are issued when its players ask for them: each answer about a matched ticket
+carries new tokens for the caller's seats (the earlier ones stay valid), so a lost
+answer loses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+import structlog
+
+from .. import metrics
+from ..app.game import BY_ROBOT, Action, GameState, Setup, TableOptions, apply_action, new_game
+from ..platform import matchmaking
+from ..rules.presets import make_rules
+from .access import Access, Credentials, require_app
+from .credentials import new_seat_token
+from .errors import Refusal, Refused, malformed
+from .games import MAX_STAKE, preset_not_allowed, within_policy
+from .matches import INSUFFICIENT_CHIPS, Matches
+from .moves import apply_timed
+from .policy import AppPolicy
+from .ports import GameChange, NewGame, Notifier, SeatToken, Stake
+
+log = structlog.get_logger("tranca.quick_play")
+
+# A ticket nobody matched within this long ends (reason EXPIRED): the player is told,
+# rather than waiting on an empty queue for ever.
+TICKET_TTL_MS = 15 * 60 * 1000
+# Tickets one pass reads at most (oldest first).
+PASS_LIMIT = 2000
+WATCH_POLL_SECONDS = 1.0
+MAX_PLAYER_ID = 128
+MAX_NAME = 100
+
+
+class TicketStatus(StrEnum):
+    WAITING = "waiting"
+    MATCHED = "matched"
+    CANCELLED = "cancelled"  # by its player or app, or by the server (``reason``)
+
+
+@dataclass(frozen=True)
+class TicketRecord:
+    id: str
+    app_id: str
+    player_ids: tuple[str, ...]
+    display_names: tuple[str, ...]
+    preset: str
+    players: int
+    competitive: bool
+    stake: int
+    rating: float
+    robots_after_ms: int
+    turn_seconds: int
+    status: TicketStatus
+    reason: str
+    created_ms: int
+    ended_ms: int | None = None
+    game_id: str | None = None
+    seats: tuple[int, ...] = ()  # each player's seat, in the order of player_ids
+
+    def domain(self) -> matchmaking.Ticket:
+        kind = matchmaking.Kind(
+            self.app_id, self.preset, self.players, self.competitive, self.stake
+        )
+        return matchmaking.Ticket(
+            self.id, kind, self.player_ids, self.rating, self.created_ms, self.robots_after_ms
+        )
+
+
+@dataclass(frozen=True)
+class PlannedTable:
+    """A table a pass writes: the game, its joins and its start (each a change at the
+    next version, as ``Moves`` would write them), the stake its start takes, and each
+    of its tickets' seats."""
+
+    new: NewGame
+    changes: list[GameChange]
+    stake: Stake | None
+    seats: dict[str, tuple[int, ...]]  # ticket id -> its players' seats
+    waited_ms: tuple[int, ...] = ()  # how long each of its tickets waited
+
+
+@dataclass(frozen=True)
+class PassOutcome:
+    matched: list[PlannedTable]
+    # Tables whose stake a player could not cover: (the table, the player).
+    uncovered: list[tuple[PlannedTable, str]]
+    expired: list[str] = field(default_factory=list)  # tickets that waited too long
+
+
+class AlreadyWaiting(Exception):
+    """A player of a new ticket already waits in another."""
+
+    def __init__(self, player_id: str) -> None:
+        super().__init__(player_id)
+        self.player_id = player_id
+
+
+class TicketRepository(Protocol):
+    async def add_ticket(self, ticket: TicketRecord) -> None:
+        """Store a waiting ticket; ``AlreadyWaiting`` if one of its players waits."""
+        ...
+
+    async def ticket(self, app_id: str, ticket_id: str) -> TicketRecord | None: ...
+
+    async def end_ticket(self, ticket_id: str, reason: str, now: int) -> TicketRecord | None:
+        """Cancel the ticket if it still waits; the ticket as it is now either way
+        (None: no such ticket)."""
+        ...
+
+    async def match_pass(
+        self,
+        now: int,
+        limit: int,
+        plan: Callable[[list[TicketRecord]], list[PlannedTable]],
+        expire_before: int,
+    ) -> PassOutcome:
+        """In one transaction: the waiting tickets no other pass holds (oldest first,
+        at most ``limit``), locked; ``plan``'s tables written, each whole or not at all
+        (a stake a player cannot cover undoes its table only); and the tickets read
+        that were made before ``expire_before`` and not matched, cancelled (reason
+        EXPIRED)."""
+        ...
+
+    async def mean_ratings(self, app_id: str, player_ids: Sequence[str]) -> float:
+        """The players' mean rating (mu; a newcomer's for players never rated)."""
+        ...
+
+    async def add_tokens(self, tokens: Sequence[tuple[str, SeatToken]]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A quick-play request, read from the call."""
+
+    preset: str
+    players: int
+    competitive: bool = False
+    stake: int = 0
+    # The app's backend names the players (one, or two partners at a 4-player
+    # table) and their names; a session asks for its own player.
+    player_ids: tuple[str, ...] = ()
+    display_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SeatDelivered:
+    player_id: str
+    seat: int
+    token: str
+    expires_at: int
+
+
+@dataclass(frozen=True)
+class TicketShown:
+    ticket: TicketRecord
+    seats: tuple[SeatDelivered, ...] = ()  # the caller's, once matched
+
+
+def ticket_not_found() -> Refused:
+    return Refused(Refusal.NOT_FOUND, "TICKET_NOT_FOUND", "no such ticket")
+
+
+class QuickPlay:
+    def __init__(
+        self,
+        repo: TicketRepository,
+        access: Access,
+        matches: Matches,
+        app_policy: AppPolicyReader,
+        clock: Callable[[], int],
+        token_lifetime_seconds: int,
+    ) -> None:
+        self.repo = repo
+        self.access = access
+        self.matches = matches
+        self.app_policy = app_policy
+        self.clock = clock
+        self.token_lifetime_seconds = token_lifetime_seconds
+
+    async def ask(self, credentials: Credentials, asked: Asked) -> TicketShown:
+        """A new waiting ticket for the caller's player (a session), or for the
+        players the app names (its key)."""
+        caller = await self.access.identify(credentials)
+        if caller.session is not None:
+            session = caller.session
+            if asked.player_ids and asked.player_ids != (session.player_id,):
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    "NOT_YOUR_PLAYER",
+                    "a session asks for its own player only (leave player_ids empty)",
+                )
+            app_id, policy = session.app_id, session.policy
+            player_ids: tuple[str, ...] = (session.player_id,)
+            names: tuple[str, ...] = (session.display_name,)
+            if not policy.allows_preset(asked.preset):
+                raise preset_not_allowed(asked.preset)
+            within_policy(policy, asked.competitive, asked.stake)
+        else:
+            app_id = require_app(caller).id
+            policy = await self.app_policy.app_policy(app_id) or AppPolicy()
+            player_ids = tuple(p.strip() for p in asked.player_ids)
+            names = tuple(n.strip() for n in asked.display_names) or player_ids
+        self._check(asked, player_ids, names)
+        for player in player_ids:
+            await self.matches.check_can_cover(app_id, player, asked.stake)
+        now = self.clock()
+        ticket = TicketRecord(
+            id=secrets.token_hex(16),
+            app_id=app_id,
+            player_ids=player_ids,
+            display_names=tuple(n or p for n, p in zip(names, player_ids, strict=True)),
+            preset=asked.preset,
+            players=asked.players,
+            competitive=asked.competitive,
+            stake=asked.stake,
+            rating=await self.repo.mean_ratings(app_id, player_ids),
+            robots_after_ms=policy.robots_after_seconds * 1000,
+            turn_seconds=policy.quick_play_turn_seconds,
+            status=TicketStatus.WAITING,
+            reason="",
+            created_ms=now,
+        )
+        try:
+            await self.repo.add_ticket(ticket)
+        except AlreadyWaiting as exc:
+            raise Refused(
+                Refusal.PRECONDITION,
+                "ALREADY_WAITING",
+                f"player {exc.player_id} already waits for a table: cancel that ticket first",
+            ) from None
+        metrics.TICKETS_ASKED.inc()
+        return TicketShown(ticket)
+
+    @staticmethod
+    def _check(asked: Asked, player_ids: tuple[str, ...], names: tuple[str, ...]) -> None:
+        if not asked.preset:
+            raise malformed("preset is required (see ListPresets)")
+        rules = make_rules(asked.preset, {})
+        if asked.players not in rules.player_counts:
+            allowed = ", ".join(str(n) for n in rules.player_counts)
+            raise malformed(f"{rules.name} is played by {allowed} players")
+        if not 0 <= asked.stake <= MAX_STAKE:
+            raise malformed(f"stake is 0 to {MAX_STAKE}")
+        if asked.stake and not asked.competitive:
+            raise malformed("a stake needs a competitive table (003: practice plays for no chips)")
+        most = 2 if asked.players == 4 else 1
+        if not 1 <= len(player_ids) <= most:
+            raise malformed(
+                "player_ids: one player, or two partners at a 4-player table"
+                if asked.players == 4
+                else "player_ids: one player at a 2-player table"
+            )
+        if any(not p or len(p) > MAX_PLAYER_ID for p in player_ids):
+            raise malformed(f"each player id is 1 to {MAX_PLAYER_ID} characters")
+        if len(set(player_ids)) != len(player_ids):
+            raise malformed("player_ids: a player once")
+        if names and len(names) != len(player_ids):
+            raise malformed("display_names: one per player id, or none")
+        if any(len(n) > MAX_NAME for n in names):
+            raise malformed(f"display names are at most {MAX_NAME} characters")
+
+    async def _mine(
+        self, credentials: Credentials, ticket_id: str
+    ) -> tuple[TicketRecord, tuple[str, ...], str | None, int]:
+        """The ticket if the caller may see it; the caller's players in it, its
+        session id and the latest a seat token it gets may expire."""
+        if not ticket_id or len(ticket_id) > 32:
+            raise malformed("ticket_id is required")
+        caller = await self.access.identify(credentials)
+        expires = self.clock() + self.token_lifetime_seconds * 1000
+        if caller.session is not None:
+            s = caller.session
+            ticket = await self.repo.ticket(s.app_id, ticket_id)
+            if ticket is None or s.player_id not in ticket.player_ids:
+                raise ticket_not_found()
+            return ticket, (s.player_id,), s.session_id, min(expires, s.refresh_expires_at)
+        app = require_app(caller)
+        ticket = await self.repo.ticket(app.id, ticket_id)
+        if ticket is None:
+            raise ticket_not_found()
+        return ticket, ticket.player_ids, None, expires
+
+    async def _shown(
+        self,
+        ticket: TicketRecord,
+        mine: tuple[str, ...],
+        session_id: str | None,
+        expires_at: int,
+        address: str,
+    ) -> TicketShown:
+        if ticket.status != TicketStatus.MATCHED or ticket.game_id is None:
+            return TicketShown(ticket)
+        seats: list[SeatDelivered] = []
+        rows: list[tuple[str, SeatToken]] = []
+        for player, seat, name in zip(
+            ticket.player_ids, ticket.seats, ticket.display_names, strict=True
+        ):
+            if player not in mine:
+                continue
+            token, row = new_seat_token(
+                seat, name, player, address, expires_at=expires_at, session_id=session_id
+            )
+            rows.append((ticket.game_id, row))
+            seats.append(SeatDelivered(player, seat, token, expires_at))
+        await self.repo.add_tokens(rows)
+        return TicketShown(ticket, tuple(seats))
+
+    async def get(self, credentials: Credentials, ticket_id: str) -> TicketShown:
+        """The ticket now; once matched, new seat tokens for the caller's seats."""
+        ticket, mine, session_id, expires = await self._mine(credentials, ticket_id)
+        return await self._shown(ticket, mine, session_id, expires, credentials.peer())
+
+    async def cancel(self, credentials: Credentials, ticket_id: str) -> TicketShown:
+        """The ticket stops waiting, unless it was matched already (then its seats,
+        as ``get`` gives them: the caller plays, or leaves the table)."""
+        ticket, mine, session_id, expires = await self._mine(credentials, ticket_id)
+        if ticket.status == TicketStatus.WAITING:
+            ended = await self.repo.end_ticket(ticket.id, "CANCELLED", self.clock())
+            assert ended is not None
+            ticket = ended
+            if ticket.status == TicketStatus.CANCELLED:
+                metrics.TICKETS_ENDED.labels("cancelled").inc()
+        return await self._shown(ticket, mine, session_id, expires, credentials.peer())
+
+    async def watch(self, credentials: Credentials, ticket_id: str) -> AsyncIterator[TicketShown]:
+        """The ticket now, then once more when it is matched or cancelled (with the
+        caller's seat tokens). Read from the database: any replica serves it."""
+        ticket, mine, session_id, expires = await self._mine(credentials, ticket_id)
+        yield await self._shown(ticket, mine, session_id, expires, credentials.peer())
+        while ticket.status == TicketStatus.WAITING:
+            await asyncio.sleep(WATCH_POLL_SECONDS)
+            found = await self.repo.ticket(ticket.app_id, ticket.id)
+            if found is None:
+                return
+            ticket = found
+            if ticket.status != TicketStatus.WAITING:
+                yield await self._shown(ticket, mine, session_id, expires, credentials.peer())
+
+
+class AppPolicyReader(Protocol):
+    async def app_policy(self, app_id: str) -> AppPolicy | None: ...
+
+
+# ----- the matchmaker ---------------------------------------------------------------------
+
+
+def plan_tables(tickets: Sequence[TicketRecord], now: int) -> list[PlannedTable]:
+    """The tables ``tickets`` make now (``platform.matchmaking``), each as the game and
+    changes to write: created, every seat joined (players, or robots where the table's
+    ticket allows them), and started."""
+    by_id = {t.id: t for t in tickets}
+    planned: list[PlannedTable] = []
+    for table in matchmaking.match([t.domain() for t in tickets], now):
+        first = by_id[table.tickets[0].id]
+        kind = table.kind
+        robots = matchmaking.robots_allowed(kind)
+        options = TableOptions(
+            turn_seconds=first.turn_seconds,
+            # A silent player's seat goes to a robot at practice tables (003's room);
+            # robot seats need it too.
+            robot_grace_seconds=max(first.turn_seconds, 30) if robots else 0,
+            competitive=kind.competitive,
+            stake=kind.stake,
+        )
+        setup = Setup(
+            make_rules(kind.preset, {}), kind.players, secrets.randbits(63), table=options
+        )
+        game_id = secrets.token_hex(16)
+        label = "quick play"
+        state = new_game(setup)
+        names = {
+            p: n
+            for t in table.tickets
+            for p, n in zip(by_id[t.id].player_ids, by_id[t.id].display_names, strict=True)
+        }
+        changes: list[GameChange] = []
+        version = 0
+        for seat, player in enumerate(table.seats):
+            if player is None:
+                action = Action("join", seat, name=f"robot {seat}", by=BY_ROBOT)
+            else:
+                action = Action("join", seat, name=names[player], player_id=player)
+            apply_action(state, action, version + 1)
+            changes.append(GameChange(game_id, version, _copy(state), action))
+            version += 1
+        start = Action("start")
+        deadline_set, deadline_at = apply_timed(state, start, version + 1, now)
+        changes.append(
+            GameChange(
+                game_id,
+                version,
+                _copy(state),
+                start,
+                deadline_set=deadline_set,
+                deadline_at=deadline_at,
+            )
+        )
+        stake = None
+        if kind.stake:
+            seated = tuple(p for p in table.seats if p is not None)
+            stake = Stake(kind.app_id, seated, kind.stake)
+        seats = {
+            t.id: tuple(table.seats.index(p) for p in by_id[t.id].player_ids) for t in table.tickets
+        }
+        planned.append(
+            PlannedTable(
+                NewGame(kind.app_id, setup, new_game(setup), label, None, game_id),
+                changes,
+                stake,
+                seats,
+                tuple(now - by_id[t.id].created_ms for t in table.tickets),
+            )
+        )
+    return planned
+
+
+def _copy(state: GameState) -> GameState:
+    """The state as one change leaves it (each change keeps its own)."""
+    return GameState.from_dict(state.to_dict(with_setup=False), state.setup)
+
+
+class Matchmaker:
+    """One replica's passes over the waiting tickets (any number of replicas run
+    them at once: see the module's docstring)."""
+
+    def __init__(
+        self,
+        repo: TicketRepository,
+        notifier: Notifier | None = None,
+        clock: Callable[[], int] = lambda: 0,
+    ) -> None:
+        self.repo = repo
+        self.notifier = notifier
+        self.clock = clock
+
+    async def match_once(self) -> int:
+        """One pass: the tables made."""
+        now = self.clock()
+        outcome = await self.repo.match_pass(
+            now, PASS_LIMIT, lambda tickets: plan_tables(tickets, now), now - TICKET_TTL_MS
+        )
+        if outcome.expired:
+            metrics.TICKETS_ENDED.labels("expired").inc(len(outcome.expired))
+        for table, player in outcome.uncovered:
+            # The player who cannot cover the stake stops waiting; the others of the
+            # table wait on, for the next pass.
+            for ticket_id in table.seats:
+                ticket = await self.repo.ticket(table.new.app_id, ticket_id)
+                if ticket is not None and player in ticket.player_ids:
+                    await self.repo.end_ticket(ticket_id, INSUFFICIENT_CHIPS, now)
+                    metrics.TICKETS_ENDED.labels("insufficient_chips").inc()
+        for table in outcome.matched:
+            metrics.TABLES_MATCHED.inc()
+            metrics.TICKETS_ENDED.labels("matched").inc(len(table.seats))
+            for waited in table.waited_ms:
+                metrics.MATCH_WAIT.observe(waited / 1000)
+            if self.notifier is not None:
+                self.notifier.publish(table.new.game_id, len(table.changes))
+        return len(outcome.matched)
+
+    async def run(self, interval: float) -> None:
+        """Pass after pass, ``interval`` seconds apart, until cancelled; a failed pass
+        is logged and the next one tries again."""
+        while True:
+            try:
+                await self.match_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("match_pass_failed")
+            await asyncio.sleep(interval)
+
+
+__all__ = [
+    "AlreadyWaiting",
+    "Asked",
+    "Matchmaker",
+    "PassOutcome",
+    "PlannedTable",
+    "QuickPlay",
+    "SeatDelivered",
+    "TicketRecord",
+    "TicketRepository",
+    "TicketShown",
+    "TicketStatus",
+    "plan_tables",
+]

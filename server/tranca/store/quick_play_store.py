@@ -1,0 +1,210 @@
+"""Quick play's tickets in the database (``services.quick_play.TicketRepository``):
+what a ticket asks for, the one waiting ticket of each player, and the matchmaker's
+pass, which locks the tickets it reads and writes each table it makes whole, in a
+savepoint of the pass's transaction. Which tables the tickets make is decided in
+``services/quick_play.py`` and ``platform/matchmaking.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ..platform import chips, ratings
+from ..services.ports import SeatToken
+from ..services.quick_play import (
+    AlreadyWaiting,
+    PassOutcome,
+    PlannedTable,
+    TicketRecord,
+    TicketStatus,
+)
+from . import ledger
+from .codec import dumps, loads
+from .models import MatchTicket, PlayerRating, TicketPlayer
+from .repository import Store
+
+__all__ = ["QuickPlayStore"]
+
+EXPIRED = "EXPIRED"
+
+
+def _ticket(r: Any) -> TicketRecord:
+    return TicketRecord(
+        id=r.id,
+        app_id=r.app_id,
+        player_ids=tuple(loads(r.player_ids)),
+        display_names=tuple(loads(r.display_names)),
+        preset=r.preset,
+        players=int(r.players),
+        competitive=bool(r.competitive),
+        stake=int(r.stake),
+        rating=float(r.rating),
+        robots_after_ms=int(r.robots_after_ms),
+        turn_seconds=int(r.turn_seconds),
+        status=TicketStatus(r.status),
+        reason=r.reason,
+        created_ms=int(r.created_ms),
+        ended_ms=None if r.ended_ms is None else int(r.ended_ms),
+        game_id=r.game_id,
+        seats=tuple(loads(r.seats)) if r.seats else (),
+    )
+
+
+async def _stop_waiting(conn: AsyncConnection, ticket_ids: Sequence[str]) -> None:
+    await conn.execute(delete(TicketPlayer).where(TicketPlayer.ticket_id.in_(list(ticket_ids))))
+
+
+class QuickPlayStore:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def add_ticket(self, ticket: TicketRecord) -> None:
+        try:
+            async with self.store.writing() as conn:
+                waiting = (
+                    await conn.execute(
+                        select(TicketPlayer.player_id).where(
+                            TicketPlayer.app_id == ticket.app_id,
+                            TicketPlayer.player_id.in_(list(ticket.player_ids)),
+                        )
+                    )
+                ).first()
+                if waiting is not None:
+                    raise AlreadyWaiting(str(waiting.player_id))
+                await conn.execute(
+                    insert(MatchTicket).values(
+                        id=ticket.id,
+                        app_id=ticket.app_id,
+                        player_ids=dumps(list(ticket.player_ids)),
+                        display_names=dumps(list(ticket.display_names)),
+                        preset=ticket.preset,
+                        players=ticket.players,
+                        competitive=ticket.competitive,
+                        stake=ticket.stake,
+                        rating=ticket.rating,
+                        robots_after_ms=ticket.robots_after_ms,
+                        turn_seconds=ticket.turn_seconds,
+                        status=ticket.status.value,
+                        reason="",
+                        created_ms=ticket.created_ms,
+                    )
+                )
+                await conn.execute(
+                    insert(TicketPlayer),
+                    [
+                        {"app_id": ticket.app_id, "player_id": p, "ticket_id": ticket.id}
+                        for p in ticket.player_ids
+                    ],
+                )
+        except IntegrityError:
+            # Another replica queued one of the players in the same instant: the key
+            # of ticket_players let one of them in.
+            raise AlreadyWaiting(ticket.player_ids[0]) from None
+
+    async def ticket(self, app_id: str, ticket_id: str) -> TicketRecord | None:
+        q = select(MatchTicket).where(MatchTicket.id == ticket_id, MatchTicket.app_id == app_id)
+        async with self.store.reading() as conn:
+            row = (await conn.execute(q)).first()
+        return None if row is None else _ticket(row)
+
+    async def end_ticket(self, ticket_id: str, reason: str, now: int) -> TicketRecord | None:
+        async with self.store.writing() as conn:
+            # On PostgreSQL the update waits for a pass holding the ticket: then it
+            # finds the ticket matched and changes nothing.
+            done = await conn.execute(
+                update(MatchTicket)
+                .where(MatchTicket.id == ticket_id, MatchTicket.status == TicketStatus.WAITING)
+                .values(status=TicketStatus.CANCELLED, reason=reason, ended_ms=now)
+            )
+            if done.rowcount:
+                await _stop_waiting(conn, [ticket_id])
+            row = (
+                await conn.execute(select(MatchTicket).where(MatchTicket.id == ticket_id))
+            ).first()
+        return None if row is None else _ticket(row)
+
+    async def match_pass(
+        self,
+        now: int,
+        limit: int,
+        plan: Callable[[list[TicketRecord]], list[PlannedTable]],
+        expire_before: int,
+    ) -> PassOutcome:
+        store = self.store
+        outcome = PassOutcome([], [])
+        async with store.writing() as conn:
+            q = (
+                select(MatchTicket)
+                .where(MatchTicket.status == TicketStatus.WAITING)
+                .order_by(MatchTicket.created_ms, MatchTicket.id)
+                .limit(limit)
+            )
+            if store.is_postgres:
+                # Tickets another replica's pass holds are skipped, not waited for.
+                q = q.with_for_update(skip_locked=True)
+            tickets = [_ticket(r) for r in (await conn.execute(q)).all()]
+            if not tickets:
+                return outcome
+            matched: set[str] = set()
+            for table in plan(tickets):
+                try:
+                    async with conn.begin_nested():
+                        await self._write_table(conn, table, now)
+                except chips.InsufficientChips as exc:
+                    outcome.uncovered.append((table, exc.player))
+                    continue
+                outcome.matched.append(table)
+                matched.update(table.seats)
+            expired = [
+                t.id for t in tickets if t.id not in matched and t.created_ms < expire_before
+            ]
+            if expired:
+                await conn.execute(
+                    update(MatchTicket)
+                    .where(MatchTicket.id.in_(expired))
+                    .values(status=TicketStatus.CANCELLED, reason=EXPIRED, ended_ms=now)
+                )
+                await _stop_waiting(conn, expired)
+                outcome.expired.extend(expired)
+        return outcome
+
+    async def _write_table(self, conn: AsyncConnection, table: PlannedTable, now: int) -> None:
+        """A table's game, joins and start (the same writes as ``Store.commit``'s), its
+        stake, and its tickets matched, in the caller's savepoint."""
+        store = self.store
+        game_id = table.new.game_id
+        await store.sql.insert_game_in(conn, store.game_insert(table.new))
+        for change in table.changes:
+            if not await store.sql.run_change(conn, store.move_write(change)):
+                raise RuntimeError(f"game {game_id} changed while it was written")
+        if table.stake is not None:
+            s = table.stake
+            await ledger.stake(conn, s.app_id, game_id, list(s.player_ids), s.amount)
+        for ticket_id, seats in table.seats.items():
+            await conn.execute(
+                update(MatchTicket)
+                .where(MatchTicket.id == ticket_id)
+                .values(
+                    status=TicketStatus.MATCHED,
+                    game_id=game_id,
+                    seats=dumps(list(seats)),
+                    ended_ms=now,
+                )
+            )
+        await _stop_waiting(conn, list(table.seats))
+
+    async def mean_ratings(self, app_id: str, player_ids: Sequence[str]) -> float:
+        q = select(PlayerRating.player_id, PlayerRating.mu).where(
+            PlayerRating.app_id == app_id, PlayerRating.player_id.in_(list(player_ids))
+        )
+        async with self.store.reading() as conn:
+            rated = {r.player_id: float(r.mu) for r in (await conn.execute(q)).all()}
+        mus = [rated.get(p, ratings.DEFAULT_MU) for p in player_ids]
+        return sum(mus) / len(mus)
+
+    async def add_tokens(self, tokens: Sequence[tuple[str, SeatToken]]) -> None:
+        await self.store.add_tokens(tokens)
