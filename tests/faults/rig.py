@@ -123,8 +123,15 @@ class PrivatePostgres:
 class ServerProcess:
     """``tranca serve`` in a subprocess."""
 
-    def __init__(self, database_url: str, port: int | None = None, db_timeout: float = 2) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        port: int | None = None,
+        db_timeout: float = 2,
+        extra: list[str] | None = None,
+    ) -> None:
         self.database_url = database_url
+        self.extra = extra or []  # more flags of ``tranca serve``
         self.port = port or free_port()
         self.db_timeout = db_timeout
         self.proc: subprocess.Popen[bytes] | None = None
@@ -159,6 +166,7 @@ class ServerProcess:
                 "0",
                 "--rate-per-app",
                 "0",
+                *self.extra,
             ],
             stdout=subprocess.DEVNULL,
             stderr=self.log_path.open("ab"),

@@ -62,6 +62,7 @@ class QuickPlayService(pb_grpc.QuickPlayServiceServicer):
             stake=request.stake,
             player_ids=tuple(request.player_ids),
             display_names=tuple(request.display_names),
+            request_id=request.request_id,
         )
         shown = await self.quick_play.ask(credentials(context), asked)
         return pb.AskQuickPlayResponse(ticket=ticket_pb(shown))

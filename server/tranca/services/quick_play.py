@@ -3,13 +3,15 @@ asks for a table of one kind and waits; any replica's matchmaker makes the table
 the players learn their seats, with their seat tokens, by polling or on a stream.
 
 Nothing waits in a process: a ticket is a row (``match_tickets``), and each player
-waits in at most one ticket (``ticket_players``' key). A matchmaker's pass locks the
-waiting tickets it reads (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, so two replicas
-never read the same ticket in one pass; SQLite: its one writer) and writes each table
-it makes, with its game created, its seats joined and its first deal dealt, and its
-tickets marked matched, in one savepoint of the pass's transaction: a ticket is
-matched once, at one table, or not at all. Cancelling takes the ticket's row lock
-too: it either comes first (the ticket is never matched) or finds it matched.
+waits in at most one ticket (``ticket_players``' key). Any replica's matchmaker reads
+the waiting tickets, plans the tables they make (``platform.matchmaking``, pure), and
+writes each table in a short transaction of its own: its tickets locked (PostgreSQL:
+``FOR UPDATE SKIP LOCKED``, so a ticket another replica is writing is skipped rather
+than waited for; SQLite: its one writer) and checked still waiting, then the game
+created, its seats joined, its first deal dealt and its stake taken, and the tickets
+marked matched: a ticket is matched once, at one table, or not at all. Cancelling
+takes the ticket's row lock too: it either comes first (the ticket is never
+matched) or finds it matched.
 
 A seat token is shown once and only its hash is stored, so a matched ticket's seat
 tokens are issued when its players ask for them: each answer about a matched ticket
@@ -22,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
@@ -30,7 +32,7 @@ import structlog
 
 from .. import metrics
 from ..app.game import BY_ROBOT, Action, GameState, Setup, TableOptions, apply_action, new_game
-from ..platform import matchmaking
+from ..platform import chips, matchmaking
 from ..rules.presets import make_rules
 from .access import Access, Credentials, require_app
 from .credentials import new_seat_token
@@ -78,6 +80,7 @@ class TicketRecord:
     ended_ms: int | None = None
     game_id: str | None = None
     seats: tuple[int, ...] = ()  # each player's seat, in the order of player_ids
+    request_id: str | None = None  # the asking request's: its retries get this ticket
 
     def domain(self) -> matchmaking.Ticket:
         kind = matchmaking.Kind(
@@ -101,14 +104,6 @@ class PlannedTable:
     waited_ms: tuple[int, ...] = ()  # how long each of its tickets waited
 
 
-@dataclass(frozen=True)
-class PassOutcome:
-    matched: list[PlannedTable]
-    # Tables whose stake a player could not cover: (the table, the player).
-    uncovered: list[tuple[PlannedTable, str]]
-    expired: list[str] = field(default_factory=list)  # tickets that waited too long
-
-
 class AlreadyWaiting(Exception):
     """A player of a new ticket already waits in another."""
 
@@ -118,8 +113,10 @@ class AlreadyWaiting(Exception):
 
 
 class TicketRepository(Protocol):
-    async def add_ticket(self, ticket: TicketRecord) -> None:
-        """Store a waiting ticket; ``AlreadyWaiting`` if one of its players waits."""
+    async def add_ticket(self, ticket: TicketRecord) -> TicketRecord:
+        """Store a waiting ticket and return it; the app's ticket of the same request
+        id instead, if there is one (a retry); ``AlreadyWaiting`` if one of its
+        players waits in another."""
         ...
 
     async def ticket(self, app_id: str, ticket_id: str) -> TicketRecord | None: ...
@@ -129,18 +126,20 @@ class TicketRepository(Protocol):
         (None: no such ticket)."""
         ...
 
-    async def match_pass(
-        self,
-        now: int,
-        limit: int,
-        plan: Callable[[list[TicketRecord]], list[PlannedTable]],
-        expire_before: int,
-    ) -> PassOutcome:
-        """In one transaction: the waiting tickets no other pass holds (oldest first,
-        at most ``limit``), locked; ``plan``'s tables written, each whole or not at all
-        (a stake a player cannot cover undoes its table only); and the tickets read
-        that were made before ``expire_before`` and not matched, cancelled (reason
-        EXPIRED)."""
+    async def waiting_tickets(self, limit: int) -> list[TicketRecord]:
+        """Up to ``limit`` waiting tickets of every app, oldest first (a plain read)."""
+        ...
+
+    async def write_table(self, table: PlannedTable, now: int) -> bool:
+        """In one transaction: the table's tickets locked and still waiting (False,
+        and nothing written, if one of them is matched, cancelled, or held by another
+        replica's write right now), then its game, joins and start, its stake
+        (``chips.InsufficientChips`` if a player cannot cover it: nothing written),
+        and its tickets matched."""
+        ...
+
+    async def expire_tickets(self, before: int, now: int) -> int:
+        """Cancel (reason EXPIRED) the waiting tickets made before ``before``."""
         ...
 
     async def mean_ratings(self, app_id: str, player_ids: Sequence[str]) -> float:
@@ -162,6 +161,9 @@ class Asked:
     # table) and their names; a session asks for its own player.
     player_ids: tuple[str, ...] = ()
     display_names: tuple[str, ...] = ()
+    # A retry with the same request id gets the first answer's ticket (whatever it
+    # became since) rather than ALREADY_WAITING.
+    request_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -241,15 +243,29 @@ class QuickPlay:
             status=TicketStatus.WAITING,
             reason="",
             created_ms=now,
+            request_id=asked.request_id or None,
         )
         try:
-            await self.repo.add_ticket(ticket)
+            stored = await self.repo.add_ticket(ticket)
         except AlreadyWaiting as exc:
             raise Refused(
                 Refusal.PRECONDITION,
                 "ALREADY_WAITING",
                 f"player {exc.player_id} already waits for a table: cancel that ticket first",
             ) from None
+        if stored.id != ticket.id:  # a retry: the first ticket, as it is now
+            if stored.player_ids != player_ids:
+                raise Refused(
+                    Refusal.EXISTS,
+                    "REQUEST_ID_REUSED",
+                    "this request id asked for other players",
+                )
+            mine = player_ids if caller.session is None else (caller.session.player_id,)
+            session_id = None if caller.session is None else caller.session.session_id
+            expires = now + self.token_lifetime_seconds * 1000
+            if caller.session is not None:
+                expires = min(expires, caller.session.refresh_expires_at)
+            return await self._shown(stored, mine, session_id, expires, credentials.peer())
         metrics.TICKETS_ASKED.inc()
         return TicketShown(ticket)
 
@@ -280,6 +296,8 @@ class QuickPlay:
             raise malformed("display_names: one per player id, or none")
         if any(len(n) > MAX_NAME for n in names):
             raise malformed(f"display names are at most {MAX_NAME} characters")
+        if len(asked.request_id) > 64:
+            raise malformed("request_id is at most 64 characters")
 
     async def _mine(
         self, credentials: Credentials, ticket_id: str
@@ -456,29 +474,41 @@ class Matchmaker:
         self.clock = clock
 
     async def match_once(self) -> int:
-        """One pass: the tables made."""
+        """One pass: the waiting tickets read, the tables they make planned, and each
+        written in a transaction of its own (another replica's pass may have taken a
+        ticket meanwhile: that table is not made here, and its other tickets wait for
+        the next pass). The tables made."""
         now = self.clock()
-        outcome = await self.repo.match_pass(
-            now, PASS_LIMIT, lambda tickets: plan_tables(tickets, now), now - TICKET_TTL_MS
-        )
-        if outcome.expired:
-            metrics.TICKETS_ENDED.labels("expired").inc(len(outcome.expired))
-        for table, player in outcome.uncovered:
-            # The player who cannot cover the stake stops waiting; the others of the
-            # table wait on, for the next pass.
-            for ticket_id in table.seats:
-                ticket = await self.repo.ticket(table.new.app_id, ticket_id)
-                if ticket is not None and player in ticket.player_ids:
-                    await self.repo.end_ticket(ticket_id, INSUFFICIENT_CHIPS, now)
-                    metrics.TICKETS_ENDED.labels("insufficient_chips").inc()
-        for table in outcome.matched:
+        expired = await self.repo.expire_tickets(now - TICKET_TTL_MS, now)
+        if expired:
+            metrics.TICKETS_ENDED.labels("expired").inc(expired)
+        tickets = await self.repo.waiting_tickets(PASS_LIMIT)
+        made = 0
+        for table in plan_tables(tickets, now):
+            try:
+                written = await self.repo.write_table(table, now)
+            except chips.InsufficientChips as exc:
+                await self._uncovered(table, exc.player, now)
+                continue
+            if not written:
+                continue
+            made += 1
             metrics.TABLES_MATCHED.inc()
             metrics.TICKETS_ENDED.labels("matched").inc(len(table.seats))
             for waited in table.waited_ms:
                 metrics.MATCH_WAIT.observe(waited / 1000)
             if self.notifier is not None:
                 self.notifier.publish(table.new.game_id, len(table.changes))
-        return len(outcome.matched)
+        return made
+
+    async def _uncovered(self, table: PlannedTable, player: str, now: int) -> None:
+        """The player who cannot cover the table's stake stops waiting (reason
+        INSUFFICIENT_CHIPS); the table's other tickets wait on, for the next pass."""
+        for ticket_id in table.seats:
+            ticket = await self.repo.ticket(table.new.app_id, ticket_id)
+            if ticket is not None and player in ticket.player_ids:
+                await self.repo.end_ticket(ticket_id, INSUFFICIENT_CHIPS, now)
+                metrics.TICKETS_ENDED.labels("insufficient_chips").inc()
 
     async def run(self, interval: float) -> None:
         """Pass after pass, ``interval`` seconds apart, until cancelled; a failed pass
@@ -497,7 +527,6 @@ __all__ = [
     "AlreadyWaiting",
     "Asked",
     "Matchmaker",
-    "PassOutcome",
     "PlannedTable",
     "QuickPlay",
     "SeatDelivered",

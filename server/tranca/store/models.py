@@ -304,8 +304,13 @@ class MatchTicket(Base):
     ended_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     seats: Mapped[str | None] = mapped_column(Text, nullable=True)  # JSON list
+    # The asking request's id: a retry gets the same ticket back.
+    request_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
-    __table_args__ = (Index("ix_match_tickets_waiting", "status", "created_ms"),)
+    __table_args__ = (
+        Index("ix_match_tickets_waiting", "status", "created_ms"),
+        UniqueConstraint("app_id", "request_id", name="uq_match_tickets_request"),
+    )
 
 
 class TicketPlayer(Base):

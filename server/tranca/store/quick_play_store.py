@@ -1,23 +1,23 @@
 """Quick play's tickets in the database (``services.quick_play.TicketRepository``):
-what a ticket asks for, the one waiting ticket of each player, and the matchmaker's
-pass, which locks the tickets it reads and writes each table it makes whole, in a
-savepoint of the pass's transaction. Which tables the tickets make is decided in
+what a ticket asks for, the one waiting ticket of each player, and the write of a
+table the matchmaker made: its tickets locked (PostgreSQL: ``FOR UPDATE SKIP
+LOCKED``) and still waiting, its game, joins, first deal and stake, and its tickets
+matched, in one short transaction. Which tables the tickets make is decided in
 ``services/quick_play.py`` and ``platform/matchmaking.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..platform import chips, ratings
+from ..platform import ratings
 from ..services.ports import SeatToken
 from ..services.quick_play import (
     AlreadyWaiting,
-    PassOutcome,
     PlannedTable,
     TicketRecord,
     TicketStatus,
@@ -51,6 +51,7 @@ def _ticket(r: Any) -> TicketRecord:
         ended_ms=None if r.ended_ms is None else int(r.ended_ms),
         game_id=r.game_id,
         seats=tuple(loads(r.seats)) if r.seats else (),
+        request_id=r.request_id,
     )
 
 
@@ -62,7 +63,20 @@ class QuickPlayStore:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    async def add_ticket(self, ticket: TicketRecord) -> None:
+    async def _by_request(self, app_id: str, request_id: str | None) -> TicketRecord | None:
+        if request_id is None:
+            return None
+        q = select(MatchTicket).where(
+            MatchTicket.app_id == app_id, MatchTicket.request_id == request_id
+        )
+        async with self.store.reading() as conn:
+            row = (await conn.execute(q)).first()
+        return None if row is None else _ticket(row)
+
+    async def add_ticket(self, ticket: TicketRecord) -> TicketRecord:
+        first = await self._by_request(ticket.app_id, ticket.request_id)
+        if first is not None:
+            return first
         try:
             async with self.store.writing() as conn:
                 waiting = (
@@ -91,6 +105,7 @@ class QuickPlayStore:
                         status=ticket.status.value,
                         reason="",
                         created_ms=ticket.created_ms,
+                        request_id=ticket.request_id,
                     )
                 )
                 await conn.execute(
@@ -101,9 +116,14 @@ class QuickPlayStore:
                     ],
                 )
         except IntegrityError:
-            # Another replica queued one of the players in the same instant: the key
-            # of ticket_players let one of them in.
+            # A retry of the same request, or another ticket of one of the players,
+            # written in the same instant by another replica: the unique keys let
+            # one of them in.
+            first = await self._by_request(ticket.app_id, ticket.request_id)
+            if first is not None:
+                return first
             raise AlreadyWaiting(ticket.player_ids[0]) from None
+        return ticket
 
     async def ticket(self, app_id: str, ticket_id: str) -> TicketRecord | None:
         q = select(MatchTicket).where(MatchTicket.id == ticket_id, MatchTicket.app_id == app_id)
@@ -127,41 +147,41 @@ class QuickPlayStore:
             ).first()
         return None if row is None else _ticket(row)
 
-    async def match_pass(
-        self,
-        now: int,
-        limit: int,
-        plan: Callable[[list[TicketRecord]], list[PlannedTable]],
-        expire_before: int,
-    ) -> PassOutcome:
+    async def waiting_tickets(self, limit: int) -> list[TicketRecord]:
+        q = (
+            select(MatchTicket)
+            .where(MatchTicket.status == TicketStatus.WAITING)
+            .order_by(MatchTicket.created_ms, MatchTicket.id)
+            .limit(limit)
+        )
+        async with self.store.reading() as conn:
+            return [_ticket(r) for r in (await conn.execute(q)).all()]
+
+    async def write_table(self, table: PlannedTable, now: int) -> bool:
         store = self.store
-        outcome = PassOutcome([], [])
+        ticket_ids = sorted(table.seats)
         async with store.writing() as conn:
-            q = (
-                select(MatchTicket)
-                .where(MatchTicket.status == TicketStatus.WAITING)
-                .order_by(MatchTicket.created_ms, MatchTicket.id)
-                .limit(limit)
+            q = select(MatchTicket.id).where(
+                MatchTicket.id.in_(ticket_ids), MatchTicket.status == TicketStatus.WAITING
             )
             if store.is_postgres:
-                # Tickets another replica's pass holds are skipped, not waited for.
+                # A ticket another pass is writing (or a cancel is ending) right now
+                # is skipped, not waited for: then this table is not made here.
                 q = q.with_for_update(skip_locked=True)
-            tickets = [_ticket(r) for r in (await conn.execute(q)).all()]
-            if not tickets:
-                return outcome
-            matched: set[str] = set()
-            for table in plan(tickets):
-                try:
-                    async with conn.begin_nested():
-                        await self._write_table(conn, table, now)
-                except chips.InsufficientChips as exc:
-                    outcome.uncovered.append((table, exc.player))
-                    continue
-                outcome.matched.append(table)
-                matched.update(table.seats)
-            expired = [
-                t.id for t in tickets if t.id not in matched and t.created_ms < expire_before
-            ]
+            held = {r.id for r in (await conn.execute(q)).all()}
+            if held != set(ticket_ids):
+                return False
+            await self._write_table(conn, table, now)
+        return True
+
+    async def expire_tickets(self, before: int, now: int) -> int:
+        async with self.store.writing() as conn:
+            q = select(MatchTicket.id).where(
+                MatchTicket.status == TicketStatus.WAITING, MatchTicket.created_ms < before
+            )
+            if self.store.is_postgres:
+                q = q.with_for_update(skip_locked=True)
+            expired = [r.id for r in (await conn.execute(q)).all()]
             if expired:
                 await conn.execute(
                     update(MatchTicket)
@@ -169,12 +189,12 @@ class QuickPlayStore:
                     .values(status=TicketStatus.CANCELLED, reason=EXPIRED, ended_ms=now)
                 )
                 await _stop_waiting(conn, expired)
-                outcome.expired.extend(expired)
-        return outcome
+        return len(expired)
 
     async def _write_table(self, conn: AsyncConnection, table: PlannedTable, now: int) -> None:
         """A table's game, joins and start (the same writes as ``Store.commit``'s), its
-        stake, and its tickets matched, in the caller's savepoint."""
+        stake (``chips.InsufficientChips`` undoes the transaction), and its tickets
+        matched, in the caller's transaction."""
         store = self.store
         game_id = table.new.game_id
         await store.sql.insert_game_in(conn, store.game_insert(table.new))

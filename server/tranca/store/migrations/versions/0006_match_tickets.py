@@ -1,5 +1,6 @@
 """Quick play: ``match_tickets`` (a player or a party waiting for a table of one kind,
-then the table it was matched at), and ``ticket_players`` (each player's one waiting
+then the table it was matched at; a retried request finds its ticket by its
+request id), and ``ticket_players`` (each player's one waiting
 ticket: its primary key keeps a player from waiting twice, whichever replica is
 asked).
 
@@ -41,8 +42,10 @@ def upgrade() -> None:
         sa.Column("ended_ms", sa.BigInteger(), nullable=True),
         sa.Column("game_id", sa.String(32), nullable=True),
         sa.Column("seats", sa.Text(), nullable=True),
+        sa.Column("request_id", sa.String(64), nullable=True),
         sa.ForeignKeyConstraint(["app_id"], ["apps.id"], name=op.f("fk_match_tickets_app_id_apps")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_match_tickets")),
+        sa.UniqueConstraint("app_id", "request_id", name="uq_match_tickets_request"),
     )
     op.create_index(
         "ix_match_tickets_waiting", "match_tickets", ["status", "created_ms"], unique=False
