@@ -17,6 +17,7 @@ from tranca.services.matches import Matches
 from tranca.services.moves import Moves
 from tranca.services.ports import AppRecord
 from tranca.services.presence import Presence
+from tranca.services.quick_play import Matchmaker, QuickPlay
 from tranca.services.sessions import Sessions
 from tranca.services.tables import Tables
 
@@ -45,6 +46,8 @@ class World:
     key: str
     sessions: Sessions
     lobby: Lobby
+    quick_play: QuickPlay
+    matchmaker: Matchmaker
 
     def as_app(self, key: str | None = None) -> Credentials:
         return Credentials(api_key=key or self.key, peer=lambda: "10.0.0.1")
@@ -119,8 +122,22 @@ def make_world(
     app, key = repo.add_app("app", frozenset({"fixed_deck"}))
     sessions = Sessions(repo, access, clock=lambda: repo.now)
     lobby = Lobby(repo, access)
+    quick_play = QuickPlay(repo, access, matches, repo, lambda: repo.now, DEFAULT_TOKEN_LIFETIME)
+    matchmaker = Matchmaker(repo, notes, clock=lambda: repo.now)
     return World(
-        repo, notes, access, moves, matches, games, Tables(games), app, key, sessions, lobby
+        repo,
+        notes,
+        access,
+        moves,
+        matches,
+        games,
+        Tables(games),
+        app,
+        key,
+        sessions,
+        lobby,
+        quick_play,
+        matchmaker,
     )
 
 

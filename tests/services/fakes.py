@@ -11,8 +11,8 @@ import asyncio
 import contextlib
 import itertools
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 
 from tranca.app.game import Action, GameState, Setup
 from tranca.platform import chips
@@ -32,6 +32,7 @@ from tranca.services.ports import (
     SessionRecord,
     TokenRecord,
 )
+from tranca.services.quick_play import AlreadyWaiting, PlannedTable, TicketRecord, TicketStatus
 from tranca.services.sessions import (
     NewSession,
     RefreshOutcome,
@@ -93,6 +94,7 @@ class InMemoryRepository:
         self.chips: dict[tuple[str, str], int] = {}
         self.policies: dict[str, AppPolicy] = {}
         self.sessions: dict[str, StoredSession] = {}  # by session id
+        self.tickets: dict[str, TicketRecord] = {}
         self.commits = 0
         self._order = itertools.count()
 
@@ -398,6 +400,76 @@ class InMemoryRepository:
             await self.add_token(g.id, change.new_token)
         self.commits += 1
         return True
+
+    # ----- quick play -------------------------------------------------------------------
+
+    async def add_ticket(self, ticket: TicketRecord) -> TicketRecord:
+        for t in self.tickets.values():
+            if ticket.request_id and (t.app_id, t.request_id) == (ticket.app_id, ticket.request_id):
+                return t
+        for t in self.tickets.values():
+            if t.app_id == ticket.app_id and t.status == TicketStatus.WAITING:
+                both = set(t.player_ids) & set(ticket.player_ids)
+                if both:
+                    raise AlreadyWaiting(sorted(both)[0])
+        self.tickets[ticket.id] = ticket
+        return ticket
+
+    async def ticket(self, app_id: str, ticket_id: str) -> TicketRecord | None:
+        t = self.tickets.get(ticket_id)
+        return t if t is not None and t.app_id == app_id else None
+
+    async def end_ticket(self, ticket_id: str, reason: str, now: int) -> TicketRecord | None:
+        t = self.tickets.get(ticket_id)
+        if t is not None and t.status == TicketStatus.WAITING:
+            t = replace(t, status=TicketStatus.CANCELLED, reason=reason, ended_ms=now)
+            self.tickets[ticket_id] = t
+        return t
+
+    async def waiting_tickets(self, limit: int) -> list[TicketRecord]:
+        waiting = [t for t in self.tickets.values() if t.status == TicketStatus.WAITING]
+        return sorted(waiting, key=lambda t: (t.created_ms, t.id))[:limit]
+
+    async def write_table(self, table: PlannedTable, now: int) -> bool:
+        if any(self.tickets[i].status != TicketStatus.WAITING for i in table.seats):
+            return False
+        if table.stake is not None:
+            s = table.stake
+            for player in s.player_ids:
+                balance = self.chips.get((s.app_id, player), 0)
+                if balance < s.amount:
+                    raise chips.InsufficientChips(player, balance, s.amount)
+            for player in s.player_ids:
+                self.chips[(s.app_id, player)] -= s.amount
+        await self.create_game(table.new)
+        for change in table.changes:
+            assert await self.commit(change)
+        for ticket_id, seats in table.seats.items():
+            self.tickets[ticket_id] = replace(
+                self.tickets[ticket_id],
+                status=TicketStatus.MATCHED,
+                game_id=table.new.game_id,
+                seats=seats,
+                ended_ms=now,
+            )
+        return True
+
+    async def expire_tickets(self, before: int, now: int) -> int:
+        old = [
+            t.id
+            for t in self.tickets.values()
+            if t.status == TicketStatus.WAITING and t.created_ms < before
+        ]
+        for ticket_id in old:
+            await self.end_ticket(ticket_id, "EXPIRED", now)
+        return len(old)
+
+    async def mean_ratings(self, app_id: str, player_ids: Sequence[str]) -> float:
+        return 25.0
+
+    async def add_tokens(self, tokens: Sequence[tuple[str, SeatToken]]) -> None:
+        for game_id, token in tokens:
+            await self.add_token(game_id, token)
 
     # ----- chips, presence and the sweeper's side -------------------------------------
 

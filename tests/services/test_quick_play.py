@@ -1,0 +1,112 @@
+"""Quick play's use cases against the in-memory repository: a ticket per player at a
+time, tables written whole, seats delivered with new tokens, cancellation, expiry,
+a stake a player can no longer cover, and retried requests."""
+
+from __future__ import annotations
+
+import pytest
+
+from tranca.app.game import PLAYING
+from tranca.services.access import Credentials
+from tranca.services.errors import Refused
+from tranca.services.quick_play import TICKET_TTL_MS, Asked, TicketStatus
+
+from .conftest import World
+
+
+def solo(player: str, players: int = 2, **more: object) -> Asked:
+    return Asked("tranca-000", players, player_ids=(player,), **more)  # type: ignore[arg-type]
+
+
+async def test_two_tickets_make_a_dealt_table_and_each_player_gets_a_seat_token(
+    world: World,
+) -> None:
+    ana = (await world.quick_play.ask(world.as_app(), solo("ana"))).ticket
+    bia = (await world.quick_play.ask(world.as_app(), solo("bia"))).ticket
+    assert await world.matchmaker.match_once() == 1
+    shown = await world.quick_play.get(world.as_app(), ana.id)
+    assert shown.ticket.status is TicketStatus.MATCHED and shown.ticket.game_id
+    game = await world.repo.game(shown.ticket.game_id)
+    assert game.state.status == PLAYING
+    (seat,) = shown.seats
+    view = await world.games.view(world.as_player(seat.token), shown.ticket.game_id)
+    assert view.seat == seat.seat
+    # Each answer issues a new token; the earlier one still works.
+    again = await world.quick_play.get(world.as_app(), ana.id)
+    assert again.seats[0].token != seat.token
+    assert (await world.games.view(world.as_player(seat.token), game.id)).seat == seat.seat
+    other = await world.quick_play.get(world.as_app(), bia.id)
+    assert {seat.seat, other.seats[0].seat} == {0, 1}
+
+
+async def test_a_player_waits_in_one_ticket_and_a_retry_gets_it_back(world: World) -> None:
+    first = (await world.quick_play.ask(world.as_app(), solo("ana", request_id="r1"))).ticket
+    retry = (await world.quick_play.ask(world.as_app(), solo("ana", request_id="r1"))).ticket
+    assert retry.id == first.id
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.ask(world.as_app(), solo("ana", request_id="r2"))
+    assert caught.value.reason == "ALREADY_WAITING"
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.ask(world.as_app(), solo("bia", request_id="r1"))
+    assert caught.value.reason == "REQUEST_ID_REUSED"
+
+
+async def test_a_cancelled_ticket_is_never_matched(world: World) -> None:
+    gone = (await world.quick_play.ask(world.as_app(), solo("ana"))).ticket
+    cancelled = await world.quick_play.cancel(world.as_app(), gone.id)
+    assert cancelled.ticket.status is TicketStatus.CANCELLED
+    await world.quick_play.ask(world.as_app(), solo("bia"))
+    assert await world.matchmaker.match_once() == 0
+    # The player may ask again once out of the queue.
+    await world.quick_play.ask(world.as_app(), solo("ana"))
+    assert await world.matchmaker.match_once() == 1
+
+
+async def test_a_ticket_nobody_matches_expires(world: World) -> None:
+    alone = (await world.quick_play.ask(world.as_app(), solo("ana"))).ticket
+    world.repo.now += TICKET_TTL_MS + 1
+    assert await world.matchmaker.match_once() == 0
+    ended = await world.quick_play.get(world.as_app(), alone.id)
+    assert ended.ticket.status is TicketStatus.CANCELLED and ended.ticket.reason == "EXPIRED"
+
+
+async def test_a_player_who_can_no_longer_cover_the_stake_leaves_the_queue(
+    world: World,
+) -> None:
+    for player in ("ana", "bia"):
+        world.repo.chips[(world.app.id, player)] = 100
+    ana = (
+        await world.quick_play.ask(world.as_app(), solo("ana", competitive=True, stake=60))
+    ).ticket
+    bia = (
+        await world.quick_play.ask(world.as_app(), solo("bia", competitive=True, stake=60))
+    ).ticket
+    world.repo.chips[(world.app.id, "bia")] = 10  # spent elsewhere meanwhile
+    assert await world.matchmaker.match_once() == 0
+    assert (await world.quick_play.get(world.as_app(), bia.id)).ticket.reason == (
+        "INSUFFICIENT_CHIPS"
+    )
+    # Nothing was taken from the other player, who waits on.
+    assert world.repo.chips[(world.app.id, "ana")] == 100
+    assert (await world.quick_play.get(world.as_app(), ana.id)).ticket.status is (
+        TicketStatus.WAITING
+    )
+
+
+async def test_a_session_sees_its_own_seat_only(world: World) -> None:
+    ana = await world.sessions.create(world.as_app(), "ana", "Ana")
+    mine = Credentials(token=ana.access_token)
+    ticket = (await world.quick_play.ask(mine, Asked("tranca-000", 4))).ticket
+    assert ticket.player_ids == ("ana",) and ticket.display_names == ("Ana",)
+    party = (
+        await world.quick_play.ask(
+            world.as_app(), Asked("tranca-000", 4, player_ids=("bia", "cai"))
+        )
+    ).ticket
+    await world.quick_play.ask(world.as_app(), solo("dan", players=4))
+    assert await world.matchmaker.match_once() == 1
+    shown = await world.quick_play.get(mine, ticket.id)
+    assert [s.player_id for s in shown.seats] == ["ana"]
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.get(mine, party.id)
+    assert caught.value.reason == "TICKET_NOT_FOUND"
