@@ -51,7 +51,7 @@ from tranca.rules.engine import legal_moves
 from tranca.rules.presets import KNOB_RANGES, PRESETS, Rules
 from tranca.server import Config, Running, start
 from tranca.store.codec import state_text
-from tranca.v1 import game_pb2, options_pb2, platform_pb2, session_pb2
+from tranca.v1 import game_pb2, options_pb2, platform_pb2, quick_play_pb2, session_pb2
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -59,7 +59,7 @@ EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
 APP_WATCHES = 6  # the world's cap on an API key's open watch streams
 METHODS: list[MethodDescriptor] = [
     m
-    for f in (game_pb2, platform_pb2, session_pb2)
+    for f in (game_pb2, platform_pb2, session_pb2, quick_play_pb2)
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods
 ]
@@ -259,6 +259,8 @@ def _pools(w: World, f: FieldDescriptor) -> list[Any]:
             "device_id": [uuid.uuid4().hex, "short"],
             "refresh_token": [w.refresh, "tr_" + uuid.uuid4().hex],
             "display_name": ["Zé"],
+            "display_names": ["Zé"],
+            "ticket_id": [uuid.uuid4().hex],
         }.get(name, [])
     return {
         "players": [2, 4, 3],
