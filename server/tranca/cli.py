@@ -13,8 +13,9 @@ exit status says which it was:
   database or server that cannot be reached, a port in use, an unknown app id);
 - ``0``: done.
 
-The same holds for ``tranca loadtest`` (``tranca.loadgen``) and for ``tranca bot``
-and ``tranca play`` (``tranca_client.cli``).
+The same holds for ``tranca loadtest`` (``tranca.loadgen``), ``tranca admin``
+(``tranca.admin_cli``) and for ``tranca bot`` and ``tranca play``
+(``tranca_client.cli``).
 """
 
 from __future__ import annotations
@@ -305,6 +306,7 @@ def _parser() -> Parser:
     sub.add_parser("loadtest", help="concurrent bot games against a server (--help)")
     sub.add_parser("bot", help="a bot playing a seat through the API (see tranca bot --help)")
     sub.add_parser("play", help="play at a terminal table (see tranca play --help)")
+    sub.add_parser("admin", help="the app owner's view of its games (see tranca admin --help)")
     mig = sub.add_parser("migrate", help="apply the database schema migrations")
     mig.add_argument("--database-url", default=db_default, help=db_help)
     mig.set_defaults(func=_cmd_migrate, parser=mig)
@@ -338,6 +340,10 @@ def _dispatch(argv: list[str]) -> int:
         from tranca_client.cli import play_main
 
         return play_main(argv[1:])
+    if argv[:1] == ["admin"]:
+        from .admin_cli import main as admin_main
+
+        return admin_main(argv[1:])
     args = _parser().parse_args(argv)
     return int(args.func(args))
 

@@ -26,6 +26,7 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from . import metrics
+from .api.admin import AdminService
 from .api.edge import add_service
 from .api.players import PlayerService
 from .api.quick_play import QuickPlayService
@@ -33,6 +34,7 @@ from .api.servicer import GameService
 from .api.sessions import SessionService
 from .api.tournaments import TournamentService
 from .services.access import Access, FailedAuthThrottle
+from .services.admin import Admin
 from .services.games import Games
 from .services.limits import (
     DEFAULT_TOKEN_LIFETIME,
@@ -63,12 +65,13 @@ from .store.sessions_store import SessionsStore
 from .store.settlement import SettlementStore
 from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
-from .v1 import game_pb2, platform_pb2, quick_play_pb2, session_pb2
+from .v1 import admin_pb2, game_pb2, platform_pb2, quick_play_pb2, session_pb2
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
 TOURNAMENT_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
 SESSION_SERVICE_NAME = session_pb2.DESCRIPTOR.services_by_name["SessionService"].full_name
+ADMIN_SERVICE_NAME = admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name
 QUICK_PLAY_SERVICE_NAME = quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"].full_name
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
@@ -421,6 +424,11 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     )
     add_service(
         server,
+        AdminService(Admin(store, access, moves)),
+        admin_pb2.DESCRIPTOR.services_by_name["AdminService"],
+    )
+    add_service(
+        server,
         QuickPlayService(quick_play),
         quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"],
     )
@@ -433,6 +441,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             TOURNAMENT_SERVICE_NAME,
             SESSION_SERVICE_NAME,
             QUICK_PLAY_SERVICE_NAME,
+            ADMIN_SERVICE_NAME,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),

@@ -8,7 +8,14 @@ import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from tranca.api.edge import Rejected, checker, decoder
-from tranca.v1 import game_pb2, options_pb2, platform_pb2, quick_play_pb2, session_pb2
+from tranca.v1 import (
+    admin_pb2,
+    game_pb2,
+    options_pb2,
+    platform_pb2,
+    quick_play_pb2,
+    session_pb2,
+)
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 
@@ -17,6 +24,7 @@ SERVICES = [
     *platform_pb2.DESCRIPTOR.services_by_name.values(),
     *session_pb2.DESCRIPTOR.services_by_name.values(),
     *quick_play_pb2.DESCRIPTOR.services_by_name.values(),
+    *admin_pb2.DESCRIPTOR.services_by_name.values(),
 ]
 
 

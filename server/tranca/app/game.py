@@ -276,8 +276,9 @@ MAX_ENTROPY_STRINGS = 64
 class Action:
     """One logged change. ``kind`` is join (``by`` BY_ROBOT: a robot's seat from the
     start), leave, start, move, resign, robot (a robot takes the seat), return (its
-    player takes it back), annul_vote or entropy. Its stored form (the move in the
-    text notation) is the store's codec's (``store/codec.py``)."""
+    player takes it back), annul_vote, entropy or end (the app ends the game). Its
+    stored form (the move in the text notation) is the store's codec's
+    (``store/codec.py``)."""
 
     kind: str
     seat: int = -1
@@ -385,6 +386,14 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             raise GameError("ALREADY_VOTED", f"seat {seat} has voted")
         g.annul_votes.add(seat)
         _maybe_annul(g)
+    elif kind == "end":
+        # The app ends its game (an admin's call): no result, like an annulment, so
+        # it counts for no one and every stake goes back.
+        if g.status == FINISHED:
+            raise GameError("GAME_OVER", "the game is over")
+        g.status = FINISHED
+        g.winner = -1
+        g.result_reason = ENDED_BY_APP
     elif kind == "entropy":
         _check_status(g, WAITING)
         if not g.setup.table.verifiable:
@@ -413,6 +422,9 @@ def _check_robot_seat(g: GameState, action: Action) -> None:
 
 
 ANNULLED = "annulled"
+ENDED_BY_APP = "ended_by_app"  # the app ended the game (AdminService.EndGame)
+# Results that count for no one: no rating, no points, every stake returned.
+NO_RESULT = (ANNULLED, ENDED_BY_APP)
 
 
 def _maybe_annul(g: GameState) -> None:

@@ -42,7 +42,7 @@ from typing import Protocol
 import structlog
 
 from .. import metrics
-from ..app.game import ANNULLED, GameState, Setup
+from ..app.game import NO_RESULT, GameState, Setup
 from ..platform import DRAWN, PlayerId, chips, ranking, ratings, sides, winners_of
 from .errors import Unavailable
 from .tournaments import TournamentResults, record_game_result
@@ -221,8 +221,9 @@ async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[ch
     table = state.setup.table
     if not table.competitive:
         return PRACTICE, ()
-    if state.result_reason == ANNULLED:
-        # No result (annulled by agreement): every stake goes back, nobody is rated.
+    if state.result_reason in NO_RESULT:
+        # No result (annulled by agreement, or ended by the app): every stake goes
+        # back, nobody is rated.
         return ANNULLED_OUTCOME, await work.refund_stakes()
     players = [s.player_id for s in state.seats]
     if not all(players) or len(set(players)) != len(players):
