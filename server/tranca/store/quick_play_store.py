@@ -175,6 +175,21 @@ class QuickPlayStore:
         return True
 
     async def expire_tickets(self, before: int, now: int) -> int:
+        # A plain read first: most passes find nothing to expire, and need not take
+        # a write transaction (SQLite's one writer) for it.
+        async with self.store.reading() as conn:
+            stale = (
+                await conn.execute(
+                    select(MatchTicket.id)
+                    .where(
+                        MatchTicket.status == TicketStatus.WAITING,
+                        MatchTicket.created_ms < before,
+                    )
+                    .limit(1)
+                )
+            ).first()
+        if stale is None:
+            return 0
         async with self.store.writing() as conn:
             q = select(MatchTicket.id).where(
                 MatchTicket.status == TicketStatus.WAITING, MatchTicket.created_ms < before
