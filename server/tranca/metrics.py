@@ -124,3 +124,13 @@ FALLBACKS_DROPPED = Counter(
 )
 SWEEPS = Counter("tranca_sweeps_total", "Sweeps run, by outcome", ["outcome"])
 SWEEP_SECONDS = Histogram("tranca_sweep_seconds", "Duration of one sweep", buckets=LATENCY_BUCKETS)
+WEBHOOK_ATTEMPTS = Counter(
+    "tranca_webhook_attempts_total",
+    "Webhook delivery attempts, by outcome (delivered, retry, failed, no_webhook)",
+    ["outcome"],
+)
+WEBHOOK_DELAY = Histogram(
+    "tranca_webhook_delay_seconds",
+    "From an event's write to its delivery's 2xx answer",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600),
+)

@@ -18,8 +18,8 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
-    true,
     func,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -135,9 +135,7 @@ class PlayerSession(Base):
     access_expires_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms
     refresh_hash: Mapped[str] = mapped_column(String(64), unique=True)
     refresh_expires_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms
-    previous_refresh_hash: Mapped[str | None] = mapped_column(
-        String(64), nullable=True, index=True
-    )
+    previous_refresh_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     refreshed: Mapped[int] = mapped_column(Integer, server_default="0")
     revoked: Mapped[bool] = mapped_column(Boolean, server_default=false())
     address: Mapped[str] = mapped_column(String(64), server_default="")
