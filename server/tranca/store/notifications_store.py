@@ -34,6 +34,16 @@ DELIVERED = DeliveryStatus.DELIVERED.value
 FAILED = DeliveryStatus.FAILED.value
 
 
+_EVENT_COLUMNS = (
+    PlayerEvent.id,
+    PlayerEvent.player_id,
+    PlayerEvent.kind,
+    PlayerEvent.game_id,
+    PlayerEvent.payload,
+    PlayerEvent.created_at,
+)
+
+
 def _event(row: Any) -> StoredEvent:
     return StoredEvent(
         int(row.id),
@@ -251,7 +261,7 @@ class NotificationsStore:
                     select(
                         WebhookDelivery.id.label("delivery_id"),
                         WebhookDelivery.attempts,
-                        PlayerEvent,
+                        *_EVENT_COLUMNS,
                         AppWebhook.url,
                         AppWebhook.secret,
                         AppWebhook.enabled,
@@ -270,7 +280,7 @@ class NotificationsStore:
                     int(r.delivery_id),
                     int(r.attempts),
                     lease_until,
-                    _event(r.PlayerEvent),
+                    _event(r),
                     r.url if live else None,
                     r.secret if live else None,
                 )
