@@ -79,7 +79,7 @@ class HookReceiver:
                         name, value = line.split(":", 1)
                         headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
-                if not await self._answer(headers, body, writer, peer_port):
+                if not await self._answer(headers, body, reader, writer, peer_port):
                     return
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
@@ -88,7 +88,12 @@ class HookReceiver:
             writer.close()
 
     async def _answer(
-        self, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter, peer_port: int
+        self,
+        headers: dict[str, str],
+        raw: bytes,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        peer_port: int,
     ) -> bool:
         try:
             Webhook(self.secret).verify(raw, headers)
@@ -109,6 +114,9 @@ class HookReceiver:
             await asyncio.sleep(3600)
         if what == "hold":
             await self.released.wait()
+            await asyncio.sleep(0)
+            if reader.at_eof():
+                return False  # the sender went away (killed, or gave up): nothing received
             what = "ok"
         if what == "slow":
             await asyncio.sleep(self.slow_seconds)

@@ -46,7 +46,9 @@ async def all_events(c: NotifyClient, player_id: str) -> list[npb.PlayerEvent]:
         after = page.next_after_id
 
 
-async def deliveries(c: NotifyClient, status: int = 0) -> list[npb.WebhookDelivery]:
+async def deliveries(
+    c: NotifyClient, status: npb.DeliveryStatus.ValueType = npb.DELIVERY_STATUS_UNSPECIFIED
+) -> list[npb.WebhookDelivery]:
     out: list[npb.WebhookDelivery] = []
     token = ""
     while True:
@@ -187,7 +189,10 @@ async def test_refusals_carry_their_reasons(nclient: NotifyClient) -> None:
         n.ListPlayerEvents(npb.ListPlayerEventsRequest(player_id=""), metadata=c.app())
     ) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
     assert await refused(
-        n.ListWebhookDeliveries(npb.ListWebhookDeliveriesRequest(status=9), metadata=c.app())
+        n.ListWebhookDeliveries(
+            npb.ListWebhookDeliveriesRequest(status=npb.DeliveryStatus.ValueType(9)),
+            metadata=c.app(),
+        )
     ) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
     _, tokens = await c.new_game()
     assert await refused(
