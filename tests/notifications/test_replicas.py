@@ -142,13 +142,13 @@ async def test_a_replica_killed_while_delivering_loses_no_event(fresh_pg: str) -
 
             started = time.monotonic()
             await wait_until(all_delivered, 60, "every delivery delivered")
-            page = await c.notify.ListWebhookDeliveries(
+            final = await c.notify.ListWebhookDeliveries(
                 npb.ListWebhookDeliveriesRequest(page_size=500), metadata=c.app()
             )
-        assert sorted(d.event_id for d in page.deliveries) == sorted(e.id for e in events)
+        assert sorted(d.event_id for d in final.deliveries) == sorted(e.id for e in events)
         # Every delivery id reached the receiver with a verified signature and was
         # acknowledged; those A held were sent again by B after A's claims ran out.
-        assert receiver.acknowledged == {d.delivery_id for d in page.deliveries}
+        assert receiver.acknowledged == {d.delivery_id for d in final.deliveries}
         assert all(r.verified for r in receiver.requests)
         assert in_flight <= receiver.acknowledged
         assert all(receiver.attempts[d] >= 2 for d in in_flight)

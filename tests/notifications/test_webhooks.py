@@ -215,3 +215,34 @@ async def test_refusals_carry_their_reasons(nclient: NotifyClient) -> None:
             metadata=(("x-api-key", other_key),),
         )
     ) == (grpc.StatusCode.NOT_FOUND, "DELIVERY_NOT_FOUND")
+
+
+async def test_a_tournament_round_tells_each_entrant_its_table(nclient: NotifyClient) -> None:
+    from tranca.v1 import platform_pb2 as ppb
+    from tranca.v1 import platform_pb2_grpc as ppb_grpc
+
+    c = nclient
+    tag = uuid.uuid4().hex[:6]
+    stub = ppb_grpc.TournamentServiceStub(c.channel)
+    created = await stub.CreateTournament(
+        ppb.CreateTournamentRequest(
+            name="open",
+            format=ppb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+            entrants=[ppb.Entrant(id=f"e{i}", player_ids=[f"t{i}-{tag}"]) for i in range(2)],
+            table_size=2,
+            rules=gpb.Rules(preset="tranca-000"),
+            seed=3,
+        ),
+        metadata=c.app(),
+    )
+    tid = created.tournament.tournament_id
+    started = await stub.StartRound(
+        ppb.StartRoundRequest(tournament_id=tid, round=1), metadata=c.app()
+    )
+    (table,) = started.round.tables
+    for i in range(2):
+        events = await all_events(c, f"t{i}-{tag}")
+        ready = [e for e in events if e.kind == "tournament_round_ready"]
+        assert len(ready) == 1 and ready[0].game_id == table.game_id
+        payload = json.loads(ready[0].payload_json)
+        assert payload["tournament_id"] == tid and payload["round"] == 1
