@@ -354,16 +354,18 @@ class DeliveryPolicy:
     max_attempts: int = 10
     backoff_ms: int = 5_000  # before the second attempt; doubles at each one after
     max_backoff_ms: int = 3_600_000
-    batch: int = 50  # deliveries claimed at once
-    concurrency: int = 16  # POSTs in flight per replica
+    batch: int = 32  # deliveries claimed at once
+    concurrency: int = 32  # POSTs in flight per replica
     retention_ms: int = 7 * 24 * 3_600_000  # events kept this long
     delivered_retention_ms: int = 24 * 3_600_000  # delivered rows kept this long
 
     @property
     def lease_ms(self) -> int:
-        """A claim's hold: the batch's POSTs end within the timeout, and the outcomes
-        are written well within as much again."""
-        return int(2 * self.timeout * 1000) + 1000
+        """A claim's hold: the batch's POSTs, ``concurrency`` at a time, each within
+        the timeout, and the outcomes written well within one timeout more (with the
+        defaults, the whole batch at once: twice the timeout and a second)."""
+        rounds = -(-self.batch // self.concurrency)
+        return int((rounds + 1) * self.timeout * 1000) + 1000
 
 
 def backoff_ms(attempt: int, policy: DeliveryPolicy, rng: random.Random) -> int:
