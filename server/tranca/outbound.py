@@ -14,7 +14,7 @@ USER_AGENT = "tranca-webhooks/1"
 
 
 class HttpPoster:
-    def __init__(self, max_connections: int = 64) -> None:
+    def __init__(self, max_connections: int = 16) -> None:
         self._client = httpx.AsyncClient(
             follow_redirects=False,
             headers={"user-agent": USER_AGENT},

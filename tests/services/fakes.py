@@ -31,7 +31,7 @@ from tranca.services.ports import (
     SeatToken,
     TokenRecord,
 )
-from tranca.services.webhooks import ClaimedDelivery, DeliveryRecord, WebhookConfig
+from tranca.services.webhooks import ClaimedDelivery, DeliveryRecord, Outcome, WebhookConfig
 
 
 def _copy(state: GameState) -> GameState:
@@ -363,29 +363,20 @@ class InMemoryRepository:
             )  # fmt: skip
         return out
 
-    async def delivered(self, delivery_id: int, status_code: int, now: int) -> None:
-        d = self.outbox[delivery_id]
-        if d.status == "pending":
-            d.status, d.delivered_at, d.lease_until = "delivered", now, None
-            d.last_status_code, d.last_error = status_code, None
-
-    async def attempt_failed(
-        self,
-        delivery_id: int,
-        lease_until: int,
-        status_code: int | None,
-        error: str,
-        next_attempt_at: int | None,
-    ) -> bool:
-        d = self.outbox[delivery_id]
-        if d.status != "pending" or d.lease_until != lease_until:
-            return False
-        d.lease_until, d.last_status_code, d.last_error = None, status_code, error
-        if next_attempt_at is None:
-            d.status = "failed"
-        else:
-            d.next_attempt_at = next_attempt_at
-        return True
+    async def record(self, outcomes: Sequence[Outcome]) -> None:
+        for o in outcomes:
+            d = self.outbox[o.delivery_id]
+            if d.status != "pending":
+                continue
+            if o.error is None:
+                d.status, d.delivered_at, d.lease_until = "delivered", o.at, None
+                d.last_status_code, d.last_error = o.status_code, None
+            elif d.lease_until == o.lease_until:
+                d.lease_until, d.last_status_code, d.last_error = None, o.status_code, o.error
+                if o.next_attempt_at is None:
+                    d.status = "failed"
+                else:
+                    d.next_attempt_at = o.next_attempt_at
 
     async def prune(self, events_before: int, delivered_before: int, limit: int) -> int:
         gone = [

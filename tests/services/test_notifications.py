@@ -363,5 +363,5 @@ def test_a_body_carries_the_event() -> None:
 def test_a_claim_outlasts_its_batch_of_posts() -> None:
     """The lease covers every POST of the batch, ``concurrency`` at a time, and the
     outcomes' writes: a replica that is alive never has its claims taken."""
-    assert DeliveryPolicy(timeout=5).lease_ms == 11_000  # the whole batch at once
+    assert DeliveryPolicy(timeout=5).lease_ms == 26_000  # 32 POSTs, 8 at a time
     assert DeliveryPolicy(timeout=1, batch=64, concurrency=16).lease_ms == 6_000

@@ -170,6 +170,19 @@ class ClaimedDelivery:
     secret: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What came of one attempt of a claimed delivery (times in epoch ms)."""
+
+    delivery_id: int
+    lease_until: int  # the claim it was made under
+    at: int
+    status_code: int | None  # the answer's, if one came
+    error: str | None = None  # None: delivered (a 2xx)
+    # A failed attempt's next one; None: the delivery failed for good.
+    next_attempt_at: int | None = None
+
+
 class WebhookRepository(Protocol):
     async def set_webhook(self, app_id: str, url: str, secret: str) -> None:
         """The app's webhook, created or replaced (enabled)."""
@@ -203,19 +216,10 @@ class WebhookRepository(Protocol):
         caller: next attempt moved to ``lease_until``, attempts counted."""
         ...
 
-    async def delivered(self, delivery_id: int, status_code: int, now: int) -> None: ...
-
-    async def attempt_failed(
-        self,
-        delivery_id: int,
-        lease_until: int,
-        status_code: int | None,
-        error: str,
-        next_attempt_at: int | None,
-    ) -> bool:
-        """The outcome of a failed attempt, unless the claim was lost meanwhile (the
-        lease ran out and another replica claimed the row): due again at
-        ``next_attempt_at``, or failed for good if None."""
+    async def record(self, outcomes: Sequence[Outcome]) -> None:
+        """The outcomes of a batch's attempts, in one transaction. A delivered one is
+        recorded whoever's claim it was; a failed one only if its claim still holds
+        (else another replica claimed the row since, and its own outcome counts)."""
         ...
 
     async def prune(self, events_before: int, delivered_before: int, limit: int) -> int:
@@ -355,7 +359,11 @@ class DeliveryPolicy:
     backoff_ms: int = 5_000  # before the second attempt; doubles at each one after
     max_backoff_ms: int = 3_600_000
     batch: int = 32  # deliveries claimed at once
-    concurrency: int = 32  # POSTs in flight per replica
+    # POSTs in flight per replica: httpx's connection pool spends CPU on every
+    # connection for every request it places, and past about 8 connections that
+    # cost more than the concurrency gained (bench/webhook_bench.py: 225 deliveries
+    # a second at 8, 137 at 16, 83 at 32, on a 2-core machine).
+    concurrency: int = 8
     retention_ms: int = 7 * 24 * 3_600_000  # events kept this long
     delivered_retention_ms: int = 24 * 3_600_000  # delivered rows kept this long
 
@@ -363,7 +371,7 @@ class DeliveryPolicy:
     def lease_ms(self) -> int:
         """A claim's hold: the batch's POSTs, ``concurrency`` at a time, each within
         the timeout, and the outcomes written well within one timeout more (with the
-        defaults, the whole batch at once: twice the timeout and a second)."""
+        defaults, five times the timeout and a second: 26 s)."""
         rounds = -(-self.batch // self.concurrency)
         return int((rounds + 1) * self.timeout * 1000) + 1000
 
@@ -401,18 +409,21 @@ class Deliverer:
         self._pruned_at = 0
 
     async def run_once(self) -> int:
-        """One sweep: claim a batch and attempt each; returns how many were attempted."""
+        """One sweep: claim a batch, attempt each, record the outcomes together;
+        returns how many were attempted."""
         policy = self.policy
         now = self.clock()
         claims = await self.repo.claim_deliveries(now, now + policy.lease_ms, policy.batch)
         if claims:
             gate = asyncio.Semaphore(policy.concurrency)
 
-            async def one(claim: ClaimedDelivery) -> None:
+            async def one(claim: ClaimedDelivery) -> Outcome:
                 async with gate:
-                    await self.attempt(claim)
+                    return await self.attempt(claim)
 
-            await asyncio.gather(*(one(c) for c in claims))
+            # One write for the batch's outcomes, not one per delivery: on SQLite,
+            # every write takes the database's one lock.
+            await self.repo.record(await asyncio.gather(*(one(c) for c in claims)))
         if now - self._pruned_at >= PRUNE_EVERY_MS:
             self._pruned_at = now
             await self.repo.prune(
@@ -420,16 +431,15 @@ class Deliverer:
             )
         return len(claims)
 
-    async def attempt(self, claim: ClaimedDelivery) -> None:
-        """POST one claimed delivery and record what came of it. Its failures are the
-        receiver's, recorded; a failure to record (the database away) is the caller's."""
+    async def attempt(self, claim: ClaimedDelivery) -> Outcome:
+        """POST one claimed delivery; what came of it. Its failures are the
+        receiver's, and part of the outcome."""
         policy = self.policy
         status: int | None = None
         if claim.url is None or claim.secret is None:
-            error = "the app's webhook was removed"
-            await self.repo.attempt_failed(claim.id, claim.lease_until, None, error, None)
             metrics.WEBHOOK_ATTEMPTS.labels("no_webhook").inc()
-            return
+            error = "the app's webhook was removed"
+            return Outcome(claim.id, claim.lease_until, self.clock(), None, error, None)
         body = event_body(claim.event)
         headers = signed_headers(claim.secret, str(claim.id), self.clock() // 1000, body)
         try:
@@ -441,16 +451,17 @@ class Deliverer:
             error = (str(exc) or type(exc).__name__)[:MAX_ERROR]
         else:
             if 200 <= status < 300:
-                await self.repo.delivered(claim.id, status, self.clock())
+                now = self.clock()
                 metrics.WEBHOOK_ATTEMPTS.labels("delivered").inc()
-                metrics.WEBHOOK_DELAY.observe(max(0, self.clock() - claim.event.created_at) / 1000)
-                return
+                metrics.WEBHOOK_DELAY.observe(max(0, now - claim.event.created_at) / 1000)
+                return Outcome(claim.id, claim.lease_until, now, status)
             error = f"HTTP {status}"
+        now = self.clock()
         retry: int | None = None
         if claim.attempts < policy.max_attempts:
-            retry = self.clock() + backoff_ms(claim.attempts, policy, self.rng)
-        await self.repo.attempt_failed(claim.id, claim.lease_until, status, error, retry)
+            retry = now + backoff_ms(claim.attempts, policy, self.rng)
         metrics.WEBHOOK_ATTEMPTS.labels("retry" if retry is not None else "failed").inc()
+        return Outcome(claim.id, claim.lease_until, now, status, error, retry)
 
     async def run(self, interval: float) -> None:
         """Sweep every ``interval`` seconds until cancelled; at once again after a full
@@ -477,6 +488,7 @@ __all__: Sequence[str] = [
     "DeliveryRecord",
     "DeliveryStatus",
     "NewWebhook",
+    "Outcome",
     "Poster",
     "WebhookConfig",
     "WebhookRepository",

@@ -20,7 +20,13 @@ from sqlalchemy import delete, exists, insert, select, update
 from ..app.notifications import Event
 from ..services.moves import now_ms
 from ..services.notifications import StoredEvent
-from ..services.webhooks import ClaimedDelivery, DeliveryRecord, DeliveryStatus, WebhookConfig
+from ..services.webhooks import (
+    ClaimedDelivery,
+    DeliveryRecord,
+    DeliveryStatus,
+    Outcome,
+    WebhookConfig,
+)
 from .codec import dumps, loads
 from .database import insert_ignoring_duplicates
 from .direct import epoch_seconds
@@ -287,50 +293,47 @@ class NotificationsStore:
             )
         return out
 
-    async def delivered(self, delivery_id: int, status_code: int, now: int) -> None:
-        # Whoever's claim it was: an event delivered is delivered (a replica whose
-        # lease ran out mid-POST may still be the one that got the 2xx).
+    async def record(self, outcomes: Sequence[Outcome]) -> None:
+        delivered: dict[tuple[int, int], list[int]] = {}  # (status, at) -> ids
+        for o in outcomes:
+            if o.error is None and o.status_code is not None:
+                delivered.setdefault((o.status_code, o.at), []).append(o.delivery_id)
         async with self.store.writing() as conn:
-            await conn.execute(
-                update(WebhookDelivery)
-                .where(WebhookDelivery.id == delivery_id, WebhookDelivery.status == PENDING)
-                .values(
-                    status=DELIVERED,
-                    delivered_at=now,
-                    lease_until=None,
-                    last_status_code=status_code,
-                    last_error=None,
+            # Whoever's claim it was: an event delivered is delivered (a replica whose
+            # lease ran out mid-POST may still be the one that got the 2xx).
+            for (code, at), ids in delivered.items():
+                await conn.execute(
+                    update(WebhookDelivery)
+                    .where(WebhookDelivery.id.in_(ids), WebhookDelivery.status == PENDING)
+                    .values(
+                        status=DELIVERED,
+                        delivered_at=at,
+                        lease_until=None,
+                        last_status_code=code,
+                        last_error=None,
+                    )
                 )
-            )
-
-    async def attempt_failed(
-        self,
-        delivery_id: int,
-        lease_until: int,
-        status_code: int | None,
-        error: str,
-        next_attempt_at: int | None,
-    ) -> bool:
-        values: dict[str, Any] = {
-            "lease_until": None,
-            "last_status_code": status_code,
-            "last_error": error[:200],
-        }
-        if next_attempt_at is None:
-            values["status"] = FAILED
-        else:
-            values["next_attempt_at"] = next_attempt_at
-        async with self.store.writing() as conn:
-            done = await conn.execute(
-                update(WebhookDelivery)
-                .where(
-                    WebhookDelivery.id == delivery_id,
-                    WebhookDelivery.status == PENDING,
-                    WebhookDelivery.lease_until == lease_until,
+            for o in outcomes:
+                if o.error is None:
+                    continue
+                values: dict[str, Any] = {
+                    "lease_until": None,
+                    "last_status_code": o.status_code,
+                    "last_error": o.error[:200],
+                }
+                if o.next_attempt_at is None:
+                    values["status"] = FAILED
+                else:
+                    values["next_attempt_at"] = o.next_attempt_at
+                await conn.execute(
+                    update(WebhookDelivery)
+                    .where(
+                        WebhookDelivery.id == o.delivery_id,
+                        WebhookDelivery.status == PENDING,
+                        WebhookDelivery.lease_until == o.lease_until,
+                    )
+                    .values(**values)
                 )
-                .values(**values)
-            )
-        return bool(done.rowcount)
 
     async def prune(self, events_before: int, delivered_before: int, limit: int) -> int:
         async with self.store.writing() as conn:
