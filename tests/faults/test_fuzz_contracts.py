@@ -51,7 +51,7 @@ from tranca.rules.engine import legal_moves
 from tranca.rules.presets import KNOB_RANGES, PRESETS, Rules
 from tranca.server import Config, Running, start
 from tranca.store.codec import state_text
-from tranca.v1 import game_pb2, options_pb2, platform_pb2
+from tranca.v1 import game_pb2, notifications_pb2, options_pb2, platform_pb2
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -59,7 +59,7 @@ EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
 APP_WATCHES = 6  # the world's cap on an API key's open watch streams
 METHODS: list[MethodDescriptor] = [
     m
-    for f in (game_pb2, platform_pb2)
+    for f in (game_pb2, platform_pb2, notifications_pb2)
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods
 ]

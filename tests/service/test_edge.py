@@ -8,13 +8,14 @@ import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from tranca.api.edge import Rejected, checker, decoder
-from tranca.v1 import game_pb2, options_pb2, platform_pb2
+from tranca.v1 import game_pb2, notifications_pb2, options_pb2, platform_pb2
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 
 SERVICES = [
     *game_pb2.DESCRIPTOR.services_by_name.values(),
     *platform_pb2.DESCRIPTOR.services_by_name.values(),
+    *notifications_pb2.DESCRIPTOR.services_by_name.values(),
 ]
 
 
