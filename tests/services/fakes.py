@@ -314,11 +314,6 @@ class InMemoryRepository:
             d.last_error, d.delivered_at, event.created_at,
         )  # fmt: skip
 
-    async def deliveries_of(  # a test's view of every row
-        self, app_id: str
-    ) -> list[DeliveryRecord]:
-        return [self._delivery(d) for d in self.outbox.values() if d.app_id == app_id]
-
     async def deliveries(
         self, app_id: str, status: str | None, before_id: int | None, limit: int
     ) -> list[DeliveryRecord]:
