@@ -115,12 +115,14 @@ pytest: venv node-deps
 ## Engine benchmark (one core) compiled and interpreted, then the service against this
 ## machine's ceilings (PostgreSQL and SQLite transactions, gRPC echo):
 ## bench/results/engine.{json,md}, engine-interpreted.{json,md} and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
+## Then webhook deliveries a second and their p99 delay: bench/results/webhooks.{json,md}.
 bench: venv compiled
 	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
 	$(BIN)/python bench/edge_bench.py --out bench/results
 	$(BIN)/python bench/pool_bench.py --out bench/results
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
+	$(BIN)/python bench/webhook_bench.py --out bench/results
 
 ## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150
 ## gameplay cases per database there): every RPC's contract with hostile input, and

@@ -138,3 +138,15 @@ MATCH_WAIT = Histogram(
     "How long a matched ticket waited",
     buckets=(0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 900),
 )
+
+# Webhooks (services/webhooks.py).
+WEBHOOK_ATTEMPTS = Counter(
+    "tranca_webhook_attempts_total",
+    "Webhook delivery attempts, by outcome (delivered, retry, failed, no_webhook)",
+    ["outcome"],
+)
+WEBHOOK_DELAY = Histogram(
+    "tranca_webhook_delay_seconds",
+    "From an event's write to its delivery's 2xx answer",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 3600),
+)

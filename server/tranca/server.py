@@ -28,11 +28,13 @@ from prometheus_client import start_http_server
 from . import metrics
 from .api.admin import AdminService
 from .api.edge import add_service
+from .api.notifications import NotificationService
 from .api.players import PlayerService
 from .api.quick_play import QuickPlayService
 from .api.servicer import GameService
 from .api.sessions import SessionService
 from .api.tournaments import TournamentService
+from .outbound import HttpPoster
 from .services.access import Access, FailedAuthThrottle
 from .services.admin import Admin
 from .services.games import Games
@@ -46,6 +48,7 @@ from .services.limits import (
 from .services.lobby import Lobby
 from .services.matches import Matches
 from .services.moves import Moves, now_ms
+from .services.notifications import Notifications
 from .services.players import Players
 from .services.presence import Presence
 from .services.quick_play import Matchmaker, QuickPlay
@@ -54,9 +57,11 @@ from .services.settlement import Settlement
 from .services.tables import Tables
 from .services.timers import Sweeper
 from .services.tournaments import Tournaments
+from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
 from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
 from .store.lobby_store import LobbyStore
+from .store.notifications_store import NotificationsStore
 from .store.notify import Hub, PostgresListener
 from .store.players_store import PlayersStore
 from .store.quick_play_store import QuickPlayStore
@@ -65,7 +70,7 @@ from .store.sessions_store import SessionsStore
 from .store.settlement import SettlementStore
 from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
-from .v1 import admin_pb2, game_pb2, platform_pb2, quick_play_pb2, session_pb2
+from .v1 import admin_pb2, game_pb2, notifications_pb2, platform_pb2, quick_play_pb2, session_pb2
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
@@ -73,6 +78,7 @@ TOURNAMENT_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["TournamentSe
 SESSION_SERVICE_NAME = session_pb2.DESCRIPTOR.services_by_name["SessionService"].full_name
 ADMIN_SERVICE_NAME = admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name
 QUICK_PLAY_SERVICE_NAME = quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"].full_name
+NOTIFICATION_SERVICE = notifications_pb2.DESCRIPTOR.services_by_name["NotificationService"]
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -125,6 +131,15 @@ class Config:
     snapshot_schema: int = 3
     sweep_interval: float = 0.5  # seconds between sweeps for timers, robots, settlements; 0: none
     match_interval: float = 1.0  # seconds between quick play's passes here; 0: none
+    # Webhooks (services/webhooks.py): seconds between this replica's sweeps of the
+    # outbox (0: it delivers none), one POST's timeout, attempts before a delivery
+    # fails, the wait before the second attempt (doubling after), and how long
+    # players' events are kept.
+    webhook_interval: float = 0.5
+    webhook_timeout: float = 5.0
+    webhook_attempts: int = 10
+    webhook_backoff: float = 5.0
+    event_retention_hours: float = 168.0
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -222,6 +237,37 @@ class Config:
             type=float,
             default=float(env.get("TRANCA_MAX_CONNECTION_AGE", 300)),
         )
+        p.add_argument(
+            "--webhook-interval",
+            type=float,
+            default=float(env.get("TRANCA_WEBHOOK_INTERVAL", cls.webhook_interval)),
+            help="seconds between this replica's sweeps of the webhook outbox; 0 delivers "
+            "none here",
+        )
+        p.add_argument(
+            "--webhook-timeout",
+            type=float,
+            default=float(env.get("TRANCA_WEBHOOK_TIMEOUT", cls.webhook_timeout)),
+            help="seconds a webhook POST may take, from connecting to the answer's end",
+        )
+        p.add_argument(
+            "--webhook-attempts",
+            type=int,
+            default=int(env.get("TRANCA_WEBHOOK_ATTEMPTS", cls.webhook_attempts)),
+            help="attempts of a webhook delivery before it is marked failed",
+        )
+        p.add_argument(
+            "--webhook-backoff",
+            type=float,
+            default=float(env.get("TRANCA_WEBHOOK_BACKOFF", cls.webhook_backoff)),
+            help="seconds before a failed delivery's second attempt (doubling, with jitter)",
+        )
+        p.add_argument(
+            "--event-retention-hours",
+            type=float,
+            default=float(env.get("TRANCA_EVENT_RETENTION_HOURS", cls.event_retention_hours)),
+            help="hours players' events (and their deliveries) are kept",
+        )
         a = p.parse_args(argv)
         if bool(a.tls_cert) != bool(a.tls_key):
             p.error("--tls-cert and --tls-key go together")
@@ -255,6 +301,11 @@ class Config:
             max_connection_age=a.max_connection_age,
             sweep_interval=a.sweep_interval,
             match_interval=a.match_interval,
+            webhook_interval=a.webhook_interval,
+            webhook_timeout=a.webhook_timeout,
+            webhook_attempts=a.webhook_attempts,
+            webhook_backoff=a.webhook_backoff,
+            event_retention_hours=a.event_retention_hours,
         )
 
 
@@ -307,6 +358,8 @@ class Running:
         self.watch_leases: WatchLeases | None = None
         self.sweeper: Sweeper | None = None
         self.matchmaker: Matchmaker | None = None  # quick play's passes (run or not)
+        self.deliverer: Deliverer | None = None
+        self.poster: HttpPoster | None = None
         # Finished matches' settlements, on this server's store.
         self.settlement = Settlement(SettlementStore(store))
         # The tournaments' rows, for the tranca_tournaments_running gauge's refresh.
@@ -328,6 +381,8 @@ class Running:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         if self.listener is not None:
             await self.listener.stop()
+        if self.poster is not None:
+            await self.poster.close()
         await self.store.close()
 
 
@@ -380,7 +435,10 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         token_limiter=RateLimiter(cfg.rate_per_token, 2 * cfg.rate_per_token),
         app_limiter=RateLimiter(cfg.rate_per_app, 2 * cfg.rate_per_app),
     )
-    moves = Moves(store, notifier=hub)
+    # Players' event streams are woken by their own hub: its subscribers are no
+    # game's watchers, and must not start the PostgreSQL listener.
+    event_hub = Hub()
+    moves = Moves(store, notifier=hub, event_hints=event_hub)
     matches = Matches(moves, store)
     watch_leases = WatchLeases(store, hub)
     games = Games(
@@ -432,6 +490,18 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         QuickPlayService(quick_play),
         quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"],
     )
+    notes = NotificationsStore(store)
+    notifications = Notifications(
+        notes,
+        access,
+        event_hub,
+        WatchCounts(cfg.max_watches_per_token, cfg.max_watches_per_app),
+    )
+    add_service(
+        server,
+        NotificationService(notifications, Webhooks(notes, access)),
+        NOTIFICATION_SERVICE,
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -442,6 +512,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             SESSION_SERVICE_NAME,
             QUICK_PLAY_SERVICE_NAME,
             ADMIN_SERVICE_NAME,
+            NOTIFICATION_SERVICE.full_name,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),
@@ -473,7 +544,20 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     running.matchmaker = Matchmaker(tickets, hub, now_ms)
     if cfg.match_interval > 0:
         running.tasks.append(asyncio.create_task(running.matchmaker.run(cfg.match_interval)))
+    if cfg.webhook_interval > 0:
+        running.poster = HttpPoster()
+        running.deliverer = Deliverer(notes, running.poster, delivery_policy(cfg))
+        running.tasks.append(asyncio.create_task(running.deliverer.run(cfg.webhook_interval)))
     return running
+
+
+def delivery_policy(cfg: Config) -> DeliveryPolicy:
+    return DeliveryPolicy(
+        timeout=cfg.webhook_timeout,
+        max_attempts=cfg.webhook_attempts,
+        backoff_ms=int(cfg.webhook_backoff * 1000),
+        retention_ms=int(cfg.event_retention_hours * 3_600_000),
+    )
 
 
 async def _watch_database(running: Running, interval: float) -> None:

@@ -54,6 +54,7 @@ from tranca.store.codec import state_text
 from tranca.v1 import (
     admin_pb2,
     game_pb2,
+    notifications_pb2,
     options_pb2,
     platform_pb2,
     quick_play_pb2,
@@ -66,7 +67,7 @@ EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
 APP_WATCHES = 6  # the world's cap on an API key's open watch streams
 METHODS: list[MethodDescriptor] = [
     m
-    for f in (game_pb2, platform_pb2, session_pb2, quick_play_pb2, admin_pb2)
+    for f in (game_pb2, platform_pb2, session_pb2, quick_play_pb2, admin_pb2, notifications_pb2)
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods
 ]

@@ -11,6 +11,7 @@ from tranca.api.edge import Rejected, checker, decoder
 from tranca.v1 import (
     admin_pb2,
     game_pb2,
+    notifications_pb2,
     options_pb2,
     platform_pb2,
     quick_play_pb2,
@@ -25,6 +26,7 @@ SERVICES = [
     *session_pb2.DESCRIPTOR.services_by_name.values(),
     *quick_play_pb2.DESCRIPTOR.services_by_name.values(),
     *admin_pb2.DESCRIPTOR.services_by_name.values(),
+    *notifications_pb2.DESCRIPTOR.services_by_name.values(),
 ]
 
 

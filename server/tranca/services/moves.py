@@ -17,16 +17,19 @@ from collections.abc import Callable
 
 from ..app.deadlines import next_deadline, turn_point
 from ..app.game import Action, GameError, GameState, apply_action, rebuild
+from ..app.notifications import Event, before, game_events
 from ..rules.errors import InvalidMove, RuleViolation
 from .errors import DuplicateRequest, RequestIdReused, VersionConflict
 from .ports import (
     Committed,
+    EventHints,
     GameChange,
     GameRepository,
     Notifier,
     SeatGame,
     SeatToken,
     Stake,
+    player_key,
 )
 
 # Re-reads of a game whose version moved on while an action without an expected
@@ -59,10 +62,13 @@ class Moves:
         repo: GameRepository,
         notifier: Notifier | None = None,
         clock: Callable[[], int] = now_ms,
+        event_hints: EventHints | None = None,
     ) -> None:
         self.repo = repo
         self.notifier = notifier
         self.clock = clock
+        # Wakes this process's streams of the players a change has events for.
+        self.event_hints = event_hints
 
     async def move(
         self,
@@ -154,6 +160,8 @@ class Moves:
         try:
             if expected_version is not None and expected_version != version:
                 raise VersionConflict(version)
+            # None (no seat has a player id, so no event to compute): the usual case.
+            was = before(state)
             try:
                 deadline_set, deadline_at = apply_timed(state, action, version + 1, self.clock())
             except (GameError, InvalidMove, RuleViolation):
@@ -165,6 +173,12 @@ class Moves:
                     if first is not None:
                         return first
                 raise
+            events: tuple[Event, ...] = ()
+            if was is not None:
+                # The new turn's time limit, where the table has one (a robots-only
+                # table's deadline is the grace period's, no limit for the player).
+                limit = deadline_at if deadline_set and state.setup.table.turn_seconds else None
+                events = game_events(was, game_id, state, version + 1, limit)
             change = GameChange(
                 game_id,
                 version,
@@ -177,6 +191,7 @@ class Moves:
                 deadline_set,
                 deadline_at,
                 stake(state) if stake is not None else None,
+                events,
             )
             if not await self.repo.commit(change):
                 raise VersionConflict(-1)
@@ -196,6 +211,9 @@ class Moves:
             raise VersionConflict(await self.repo.current_version(game_id)) from None
         if self.notifier is not None:
             self.notifier.publish(game_id, version + 1)
+        if events and self.event_hints is not None:
+            for event in events:
+                self.event_hints.publish(player_key(event.player_id))
         return Committed(version + 1, state, False, deadline_set, deadline_at)
 
     async def first_answer(self, game_id: str, request_id: str, action: Action) -> Committed | None:

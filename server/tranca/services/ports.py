@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from ..app.game import Action, GameState, Setup
+from ..app.notifications import Event
 from .policy import AppPolicy
 
 
@@ -132,6 +133,10 @@ class GameChange:
     deadline_set: bool = False
     deadline_at: int | None = None
     stake: Stake | None = None
+    # The players' events of the change (app/notifications.py), written with it in
+    # its transaction (and, for an app with a webhook, their deliveries): an event
+    # exists exactly when its change does.
+    events: tuple[Event, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -211,10 +216,24 @@ class Notifier(Protocol):
     def publish(self, game_id: str, version: int) -> None: ...
 
 
+class EventHints(Protocol):
+    """Wakes this process's streams of a player's events (``player_key``); other
+    replicas' streams re-read on their timer."""
+
+    def publish(self, key: str, version: int | None = None) -> None: ...
+
+
+def player_key(player_id: str) -> str:
+    """The hint key of a player's event streams (of any app: a stream woken for
+    another app's player of the same id reads nothing new)."""
+    return f"events:{player_id}"
+
+
 __all__: Sequence[str] = [
     "AppRecord",
     "Claim",
     "Committed",
+    "EventHints",
     "GameChange",
     "GameRecord",
     "GameRepository",
@@ -227,4 +246,5 @@ __all__: Sequence[str] = [
     "SessionRecord",
     "Stake",
     "TokenRecord",
+    "player_key",
 ]

@@ -40,6 +40,8 @@ from ..app.game import (
     apply_action,
     new_game,
 )
+from ..app.notifications import Event as PlayerEvent
+from ..app.notifications import EventKind
 from ..platform.duplicate import DuplicateRound
 from ..platform.tournament_events import (
     Event,
@@ -627,7 +629,23 @@ class Tournaments:
                 tokens[(rnd.number, tb.number, seat)] = token
                 # Each change keeps the game as that join left it (a state of its own).
                 after = GameState.from_dict(state.to_dict(with_setup=False), setup)
-                joins.append(GameChange(game_id, seat, after, join, new_token=seat_token))
+                # The entrant's "round ready", written with its seat (and so with the
+                # round): no round without its events, no event without its round.
+                ready = PlayerEvent(
+                    player_id,
+                    EventKind.TOURNAMENT_ROUND_READY,
+                    game_id,
+                    {
+                        "tournament_id": row.id,
+                        "round": rnd.number,
+                        "table": tb.number,
+                        "seat": seat,
+                        "game_id": game_id,
+                    },
+                )
+                joins.append(
+                    GameChange(game_id, seat, after, join, new_token=seat_token, events=(ready,))
+                )
             games.append(TableGame(rnd.number, tb.number, new, joins))
         return games, tokens
 

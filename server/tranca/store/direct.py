@@ -77,6 +77,10 @@ class GameInsert:
     invite_hash: str | None = None  # a private table's, with the row: never without it
 
 
+# A player's event as a change writes it: player id, kind, payload (JSON text).
+EventWrite = tuple[str, str, str]
+
+
 @dataclass(frozen=True, slots=True)
 class MoveWrite:
     """The new snapshot of a game at ``version + 1`` and the log row that made it,
@@ -97,6 +101,9 @@ class MoveWrite:
     # without timers never set it (see app.deadlines.next_deadline).
     deadline_set: bool = False
     deadline_at: int | None = None
+    # The players' events written with the change: (player id, kind, payload as JSON
+    # text). Empty for most changes (seats without player ids, moves within a turn).
+    events: tuple[EventWrite, ...] = ()
 
 
 class DirectAccess(Protocol):

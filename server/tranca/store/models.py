@@ -19,6 +19,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     func,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -321,3 +322,65 @@ class TicketPlayer(Base):
     app_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     ticket_id: Mapped[str] = mapped_column(ForeignKey("match_tickets.id"), index=True)
+
+
+class PlayerEvent(Base):
+    """One event for one player of an app (``app.notifications``): written in the
+    transaction of the change it comes from, read by the player's stream, and sent
+    to the app's webhook through ``webhook_deliveries``. Append-only; pruned after
+    the retention period."""
+
+    __tablename__ = "player_events"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"))
+    player_id: Mapped[str] = mapped_column(String(128))
+    kind: Mapped[str] = mapped_column(String(32))
+    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    payload: Mapped[str] = mapped_column(Text)  # JSON object
+    created_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms
+
+    __table_args__ = (Index("ix_player_events_player", "app_id", "player_id", "id"),)
+
+
+class AppWebhook(Base):
+    """An app's webhook: where its players' events are POSTed, signed.
+
+    The signing secret is stored as it is, not hashed (unlike API keys and tokens):
+    the server must compute an HMAC with it for every delivery, and a hash cannot
+    sign. It is shown to the app once, when set (SetWebhook), and never again."""
+
+    __tablename__ = "app_webhooks"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    url: Mapped[str] = mapped_column(String(2048))
+    secret: Mapped[str] = mapped_column(String(128))
+    enabled: Mapped[bool] = mapped_column(Boolean, server_default=true())
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class WebhookDelivery(Base):
+    """The outbox: one row per event of an app with a webhook, written with the event.
+    Any replica's sweeper claims the due rows (``next_attempt_at``, moved to the claim's
+    lease while a replica POSTs, so a replica that dies mid-delivery leaves the row to
+    come due again), and records each attempt's outcome."""
+
+    __tablename__ = "webhook_deliveries"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    event_id: Mapped[int] = mapped_column(
+        BigInteger().with_variant(Integer, "sqlite"), ForeignKey("player_events.id"), unique=True
+    )
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"))
+    status: Mapped[str] = mapped_column(String(16))  # "pending", "delivered" or "failed"
+    attempts: Mapped[int] = mapped_column(Integer, server_default="0")
+    next_attempt_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms
+    lease_until: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # epoch ms
+    last_status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_error: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    delivered_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # epoch ms
+
+    __table_args__ = (
+        Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
+        Index("ix_webhook_deliveries_app", "app_id", "id"),
+    )

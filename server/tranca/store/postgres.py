@@ -20,12 +20,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..services.errors import DuplicateRequest
 from ..services.ports import Claim
+from .codec import dumps
 from .direct import (
     APP_SQL,
     GAME_SQL,
     LOG_SQL,
     SEAT_GAME_SQL,
     AppRow,
+    EventWrite,
     GameInsert,
     GameRow,
     MoveWrite,
@@ -36,6 +38,8 @@ from .direct import (
 from .errors import ConnectionLost, pg_statement_error, pg_unique_violation
 
 NOTIFY_CHANNEL = "tranca_games"
+# The database's clock in epoch milliseconds (the events' created_at).
+NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint"
 
 # A change of a game, in one statement, hence atomic without BEGIN/COMMIT: the update
 # happens only at the version read; the log row, and a seat's token added or revoked,
@@ -53,12 +57,18 @@ NOTIFY_CHANNEL = "tranca_games"
 # the statement's snapshot: a lease and a move both lock the row, and either the
 # lease committed first (this move hints) or the move did (the watcher, which
 # reads the log only after its lease committed, reads this move).
+#
+# The players' events of the change ($19: a JSON array of {"p": player id, "k": kind,
+# "d": payload text}, NULL for none, the usual case) are inserted only if the update
+# happened, with the game's app, and each gets its webhook delivery (the outbox row,
+# due now) if the app has an enabled webhook: the event, its delivery and the change
+# commit together or not at all. With $19 NULL the branches cost a one-time filter.
 WRITE_CHANGE_SQL = f"""
 WITH updated AS (
     UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now(),
         deadline_at = CASE WHEN $9 THEN $10::bigint ELSE deadline_at END
     WHERE id = $1 AND version = $2
-    RETURNING id, watched_until
+    RETURNING id, watched_until, app_id
 ), logged AS (
     INSERT INTO move_log (game_id, version, seat, action, request_id, actor, created_at)
     SELECT id, $2 + 1, $5, $6, $7, $8, now() FROM updated
@@ -72,6 +82,16 @@ WITH updated AS (
         player_id, address, expires_at, session_id)
     SELECT $12::varchar, id, $13, $14, false, now(), $15, $16, $17, $18 FROM updated
     WHERE $12::varchar IS NOT NULL
+), events AS (
+    INSERT INTO player_events (app_id, player_id, kind, game_id, payload, created_at)
+    SELECT u.app_id, e.p, e.k, u.id, e.d, {NOW_MS}
+    FROM updated AS u, jsonb_to_recordset($19::jsonb) AS e(p text, k text, d text)
+    WHERE $19::jsonb IS NOT NULL
+    RETURNING id, app_id, created_at
+), outbox AS (
+    INSERT INTO webhook_deliveries (event_id, app_id, status, attempts, next_attempt_at)
+    SELECT v.id, v.app_id, 'pending', 0, v.created_at
+    FROM events AS v JOIN app_webhooks AS w ON w.app_id = v.app_id AND w.enabled
 )
 SELECT l.version, CASE WHEN u.watched_until >= now()
     THEN pg_notify('{NOTIFY_CHANNEL}', l.game_id || ':' || l.version)::text END
@@ -145,7 +165,13 @@ def change_args(w: MoveWrite) -> tuple[Any, ...]:
         None if t is None else t.address,
         None if t is None else t.expires_at,
         None if t is None else t.session_id,
+        events_json(w.events) if w.events else None,
     )
+
+
+def events_json(events: Sequence[EventWrite]) -> str:
+    """A change's events as ``WRITE_CHANGE_SQL``'s $19 reads them."""
+    return dumps([{"p": p, "k": k, "d": d} for p, k, d in events])
 
 
 async def run_change(conn: AsyncConnection, w: MoveWrite) -> bool:

@@ -468,6 +468,9 @@ class Store:
             change.revoke_seat,
             change.deadline_set,
             change.deadline_at,
+            tuple((e.player_id, e.kind, dumps(e.payload)) for e in change.events)
+            if change.events
+            else (),
         )
 
     async def _commit_staked(self, w: MoveWrite, stake: Stake) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -51,6 +52,19 @@ INSERT_TOKEN_SQL = (
     "INSERT INTO player_tokens (token_hash, game_id, seat, player_name, revoked, created_at,"
     " player_id, address, expires_at, session_id)"
     " VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?, ?)"
+)
+# A player's event of the change, with the game's app; then its webhook delivery if
+# the app has an enabled webhook (``last_insert_rowid()``: the event just inserted;
+# app_webhooks' key is the app, so the SELECT yields one row at most, read before
+# the delivery's own insert changes it).
+INSERT_EVENT_SQL = (
+    "INSERT INTO player_events (app_id, player_id, kind, game_id, payload, created_at)"
+    " SELECT app_id, ?, ?, id, ?, ? FROM games WHERE id = ?"
+)
+INSERT_DELIVERY_SQL = (
+    "INSERT INTO webhook_deliveries (event_id, app_id, status, attempts, next_attempt_at)"
+    " SELECT last_insert_rowid(), w.app_id, 'pending', 0, ? FROM app_webhooks AS w"
+    " WHERE w.app_id = (SELECT app_id FROM games WHERE id = ?) AND w.enabled"
 )
 INSERT_GAME_SQL = (
     "INSERT INTO games (id, app_id, status, version, preset, players, label, setup,"
@@ -120,7 +134,16 @@ def change_statements(w: MoveWrite, now: str) -> tuple[Statement, list[Statement
                 ),
             )
         )
+    if w.events:
+        ms = epoch_ms()
+        for player_id, kind, payload in w.events:
+            rest.append((INSERT_EVENT_SQL, (player_id, kind, payload, ms, w.game_id)))
+            rest.append((INSERT_DELIVERY_SQL, (ms, w.game_id)))
     return update, rest
+
+
+def epoch_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _duplicate(exc: sqlite3.IntegrityError) -> bool:
