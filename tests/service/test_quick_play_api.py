@@ -7,12 +7,15 @@ and the typed refusals (docs/APP_GUIDE.md, "Quick play")."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import grpc
 import pytest
 
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
+from tranca.v1 import notifications_pb2 as npb
+from tranca.v1 import notifications_pb2_grpc as npb_grpc
 from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
@@ -203,3 +206,35 @@ async def test_policy_stakes_and_chips_are_checked_when_asking(players: Players)
         players.ask(ana, player_ids=["someone"]), Code.PERMISSION_DENIED, "NOT_YOUR_PLAYER"
     )
     await refused(players.ask(ana, players=3), Code.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+
+
+async def test_matched_players_are_told_on_their_own_event_stream(players: Players) -> None:
+    """match_found, written with the seat, then your_turn for whoever plays first; a
+    session reads its own player's events, no one else's."""
+    ana, bia = await players.session("ana"), await players.session("bia")
+    events = npb_grpc.NotificationServiceStub(players.client.channel)
+    stream = events.WatchPlayerEvents(npb.WatchPlayerEventsRequest(), metadata=ana)
+    await players.ask(ana)
+    await players.ask(bia)
+    await players.match()
+    found = await asyncio.wait_for(stream.read(), 10)
+    assert isinstance(found, npb.WatchPlayerEventsResponse)
+    assert found.event.kind == "match_found" and found.event.player_id == "ana"
+    payload = json.loads(found.event.payload_json)
+    table = await players.client.stub.GetView(
+        pb.GetViewRequest(game_id=payload["game_id"]), metadata=players.client.app()
+    )
+    first = table.view.turn
+    stream.cancel()
+    kinds = {}
+    for who, md in (("ana", ana), ("bia", bia)):
+        page = await events.ListPlayerEvents(npb.ListPlayerEventsRequest(), metadata=md)
+        kinds[who] = [e.kind for e in page.events]
+    opener = "ana" if table.view.seats[first].player_name == "Ana" else "bia"
+    assert kinds[opener] == ["match_found", "your_turn"]
+    assert kinds["bia" if opener == "ana" else "ana"] == ["match_found"]
+    await refused(
+        events.ListPlayerEvents(npb.ListPlayerEventsRequest(player_id="bia"), metadata=ana),
+        Code.PERMISSION_DENIED,
+        "NOT_YOUR_PLAYER",
+    )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..app.notifications import EVENT_KINDS, Event
-from .access import Access, Credentials
+from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, malformed
 from .limits import WatchCounts
 from .ports import player_key
@@ -109,9 +109,24 @@ class Notifications:
 
     async def reader(self, credentials: Credentials, player_id: str) -> Reader:
         """The one decision of who may read ``player_id``'s events: the app's API key,
-        for any player of the app. (A player's own credential will be accepted here,
-        for that player only.)"""
-        app = await self.access.calling_app(credentials)
+        for any player of the app; a player's session, for its own player only (its
+        ``player_id`` left empty, or its own)."""
+        caller = await self.access.identify(credentials)
+        session = caller.session
+        if session is not None:
+            if player_id and player_id != session.player_id:
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    "NOT_YOUR_PLAYER",
+                    "a session reads its own player's events only (leave player_id empty)",
+                )
+            return Reader(
+                session.app_id,
+                session.player_id,
+                f"events-session:{session.session_id}",
+                self.watches.per_token,
+            )
+        app = require_app(caller)
         check_player_id(player_id)
         return Reader(app.id, player_id, f"events-app:{app.id}", self.watches.per_app)
 

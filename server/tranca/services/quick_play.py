@@ -32,6 +32,7 @@ import structlog
 
 from .. import metrics
 from ..app.game import BY_ROBOT, Action, GameState, Setup, TableOptions, apply_action, new_game
+from ..app.notifications import Event, EventKind, before, game_events
 from ..platform import chips, matchmaking
 from ..rules.presets import make_rules
 from .access import Access, Credentials, require_app
@@ -413,18 +414,35 @@ def plan_tables(tickets: Sequence[TicketRecord], now: int) -> list[PlannedTable]
             for t in table.tickets
             for p, n in zip(by_id[t.id].player_ids, by_id[t.id].display_names, strict=True)
         }
+        ticket_of = {p: t.id for t in table.tickets for p in by_id[t.id].player_ids}
         changes: list[GameChange] = []
         version = 0
         for seat, player in enumerate(table.seats):
+            events: tuple[Event, ...] = ()
             if player is None:
                 action = Action("join", seat, name=f"robot {seat}", by=BY_ROBOT)
             else:
                 action = Action("join", seat, name=names[player], player_id=player)
+                # The player's "match found", written with its seat: no table without
+                # its events, no event without its table.
+                found = {
+                    "game_id": game_id,
+                    "seat": seat,
+                    "ticket_id": ticket_of[player],
+                    "preset": kind.preset,
+                    "players": kind.players,
+                    "competitive": kind.competitive,
+                    "stake": kind.stake,
+                }
+                events = (Event(player, EventKind.MATCH_FOUND, game_id, found),)
             apply_action(state, action, version + 1)
-            changes.append(GameChange(game_id, version, _copy(state), action))
+            changes.append(GameChange(game_id, version, _copy(state), action, events=events))
             version += 1
         start = Action("start")
+        was = before(state)
         deadline_set, deadline_at = apply_timed(state, start, version + 1, now)
+        limit = deadline_at if deadline_set and options.turn_seconds else None
+        first_turn = () if was is None else game_events(was, game_id, state, version + 1, limit)
         changes.append(
             GameChange(
                 game_id,
@@ -433,6 +451,7 @@ def plan_tables(tickets: Sequence[TicketRecord], now: int) -> list[PlannedTable]
                 start,
                 deadline_set=deadline_set,
                 deadline_at=deadline_at,
+                events=first_turn,
             )
         )
         stake = None
