@@ -252,3 +252,15 @@ async def test_a_policy_out_of_its_ranges_is_refused_and_changes_nothing(world: 
     changed = replace(AppPolicy(), guest_sign_in=True)
     await world.sessions.set_policy(world.as_app(), changed)
     assert await world.sessions.policy(world.as_app()) == changed
+
+
+async def test_sign_ins_without_a_credential_are_limited_per_address(world: World) -> None:
+    await world.sessions.set_policy(world.as_app(), AppPolicy(guest_sign_in=True))
+    crowd = Credentials(peer=lambda: "198.51.100.7")
+    for _ in range(10):
+        await world.sessions.sign_in_guest(crowd, world.app.id, "Visitor")
+    error = await refused("RATE_LIMITED", world.sessions.sign_in_guest(crowd, world.app.id, "V"))
+    assert int(error.metadata["retry_after_ms"]) > 0
+    # Another address is not held back.
+    other = Credentials(peer=lambda: "203.0.113.9")
+    assert (await world.sessions.sign_in_guest(other, world.app.id, "Visitor")).player_id

@@ -33,7 +33,8 @@ from typing import Protocol
 
 from .access import Access, Caller, Credentials
 from .credentials import hash_secret, new_secret
-from .errors import Refusal, Refused, malformed
+from .errors import Refusal, Refused, malformed, rate_limited
+from .limits import RateLimiter
 from .policy import AppPolicy
 from .ports import SessionKind, SessionRecord
 
@@ -188,10 +189,20 @@ _PRINTABLE = re.compile(r"^[\x21-\x7e]+$")
 
 
 class Sessions:
-    def __init__(self, repo: SessionRepository, access: Access, clock: Clock) -> None:
+    def __init__(
+        self,
+        repo: SessionRepository,
+        access: Access,
+        clock: Clock,
+        sign_in_limiter: RateLimiter | None = None,
+    ) -> None:
         self.repo = repo
         self.access = access
         self.clock = clock
+        # Device and guest sign-ins need no credential, and each makes a session row:
+        # a bucket per peer address (per process, as every rate limit) keeps one
+        # client from making them without end. 10 at once, then one every 3 s.
+        self.sign_in_limiter = sign_in_limiter or RateLimiter(1 / 3, 10)
 
     # ----- opening a session -------------------------------------------------------
 
@@ -244,6 +255,9 @@ class Sessions:
         if not app_id or len(app_id) > 32:
             raise malformed("app_id is required (the app's id, not its key)")
         self.access.throttle.check(credentials.peer, "")
+        wait = self.sign_in_limiter.take(credentials.peer())
+        if wait:
+            raise rate_limited(wait)
         policy = await self.repo.app_policy(app_id)
         if policy is None:
             self.access.throttle.failed(credentials.peer())
