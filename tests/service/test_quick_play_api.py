@@ -238,3 +238,33 @@ async def test_matched_players_are_told_on_their_own_event_stream(players: Playe
         Code.PERMISSION_DENIED,
         "NOT_YOUR_PLAYER",
     )
+
+
+async def test_a_party_of_two_sessions_is_invited_joins_and_sits_across(
+    players: Players,
+) -> None:
+    ana, bia = await players.session("ana"), await players.session("bia")
+    events = npb_grpc.NotificationServiceStub(players.client.channel)
+    party = await players.ask(ana, players=4, partner_player_id="bia")
+    assert party.status == qpb.TICKET_STATUS_FORMING
+    page = await events.ListPlayerEvents(npb.ListPlayerEventsRequest(), metadata=bia)
+    (invited,) = page.events
+    assert invited.kind == "invited"
+    assert json.loads(invited.payload_json)["from_player_id"] == "ana"
+    joined = await players.quick.JoinParty(
+        qpb.JoinPartyRequest(ticket_id=party.ticket_id), metadata=bia
+    )
+    assert joined.ticket.status == qpb.TICKET_STATUS_WAITING
+    for other in ("cai", "dan"):
+        await players.ask(await players.session(other), players=4)
+    await players.match()
+    seated = await players.get(bia, party.ticket_id)
+    assert seated.status == qpb.TICKET_STATUS_MATCHED and seated.seats[0].player_id == "bia"
+    by_app = await players.get(players.client.app(), party.ticket_id)
+    ana_seat, bia_seat = (s.seat for s in by_app.seats)
+    assert ana_seat % 2 == bia_seat % 2 and ana_seat != bia_seat
+    await refused(
+        players.quick.JoinParty(qpb.JoinPartyRequest(ticket_id=party.ticket_id), metadata=bia),
+        Code.FAILED_PRECONDITION,
+        "PARTY_NOT_FORMING",
+    )

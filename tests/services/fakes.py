@@ -98,6 +98,9 @@ class StoredSession:
     revoked: bool = False
 
 
+OPEN_TICKETS = (TicketStatus.FORMING, TicketStatus.WAITING)
+
+
 class InMemoryRepository:
     """Every port the game use cases use, in memory. ``now`` is the repository's clock
     (epoch ms), which a test moves forward."""
@@ -426,17 +429,30 @@ class InMemoryRepository:
 
     # ----- quick play -------------------------------------------------------------------
 
-    async def add_ticket(self, ticket: TicketRecord) -> TicketRecord:
+    async def add_ticket(self, ticket: TicketRecord, events: Sequence[Event] = ()) -> TicketRecord:
         for t in self.tickets.values():
             if ticket.request_id and (t.app_id, t.request_id) == (ticket.app_id, ticket.request_id):
                 return t
         for t in self.tickets.values():
-            if t.app_id == ticket.app_id and t.status == TicketStatus.WAITING:
+            if t.app_id == ticket.app_id and t.status in OPEN_TICKETS:
                 both = set(t.player_ids) & set(ticket.player_ids)
                 if both:
                     raise AlreadyWaiting(sorted(both)[0])
         self.tickets[ticket.id] = ticket
+        self._write_events(ticket.app_id, events)
         return ticket
+
+    async def join_party(
+        self, ticket_id: str, partner: int, name: str, now: int
+    ) -> TicketRecord | None:
+        t = self.tickets.get(ticket_id)
+        if t is None or t.status != TicketStatus.FORMING:
+            return None
+        names = list(t.display_names)
+        names[partner] = name or names[partner]
+        t = replace(t, status=TicketStatus.WAITING, display_names=tuple(names), created_ms=now)
+        self.tickets[ticket_id] = t
+        return t
 
     async def ticket(self, app_id: str, ticket_id: str) -> TicketRecord | None:
         t = self.tickets.get(ticket_id)
@@ -444,7 +460,7 @@ class InMemoryRepository:
 
     async def end_ticket(self, ticket_id: str, reason: str, now: int) -> TicketRecord | None:
         t = self.tickets.get(ticket_id)
-        if t is not None and t.status == TicketStatus.WAITING:
+        if t is not None and t.status in OPEN_TICKETS:
             t = replace(t, status=TicketStatus.CANCELLED, reason=reason, ended_ms=now)
             self.tickets[ticket_id] = t
         return t
@@ -481,7 +497,7 @@ class InMemoryRepository:
         old = [
             t.id
             for t in self.tickets.values()
-            if t.status == TicketStatus.WAITING and t.created_ms < before
+            if t.status in OPEN_TICKETS and t.created_ms < before
         ]
         for ticket_id in old:
             await self.end_ticket(ticket_id, "EXPIRED", now)

@@ -110,3 +110,50 @@ async def test_a_session_sees_its_own_seat_only(world: World) -> None:
     with pytest.raises(Refused) as caught:
         await world.quick_play.get(mine, party.id)
     assert caught.value.reason == "TICKET_NOT_FOUND"
+
+
+async def test_a_sessions_party_forms_until_the_partner_joins_then_sits_across(
+    world: World,
+) -> None:
+    ana = await world.sessions.create(world.as_app(), "ana", "Ana")
+    bia = await world.sessions.create(world.as_app(), "bia", "Bia")
+    as_ana, as_bia = Credentials(token=ana.access_token), Credentials(token=bia.access_token)
+    party = (await world.quick_play.ask(as_ana, Asked("tranca-000", 4, partner_id="bia"))).ticket
+    assert party.status is TicketStatus.FORMING and party.player_ids == ("ana", "bia")
+    # The partner is told, with the ticket to join.
+    (invited,) = await world.repo.player_events(world.app.id, "bia", 0, 10)
+    assert invited.kind == "invited" and invited.payload["ticket_id"] == party.id
+    # A forming party is matched with nobody.
+    for p in ("cai", "dan"):
+        await world.quick_play.ask(world.as_app(), solo(p, players=4))
+    assert await world.matchmaker.match_once() == 0
+    joined = await world.quick_play.join_party(as_bia, party.id)
+    assert joined.ticket.status is TicketStatus.WAITING
+    assert joined.ticket.display_names == ("Ana", "Bia")
+    assert await world.matchmaker.match_once() == 1
+    seats = (await world.quick_play.get(as_bia, party.id)).ticket.seats
+    assert seats[0] % 2 == seats[1] % 2
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.join_party(as_bia, party.id)
+    assert caught.value.reason == "PARTY_NOT_FORMING"
+
+
+async def test_only_the_named_partner_joins_and_either_may_cancel(world: World) -> None:
+    ana = await world.sessions.create(world.as_app(), "ana", "Ana")
+    eve = await world.sessions.create(world.as_app(), "eve", "Eve")
+    bia = await world.sessions.create(world.as_app(), "bia", "Bia")
+    party = (
+        await world.quick_play.ask(
+            Credentials(token=ana.access_token), Asked("tranca-000", 4, partner_id="bia")
+        )
+    ).ticket
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.join_party(Credentials(token=eve.access_token), party.id)
+    assert caught.value.reason == "TICKET_NOT_FOUND"
+    declined = await world.quick_play.cancel(Credentials(token=bia.access_token), party.id)
+    assert declined.ticket.status is TicketStatus.CANCELLED
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.ask(
+            Credentials(token=ana.access_token), Asked("tranca-000", 2, partner_id="bia")
+        )
+    assert caught.value.reason == "MALFORMED_REQUEST"

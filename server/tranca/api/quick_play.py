@@ -15,6 +15,7 @@ from .errors import abort
 from .servicer import _refusal, rpc
 
 STATUS = {
+    TicketStatus.FORMING: pb.TICKET_STATUS_FORMING,
     TicketStatus.WAITING: pb.TICKET_STATUS_WAITING,
     TicketStatus.MATCHED: pb.TICKET_STATUS_MATCHED,
     TicketStatus.CANCELLED: pb.TICKET_STATUS_CANCELLED,
@@ -63,9 +64,15 @@ class QuickPlayService(pb_grpc.QuickPlayServiceServicer):
             player_ids=tuple(request.player_ids),
             display_names=tuple(request.display_names),
             request_id=request.request_id,
+            partner_id=request.partner_player_id,
         )
         shown = await self.quick_play.ask(credentials(context), asked)
         return pb.AskQuickPlayResponse(ticket=ticket_pb(shown))
+
+    @rpc("JoinParty")
+    async def JoinParty(self, request: pb.JoinPartyRequest, context: Ctx) -> pb.JoinPartyResponse:
+        shown = await self.quick_play.join_party(credentials(context), request.ticket_id)
+        return pb.JoinPartyResponse(ticket=ticket_pb(shown))
 
     @rpc("GetTicket")
     async def GetTicket(self, request: pb.GetTicketRequest, context: Ctx) -> pb.GetTicketResponse:

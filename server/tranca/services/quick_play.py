@@ -43,6 +43,7 @@ from .matches import INSUFFICIENT_CHIPS, Matches
 from .moves import apply_timed
 from .policy import AppPolicy
 from .ports import GameChange, NewGame, Notifier, SeatToken, Stake
+from .sessions import require_session
 
 log = structlog.get_logger("tranca.quick_play")
 
@@ -57,6 +58,7 @@ MAX_NAME = 100
 
 
 class TicketStatus(StrEnum):
+    FORMING = "forming"  # a session's party ticket, until the partner joins it
     WAITING = "waiting"
     MATCHED = "matched"
     CANCELLED = "cancelled"  # by its player or app, or by the server (``reason``)
@@ -114,10 +116,17 @@ class AlreadyWaiting(Exception):
 
 
 class TicketRepository(Protocol):
-    async def add_ticket(self, ticket: TicketRecord) -> TicketRecord:
-        """Store a waiting ticket and return it; the app's ticket of the same request
-        id instead, if there is one (a retry); ``AlreadyWaiting`` if one of its
-        players waits in another."""
+    async def add_ticket(self, ticket: TicketRecord, events: Sequence[Event] = ()) -> TicketRecord:
+        """Store a new ticket (and ``events``, in the same transaction) and return
+        it; the app's ticket of the same request id instead, if there is one (a
+        retry); ``AlreadyWaiting`` if one of its players waits in another."""
+        ...
+
+    async def join_party(
+        self, ticket_id: str, partner: int, name: str, now: int
+    ) -> TicketRecord | None:
+        """The forming ticket, its player ``partner`` now named ``name``, waits from
+        ``now``; None if it is not forming any more (cancelled, expired)."""
         ...
 
     async def ticket(self, app_id: str, ticket_id: str) -> TicketRecord | None: ...
@@ -140,7 +149,8 @@ class TicketRepository(Protocol):
         ...
 
     async def expire_tickets(self, before: int, now: int) -> int:
-        """Cancel (reason EXPIRED) the waiting tickets made before ``before``."""
+        """Cancel (reason EXPIRED) the waiting or forming tickets made before
+        ``before``."""
         ...
 
     async def mean_ratings(self, app_id: str, player_ids: Sequence[str]) -> float:
@@ -165,6 +175,9 @@ class Asked:
     # A retry with the same request id gets the first answer's ticket (whatever it
     # became since) rather than ALREADY_WAITING.
     request_id: str = ""
+    # A session's partner for a 4-player party: the ticket forms until the partner
+    # joins it (JoinParty) with its own session.
+    partner_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -183,6 +196,14 @@ class TicketShown:
 
 def ticket_not_found() -> Refused:
     return Refused(Refusal.NOT_FOUND, "TICKET_NOT_FOUND", "no such ticket")
+
+
+def party_not_forming() -> Refused:
+    return Refused(
+        Refusal.PRECONDITION,
+        "PARTY_NOT_FORMING",
+        "the party's ticket no longer waits for its partner (cancelled, expired or joined)",
+    )
 
 
 class QuickPlay:
@@ -217,16 +238,25 @@ class QuickPlay:
             app_id, policy = session.app_id, session.policy
             player_ids: tuple[str, ...] = (session.player_id,)
             names: tuple[str, ...] = (session.display_name,)
+            partner = asked.partner_id.strip()
+            if partner:
+                if asked.players != 4:
+                    raise malformed("a party of partners plays a 4-player table")
+                player_ids, names = (session.player_id, partner), (session.display_name, "")
             if not policy.allows_preset(asked.preset):
                 raise preset_not_allowed(asked.preset)
             within_policy(policy, asked.competitive, asked.stake)
         else:
+            if asked.partner_id:
+                raise malformed("partner_id is a session's; the app's key names player_ids")
             app_id = require_app(caller).id
             policy = await self.app_policy.app_policy(app_id) or AppPolicy()
             player_ids = tuple(p.strip() for p in asked.player_ids)
             names = tuple(n.strip() for n in asked.display_names) or player_ids
-        self._check(asked, player_ids, names)
-        for player in player_ids:
+        forming = caller.session is not None and len(player_ids) == 2
+        self._check(asked, player_ids, () if forming else names)
+        for player in player_ids[:1] if forming else player_ids:
+            # A partner's chips are checked when it joins the party.
             await self.matches.check_can_cover(app_id, player, asked.stake)
         now = self.clock()
         ticket = TicketRecord(
@@ -241,13 +271,27 @@ class QuickPlay:
             rating=await self.repo.mean_ratings(app_id, player_ids),
             robots_after_ms=policy.robots_after_seconds * 1000,
             turn_seconds=policy.quick_play_turn_seconds,
-            status=TicketStatus.WAITING,
+            status=TicketStatus.FORMING if forming else TicketStatus.WAITING,
             reason="",
             created_ms=now,
             request_id=asked.request_id or None,
         )
+        invited: tuple[Event, ...] = ()
+        if forming:
+            # The partner is told (its event stream, the app's webhook), with the
+            # ticket, in one transaction.
+            invitation = {
+                "ticket_id": ticket.id,
+                "from_player_id": player_ids[0],
+                "from_display_name": names[0],
+                "preset": asked.preset,
+                "players": asked.players,
+                "competitive": asked.competitive,
+                "stake": asked.stake,
+            }
+            invited = (Event(player_ids[1], EventKind.INVITED, None, invitation),)
         try:
-            stored = await self.repo.add_ticket(ticket)
+            stored = await self.repo.add_ticket(ticket, invited)
         except AlreadyWaiting as exc:
             raise Refused(
                 Refusal.PRECONDITION,
@@ -269,6 +313,31 @@ class QuickPlay:
             return await self._shown(stored, mine, session_id, expires, credentials.peer())
         metrics.TICKETS_ASKED.inc()
         return TicketShown(ticket)
+
+    async def join_party(self, credentials: Credentials, ticket_id: str) -> TicketShown:
+        """The partner a session named joins its party ticket, with its own session:
+        the ticket waits for a table from now."""
+        caller = await self.access.identify(credentials)
+        session = require_session(caller)
+        if not ticket_id or len(ticket_id) > 32:
+            raise malformed("ticket_id is required")
+        ticket = await self.repo.ticket(session.app_id, ticket_id)
+        if ticket is None or session.player_id not in ticket.player_ids[1:]:
+            raise ticket_not_found()
+        if ticket.status != TicketStatus.FORMING:
+            raise party_not_forming()
+        if not session.policy.allows_preset(ticket.preset):
+            raise preset_not_allowed(ticket.preset)
+        within_policy(session.policy, ticket.competitive, ticket.stake)
+        await self.matches.check_can_cover(session.app_id, session.player_id, ticket.stake)
+        joined = await self.repo.join_party(
+            ticket.id, ticket.player_ids.index(session.player_id), session.display_name,
+            self.clock(),
+        )  # fmt: skip
+        if joined is None:
+            raise party_not_forming()
+        metrics.TICKETS_ASKED.inc()
+        return TicketShown(joined)
 
     @staticmethod
     def _check(asked: Asked, player_ids: tuple[str, ...], names: tuple[str, ...]) -> None:
@@ -355,7 +424,7 @@ class QuickPlay:
         """The ticket stops waiting, unless it was matched already (then its seats,
         as ``get`` gives them: the caller plays, or leaves the table)."""
         ticket, mine, session_id, expires = await self._mine(credentials, ticket_id)
-        if ticket.status == TicketStatus.WAITING:
+        if ticket.status in (TicketStatus.WAITING, TicketStatus.FORMING):
             ended = await self.repo.end_ticket(ticket.id, "CANCELLED", self.clock())
             assert ended is not None
             ticket = ended
@@ -368,14 +437,14 @@ class QuickPlay:
         caller's seat tokens). Read from the database: any replica serves it."""
         ticket, mine, session_id, expires = await self._mine(credentials, ticket_id)
         yield await self._shown(ticket, mine, session_id, expires, credentials.peer())
-        while ticket.status == TicketStatus.WAITING:
+        while ticket.status in (TicketStatus.WAITING, TicketStatus.FORMING):
             await asyncio.sleep(WATCH_POLL_SECONDS)
             found = await self.repo.ticket(ticket.app_id, ticket.id)
             if found is None:
                 return
+            if found.status != ticket.status:
+                yield await self._shown(found, mine, session_id, expires, credentials.peer())
             ticket = found
-            if ticket.status != TicketStatus.WAITING:
-                yield await self._shown(ticket, mine, session_id, expires, credentials.peer())
 
 
 class AppPolicyReader(Protocol):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, exists, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..app.notifications import Event
 from ..services.moves import now_ms
@@ -118,42 +119,8 @@ class NotificationsStore:
             return [_event(r) for r in (await conn.execute(q)).all()]
 
     async def publish_events(self, app_id: str, events: Sequence[Event]) -> list[int]:
-        now = now_ms()
-        ids: list[int] = []
         async with self.store.writing() as conn:
-            hooked = (
-                await conn.execute(
-                    select(AppWebhook.app_id).where(
-                        AppWebhook.app_id == app_id, AppWebhook.enabled.is_(True)
-                    )
-                )
-            ).first() is not None
-            for e in events:
-                result = await conn.execute(
-                    insert(PlayerEvent)
-                    .values(
-                        app_id=app_id,
-                        player_id=e.player_id,
-                        kind=str(e.kind),
-                        game_id=e.game_id,
-                        payload=dumps(e.payload),
-                        created_at=now,
-                    )
-                    .returning(PlayerEvent.id)
-                )
-                event_id = int(result.scalar_one())
-                ids.append(event_id)
-                if hooked:
-                    await conn.execute(
-                        insert(WebhookDelivery).values(
-                            event_id=event_id,
-                            app_id=app_id,
-                            status=PENDING,
-                            attempts=0,
-                            next_attempt_at=now,
-                        )
-                    )
-        return ids
+            return await write_events(conn, app_id, events, now_ms())
 
     # ----- the app's webhook ------------------------------------------------------------
 
@@ -396,3 +363,46 @@ class NotificationsStore:
                 )
                 await conn.execute(delete(PlayerEvent).where(PlayerEvent.id.in_(gone_events)))
         return len(gone_deliveries) + len(gone_events)
+
+
+async def write_events(
+    conn: AsyncConnection, app_id: str, events: Sequence[Event], now: int
+) -> list[int]:
+    """The events, and their deliveries if the app has an enabled webhook, in the
+    caller's transaction (with the change they belong to): their ids."""
+    ids: list[int] = []
+    if not events:
+        return ids
+    hooked = (
+        await conn.execute(
+            select(AppWebhook.app_id).where(
+                AppWebhook.app_id == app_id, AppWebhook.enabled.is_(True)
+            )
+        )
+    ).first() is not None
+    for e in events:
+        result = await conn.execute(
+            insert(PlayerEvent)
+            .values(
+                app_id=app_id,
+                player_id=e.player_id,
+                kind=str(e.kind),
+                game_id=e.game_id,
+                payload=dumps(e.payload),
+                created_at=now,
+            )
+            .returning(PlayerEvent.id)
+        )
+        event_id = int(result.scalar_one())
+        ids.append(event_id)
+        if hooked:
+            await conn.execute(
+                insert(WebhookDelivery).values(
+                    event_id=event_id,
+                    app_id=app_id,
+                    status=PENDING,
+                    attempts=0,
+                    next_attempt_at=now,
+                )
+            )
+    return ids

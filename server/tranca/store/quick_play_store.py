@@ -14,6 +14,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ..app.notifications import Event
 from ..platform import ratings
 from ..services.ports import SeatToken
 from ..services.quick_play import (
@@ -25,11 +26,14 @@ from ..services.quick_play import (
 from . import ledger
 from .codec import dumps, loads
 from .models import MatchTicket, PlayerRating, TicketPlayer
+from .notifications_store import write_events
 from .repository import Store
 
 __all__ = ["QuickPlayStore"]
 
 EXPIRED = "EXPIRED"
+# The tickets that have not ended: a party forming, or waiting for a table.
+OPEN = (TicketStatus.FORMING, TicketStatus.WAITING)
 
 
 def _ticket(r: Any) -> TicketRecord:
@@ -73,7 +77,7 @@ class QuickPlayStore:
             row = (await conn.execute(q)).first()
         return None if row is None else _ticket(row)
 
-    async def add_ticket(self, ticket: TicketRecord) -> TicketRecord:
+    async def add_ticket(self, ticket: TicketRecord, events: Sequence[Event] = ()) -> TicketRecord:
         first = await self._by_request(ticket.app_id, ticket.request_id)
         if first is not None:
             return first
@@ -115,6 +119,7 @@ class QuickPlayStore:
                         for p in ticket.player_ids
                     ],
                 )
+                await write_events(conn, ticket.app_id, events, ticket.created_ms)
         except IntegrityError:
             # A retry of the same request, or another ticket of one of the players,
             # written in the same instant by another replica: the unique keys let
@@ -131,13 +136,40 @@ class QuickPlayStore:
             row = (await conn.execute(q)).first()
         return None if row is None else _ticket(row)
 
+    async def join_party(
+        self, ticket_id: str, partner: int, name: str, now: int
+    ) -> TicketRecord | None:
+        async with self.store.writing() as conn:
+            row = (
+                await conn.execute(
+                    select(MatchTicket.display_names).where(
+                        MatchTicket.id == ticket_id, MatchTicket.status == TicketStatus.FORMING
+                    )
+                )
+            ).first()
+            if row is None:
+                return None
+            names = list(loads(row.display_names))
+            names[partner] = name or names[partner]
+            done = await conn.execute(
+                update(MatchTicket)
+                .where(MatchTicket.id == ticket_id, MatchTicket.status == TicketStatus.FORMING)
+                .values(status=TicketStatus.WAITING, display_names=dumps(names), created_ms=now)
+            )
+            if done.rowcount != 1:
+                return None
+            found = (
+                await conn.execute(select(MatchTicket).where(MatchTicket.id == ticket_id))
+            ).first()
+        return None if found is None else _ticket(found)
+
     async def end_ticket(self, ticket_id: str, reason: str, now: int) -> TicketRecord | None:
         async with self.store.writing() as conn:
             # On PostgreSQL the update waits for a pass holding the ticket: then it
             # finds the ticket matched and changes nothing.
             done = await conn.execute(
                 update(MatchTicket)
-                .where(MatchTicket.id == ticket_id, MatchTicket.status == TicketStatus.WAITING)
+                .where(MatchTicket.id == ticket_id, MatchTicket.status.in_(OPEN))
                 .values(status=TicketStatus.CANCELLED, reason=reason, ended_ms=now)
             )
             if done.rowcount:
@@ -181,10 +213,7 @@ class QuickPlayStore:
             stale = (
                 await conn.execute(
                     select(MatchTicket.id)
-                    .where(
-                        MatchTicket.status == TicketStatus.WAITING,
-                        MatchTicket.created_ms < before,
-                    )
+                    .where(MatchTicket.status.in_(OPEN), MatchTicket.created_ms < before)
                     .limit(1)
                 )
             ).first()
@@ -192,7 +221,7 @@ class QuickPlayStore:
             return 0
         async with self.store.writing() as conn:
             q = select(MatchTicket.id).where(
-                MatchTicket.status == TicketStatus.WAITING, MatchTicket.created_ms < before
+                MatchTicket.status.in_(OPEN), MatchTicket.created_ms < before
             )
             if self.store.is_postgres:
                 q = q.with_for_update(skip_locked=True)
