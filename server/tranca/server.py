@@ -47,11 +47,12 @@ from .services.limits import (
 )
 from .services.lobby import Lobby
 from .services.matches import Matches
+from .services.matchmaker import Matchmaker
 from .services.moves import Moves, now_ms
 from .services.notifications import Notifications
 from .services.players import Players
 from .services.presence import Presence
-from .services.quick_play import Matchmaker, QuickPlay
+from .services.quick_play import QuickPlay
 from .services.sessions import Sessions
 from .services.settlement import Settlement
 from .services.tables import Tables

@@ -14,10 +14,11 @@ from tranca.services.games import Games, Joining, NewTable
 from tranca.services.limits import DEFAULT_TOKEN_LIFETIME, RateLimiter, WatchCounts
 from tranca.services.lobby import Lobby
 from tranca.services.matches import Matches
+from tranca.services.matchmaker import Matchmaker
 from tranca.services.moves import Moves
 from tranca.services.ports import AppRecord
 from tranca.services.presence import Presence
-from tranca.services.quick_play import Matchmaker, QuickPlay
+from tranca.services.quick_play import QuickPlay
 from tranca.services.sessions import Sessions
 from tranca.services.tables import Tables
 
