@@ -3,20 +3,17 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 
 import orjson
 
-from .. import metrics
 from ..services.errors import malformed
 from ..services.notifications import Notifications, StoredEvent
 from ..services.webhooks import DeliveryRecord, DeliveryStatus, WebhookConfig, Webhooks
 from ..v1 import notifications_pb2 as pb
 from ..v1 import notifications_pb2_grpc as pb_grpc
 from .context import Ctx, credentials
-from .errors import abort
-from .servicer import _refusal, rpc
+from .servicer import rpc, stream_rpc
 
 STATUS_FILTER = {
     pb.DELIVERY_STATUS_UNSPECIFIED: None,
@@ -74,27 +71,13 @@ class NotificationService(pb_grpc.NotificationServiceServicer):
             events=[event_to_pb(e) for e in page.events], next_after_id=page.next_after_id
         )
 
+    @stream_rpc("WatchPlayerEvents")
     async def WatchPlayerEvents(
         self, request: pb.WatchPlayerEventsRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchPlayerEventsResponse]:
-        started = time.perf_counter()
-        code = "OK"
-        try:
-            events = self.notifications.watch(
-                credentials(context), request.player_id, request.after_id
-            )
-            async for event in events:
-                yield pb.WatchPlayerEventsResponse(event=event_to_pb(event))
-        except Exception as exc:
-            err = _refusal(exc, "WatchPlayerEvents")
-            code = err.code.name
-            await abort(context, err)
-        except BaseException:  # a cancellation: the client went away
-            code = "CANCELLED"
-            raise
-        finally:
-            metrics.RPCS.labels("WatchPlayerEvents", code).inc()
-            metrics.RPC_LATENCY.labels("WatchPlayerEvents").observe(time.perf_counter() - started)
+        events = self.notifications.watch(credentials(context), request.player_id, request.after_id)
+        async for event in events:
+            yield pb.WatchPlayerEventsResponse(event=event_to_pb(event))
 
     @rpc("SetWebhook")
     async def SetWebhook(

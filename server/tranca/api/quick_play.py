@@ -3,16 +3,13 @@ protobuf out. Nothing else happens here."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 
-from .. import metrics
 from ..services.quick_play import Asked, QuickPlay, TicketShown, TicketStatus
 from ..v1 import quick_play_pb2 as pb
 from ..v1 import quick_play_pb2_grpc as pb_grpc
 from .context import Ctx, credentials
-from .errors import abort
-from .servicer import _refusal, rpc
+from .servicer import rpc, stream_rpc
 
 STATUS = {
     TicketStatus.FORMING: pb.TICKET_STATUS_FORMING,
@@ -86,21 +83,9 @@ class QuickPlayService(pb_grpc.QuickPlayServiceServicer):
         shown = await self.quick_play.cancel(credentials(context), request.ticket_id)
         return pb.CancelTicketResponse(ticket=ticket_pb(shown))
 
+    @stream_rpc("WatchTicket")
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchTicketResponse]:
-        started = time.perf_counter()
-        code = "OK"
-        try:
-            async for shown in self.quick_play.watch(credentials(context), request.ticket_id):
-                yield pb.WatchTicketResponse(ticket=ticket_pb(shown))
-        except Exception as exc:
-            err = _refusal(exc, "WatchTicket")
-            code = err.code.name
-            await abort(context, err)
-        except BaseException:  # a cancellation: the client went away
-            code = "CANCELLED"
-            raise
-        finally:
-            metrics.RPCS.labels("WatchTicket", code).inc()
-            metrics.RPC_LATENCY.labels("WatchTicket").observe(time.perf_counter() - started)
+        async for shown in self.quick_play.watch(credentials(context), request.ticket_id):
+            yield pb.WatchTicketResponse(ticket=ticket_pb(shown))

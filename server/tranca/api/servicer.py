@@ -86,6 +86,45 @@ def rpc(name: str) -> Callable[..., Any]:
     return wrap
 
 
+def stream_rpc(
+    name: str, gauge: Any = None
+) -> Callable[
+    [Callable[[Any, Req, Ctx], AsyncIterator[Resp]]], Callable[[Any, Req, Ctx], AsyncIterator[Resp]]
+]:
+    """Metrics, error mapping and the open-stream ``gauge`` (if any) around a
+    server-streaming method: what ``rpc`` is to a unary one. A client that goes away
+    cancels the stream (counted as CANCELLED)."""
+
+    def wrap(
+        fn: Callable[[Any, Req, Ctx], AsyncIterator[Resp]],
+    ) -> Callable[[Any, Req, Ctx], AsyncIterator[Resp]]:
+        @functools.wraps(fn)
+        async def handler(self: Any, request: Req, context: Ctx) -> AsyncIterator[Resp]:
+            started = time.perf_counter()
+            code = "OK"
+            if gauge is not None:
+                gauge.inc()
+            try:
+                async for out in fn(self, request, context):
+                    yield out
+            except Exception as exc:
+                err = _refusal(exc, name)
+                code = err.code.name
+                await abort(context, err)
+            except BaseException:  # a cancellation: the client went away
+                code = "CANCELLED"
+                raise
+            finally:
+                if gauge is not None:
+                    gauge.dec()
+                metrics.RPCS.labels(name, code).inc()
+                metrics.RPC_LATENCY.labels(name).observe(time.perf_counter() - started)
+
+        return handler
+
+    return wrap
+
+
 def _refusal(exc: Exception, method: str) -> ApiError:
     """The status a call's exception is answered with, counted in the metrics."""
     err = to_api_error(exc)
@@ -295,30 +334,16 @@ class GameService(pb_grpc.GameServiceServicer):
         out.deals.extend(deal_replay_to_pb(d) for d in replay.deals)
         return out
 
+    @stream_rpc("WatchGame", metrics.WATCHES)
     async def WatchGame(
         self, request: pb.WatchGameRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchGameResponse]:
-        started = time.perf_counter()
-        code = "OK"
-        metrics.WATCHES.inc()
-        try:
-            updates = self.games.watch(credentials(context), request.game_id, request.from_version)
-            async for update in updates:
-                out = pb.WatchGameResponse(view=_view(update.shown))
-                if update.change is not None:
-                    out.move.CopyFrom(logged_to_pb(update.change))
-                yield out
-        except Exception as exc:
-            err = _refusal(exc, "WatchGame")
-            code = err.code.name
-            await abort(context, err)
-        except BaseException:  # a cancellation: the client went away
-            code = "CANCELLED"
-            raise
-        finally:
-            metrics.WATCHES.dec()
-            metrics.RPCS.labels("WatchGame", code).inc()
-            metrics.RPC_LATENCY.labels("WatchGame").observe(time.perf_counter() - started)
+        updates = self.games.watch(credentials(context), request.game_id, request.from_version)
+        async for update in updates:
+            out = pb.WatchGameResponse(view=_view(update.shown))
+            if update.change is not None:
+                out.move.CopyFrom(logged_to_pb(update.change))
+            yield out
 
 
 def _add_legal_moves(field: Any, shown: Shown) -> None:
