@@ -10,8 +10,8 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from tests.service.conftest import Client, db_url, pg_url, sqlite_url  # noqa: F401
-from tranca.server import Config, Running, start
+from tests.service.conftest import Client, db_url, pg_url, server_config, sqlite_url  # noqa: F401
+from tranca.server import Running, start
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import notifications_pb2_grpc as npb_grpc
 
@@ -29,17 +29,7 @@ FAST = {
 
 @pytest.fixture
 async def hook_server(db_url: str) -> AsyncIterator[Running]:  # noqa: F811
-    running = await start(
-        Config(
-            host="127.0.0.1",
-            port=0,
-            metrics_port=0,
-            database_url=db_url,
-            rate_per_token=0,
-            rate_per_app=0,
-            **FAST,  # type: ignore[arg-type]
-        )
-    )
+    running = await start(server_config(db_url, **FAST))
     yield running
     await running.stop(0.5)
 

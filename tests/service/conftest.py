@@ -11,7 +11,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
-from typing import TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 import grpc
 import pytest
@@ -70,19 +70,23 @@ def db_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(name))
 
 
+def server_config(database_url: str, **changes: Any) -> Config:
+    """A server for the tests: on loopback, any free port, no metrics endpoint, and
+    rate limits off (they have tests of their own: test_limits_security.py)."""
+    settings: dict[str, Any] = {
+        "host": "127.0.0.1",
+        "port": 0,
+        "metrics_port": 0,
+        "database_url": database_url,
+        "rate_per_token": 0,
+        "rate_per_app": 0,
+    }
+    return Config(**{**settings, **changes})
+
+
 @pytest.fixture
 async def server(db_url: str) -> AsyncIterator[Running]:
-    # Rate limits off here: they have tests of their own (test_limits_security.py).
-    running = await start(
-        Config(
-            host="127.0.0.1",
-            port=0,
-            metrics_port=0,
-            database_url=db_url,
-            rate_per_token=0,
-            rate_per_app=0,
-        )
-    )
+    running = await start(server_config(db_url))
     yield running
     await running.stop(0.5)
 
@@ -148,20 +152,7 @@ async def client(server: Running) -> AsyncIterator[Client]:
 
 @pytest.fixture
 async def replicas(pg_url: str) -> AsyncIterator[list[Running]]:
-    servers = [
-        await start(
-            Config(
-                host="127.0.0.1",
-                port=0,
-                metrics_port=0,
-                database_url=pg_url,
-                rate_per_token=0,
-                rate_per_app=0,
-                sweep_interval=0,
-            )
-        )
-        for _ in range(2)
-    ]
+    servers = [await start(server_config(pg_url, sweep_interval=0)) for _ in range(2)]
     try:
         yield servers
     finally:
