@@ -5,7 +5,9 @@ cancelled in time), partners together, robots only at the practice tables of an 
 that allows them and only after its wait; every cancellation answered "cancelled" is
 honoured; every table made is dealt.
 
-Run alone: pytest tests/faults/test_quick_play_replicas.py (about 30 s).
+Run alone: pytest tests/faults/test_quick_play_replicas.py (about 30 s). Beside the
+200, two players ask for a kind of table nobody else asks for: only robots can fill
+it, so the run always meets robots.
 """
 
 from __future__ import annotations
@@ -76,6 +78,12 @@ def plan(rng: random.Random) -> list[tuple[int, bool, list[str]]]:
     return tickets
 
 
+# Two players alone at their kind of table (another preset): only robots can fill it,
+# once they have waited the app's time.
+LONELY = 2
+LONELY_PRESET = "tranca-003"
+
+
 async def test_two_hundred_tickets_through_two_replicas_one_killed_while_matching(
     database: str,
 ) -> None:
@@ -101,10 +109,12 @@ async def test_two_hundred_tickets_through_two_replicas_one_killed_while_matchin
         stubs = [qpb_grpc.QuickPlayServiceStub(c) for c in channels]
         asked: list[Asked] = []
 
-        async def ask(i: int, players: int, competitive: bool, ids: list[str]) -> None:
+        async def ask(
+            i: int, players: int, competitive: bool, ids: list[str], preset: str = "tranca-000"
+        ) -> None:
             await asyncio.sleep(rng.random() * 2.0)  # spread over two seconds
             request = qpb.AskQuickPlayRequest(
-                preset="tranca-000",
+                preset=preset,
                 players=players,
                 competitive=competitive,
                 player_ids=ids,
@@ -119,7 +129,7 @@ async def test_two_hundred_tickets_through_two_replicas_one_killed_while_matchin
                 done = await stubs[1].AskQuickPlay(request, metadata=app, timeout=10)
             entry = Asked(done.ticket.ticket_id, players, competitive, ids)
             asked.append(entry)
-            if rng.random() < 0.1:
+            if preset != LONELY_PRESET and rng.random() < 0.1:
                 # A cancellation racing the matchmakers.
                 await asyncio.sleep(rng.random() * 0.3)
                 ended = await stubs[1].CancelTicket(
@@ -131,8 +141,11 @@ async def test_two_hundred_tickets_through_two_replicas_one_killed_while_matchin
             await asyncio.sleep(1.0)
             procs[0].kill()
 
-        await asyncio.gather(*(ask(i, *t) for i, t in enumerate(plan(rng))), kill_while_matching())
-        assert len(asked) == 200
+        lonely = [ask(1000 + n, 4, False, [f"lonely{n}"], LONELY_PRESET) for n in range(LONELY)]
+        await asyncio.gather(
+            *(ask(i, *t) for i, t in enumerate(plan(rng))), *lonely, kill_while_matching()
+        )
+        assert len(asked) == 200 + LONELY
 
         async def settled() -> bool:
             """Practice tickets all end matched (robots fill their tables); rated ones
