@@ -1,5 +1,7 @@
 """Every refusal as gRPC intends: a status code, a message without secrets or hidden
-cards, and a google.rpc.ErrorInfo (domain "tranca.v1") with a stable reason.
+cards, a google.rpc.ErrorInfo (domain "tranca.v1") with a stable reason and the
+refusal's particulars in its metadata, and a google.rpc.LocalizedMessage in the
+caller's language (``localized.py``, by its ``accept-language`` metadata).
 
 The use cases refuse in their own terms (``services.errors``, and the domain's
 ``GameError``, ``InvalidMove``, ``RuleViolation``, ``RulesError``); this module alone
@@ -23,6 +25,7 @@ from ..services.errors import (
     Unavailable,
     VersionConflict,
 )
+from .localized import ENGLISH, localized, negotiate
 
 DOMAIN = "tranca.v1"
 # The longest message an error carries. Messages quote a caller's text in short
@@ -74,7 +77,9 @@ def to_api_error(exc: BaseException) -> ApiError | None:
     if isinstance(exc, RulesError):
         return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_RULES", str(exc))
     if isinstance(exc, RuleViolation):
-        return ApiError(grpc.StatusCode.FAILED_PRECONDITION, exc.reason.value, exc.message)
+        return ApiError(
+            grpc.StatusCode.FAILED_PRECONDITION, exc.reason.value, exc.message, dict(exc.params)
+        )
     if isinstance(exc, GameError):
         code = (
             grpc.StatusCode.ALREADY_EXISTS
@@ -100,16 +105,27 @@ def to_api_error(exc: BaseException) -> ApiError | None:
     return None
 
 
-def rich_status(err: ApiError) -> grpc.Status:
+def rich_status(err: ApiError, locale: str = ENGLISH) -> grpc.Status:
     info = error_details_pb2.ErrorInfo(reason=err.reason, domain=DOMAIN, metadata=err.metadata)
     message = err.message
     if len(message) > MAX_MESSAGE_CHARS:
         message = message[: MAX_MESSAGE_CHARS - 3] + "..."
     status = status_pb2.Status(code=err.code.value[0], message=message)
     status.details.add().Pack(info)
+    text = localized(err.reason, locale, err.metadata)
+    if text is not None:
+        status.details.add().Pack(error_details_pb2.LocalizedMessage(locale=locale, message=text))
     result: grpc.Status = rpc_status.to_status(status)
     return result
 
 
+def caller_locale(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    """The language the call asks for (its ``accept-language`` metadata)."""
+    for name, value in context.invocation_metadata() or ():
+        if name.lower() == "accept-language" and isinstance(value, str):
+            return negotiate(value)
+    return ENGLISH
+
+
 async def abort(context: grpc.aio.ServicerContext[Any, Any], err: ApiError) -> None:
-    await context.abort_with_status(rich_status(err))
+    await context.abort_with_status(rich_status(err, caller_locale(context)))

@@ -577,15 +577,25 @@ def _check_cards_exist(move: Move) -> None:
 def _require_in_hand(hand: list[int], cards: tuple[int, ...]) -> None:
     for c in set(cards):
         if hand.count(c) < cards.count(c):
-            raise RuleViolation(Reason.CARD_NOT_IN_HAND, f"{card_text(c)} is not in your hand")
+            raise RuleViolation(
+                Reason.CARD_NOT_IN_HAND,
+                f"{card_text(c)} is not in your hand",
+                {"card": card_text(c)},
+            )
 
 
 def _meld_of(s: DealState, side: int, meld_id: int) -> Meld:
     if not 0 <= meld_id < len(s.melds):
-        raise RuleViolation(Reason.UNKNOWN_MELD, f"there is no meld @{meld_id}")
+        raise RuleViolation(
+            Reason.UNKNOWN_MELD, f"there is no meld @{meld_id}", {"meld": str(meld_id)}
+        )
     m = s.melds[meld_id]
     if m.side != side:
-        raise RuleViolation(Reason.NOT_YOUR_MELD, f"meld @{meld_id} belongs to the other side")
+        raise RuleViolation(
+            Reason.NOT_YOUR_MELD,
+            f"meld @{meld_id} belongs to the other side",
+            {"meld": str(meld_id)},
+        )
     return m
 
 
@@ -598,7 +608,9 @@ def validate(s: DealState, seat: int, move: Move) -> None:
     if s.phase == OVER:
         raise RuleViolation(Reason.DEAL_OVER, "the deal is over")
     if not 0 <= seat < s.n_players or seat != s.turn:
-        raise RuleViolation(Reason.NOT_YOUR_TURN, f"it is seat {s.turn}'s turn")
+        raise RuleViolation(
+            Reason.NOT_YOUR_TURN, f"it is seat {s.turn}'s turn", {"seat": str(s.turn)}
+        )
     kind = move.kind
     rules = s.rules
     side = s.side_of(seat)

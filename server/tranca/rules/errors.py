@@ -67,9 +67,12 @@ class InvalidMove(ValueError):
 
 
 class RuleViolation(Exception):
-    """A well-formed move the position forbids: maps to FAILED_PRECONDITION."""
+    """A well-formed move the position forbids: maps to FAILED_PRECONDITION.
+    ``params`` are the refusal's particulars (the card, the meld, the seat), which the
+    API sends beside the reason so that a front end can word it in its own language."""
 
-    def __init__(self, reason: Reason, message: str) -> None:
+    def __init__(self, reason: Reason, message: str, params: dict[str, str] | None = None) -> None:
         super().__init__(f"{reason.value}: {message}")
         self.reason = reason
         self.message = message
+        self.params = params or {}
