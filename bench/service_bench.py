@@ -70,11 +70,13 @@ else:  # run as a script: bench/ is on sys.path
     from engine_bench import machine
 
 # "G" is G games moving as fast as they can (throughput); "G@T" is G games with a
-# pause of about T ms before each move (latency at a given load); a trailing "w"
-# has every seat keep a WatchGame stream open while it plays, as a client showing
-# the table does (the Python SDK's ``play_seat``): each move then also wakes its
-# game's watchers, who read the log and receive a view.
-DEFAULT_GAMES = ("16", "64@100", "16w")
+# pause of about T ms before each move; "G@P%" is G games offered P % of the rate the
+# same round's unpaced run reached on that database and layout, evenly spaced
+# (latency at a load set by the machine's own speed, so that it compares across
+# machines); a trailing "w" has every seat keep a WatchGame stream open while it
+# plays, as a client showing the table does (the Python SDK's ``play_seat``): each
+# move then also wakes its game's watchers, who read the log and receive a view.
+DEFAULT_GAMES = ("16", "64@25%", "64@50%", "16w")
 DATABASES = ("sqlite", "postgresql")
 API_KEY_PLACEHOLDER = "KEY"
 
@@ -136,9 +138,24 @@ def _check(argv: list[str]) -> str:
 
 
 def parse_games(spec: str) -> tuple[int, float]:
-    """``"64@100"`` -> (64 games, 100 ms think time); ``"16"`` and ``"16w"`` -> (16, 0)."""
+    """``"64@100"`` -> (64 games, 100 ms think time); ``"16"``, ``"16w"`` and
+    ``"64@25%"`` -> (games, 0)."""
     games, _, think = spec.removesuffix("w").partition("@")
-    return int(games), float(think or 0)
+    return int(games), 0.0 if think.endswith("%") else float(think or 0)
+
+
+def pace_fraction(spec: str) -> float | None:
+    """``"64@25%"`` -> 0.25: the share of the unpaced run's rate offered; None else."""
+    _, _, think = spec.removesuffix("w").partition("@")
+    return float(think[:-1]) / 100 if think.endswith("%") else None
+
+
+def combined_ceiling(db: float | None, transport: float | None) -> float | None:
+    """A move needs a transaction and a call on the same cores: their costs add, so
+    the bound is 1 / (1 / database ceiling + 1 / transport ceiling)."""
+    if not db or not transport:
+        return None
+    return 1.0 / (1.0 / db + 1.0 / transport)
 
 
 def watched(spec: str) -> bool:
@@ -146,12 +163,16 @@ def watched(spec: str) -> bool:
     return spec.endswith("w")
 
 
-def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> dict[str, Any]:
-    """One service configuration under ``tranca loadtest``."""
+def service_run(
+    kind: str, workers: int, spec: str, plan: Plan, tmp: Path, rate: float | None = None
+) -> dict[str, Any]:
+    """One service configuration under ``tranca loadtest`` (``rate``: moves offered a
+    second in all, for a paced spec)."""
     tranca = tranca_bin()
     games, think_ms = parse_games(spec)
     watch = watched(spec)
-    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t{'-watched' if watch else ''}"
+    pace = pace_fraction(spec)
+    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t{pace or ''}{'-watched' if watch else ''}"
     with fresh_database(kind, tmp, tag) as url:
         _check([tranca, "migrate", "--database-url", url])
         # The app is registered before the server starts and its key then given as
@@ -198,8 +219,7 @@ def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> di
             str(plan.warmup),
             "--channels",
             str(plan.channels),
-            "--think-ms",
-            f"{think_ms:g}",
+            *(["--rate", f"{rate:.1f}"] if rate else ["--think-ms", f"{think_ms:g}"]),
             "--database-url",
             url,
             *(["--watch"] if watch else []),
@@ -233,6 +253,8 @@ def service_run(kind: str, workers: int, spec: str, plan: Plan, tmp: Path) -> di
         "workers": workers,
         "games": games,
         "think_ms": think_ms,
+        "pace": pace,
+        "offered_rate": rate,
         "watched": watch,
         "moves_per_second": result.get("moves_per_second", 0.0),
         "watch_updates": result.get("watch_updates", 0) if watch else None,
@@ -306,10 +328,20 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
         )
 
     runs: list[dict[str, Any]] = []
+    # Paced specs after the others: they are set from this round's unpaced rate.
+    specs = sorted(plan.games, key=lambda spec: pace_fraction(spec) is not None)
     for kind in databases:
         for workers in plan.layouts:
-            for spec in plan.games:
+            unpaced: float | None = None
+            for spec in specs:
                 games = parse_games(spec)[0]
+                fraction = pace_fraction(spec)
+                rate = None
+                if fraction is not None:
+                    if unpaced is None:
+                        errors.append(f"service on {kind}, {workers}w, {spec}: no unpaced run")
+                        continue
+                    rate = fraction * unpaced
                 run = attempt(
                     f"service on {kind}, {_processes(workers)}, {spec} games",
                     service_run,
@@ -318,9 +350,12 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
                     spec,
                     plan,
                     tmp,
+                    rate,
                 )
                 if run is None:
                     continue
+                if fraction is None and not run["watched"] and not run["think_ms"]:
+                    unpaced = unpaced or run["moves_per_second"]
                 db = ceilings.get(kind) or {}
                 echo: dict[str, Any] = next(
                     (
@@ -336,6 +371,11 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
                 run["ceiling"] = min(bounds) if bounds else None
                 run["ratio"] = (
                     round(run["moves_per_second"] / run["ceiling"], 3) if run["ceiling"] else None
+                )
+                combined = combined_ceiling(run["db_ceiling_tps"], run["transport_ceiling_cps"])
+                run["combined_ceiling"] = round(combined, 1) if combined else None
+                run["ratio_combined"] = (
+                    round(run["moves_per_second"] / combined, 3) if combined else None
                 )
                 v = run["verification"]
                 if run["exit_code"] != 0 or v.get("lost") or v.get("doubled"):
@@ -355,7 +395,14 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     by_config: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for runs in rounds:
         for r in runs:
-            key = (r["database"], r["workers"], r["games"], r.get("think_ms", 0), r.get("watched"))
+            key = (
+                r["database"],
+                r["workers"],
+                r["games"],
+                r.get("think_ms", 0),
+                r.get("pace"),
+                r.get("watched"),
+            )
             by_config.setdefault(key, []).append(r)
 
     def median(runs: list[dict[str, Any]], name: str) -> Any:
@@ -363,7 +410,7 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         return statistics.median(values) if values else None
 
     out = []
-    for (database, workers, games, think, watch), runs in by_config.items():
+    for (database, workers, games, think, pace, watch), runs in by_config.items():
         ratios = [r["ratio"] for r in runs if r.get("ratio") is not None]
         cpu = [r["cpu_ms_per_move"] for r in runs if r.get("cpu_ms_per_move")]
         out.append(
@@ -372,6 +419,8 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
                 "workers": workers,
                 "games": games,
                 "think_ms": think,
+                "pace": pace,
+                "offered_rate": median(runs, "offered_rate"),
                 "watched": bool(watch),
                 "runs": len(runs),
                 "moves_per_second": median(runs, "moves_per_second"),
@@ -383,6 +432,8 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
                 "ratio": statistics.median(ratios) if ratios else None,
                 "ratio_min": min(ratios, default=None),
                 "ratio_max": max(ratios, default=None),
+                "combined_ceiling": median(runs, "combined_ceiling"),
+                "ratio_combined": median(runs, "ratio_combined"),
                 "cpu_ms_per_move": {
                     name: statistics.median(c[name] for c in cpu if name in c)
                     for name in sorted({n for c in cpu for n in c})
@@ -394,6 +445,16 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _load(r: dict[str, Any]) -> str:
+    """How a run's games were paced: unpaced, a think time, or a share of the round's
+    unpaced rate (with the rate offered)."""
+    if r.get("pace"):
+        return f"{r['pace']:.0%} of unpaced ({_f(r.get('offered_rate'))}/s)"
+    if r.get("think_ms"):
+        return f"think {r['think_ms']:g} ms"
+    return "unpaced"
 
 
 def _processes(n: int) -> str:
@@ -423,8 +484,12 @@ def markdown(report: dict[str, Any]) -> str:
         "Ratio: moves/s ÷ the lower ceiling (the database's transactions/s and the "
         "transport's echo calls/s for the same process layout and load); each move costs "
         "the load generator more than one call (rpcs/move), so the transport ceiling is "
-        "generous. Think ms: each game pauses about that long before each move (0: games "
-        "move as fast as they can, for throughput; paced, for the latency at that load). "
+        "generous. Combined ceiling: a move needs both a transaction and a call on the "
+        "same cores, whose costs add: 1 / (1 / DB ceiling + 1 / transport ceiling), and "
+        "the ratio to it. Load: unpaced (games move as fast as they can, for "
+        "throughput), a think time before each move, or a share of the same round's "
+        "unpaced rate on that database and layout, offered evenly (for the latency at a "
+        "load set by the machine's own speed). "
         "Watched: every seat also keeps a WatchGame stream open while it plays (the "
         "Python SDK's play_seat), so each move also wakes its game's watchers, who read "
         "the log and receive a view; its ratio is to the same ceilings as the unwatched "
@@ -447,10 +512,11 @@ def markdown(report: dict[str, Any]) -> str:
         "time of the server's processes, of the load generator and of PostgreSQL over the "
         "measured window, per move: what a move costs this machine, and where.",
         "",
-        "| database | processes | games | think ms | moves/s | SubmitMove p50 ms | p99 ms "
+        "| database | processes | games | load | moves/s | SubmitMove p50 ms | p99 ms "
         "| rpcs/move | CPU ms/move server, load, db | DB ceiling tx/s "
-        "| transport ceiling calls/s | ratio | lost / doubled |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| transport ceiling calls/s | ratio | combined ceiling | ratio to combined "
+        "| lost / doubled |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report["summary"]:
         cpu = r.get("cpu_ms_per_move") or {}
@@ -461,13 +527,14 @@ def markdown(report: dict[str, Any]) -> str:
         )
         lines.append(
             f"| {r['database']} | {r['workers']} "
-            f"| {r['games']}{', watched' if r.get('watched') else ''} | {r['think_ms']:g} "
+            f"| {r['games']}{', watched' if r.get('watched') else ''} | {_load(r)} "
             f"| {_f(r['moves_per_second'])} | "
             f"{_f(r['submit_p50_ms'], 2)} | {_f(r['submit_p99_ms'], 2)} | "
             f"{_f(r['rpcs_per_move'], 2)} | "
             + ", ".join(_f(cpu.get(k), 2) for k in ("server", "load", "database"))
             + f" | {_f(r['db_ceiling_tps'])} | "
             f"{_f(r['transport_ceiling_cps'])} | {_f(r['ratio'], 3)}{spread} | "
+            f"{_f(r.get('combined_ceiling'))} | {_f(r.get('ratio_combined'), 3)} | "
             f"{r['lost']} / {r['doubled']}"
             + (f" ({r['not_rebuilt']} not rebuilt)" if r.get("not_rebuilt") else "")
             + " |"

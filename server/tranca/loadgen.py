@@ -99,6 +99,23 @@ class Stats:
         self.games_abandoned = 0
 
 
+class Pacer:
+    """Slots at ``rate`` a second, evenly spaced and shared by every game: a game
+    waits for the next free slot before its move. A slot missed (the games were all
+    busy) is not made up later, so the offered rate is at most ``rate``."""
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate
+        self.next = 0.0
+
+    async def wait(self) -> None:
+        now = time.perf_counter()
+        slot = max(self.next, now)
+        self.next = slot + self.interval
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
 class LoadGenerator:
     def __init__(
         self,
@@ -113,8 +130,13 @@ class LoadGenerator:
         think: float = 0.0,
         draw_at_turn_start: bool = True,
         watch: bool = False,
+        rate: float = 0.0,
     ) -> None:
         self.app = (("x-api-key", api_key),)
+        # Moves offered at ``rate`` a second in all, evenly spaced (0: as fast as the
+        # games can go): a load set as a fraction of a measured rate, whatever the
+        # machine's speed, for the latency at that load.
+        self.pacer = Pacer(rate) if rate > 0 else None
         # A pause before each move (uniform in 0.5x to 1.5x), like a player or a bot
         # thinking: with it, N games offer a load below the server's capacity and
         # the latency measured is the service's, not a queue's.
@@ -289,7 +311,9 @@ class LoadGenerator:
         for _ in range(2000):
             if view.status != pb.GAME_STATUS_PLAYING or time.perf_counter() > self.deadline:
                 break
-            if self.think:
+            if self.pacer is not None:
+                await self.pacer.wait()
+            elif self.think:
                 await asyncio.sleep(self.think * (0.5 + rng.random()))
             md = (("authorization", f"Bearer {tokens[view.turn]}"),)
             blind_draw = not legal and view.phase == pb.PHASE_DRAW and self.draw_at_turn_start
@@ -487,6 +511,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         think=args.think_ms / 1000,
         draw_at_turn_start=not args.list_moves_first,
         watch=args.watch,
+        rate=args.rate,
     )
     try:
         await gen.preflight(args.preset, args.players)
@@ -537,6 +562,12 @@ def main(argv: list[str] | None = None) -> int:
         help="mean pause before each move (0: every game moves as fast as it can)",
     )
     p.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="moves offered a second in all, evenly spaced (0: unpaced; not with --think-ms)",
+    )
+    p.add_argument(
         "--list-moves-first",
         action="store_true",
         help="open every turn with ListLegalMoves instead of a draw",
@@ -561,6 +592,7 @@ def main(argv: list[str] | None = None) -> int:
         ("--channels", args.channels, 1),
         ("--warmup", args.warmup, 0),
         ("--think-ms", args.think_ms, 0),
+        ("--rate", args.rate, 0),
         ("--verify-wait", args.verify_wait, 0),
         ("--payload-bytes", args.payload_bytes, 0),
     ):
@@ -568,6 +600,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"argument {flag}: at least {least}, not {value:g}")
     if args.seconds <= 0:
         p.error(f"argument --seconds: above 0, not {args.seconds:g}")
+    if args.rate and args.think_ms:
+        p.error("--rate and --think-ms each set the load: give one")
     if args.echo:
         from .loadgen_echo import run_cli
 

@@ -148,3 +148,55 @@ def test_a_watched_run_is_named_by_a_trailing_w_and_summarised_apart(
         (False, 1300),
         (True, 700),
     ]
+
+
+def test_a_paced_run_is_a_share_of_the_unpaced_rate_and_summarised_apart(
+    service_bench: ModuleType,
+) -> None:
+    assert service_bench.parse_games("64@25%") == (64, 0.0)
+    assert service_bench.pace_fraction("64@25%") == 0.25
+    assert service_bench.pace_fraction("64@100") is None
+    assert service_bench.pace_fraction("16w") is None
+    unpaced = {**_run(1000, 0.3, 20), "games": 64, "think_ms": 0.0, "pace": None}
+    quarter = {**unpaced, "pace": 0.25, "offered_rate": 250.0, "moves_per_second": 249}
+    half = {**unpaced, "pace": 0.5, "offered_rate": 500.0, "moves_per_second": 498}
+    summary = service_bench.summarise([[unpaced, quarter, half]])
+    assert [(s["pace"], s["moves_per_second"]) for s in summary] == [
+        (None, 1000),
+        (0.25, 249),
+        (0.5, 498),
+    ]
+    assert summary[1]["offered_rate"] == 250.0
+
+
+def test_the_combined_ceiling_adds_the_costs_of_a_transaction_and_a_call(
+    service_bench: ModuleType,
+) -> None:
+    # 1 / (1/2000 + 1/3000): 0.5 ms and 0.333 ms of the machine per move.
+    assert service_bench.combined_ceiling(2000.0, 3000.0) == pytest.approx(1200.0)
+    assert service_bench.combined_ceiling(None, 3000.0) is None
+    assert service_bench.combined_ceiling(2000.0, 0.0) is None
+
+
+def test_the_load_generator_paces_every_game_from_one_clock() -> None:
+    """Slots at 200 a second shared by 20 waiting games: 40 moves cannot take less
+    than 40 slots, however many games there are (no upper bound: the machine may be
+    busy; this checks the spacing, not the speed)."""
+    import asyncio
+    import time
+
+    from tranca.loadgen import Pacer
+
+    async def forty() -> float:
+        pacer = Pacer(200.0)
+        started = time.perf_counter()
+
+        async def game() -> None:
+            for _ in range(2):
+                await pacer.wait()
+
+        await asyncio.gather(*(game() for _ in range(20)))
+        return time.perf_counter() - started
+
+    took = asyncio.run(forty())
+    assert took >= 39 / 200

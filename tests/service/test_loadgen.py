@@ -25,7 +25,9 @@ async def test_a_short_load_run_verifies_every_acknowledged_move(
     finally:
         await gen.close()
     assert result["moves"] > 0 and result["moves_per_second"] > 0
-    assert {"CreateGame", "SubmitMove"} <= set(result["rpcs"])
+    # The window opens on games under way: a game is created in it only when one
+    # ends during it, so CreateGame may not be there; moves always are.
+    assert "SubmitMove" in result["rpcs"]
     if list_moves_first:
         # Every turn opened with a listing: at least one per move's turn.
         assert result["rpcs"]["ListLegalMoves"]["calls"] > 0
