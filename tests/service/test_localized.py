@@ -35,7 +35,7 @@ def reasons_in_the_code() -> set[str]:
         r'refused\(\s*"([A-Z_]+)"',
     ]
     # Reasons kept in constants: GameError(INSUFFICIENT_CHIPS, ...).
-    named = r'(?:GameError|Refused\(\s*Refusal\.\w+,)\(?\s*([A-Z][A-Z_]+),'
+    named = r"(?:GameError|Refused\(\s*Refusal\.\w+,)\(?\s*([A-Z][A-Z_]+),"
     constants: dict[str, str] = {}
     used: set[str] = set()
     for path in SERVER.rglob("*.py"):
