@@ -55,6 +55,7 @@ class TournamentOptions(TypedDict, total=False):
     rounds: int
     duplicate: bool
     round_decks: list[str]
+    knockout_tie: pb.KnockoutTie.ValueType
 
 
 class Organiser:
@@ -602,18 +603,52 @@ async def test_annulled_game_is_left_for_the_organiser(org: Organiser) -> None:
     assert error_reason(exc.value) == "TOURNAMENT_OVER"
 
 
-async def test_a_drawn_knockout_table_is_left_for_the_organiser(org: Organiser) -> None:
-    """A knockout needs a winner: a drawn match's result is not recorded."""
-    created = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 2)
-    rnd = await org.start(created.tournament_id, 1)
+async def draw_game(org: Organiser, game_id: str) -> None:
+    """The settlement's call for a drawn match (no preset makes one easy to play out)."""
     store = org.server.store
-    # No preset makes a draw easy to play out: the settlement's call, as for a draw.
     async with store._one_writer(), store.engine.begin() as conn:
-        await record_game_result(TournamentTransaction(conn), rnd.tables[0].game_id, DRAWN, "drawn")
-    t = await org.get(created.tournament_id)
-    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
-    t = await org.forfeit(created.tournament_id, 1, 1, pb.TABLE_OUTCOME_B_FORFEITS)
-    assert t.champion == "e01"
+        await record_game_result(TournamentTransaction(conn), game_id, DRAWN, "drawn")
+
+
+async def test_a_drawn_knockout_table_goes_to_the_higher_seed(org: Organiser) -> None:
+    """Issue 27: "A knockout table must always produce a winner". In an 8-player single
+    elimination a drawn table is recorded for the higher seed (the default
+    KNOCKOUT_TIE_HIGHER_SEED) and the next round starts (it stalled on
+    ROUND_NOT_COMPLETE)."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 8)
+    tid = created.tournament_id
+    assert created.knockout_tie == pb.KNOCKOUT_TIE_HIGHER_SEED
+    rnd = await org.start(tid, 1)
+    first, *others = rnd.tables
+    await draw_game(org, first.game_id)
+    # The other tables: side B resigns, and the higher seeds (side A) go through.
+    await org.play_round(tid, pb.TournamentRound(tables=others))
+    t = await org.get(tid)
+    assert (first.entrant_a, first.entrant_b) == ("e01", "e08")
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+    second = await org.start(tid, 2)
+    assert len(second.tables) == 2 and second.tables[0].entrant_a == "e01"
+    # The semi-final e01 v e04 is drawn too: e01, seeded higher, goes through.
+    await draw_game(org, second.tables[0].game_id)
+    assert (await org.get(tid)).rounds[1].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+
+
+async def test_a_play_off_knockout_plays_another_deal_for_a_level_match(
+    org: Organiser,
+) -> None:
+    """KNOCKOUT_TIE_PLAY_OFF: the knockout's games settle a level match with another
+    deal where the preset draws it (RULES.md, ``tie_break``), so a table finds its own
+    winner; a game that ends level all the same still gets one (the higher seed)."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 4, knockout_tie=pb.KNOCKOUT_TIE_PLAY_OFF
+    )
+    tid = created.tournament_id
+    assert created.knockout_tie == pb.KNOCKOUT_TIE_PLAY_OFF
+    rnd = await org.start(tid, 1)
+    setup = await org.server.store.setup_of(rnd.tables[0].game_id)
+    assert setup.rules.tie_break == "extra_deal"
+    await draw_game(org, rnd.tables[1].game_id)  # e02 v e03
+    assert (await org.get(tid)).rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_A_WINS
 
 
 async def test_tournaments_running_gauge(org: Organiser) -> None:

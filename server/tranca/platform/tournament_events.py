@@ -23,13 +23,21 @@ in play).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..app.game import FINISHED as GAME_FINISHED
-from ..rules.presets import Rules, rules_from_dict
+from ..rules.presets import Rules, TieBreak, rules_from_dict
 from .duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
-from .tournaments import Entrant, Format, Outcome, Table, Tournament, outcome_of_game
+from .tournaments import (
+    Entrant,
+    Format,
+    KnockoutTie,
+    Outcome,
+    Table,
+    Tournament,
+    outcome_of_game,
+)
 
 # A tournament's status, as stored beside its events and shown to its organiser.
 REGISTERED, RUNNING, FINISHED = "registered", "running", "finished"
@@ -55,6 +63,9 @@ class TournamentConfig:
     table: dict[str, Any]  # TableOptions.to_dict()
     duplicate: bool = False
     round_decks: tuple[tuple[int, ...], ...] = ()  # the organiser's first-deal decks
+    # A knockout's rule for a table whose game ended level (a tournament stored
+    # before the rule existed reads as the default).
+    knockout_tie: KnockoutTie = KnockoutTie.HIGHER_SEED
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +78,7 @@ class TournamentConfig:
             "table": self.table,
             "duplicate": self.duplicate,
             "round_decks": [list(d) for d in self.round_decks],
+            "knockout_tie": self.knockout_tie.value,
         }
 
     def sides_swapped(self, table_no: int) -> bool:
@@ -103,10 +115,29 @@ class TournamentConfig:
             dict(d.get("table") or {}),
             bool(d.get("duplicate", False)),
             tuple(tuple(int(c) for c in deck) for deck in d.get("round_decks") or ()),
+            KnockoutTie(d.get("knockout_tie") or KnockoutTie.HIGHER_SEED),
         )
 
     def game_rules(self) -> Rules:
-        return rules_from_dict(self.rules)
+        """Every table's rules: the tournament's, except that a knockout played with
+        play-off deals (``KnockoutTie.PLAY_OFF``) settles a level match with another
+        deal where the preset would draw it."""
+        rules = rules_from_dict(self.rules)
+        if (
+            self.format == Format.SINGLE_ELIMINATION
+            and self.knockout_tie == KnockoutTie.PLAY_OFF
+            and rules.tie_break == TieBreak.DRAW
+        ):
+            return replace(rules, tie_break=TieBreak.EXTRA_DEAL)
+        return rules
+
+    def outcome_of_level_game(self, t: Tournament, table_no: int) -> Outcome | None:
+        """The outcome of a table whose game ended level (drawn or annulled): a
+        knockout's is decided by its ``knockout_tie`` rule, as a knockout table must
+        produce a winner; None elsewhere (the caller records a draw, or nothing)."""
+        if self.format != Format.SINGLE_ELIMINATION:
+            return None
+        return t.knockout_tie_winner(t.rounds[-1].tables[table_no - 1])
 
     def new_tournament(self) -> Tournament:
         """The tournament before any event (raises ValueError for a bad config)."""

@@ -30,6 +30,7 @@ import structlog
 from .. import metrics
 from ..app.fairness import deck_size, new_server_secret
 from ..app.game import (
+    ENDED_BY_APP,
     FINISHED,
     WAITING,
     Action,
@@ -53,7 +54,14 @@ from ..platform.tournament_events import (
     status_of,
     withdraw_event,
 )
-from ..platform.tournaments import Entrant, Format, Outcome, Round, Tournament
+from ..platform.tournaments import (
+    Entrant,
+    Format,
+    KnockoutTie,
+    Outcome,
+    Round,
+    Tournament,
+)
 from ..rules.match import DRAWN
 from ..rules.presets import Rules
 from .access import Access, Credentials
@@ -226,6 +234,7 @@ class NewTournament:
     rounds: int = 0  # 0: the format's own count
     duplicate: bool = False
     round_decks: Sequence[str] = ()  # card texts, separated by spaces or commas
+    knockout_tie: KnockoutTie = KnockoutTie.HIGHER_SEED
 
 
 @dataclass(frozen=True)
@@ -304,6 +313,7 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         table.to_dict(),
         new.duplicate,
         tuple(decks),
+        new.knockout_tie,
     )
     try:
         t = config.new_tournament()
@@ -339,30 +349,41 @@ async def record_game_result(
     """Record a finished game's result in its tournament, if it belongs to one, inside
     the caller's transaction (the settlement's).
 
-    Left unrecorded, for the organiser to decide with RecordForfeit: an annulled game
-    (``winner`` -1: 003 says an annulled match counts for no one, so it is neither
-    side's win) and a drawn knockout table (a knockout needs a winner). Ignored: a
-    game of a round that is no longer the latest (the tournament moved on), and a
-    table that already has a result (a forfeit recorded while it was played)."""
-    if winner not in (0, 1, DRAWN):
-        return
+    A knockout table must produce a winner: a drawn or annulled game there is recorded
+    as the tournament's ``knockout_tie`` rule decides (``KnockoutTie``), so no round
+    waits on it. Elsewhere, left unrecorded for the organiser to decide with
+    RecordForfeit: an annulled game (``winner`` -1: 003 says an annulled match counts
+    for no one, so it is neither side's win). A game the app ended (``ENDED_BY_APP``)
+    is the organiser's to decide everywhere: it stopped the game to rule on the table.
+    Ignored: a game of a round that is no longer the latest (the tournament moved on),
+    and a table that already has a result (a forfeit recorded while it was played)."""
     found = await results.table_of_game(game_id)
     if found is None:
         return
     row, round_no, table_no = found.row, found.round_no, found.table_no
     t = row.rebuild()
-    # At a duplicate round's even tables side B holds the game's side 0.
-    outcome = row.config.outcome_of_game(table_no, winner)
     if len(t.rounds) != round_no:
         return
     table = t.rounds[-1].tables[table_no - 1]
     if t.result(table) is not None:
         return
-    if t.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
+    tie_break = False
+    if winner in (0, 1):
+        # At a duplicate round's even tables side B holds the game's side 0.
+        outcome = row.config.outcome_of_game(table_no, winner)
+    elif reason == ENDED_BY_APP:
+        return
+    elif (level := row.config.outcome_of_level_game(t, table_no)) is not None:
+        outcome, tie_break = level, True
+    elif winner == DRAWN:
+        outcome = Outcome.DRAW
+    else:
         return
     t.record(round_no, table_no, outcome)
     event = {**result_event(round_no, table_no, outcome, "game", now_ms()), "game_id": game_id}
     event["reason"] = reason
+    if tie_break:
+        event["tie_break"] = row.config.knockout_tie.value
     if not await results.append_events(row, [event], status_of(t)):
         raise TournamentConflict(f"tournament {row.id} kept changing")
 
