@@ -868,3 +868,51 @@ async def test_a_forfeited_table_still_playing_keeps_the_deck_hidden(org: Organi
     await org.settle([one.game_id])
     assert (await org.get(tid)).rounds[0].deck
     assert (await replay(org, two.game_id, two.seats[0].player_token)).seed != 0
+
+
+async def grant(org: Organiser, player: str, amount: int) -> None:
+    players = pb_grpc.PlayerServiceStub(org.client.channel)
+    await players.GrantChips(
+        pb.GrantChipsRequest(player_id=player, amount=amount, grant_id=f"g-{player}"),
+        metadata=org.md,
+    )
+
+
+async def test_a_duplicate_round_with_a_table_that_never_started_shows_its_deck(
+    org: Organiser,
+) -> None:
+    """Issue 27: "A round's deck is published when every table of the round is over,
+    however it ended." A staked table whose start is refused (a seat without the chips)
+    and recorded as a double no-show is closed (its game can no longer be started and
+    dealt the round's cards), so once the other table ends the deck is shown."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        4,
+        duplicate=True,
+        table=gpb.TableOptions(competitive=True, stake=10),
+    )
+    tid = created.tournament_id
+    for player in ("p01", "p02", "p03"):  # p04 has no chips
+        await grant(org, player, 100)
+    rnd = await org.start(tid, 1)
+    stuck = next(tb for tb in rnd.tables if "e04" in (tb.entrant_a, tb.entrant_b))
+    played = next(tb for tb in rnd.tables if tb is not stuck)
+    view = await view_as(org, stuck.game_id, stuck.seats[0].player_token)
+    assert view.status == gpb.GAME_STATUS_WAITING
+    await org.forfeit(tid, 1, stuck.number, pb.TABLE_OUTCOME_DOUBLE_NO_SHOW)
+    view = await view_as(org, stuck.game_id, stuck.seats[0].player_token)
+    assert view.status == gpb.GAME_STATUS_FINISHED
+    assert view.match_result.reason == "not_started"
+    with pytest.raises(grpc.aio.AioRpcError) as exc:  # never dealt the round's cards
+        await org.client.stub.StartGame(
+            gpb.StartGameRequest(game_id=stuck.game_id),
+            metadata=org.client.player(stuck.seats[0].player_token),
+        )
+    assert error_reason(exc.value) == "GAME_OVER"
+    await org.resign(played, 0)
+    await org.settle([played.game_id, stuck.game_id])
+    t = await org.get(tid)
+    assert t.rounds[0].deck and all(tb.outcome for tb in t.rounds[0].tables)
+    late = await replay(org, played.game_id, played.seats[0].player_token)
+    setup = await org.server.store.setup_of(played.game_id)
+    assert late.seed == setup.seed != 0 and all(d.deck for d in late.deals)

@@ -491,7 +491,27 @@ class Tournaments:
             t.record(round_no, table_no, forfeit)
             return [result_event(round_no, table_no, forfeit, "forfeit", now_ms())]
 
-        return await self._change(app, tournament_id, change)
+        shown = await self._change(app, tournament_id, change)
+        # A retry closes it too, should the call have died between the two writes.
+        if await self._close_unstarted(shown.games.get((round_no, table_no))):
+            return await self._shown(shown.row, shown.tournament)
+        return shown
+
+    async def _close_unstarted(self, game_id: str | None) -> bool:
+        """Close a decided table's game that never started (a ``no_show``): a table is
+        over once it has a result and its game is finished, and a game left waiting
+        would hold a duplicate round's deck back for ever, or could still be started
+        (and dealt the round's cards) after they were shown. True if it closed it."""
+        if game_id is None:
+            return False
+        statuses = await self.repo.game_statuses([game_id])
+        if statuses.get(game_id) != WAITING:
+            return False
+        try:
+            await self.matches.moves.apply(game_id, Action("no_show"))
+        except GameError:
+            return False  # started (or closed) meanwhile: its own end releases the round
+        return True
 
     async def withdraw(
         self, credentials: Credentials, tournament_id: str, entrant: str
