@@ -916,3 +916,57 @@ async def test_a_duplicate_round_with_a_table_that_never_started_shows_its_deck(
     late = await replay(org, played.game_id, played.seats[0].player_token)
     setup = await org.server.store.setup_of(played.game_id)
     assert late.seed == setup.seed != 0 and all(d.deck for d in late.deals)
+
+
+async def player(org: Organiser, player_id: str) -> pb.GetPlayerResponse:
+    players = pb_grpc.PlayerServiceStub(org.client.channel)
+    done: pb.GetPlayerResponse = await players.GetPlayer(
+        pb.GetPlayerRequest(player_id=player_id), metadata=org.md
+    )
+    return done
+
+
+async def test_a_forfeited_table_whose_game_goes_on_counts_for_no_one(org: Organiser) -> None:
+    """Issue 27: "a player is credited a forfeit win in the tournament and a rated
+    loss". A forfeit recorded while the table's game is played decides the table; the
+    game, when it ends, is not rated, earns no ranking points and its stakes go back
+    (docs/platform/tournaments.md, "A forfeit decides its table")."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2, table=gpb.TableOptions(competitive=True, stake=10)
+    )
+    tid = created.tournament_id
+    for p in ("p01", "p02"):
+        await grant(org, p, 100)
+    rnd = await org.start(tid, 1)
+    table = rnd.tables[0]
+    await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_A_FORFEITS)  # p02 wins the table
+    await org.resign(table, 1)  # ...and p02 resigns the game that went on
+    await org.settle([table.game_id])
+    t = await org.get(tid)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_FORFEITS
+    assert t.standings[0].entrant == "e02" and t.standings[0].wins == 1
+    for p in ("p01", "p02"):
+        got = await player(org, p)
+        assert (got.matches, got.wins, got.ranking_points) == (0, 0, 0)
+        assert got.rating.games == 0 and got.chips == 100  # the stake came back
+
+
+async def test_a_table_with_its_games_result_refuses_a_forfeit(org: Organiser) -> None:
+    """The other side of the same rule: once the game's result is settled (rated and
+    scored) a forfeit for its table would contradict the ratings: refused."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, table=gpb.TableOptions(competitive=True)
+    )
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    one = rnd.tables[0]
+    await org.resign(one, 1)  # side A wins
+    await org.settle([one.game_id])
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_A_FORFEITS)
+    assert exc.value.code() == Code.FAILED_PRECONDITION
+    assert error_reason(exc.value) == "TABLE_DECIDED"
+    t = await org.get(tid)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+    winner = await player(org, f"p{int(one.entrant_a[1:]):02}")
+    assert (winner.matches, winner.wins) == (1, 1)

@@ -209,6 +209,17 @@ def result_event(round_no: int, table_no: int, outcome: Outcome, source: str, at
     }
 
 
+def result_source(events: Sequence[Mapping[str, Any]], round_no: int, table_no: int) -> str | None:
+    """Where the table's result came from: "game" (its game's settlement) or
+    "forfeit" (the organiser's RecordForfeit), as its latest result event says; None
+    for a table without a result."""
+    source = None
+    for event in events:
+        if event["type"] == "result" and (event["round"], event["table"]) == (round_no, table_no):
+            source = str(event["source"])
+    return source
+
+
 def withdraw_event(entrant: str, at: int) -> Event:
     return {"type": "withdraw", "entrant": entrant, "at": at}
 
@@ -238,6 +249,7 @@ __all__ = [
     "pair_event",
     "rebuild",
     "result_event",
+    "result_source",
     "round_dealt_out",
     "status_of",
     "withdraw_event",

@@ -50,6 +50,7 @@ from ..platform.tournament_events import (
     pair_event,
     rebuild,
     result_event,
+    result_source,
     round_dealt_out,
     status_of,
     withdraw_event,
@@ -388,6 +389,19 @@ async def record_game_result(
         raise TournamentConflict(f"tournament {row.id} kept changing")
 
 
+async def decided_by_forfeit(results: TournamentResults, game_id: str) -> bool:
+    """Whether ``game_id`` is played at a tournament table the organiser decided with
+    RecordForfeit: the forfeit is the table's result, so the game, which went on,
+    counts for no one (no rating, no ranking points, its stakes back), as the
+    settlement decides. Inside the caller's transaction, which locks the tournament:
+    a forfeit recorded concurrently either comes first (and this sees it) or finds
+    the game's result and is refused (TABLE_DECIDED)."""
+    found = await results.table_of_game(game_id)
+    if found is None:
+        return False
+    return result_source(found.row.events, found.round_no, found.table_no) == "forfeit"
+
+
 # ----- the use cases ---------------------------------------------------------------------
 
 
@@ -486,6 +500,10 @@ class Tournaments:
                 raise malformed(f"round {round_no} has tables 1 to {len(tables)}")
             if t.result(tables[table_no - 1]) == forfeit:
                 return []  # a retry (even of the forfeit that ended the tournament)
+            if result_source(row.events, round_no, table_no) == "game":
+                # The game's result was settled with it: rated, scored and paid. A
+                # forfeit now would credit a win the ratings call a loss.
+                raise refused("TABLE_DECIDED", f"table {table_no} has its game's result")
             if t.is_over:
                 raise refused("TOURNAMENT_OVER", "the tournament is over")
             t.record(round_no, table_no, forfeit)
@@ -706,6 +724,7 @@ __all__ = [
     "TournamentRow",
     "TournamentShown",
     "Tournaments",
+    "decided_by_forfeit",
     "deck_shown",
     "record_game_result",
     "table_setup",
