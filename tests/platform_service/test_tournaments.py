@@ -56,6 +56,7 @@ class TournamentOptions(TypedDict, total=False):
     duplicate: bool
     round_decks: list[str]
     knockout_tie: pb.KnockoutTie.ValueType
+    start_deadline_seconds: int
 
 
 class Organiser:
@@ -543,6 +544,8 @@ async def test_other_apps_tournaments_are_invisible(org: Organiser, server: Runn
         {"duplicate": True, "round_decks": ["AS KS"]},  # not a whole deck
         {"duplicate": True, "table": gpb.TableOptions(verifiable=True)},
         {"table": gpb.TableOptions(stake=5)},  # a stake without a competitive table
+        {"start_deadline_seconds": -1},
+        {"start_deadline_seconds": 86_401},
     ],
 )
 async def test_bad_configurations_are_refused(org: Organiser, change: dict[str, object]) -> None:
@@ -970,3 +973,44 @@ async def test_a_table_with_its_games_result_refuses_a_forfeit(org: Organiser) -
     assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
     winner = await player(org, f"p{int(one.entrant_a[1:]):02}")
     assert (winner.matches, winner.wins) == (1, 1)
+
+
+async def test_a_staked_table_that_never_starts_is_a_no_show_at_its_deadline(
+    org: Organiser,
+) -> None:
+    """Issue 27: "A staked tournament table that never starts stays WAITING for ever:
+    it needs a deadline after which it is settled as a no-show with stakes returned."
+    The table's game carries its start deadline in the database, so any replica's
+    sweeper closes it; the settlement records the table's double no-show."""
+    from tranca.services.moves import now_ms
+
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        4,
+        table=gpb.TableOptions(competitive=True, stake=10),
+        start_deadline_seconds=60,
+    )
+    tid = created.tournament_id
+    assert created.start_deadline_seconds == 60
+    for p in ("p01", "p02", "p03"):  # p04 has no chips: its table's start is refused
+        await grant(org, p, 100)
+    rnd = await org.start(tid, 1)
+    stuck = next(tb for tb in rnd.tables if "e04" in (tb.entrant_a, tb.entrant_b))
+    played = next(tb for tb in rnd.tables if tb is not stuck)
+    early = org.server.new_sweeper(clock=lambda: now_ms() + 30_000)
+    assert await early.sweep_timers() == 0  # not yet due
+    late = org.server.new_sweeper(clock=lambda: now_ms() + 61_000)
+    assert await late.sweep_timers() == 1  # the waiting table only
+    view = await view_as(org, stuck.game_id, stuck.seats[0].player_token)
+    assert view.status == gpb.GAME_STATUS_FINISHED
+    assert view.match_result.reason == "not_started"
+    await org.resign(played, 1)
+    await org.settle([stuck.game_id, played.game_id])
+    t = await org.get(tid)
+    outcomes = {tb.number: tb.outcome for tb in t.rounds[0].tables}
+    assert outcomes[stuck.number] == pb.TABLE_OUTCOME_DOUBLE_NO_SHOW
+    assert outcomes[played.number] == pb.TABLE_OUTCOME_A_WINS
+    other = next(s.player_id for s in stuck.seats if s.player_id != "p04")
+    got = await player(org, other)
+    assert (got.matches, got.chips) == (0, 100)  # unrated, and no chips lost
+    assert (await org.start(tid, 2)).tables  # the round is complete

@@ -82,6 +82,7 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
         round_decks=list(request.round_decks),
         # An unknown value (a newer client's) reads as the default.
         knockout_tie=KNOCKOUT_TIES.get(request.knockout_tie, KnockoutTie.HIGHER_SEED),
+        start_deadline_seconds=request.start_deadline_seconds,
     )
 
 
@@ -199,6 +200,7 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
         total_rounds=t.total_rounds,
         champion=t.champion or "",
         duplicate=row.config.duplicate,
+        start_deadline_seconds=row.config.start_deadline_seconds,
     )
     if t.format == Format.SINGLE_ELIMINATION:
         out.knockout_tie = KNOCKOUT_TIE_PB[row.config.knockout_tie]

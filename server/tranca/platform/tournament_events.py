@@ -44,6 +44,13 @@ REGISTERED, RUNNING, FINISHED = "registered", "running", "finished"
 
 Event = dict[str, Any]
 
+# A table's game not started this long after its round was (a start refused for a
+# seat short of the chips for the stake, and never retried) is closed as a double
+# no-show: long enough for an organiser to top up chips and retry StartRound, short
+# enough that a round does not wait an evening on a table nobody will play.
+DEFAULT_START_DEADLINE_SECONDS = 600
+MAX_START_DEADLINE_SECONDS = 86_400
+
 
 class PairingMismatch(Exception):
     """A stored round's pairs are not what the rebuilt tournament pairs (the pairing
@@ -66,6 +73,9 @@ class TournamentConfig:
     # A knockout's rule for a table whose game ended level (a tournament stored
     # before the rule existed reads as the default).
     knockout_tie: KnockoutTie = KnockoutTie.HIGHER_SEED
+    # How long a table's game may wait to start before it is closed as a double
+    # no-show (seconds from the round's start).
+    start_deadline_seconds: int = DEFAULT_START_DEADLINE_SECONDS
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +89,7 @@ class TournamentConfig:
             "duplicate": self.duplicate,
             "round_decks": [list(d) for d in self.round_decks],
             "knockout_tie": self.knockout_tie.value,
+            "start_deadline_seconds": self.start_deadline_seconds,
         }
 
     def sides_swapped(self, table_no: int) -> bool:
@@ -116,6 +127,7 @@ class TournamentConfig:
             bool(d.get("duplicate", False)),
             tuple(tuple(int(c) for c in deck) for deck in d.get("round_decks") or ()),
             KnockoutTie(d.get("knockout_tie") or KnockoutTie.HIGHER_SEED),
+            int(d.get("start_deadline_seconds") or DEFAULT_START_DEADLINE_SECONDS),
         )
 
     def game_rules(self) -> Rules:
@@ -240,7 +252,9 @@ def round_dealt_out(
 
 
 __all__ = [
+    "DEFAULT_START_DEADLINE_SECONDS",
     "FINISHED",
+    "MAX_START_DEADLINE_SECONDS",
     "REGISTERED",
     "RUNNING",
     "Event",

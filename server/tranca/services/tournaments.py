@@ -28,10 +28,12 @@ from typing import Any, Protocol
 import structlog
 
 from .. import metrics
+from ..app.deadlines import turn_deadline
 from ..app.fairness import deck_size, new_server_secret
 from ..app.game import (
     ENDED_BY_APP,
     FINISHED,
+    NOT_STARTED,
     WAITING,
     Action,
     GameError,
@@ -45,6 +47,8 @@ from ..app.notifications import Event as PlayerEvent
 from ..app.notifications import EventKind
 from ..platform.duplicate import DuplicateRound
 from ..platform.tournament_events import (
+    DEFAULT_START_DEADLINE_SECONDS,
+    MAX_START_DEADLINE_SECONDS,
     Event,
     TournamentConfig,
     pair_event,
@@ -236,6 +240,7 @@ class NewTournament:
     duplicate: bool = False
     round_decks: Sequence[str] = ()  # card texts, separated by spaces or commas
     knockout_tie: KnockoutTie = KnockoutTie.HIGHER_SEED
+    start_deadline_seconds: int = 0  # 0: DEFAULT_START_DEADLINE_SECONDS
 
 
 @dataclass(frozen=True)
@@ -291,6 +296,10 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         raise bad_config("a verifiable table shuffles its own decks: no duplicate deals")
     if new.round_decks and not new.duplicate:
         raise bad_config("round_decks are for duplicate deals")
+    if not 0 <= new.start_deadline_seconds <= MAX_START_DEADLINE_SECONDS:
+        raise bad_config(
+            f"start_deadline_seconds is 0 (the default) to {MAX_START_DEADLINE_SECONDS}"
+        )
     if new.rounds < 0 or new.rounds > MAX_SWISS_ROUNDS:
         raise bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
     decks: list[tuple[int, ...]] = []
@@ -315,6 +324,7 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         new.duplicate,
         tuple(decks),
         new.knockout_tie,
+        new.start_deadline_seconds or DEFAULT_START_DEADLINE_SECONDS,
     )
     try:
         t = config.new_tournament()
@@ -374,6 +384,9 @@ async def record_game_result(
         outcome = row.config.outcome_of_game(table_no, winner)
     elif reason == ENDED_BY_APP:
         return
+    elif reason == NOT_STARTED:
+        # Closed at its start deadline (the sweeper): nobody played the table.
+        outcome = Outcome.DOUBLE_NO_SHOW
     elif (level := row.config.outcome_of_level_game(t, table_no)) is not None:
         outcome, tie_break = level, True
     elif winner == DRAWN:
@@ -670,6 +683,7 @@ class Tournaments:
         rules = config.game_rules()
         table = TableOptions.from_dict(config.table)
         dup = config.duplicate_round(rnd.number)
+        start_deadline = turn_deadline(now_ms() + config.start_deadline_seconds * 1000)
         games: list[TableGame] = []
         tokens: TokensBySeat = {}
         for tb in rnd.tables:
@@ -679,7 +693,8 @@ class Tournaments:
             new = NewGame(row.app_id, setup, new_game(setup), label, None, game_id)
             state = new_game(setup)
             joins: list[GameChange] = []
-            for seat, player_id in enumerate(config.seats(t, tb)):
+            seats = config.seats(t, tb)
+            for seat, player_id in enumerate(seats):
                 join = Action("join", seat, name=player_id, player_id=player_id)
                 apply_action(state, join, seat + 1)
                 token, seat_token = new_seat_token(
@@ -702,8 +717,22 @@ class Tournaments:
                         "game_id": game_id,
                     },
                 )
+                # The last join sets the table's start deadline: a game still waiting
+                # then is closed by whichever replica's sweeper claims it (a no-show;
+                # its start replaces the deadline with the first turn's, or the sweeper
+                # clears it).
+                last = seat == len(seats) - 1
                 joins.append(
-                    GameChange(game_id, seat, after, join, new_token=seat_token, events=(ready,))
+                    GameChange(
+                        game_id,
+                        seat,
+                        after,
+                        join,
+                        new_token=seat_token,
+                        deadline_set=last,
+                        deadline_at=start_deadline if last else None,
+                        events=(ready,),
+                    )
                 )
             games.append(TableGame(rnd.number, tb.number, new, joins))
         return games, tokens
