@@ -606,11 +606,14 @@ async def test_annulled_game_is_left_for_the_organiser(org: Organiser) -> None:
     assert error_reason(exc.value) == "TOURNAMENT_OVER"
 
 
-async def draw_game(org: Organiser, game_id: str) -> None:
-    """The settlement's call for a drawn match (no preset makes one easy to play out)."""
+async def draw_game(
+    org: Organiser, game_id: str, winner: int = DRAWN, reason: str = "drawn"
+) -> None:
+    """The settlement's call for a drawn match (no preset makes one easy to play out),
+    or for another level end (an annulment: ``winner`` -1)."""
     store = org.server.store
     async with store._one_writer(), store.engine.begin() as conn:
-        await record_game_result(TournamentTransaction(conn), game_id, DRAWN, "drawn")
+        await record_game_result(TournamentTransaction(conn), game_id, winner, reason)
 
 
 async def test_a_drawn_knockout_table_goes_to_the_higher_seed(org: Organiser) -> None:
@@ -650,8 +653,11 @@ async def test_a_play_off_knockout_plays_another_deal_for_a_level_match(
     rnd = await org.start(tid, 1)
     setup = await org.server.store.setup_of(rnd.tables[0].game_id)
     assert setup.rules.tie_break == "extra_deal"
-    await draw_game(org, rnd.tables[1].game_id)  # e02 v e03
+    await draw_game(org, rnd.tables[1].game_id, -1, "annulled")  # e02 v e03, annulled
     assert (await org.get(tid)).rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_A_WINS
+    # A game the app ended is left for the organiser's ruling.
+    await draw_game(org, rnd.tables[0].game_id, -1, "ended_by_app")
+    assert (await org.get(tid)).rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
 
 
 async def test_tournaments_running_gauge(org: Organiser) -> None:
@@ -1013,4 +1019,10 @@ async def test_a_staked_table_that_never_starts_is_a_no_show_at_its_deadline(
     other = next(s.player_id for s in stuck.seats if s.player_id != "p04")
     got = await player(org, other)
     assert (got.matches, got.chips) == (0, 100)  # unrated, and no chips lost
+    # The organiser may still rule otherwise: the game decided nothing (unrated).
+    absent = (
+        pb.TABLE_OUTCOME_B_FORFEITS if stuck.entrant_b == "e04" else pb.TABLE_OUTCOME_A_FORFEITS
+    )
+    t = await org.forfeit(tid, 1, stuck.number, absent)
+    assert {tb.number: tb.outcome for tb in t.rounds[0].tables}[stuck.number] == absent
     assert (await org.start(tid, 2)).tables  # the round is complete

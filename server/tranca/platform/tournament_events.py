@@ -221,15 +221,17 @@ def result_event(round_no: int, table_no: int, outcome: Outcome, source: str, at
     }
 
 
-def result_source(events: Sequence[Mapping[str, Any]], round_no: int, table_no: int) -> str | None:
-    """Where the table's result came from: "game" (its game's settlement) or
-    "forfeit" (the organiser's RecordForfeit), as its latest result event says; None
-    for a table without a result."""
-    source = None
+def latest_result(
+    events: Sequence[Mapping[str, Any]], round_no: int, table_no: int
+) -> Mapping[str, Any] | None:
+    """The table's latest result event (its ``source``: "game", its game's
+    settlement, or "forfeit", the organiser's RecordForfeit; a game's also has the
+    game's ``reason``); None for a table without a result."""
+    found = None
     for event in events:
         if event["type"] == "result" and (event["round"], event["table"]) == (round_no, table_no):
-            source = str(event["source"])
-    return source
+            found = event
+    return found
 
 
 def withdraw_event(entrant: str, at: int) -> Event:
@@ -260,10 +262,10 @@ __all__ = [
     "Event",
     "PairingMismatch",
     "TournamentConfig",
+    "latest_result",
     "pair_event",
     "rebuild",
     "result_event",
-    "result_source",
     "round_dealt_out",
     "status_of",
     "withdraw_event",

@@ -33,6 +33,7 @@ from ..app.fairness import deck_size, new_server_secret
 from ..app.game import (
     ENDED_BY_APP,
     FINISHED,
+    NO_RESULT,
     NOT_STARTED,
     WAITING,
     Action,
@@ -51,10 +52,10 @@ from ..platform.tournament_events import (
     MAX_START_DEADLINE_SECONDS,
     Event,
     TournamentConfig,
+    latest_result,
     pair_event,
     rebuild,
     result_event,
-    result_source,
     round_dealt_out,
     status_of,
     withdraw_event,
@@ -412,7 +413,8 @@ async def decided_by_forfeit(results: TournamentResults, game_id: str) -> bool:
     found = await results.table_of_game(game_id)
     if found is None:
         return False
-    return result_source(found.row.events, found.round_no, found.table_no) == "forfeit"
+    latest = latest_result(found.row.events, found.round_no, found.table_no)
+    return latest is not None and latest["source"] == "forfeit"
 
 
 # ----- the use cases ---------------------------------------------------------------------
@@ -513,9 +515,12 @@ class Tournaments:
                 raise malformed(f"round {round_no} has tables 1 to {len(tables)}")
             if t.result(tables[table_no - 1]) == forfeit:
                 return []  # a retry (even of the forfeit that ended the tournament)
-            if result_source(row.events, round_no, table_no) == "game":
-                # The game's result was settled with it: rated, scored and paid. A
-                # forfeit now would credit a win the ratings call a loss.
+            latest = latest_result(row.events, round_no, table_no)
+            if latest and latest["source"] == "game" and latest.get("reason") not in NO_RESULT:
+                # The game's own result (a win or a draw) was settled with it: rated,
+                # scored and paid. A forfeit now would credit a win the ratings call a
+                # loss. A level end the game did not decide (an annulled knockout
+                # table, a table that never started) stays the organiser's to rule on.
                 raise refused("TABLE_DECIDED", f"table {table_no} has its game's result")
             if t.is_over:
                 raise refused("TOURNAMENT_OVER", "the tournament is over")
