@@ -94,7 +94,7 @@ TOURNAMENTS_RUNNING = Gauge("tranca_tournaments_running", "Tournaments running (
 # ----- ratings, ranking points and chips (services/settlement.py, matches.py, players.py)
 MATCHES_SETTLED = Counter(
     "tranca_matches_settled_total",
-    "Finished matches settled, by outcome: rated (competitive), annulled, practice",
+    "Finished matches settled, by outcome: rated (competitive), annulled, forfeited, practice",
     ["outcome"],
 )
 SETTLEMENT_FAILURES = Counter(

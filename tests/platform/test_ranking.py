@@ -89,7 +89,11 @@ def test_shared_address_gives_no_points_to_anyone(pair: tuple[int, int]) -> None
     seats = list(FOUR)
     a, b = pair
     seats[b] = SeatEntry(seats[b].player, seats[a].address)
-    assert match_awards("m4", seats, 0, GameType.POINTS, T0) == []
+    awards = match_awards("m4", seats, 0, GameType.POINTS, T0)
+    assert points(awards) == {"ana": 0, "carla": 0, "bruno": 0, "davi": 0}
+    # Still one award a player, so the match counts among their matches and wins as
+    # it does in their rating (issue 27: the leaderboard's counts and GetPlayer's).
+    assert {a.player for a in awards if a.won} == {"ana", "carla"}
 
 
 def test_addresses_are_compared_by_value() -> None:

@@ -416,3 +416,47 @@ def test_tables_name_their_round_and_number() -> None:
     t = Tournament(Format.ROUND_ROBIN, players(4))
     rnd = t.pair_next_round()
     assert rnd.tables == (Table(1, 1, "p01", "p04"), Table(1, 2, "p02", "p03"))
+
+
+def test_a_level_knockout_table_goes_to_the_higher_seed() -> None:
+    """Issue 27: "A knockout table must always produce a winner". Under the default
+    rule (KnockoutTie.HIGHER_SEED) the entrant listed earlier wins, whichever side of
+    the table it sits on."""
+    t = Tournament(Format.SINGLE_ELIMINATION, players(8))
+    first = t.pair_next_round()
+    for table in first.tables:
+        assert t.knockout_tie_winner(table) == Outcome.A_WINS  # seeds 1-4 are side A
+        t.record(1, table.number, Outcome.B_WINS)  # the lower seeds all go through
+    second = t.pair_next_round()
+    # p08 (beat p01) meets p05 (beat p04): p05 is seeded higher and sits on side B.
+    table = second.tables[0]
+    assert (table.a, table.b) == ("p08", "p05")
+    assert t.knockout_tie_winner(table) == Outcome.B_WINS
+
+
+def test_play_off_deals_replace_a_drawn_match_at_knockout_tables_only() -> None:
+    """KnockoutTie.PLAY_OFF: a preset whose level match is drawn (RULES.md,
+    ``tie_break`` ``draw``) plays another deal instead (``extra_deal``) at a
+    knockout's tables; other formats and the default rule keep the preset's."""
+    from tranca.platform.tournament_events import TournamentConfig
+    from tranca.platform.tournaments import KnockoutTie
+    from tranca.rules.presets import PRESETS, TieBreak
+
+    rules = PRESETS["tranca-000"]
+    assert rules.tie_break == TieBreak.DRAW
+
+    def config(fmt: Format, tie: KnockoutTie) -> TournamentConfig:
+        return TournamentConfig(
+            fmt, tuple(players(4)), 2, 1, None, rules.to_dict(), {}, knockout_tie=tie
+        )
+
+    played = config(Format.SINGLE_ELIMINATION, KnockoutTie.PLAY_OFF)
+    assert played.game_rules().tie_break == TieBreak.EXTRA_DEAL
+    assert TournamentConfig.from_dict(played.to_dict()) == played
+    kept = config(Format.SINGLE_ELIMINATION, KnockoutTie.HIGHER_SEED).game_rules()
+    assert kept.tie_break == TieBreak.DRAW
+    assert config(Format.SWISS, KnockoutTie.PLAY_OFF).game_rules().tie_break == TieBreak.DRAW
+    # A tournament stored before the rule existed reads as the default.
+    old = played.to_dict()
+    del old["knockout_tie"]
+    assert TournamentConfig.from_dict(old).knockout_tie == KnockoutTie.HIGHER_SEED

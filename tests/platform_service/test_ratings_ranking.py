@@ -107,7 +107,17 @@ async def test_no_ranking_points_when_two_seats_share_an_address(platform: Platf
         player = await p.player(name)
         assert player.ranking_points == 0, name
         assert player.matches == 1, name  # the match is still rated (see the docs)
-    assert await _board(p) == []
+    # Issue 27: the leaderboard counts the match as GetPlayer does, with no points.
+    board = await _board(p)
+    assert board == [
+        (1, "ana", 0, 1, 1),
+        (1, "bea", 0, 0, 1),
+        (1, "cid", 0, 1, 1),
+        (1, "dan", 0, 0, 1),
+    ]
+    for _, name, _, wins, games in board:
+        player = await p.player(name)
+        assert (player.wins, player.matches) == (wins, games), name
     # From four addresses, the same players score.
     table = await p.table(["ana", "bea", "cid", "dan"])
     await p.resign(table, 1)

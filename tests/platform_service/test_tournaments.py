@@ -55,6 +55,8 @@ class TournamentOptions(TypedDict, total=False):
     rounds: int
     duplicate: bool
     round_decks: list[str]
+    knockout_tie: pb.KnockoutTie.ValueType
+    start_deadline_seconds: int
 
 
 class Organiser:
@@ -542,6 +544,8 @@ async def test_other_apps_tournaments_are_invisible(org: Organiser, server: Runn
         {"duplicate": True, "round_decks": ["AS KS"]},  # not a whole deck
         {"duplicate": True, "table": gpb.TableOptions(verifiable=True)},
         {"table": gpb.TableOptions(stake=5)},  # a stake without a competitive table
+        {"start_deadline_seconds": -1},
+        {"start_deadline_seconds": 86_401},
     ],
 )
 async def test_bad_configurations_are_refused(org: Organiser, change: dict[str, object]) -> None:
@@ -602,18 +606,58 @@ async def test_annulled_game_is_left_for_the_organiser(org: Organiser) -> None:
     assert error_reason(exc.value) == "TOURNAMENT_OVER"
 
 
-async def test_a_drawn_knockout_table_is_left_for_the_organiser(org: Organiser) -> None:
-    """A knockout needs a winner: a drawn match's result is not recorded."""
-    created = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 2)
-    rnd = await org.start(created.tournament_id, 1)
+async def draw_game(
+    org: Organiser, game_id: str, winner: int = DRAWN, reason: str = "drawn"
+) -> None:
+    """The settlement's call for a drawn match (no preset makes one easy to play out),
+    or for another level end (an annulment: ``winner`` -1)."""
     store = org.server.store
-    # No preset makes a draw easy to play out: the settlement's call, as for a draw.
     async with store._one_writer(), store.engine.begin() as conn:
-        await record_game_result(TournamentTransaction(conn), rnd.tables[0].game_id, DRAWN, "drawn")
-    t = await org.get(created.tournament_id)
-    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
-    t = await org.forfeit(created.tournament_id, 1, 1, pb.TABLE_OUTCOME_B_FORFEITS)
-    assert t.champion == "e01"
+        await record_game_result(TournamentTransaction(conn), game_id, winner, reason)
+
+
+async def test_a_drawn_knockout_table_goes_to_the_higher_seed(org: Organiser) -> None:
+    """Issue 27: "A knockout table must always produce a winner". In an 8-player single
+    elimination a drawn table is recorded for the higher seed (the default
+    KNOCKOUT_TIE_HIGHER_SEED) and the next round starts (it stalled on
+    ROUND_NOT_COMPLETE)."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 8)
+    tid = created.tournament_id
+    assert created.knockout_tie == pb.KNOCKOUT_TIE_HIGHER_SEED
+    rnd = await org.start(tid, 1)
+    first, *others = rnd.tables
+    await draw_game(org, first.game_id)
+    # The other tables: side B resigns, and the higher seeds (side A) go through.
+    await org.play_round(tid, pb.TournamentRound(tables=others))
+    t = await org.get(tid)
+    assert (first.entrant_a, first.entrant_b) == ("e01", "e08")
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+    second = await org.start(tid, 2)
+    assert len(second.tables) == 2 and second.tables[0].entrant_a == "e01"
+    # The semi-final e01 v e04 is drawn too: e01, seeded higher, goes through.
+    await draw_game(org, second.tables[0].game_id)
+    assert (await org.get(tid)).rounds[1].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+
+
+async def test_a_play_off_knockout_plays_another_deal_for_a_level_match(
+    org: Organiser,
+) -> None:
+    """KNOCKOUT_TIE_PLAY_OFF: the knockout's games settle a level match with another
+    deal where the preset draws it (RULES.md, ``tie_break``), so a table finds its own
+    winner; a game that ends level all the same still gets one (the higher seed)."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 4, knockout_tie=pb.KNOCKOUT_TIE_PLAY_OFF
+    )
+    tid = created.tournament_id
+    assert created.knockout_tie == pb.KNOCKOUT_TIE_PLAY_OFF
+    rnd = await org.start(tid, 1)
+    setup = await org.server.store.setup_of(rnd.tables[0].game_id)
+    assert setup.rules.tie_break == "extra_deal"
+    await draw_game(org, rnd.tables[1].game_id, -1, "annulled")  # e02 v e03, annulled
+    assert (await org.get(tid)).rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_A_WINS
+    # A game the app ended is left for the organiser's ruling.
+    await draw_game(org, rnd.tables[0].game_id, -1, "ended_by_app")
+    assert (await org.get(tid)).rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
 
 
 async def test_tournaments_running_gauge(org: Organiser) -> None:
@@ -833,3 +877,152 @@ async def test_a_forfeited_table_still_playing_keeps_the_deck_hidden(org: Organi
     await org.settle([one.game_id])
     assert (await org.get(tid)).rounds[0].deck
     assert (await replay(org, two.game_id, two.seats[0].player_token)).seed != 0
+
+
+async def grant(org: Organiser, player: str, amount: int) -> None:
+    players = pb_grpc.PlayerServiceStub(org.client.channel)
+    await players.GrantChips(
+        pb.GrantChipsRequest(player_id=player, amount=amount, grant_id=f"g-{player}"),
+        metadata=org.md,
+    )
+
+
+async def test_a_duplicate_round_with_a_table_that_never_started_shows_its_deck(
+    org: Organiser,
+) -> None:
+    """Issue 27: "A round's deck is published when every table of the round is over,
+    however it ended." A staked table whose start is refused (a seat without the chips)
+    and recorded as a double no-show is closed (its game can no longer be started and
+    dealt the round's cards), so once the other table ends the deck is shown."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        4,
+        duplicate=True,
+        table=gpb.TableOptions(competitive=True, stake=10),
+    )
+    tid = created.tournament_id
+    for player in ("p01", "p02", "p03"):  # p04 has no chips
+        await grant(org, player, 100)
+    rnd = await org.start(tid, 1)
+    stuck = next(tb for tb in rnd.tables if "e04" in (tb.entrant_a, tb.entrant_b))
+    played = next(tb for tb in rnd.tables if tb is not stuck)
+    view = await view_as(org, stuck.game_id, stuck.seats[0].player_token)
+    assert view.status == gpb.GAME_STATUS_WAITING
+    await org.forfeit(tid, 1, stuck.number, pb.TABLE_OUTCOME_DOUBLE_NO_SHOW)
+    view = await view_as(org, stuck.game_id, stuck.seats[0].player_token)
+    assert view.status == gpb.GAME_STATUS_FINISHED
+    assert view.match_result.reason == "not_started"
+    with pytest.raises(grpc.aio.AioRpcError) as exc:  # never dealt the round's cards
+        await org.client.stub.StartGame(
+            gpb.StartGameRequest(game_id=stuck.game_id),
+            metadata=org.client.player(stuck.seats[0].player_token),
+        )
+    assert error_reason(exc.value) == "GAME_OVER"
+    await org.resign(played, 0)
+    await org.settle([played.game_id, stuck.game_id])
+    t = await org.get(tid)
+    assert t.rounds[0].deck and all(tb.outcome for tb in t.rounds[0].tables)
+    late = await replay(org, played.game_id, played.seats[0].player_token)
+    setup = await org.server.store.setup_of(played.game_id)
+    assert late.seed == setup.seed != 0 and all(d.deck for d in late.deals)
+
+
+async def player(org: Organiser, player_id: str) -> pb.GetPlayerResponse:
+    players = pb_grpc.PlayerServiceStub(org.client.channel)
+    done: pb.GetPlayerResponse = await players.GetPlayer(
+        pb.GetPlayerRequest(player_id=player_id), metadata=org.md
+    )
+    return done
+
+
+async def test_a_forfeited_table_whose_game_goes_on_counts_for_no_one(org: Organiser) -> None:
+    """Issue 27: "a player is credited a forfeit win in the tournament and a rated
+    loss". A forfeit recorded while the table's game is played decides the table; the
+    game, when it ends, is not rated, earns no ranking points and its stakes go back
+    (docs/platform/tournaments.md, "A forfeit decides its table")."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2, table=gpb.TableOptions(competitive=True, stake=10)
+    )
+    tid = created.tournament_id
+    for p in ("p01", "p02"):
+        await grant(org, p, 100)
+    rnd = await org.start(tid, 1)
+    table = rnd.tables[0]
+    await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_A_FORFEITS)  # p02 wins the table
+    await org.resign(table, 1)  # ...and p02 resigns the game that went on
+    await org.settle([table.game_id])
+    t = await org.get(tid)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_FORFEITS
+    assert t.standings[0].entrant == "e02" and t.standings[0].wins == 1
+    for p in ("p01", "p02"):
+        got = await player(org, p)
+        assert (got.matches, got.wins, got.ranking_points) == (0, 0, 0)
+        assert got.rating.games == 0 and got.chips == 100  # the stake came back
+
+
+async def test_a_table_with_its_games_result_refuses_a_forfeit(org: Organiser) -> None:
+    """The other side of the same rule: once the game's result is settled (rated and
+    scored) a forfeit for its table would contradict the ratings: refused."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, table=gpb.TableOptions(competitive=True)
+    )
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    one = rnd.tables[0]
+    await org.resign(one, 1)  # side A wins
+    await org.settle([one.game_id])
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await org.forfeit(tid, 1, 1, pb.TABLE_OUTCOME_A_FORFEITS)
+    assert exc.value.code() == Code.FAILED_PRECONDITION
+    assert error_reason(exc.value) == "TABLE_DECIDED"
+    t = await org.get(tid)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+    winner = await player(org, f"p{int(one.entrant_a[1:]):02}")
+    assert (winner.matches, winner.wins) == (1, 1)
+
+
+async def test_a_staked_table_that_never_starts_is_a_no_show_at_its_deadline(
+    org: Organiser,
+) -> None:
+    """Issue 27: "A staked tournament table that never starts stays WAITING for ever:
+    it needs a deadline after which it is settled as a no-show with stakes returned."
+    The table's game carries its start deadline in the database, so any replica's
+    sweeper closes it; the settlement records the table's double no-show."""
+    from tranca.services.moves import now_ms
+
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        4,
+        table=gpb.TableOptions(competitive=True, stake=10),
+        start_deadline_seconds=60,
+    )
+    tid = created.tournament_id
+    assert created.start_deadline_seconds == 60
+    for p in ("p01", "p02", "p03"):  # p04 has no chips: its table's start is refused
+        await grant(org, p, 100)
+    rnd = await org.start(tid, 1)
+    stuck = next(tb for tb in rnd.tables if "e04" in (tb.entrant_a, tb.entrant_b))
+    played = next(tb for tb in rnd.tables if tb is not stuck)
+    early = org.server.new_sweeper(clock=lambda: now_ms() + 30_000)
+    assert await early.sweep_timers() == 0  # not yet due
+    late = org.server.new_sweeper(clock=lambda: now_ms() + 61_000)
+    assert await late.sweep_timers() == 1  # the waiting table only
+    view = await view_as(org, stuck.game_id, stuck.seats[0].player_token)
+    assert view.status == gpb.GAME_STATUS_FINISHED
+    assert view.match_result.reason == "not_started"
+    await org.resign(played, 1)
+    await org.settle([stuck.game_id, played.game_id])
+    t = await org.get(tid)
+    outcomes = {tb.number: tb.outcome for tb in t.rounds[0].tables}
+    assert outcomes[stuck.number] == pb.TABLE_OUTCOME_DOUBLE_NO_SHOW
+    assert outcomes[played.number] == pb.TABLE_OUTCOME_A_WINS
+    other = next(s.player_id for s in stuck.seats if s.player_id != "p04")
+    got = await player(org, other)
+    assert (got.matches, got.chips) == (0, 100)  # unrated, and no chips lost
+    # The organiser may still rule otherwise: the game decided nothing (unrated).
+    absent = (
+        pb.TABLE_OUTCOME_B_FORFEITS if stuck.entrant_b == "e04" else pb.TABLE_OUTCOME_A_FORFEITS
+    )
+    t = await org.forfeit(tid, 1, stuck.number, absent)
+    assert {tb.number: tb.outcome for tb in t.rounds[0].tables}[stuck.number] == absent
+    assert (await org.start(tid, 2)).tables  # the round is complete

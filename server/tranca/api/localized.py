@@ -509,6 +509,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Essa não é a rodada atual.",
         "Esa no es la ronda actual.",
     ),
+    "TABLE_DECIDED": (
+        "That table already has its game's result: a forfeit can no longer change it.",
+        "Essa mesa já tem o resultado da sua partida: um W.O. não pode mais mudá-lo.",
+        "Esa mesa ya tiene el resultado de su partida: una incomparecencia ya no puede cambiarlo.",
+    ),
     "ROUND_OUT_OF_ORDER": (
         "Rounds start in order.",
         "As rodadas começam em ordem.",

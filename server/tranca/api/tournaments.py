@@ -14,7 +14,7 @@ from ..platform.tournament_events import (
     TournamentConfig,
     status_of,
 )
-from ..platform.tournaments import Entrant, Format, Outcome, Round, Tournament
+from ..platform.tournaments import Entrant, Format, KnockoutTie, Outcome, Round, Tournament
 from ..rules.cards import card_text
 from ..services.tournaments import (
     GamesByTable,
@@ -49,6 +49,15 @@ OUTCOME_PB = {
     Outcome.B_FORFEITS: pb.TABLE_OUTCOME_B_FORFEITS,
     Outcome.DOUBLE_NO_SHOW: pb.TABLE_OUTCOME_DOUBLE_NO_SHOW,
 }
+KNOCKOUT_TIES = {
+    pb.KNOCKOUT_TIE_UNSPECIFIED: KnockoutTie.HIGHER_SEED,
+    pb.KNOCKOUT_TIE_HIGHER_SEED: KnockoutTie.HIGHER_SEED,
+    pb.KNOCKOUT_TIE_PLAY_OFF: KnockoutTie.PLAY_OFF,
+}
+KNOCKOUT_TIE_PB = {
+    KnockoutTie.HIGHER_SEED: pb.KNOCKOUT_TIE_HIGHER_SEED,
+    KnockoutTie.PLAY_OFF: pb.KNOCKOUT_TIE_PLAY_OFF,
+}
 FORFEITS = {
     pb.TABLE_OUTCOME_A_FORFEITS: Outcome.A_FORFEITS,
     pb.TABLE_OUTCOME_B_FORFEITS: Outcome.B_FORFEITS,
@@ -71,6 +80,9 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
         rounds=request.rounds,
         duplicate=request.duplicate,
         round_decks=list(request.round_decks),
+        # An unknown value (a newer client's) reads as the default.
+        knockout_tie=KNOCKOUT_TIES.get(request.knockout_tie, KnockoutTie.HIGHER_SEED),
+        start_deadline_seconds=request.start_deadline_seconds,
     )
 
 
@@ -188,7 +200,10 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
         total_rounds=t.total_rounds,
         champion=t.champion or "",
         duplicate=row.config.duplicate,
+        start_deadline_seconds=row.config.start_deadline_seconds,
     )
+    if t.format == Format.SINGLE_ELIMINATION:
+        out.knockout_tie = KNOCKOUT_TIE_PB[row.config.knockout_tie]
     for e in row.config.entrants:
         out.entrants.add(id=e.id, player_ids=list(e.players))
     for rnd in t.rounds:

@@ -276,7 +276,8 @@ MAX_ENTROPY_STRINGS = 64
 class Action:
     """One logged change. ``kind`` is join (``by`` BY_ROBOT: a robot's seat from the
     start), leave, start, move, resign, robot (a robot takes the seat), return (its
-    player takes it back), annul_vote, entropy or end (the app ends the game). Its
+    player takes it back), annul_vote, entropy, end (the app ends the game) or
+    no_show (a tournament table's game closed before it started). Its
     stored form (the move in the text notation) is the store's codec's
     (``store/codec.py``)."""
 
@@ -394,6 +395,15 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = -1
         g.result_reason = ENDED_BY_APP
+    elif kind == "no_show":
+        # A tournament table whose game never started (a seat short of the chips for
+        # its stake, say): the server closes it, so it can never be dealt later (its
+        # cards may be a duplicate round's, shown once the round is over). No result,
+        # like an annulment: it counts for no one and every stake goes back.
+        _check_status(g, WAITING)
+        g.status = FINISHED
+        g.winner = -1
+        g.result_reason = NOT_STARTED
     elif kind == "entropy":
         _check_status(g, WAITING)
         if not g.setup.table.verifiable:
@@ -423,8 +433,9 @@ def _check_robot_seat(g: GameState, action: Action) -> None:
 
 ANNULLED = "annulled"
 ENDED_BY_APP = "ended_by_app"  # the app ended the game (AdminService.EndGame)
+NOT_STARTED = "not_started"  # a tournament table's game closed before its start
 # Results that count for no one: no rating, no points, every stake returned.
-NO_RESULT = (ANNULLED, ENDED_BY_APP)
+NO_RESULT = (ANNULLED, ENDED_BY_APP, NOT_STARTED)
 
 
 def _maybe_annul(g: GameState) -> None:

@@ -86,21 +86,24 @@ def match_awards(
     ``winner`` is the winning side (``tranca.platform.sides``) or ``DRAWN``. Every
     player of the winning side (both partners in a pairs game) gets the win points of
     ``kind``; every other player gets the loss points. A drawn match gives every player
-    the loss points. No awards at all for a practice match or when two seats share an
-    address."""
+    the loss points. No awards at all for a practice match. When two seats share an
+    address nobody scores: every award is worth 0 points, but is still there, so that
+    the match counts among the players' matches and wins on the leaderboards as it
+    does in their rating (one definition of a player's matches: the rated ones)."""
     if at.tzinfo is None or at.utcoffset() is None:
         raise ValueError("the award time must be timezone-aware")
     players = [s.player for s in seats]
     if len(set(players)) != len(players):
         raise ValueError("a player sits in one seat only")
     winners = set(winners_of(players, winner)) if winner != DRAWN else set()
-    if not competitive or shared_address(s.address for s in seats):
+    if not competitive:
         return []
+    scored = not shared_address(s.address for s in seats)
     return [
         Award(
             match_id,
             p,
-            WIN_POINTS[kind] if p in winners else LOSS_POINTS,
+            (WIN_POINTS[kind] if p in winners else LOSS_POINTS) if scored else 0,
             p in winners,
             at,
         )

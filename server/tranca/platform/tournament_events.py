@@ -23,18 +23,33 @@ in play).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..app.game import FINISHED as GAME_FINISHED
-from ..rules.presets import Rules, rules_from_dict
+from ..rules.presets import Rules, TieBreak, rules_from_dict
 from .duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
-from .tournaments import Entrant, Format, Outcome, Table, Tournament, outcome_of_game
+from .tournaments import (
+    Entrant,
+    Format,
+    KnockoutTie,
+    Outcome,
+    Table,
+    Tournament,
+    outcome_of_game,
+)
 
 # A tournament's status, as stored beside its events and shown to its organiser.
 REGISTERED, RUNNING, FINISHED = "registered", "running", "finished"
 
 Event = dict[str, Any]
+
+# A table's game not started this long after its round was (a start refused for a
+# seat short of the chips for the stake, and never retried) is closed as a double
+# no-show: long enough for an organiser to top up chips and retry StartRound, short
+# enough that a round does not wait an evening on a table nobody will play.
+DEFAULT_START_DEADLINE_SECONDS = 600
+MAX_START_DEADLINE_SECONDS = 86_400
 
 
 class PairingMismatch(Exception):
@@ -55,6 +70,12 @@ class TournamentConfig:
     table: dict[str, Any]  # TableOptions.to_dict()
     duplicate: bool = False
     round_decks: tuple[tuple[int, ...], ...] = ()  # the organiser's first-deal decks
+    # A knockout's rule for a table whose game ended level (a tournament stored
+    # before the rule existed reads as the default).
+    knockout_tie: KnockoutTie = KnockoutTie.HIGHER_SEED
+    # How long a table's game may wait to start before it is closed as a double
+    # no-show (seconds from the round's start).
+    start_deadline_seconds: int = DEFAULT_START_DEADLINE_SECONDS
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +88,8 @@ class TournamentConfig:
             "table": self.table,
             "duplicate": self.duplicate,
             "round_decks": [list(d) for d in self.round_decks],
+            "knockout_tie": self.knockout_tie.value,
+            "start_deadline_seconds": self.start_deadline_seconds,
         }
 
     def sides_swapped(self, table_no: int) -> bool:
@@ -103,10 +126,30 @@ class TournamentConfig:
             dict(d.get("table") or {}),
             bool(d.get("duplicate", False)),
             tuple(tuple(int(c) for c in deck) for deck in d.get("round_decks") or ()),
+            KnockoutTie(d.get("knockout_tie") or KnockoutTie.HIGHER_SEED),
+            int(d.get("start_deadline_seconds") or DEFAULT_START_DEADLINE_SECONDS),
         )
 
     def game_rules(self) -> Rules:
-        return rules_from_dict(self.rules)
+        """Every table's rules: the tournament's, except that a knockout played with
+        play-off deals (``KnockoutTie.PLAY_OFF``) settles a level match with another
+        deal where the preset would draw it."""
+        rules = rules_from_dict(self.rules)
+        if (
+            self.format == Format.SINGLE_ELIMINATION
+            and self.knockout_tie == KnockoutTie.PLAY_OFF
+            and rules.tie_break == TieBreak.DRAW
+        ):
+            return replace(rules, tie_break=TieBreak.EXTRA_DEAL)
+        return rules
+
+    def outcome_of_level_game(self, t: Tournament, table_no: int) -> Outcome | None:
+        """The outcome of a table whose game ended level (drawn or annulled): a
+        knockout's is decided by its ``knockout_tie`` rule, as a knockout table must
+        produce a winner; None elsewhere (the caller records a draw, or nothing)."""
+        if self.format != Format.SINGLE_ELIMINATION:
+            return None
+        return t.knockout_tie_winner(t.rounds[-1].tables[table_no - 1])
 
     def new_tournament(self) -> Tournament:
         """The tournament before any event (raises ValueError for a bad config)."""
@@ -178,6 +221,19 @@ def result_event(round_no: int, table_no: int, outcome: Outcome, source: str, at
     }
 
 
+def latest_result(
+    events: Sequence[Mapping[str, Any]], round_no: int, table_no: int
+) -> Mapping[str, Any] | None:
+    """The table's latest result event (its ``source``: "game", its game's
+    settlement, or "forfeit", the organiser's RecordForfeit; a game's also has the
+    game's ``reason``); None for a table without a result."""
+    found = None
+    for event in events:
+        if event["type"] == "result" and (event["round"], event["table"]) == (round_no, table_no):
+            found = event
+    return found
+
+
 def withdraw_event(entrant: str, at: int) -> Event:
     return {"type": "withdraw", "entrant": entrant, "at": at}
 
@@ -198,12 +254,15 @@ def round_dealt_out(
 
 
 __all__ = [
+    "DEFAULT_START_DEADLINE_SECONDS",
     "FINISHED",
+    "MAX_START_DEADLINE_SECONDS",
     "REGISTERED",
     "RUNNING",
     "Event",
     "PairingMismatch",
     "TournamentConfig",
+    "latest_result",
     "pair_event",
     "rebuild",
     "result_event",

@@ -26,8 +26,10 @@ Swiss
 
 Single elimination
     A seeded bracket (1 v 8, 4 v 5, 2 v 7, 3 v 6 for eight), padded to a power of
-    two, so the byes fall to the top seeds. A table needs a winner (no draws);
-    after a double no-show neither side advances and the next opponent has a bye.
+    two, so the byes fall to the top seeds. A table needs a winner: a drawn (or
+    annulled) game is decided by the tournament's ``KnockoutTie`` rule, chosen at
+    creation (``knockout_tie_winner``); after a double no-show neither side advances
+    and the next opponent has a bye.
 
 Results and scores. A table ends in a win for either side, a draw, a forfeit by
 one side (absence or forfeit: a loss for it, a win for the other) or a double
@@ -74,6 +76,25 @@ class Outcome(StrEnum):
     A_FORFEITS = "a_forfeits"  # A absent or forfeited: B wins
     B_FORFEITS = "b_forfeits"
     DOUBLE_NO_SHOW = "double_no_show"  # both absent: both lose
+
+
+class KnockoutTie(StrEnum):
+    """How a knockout table whose game ended level gets its winner.
+
+    HIGHER_SEED
+        The game is played under the preset's own rules; a drawn (or annulled) game
+        is recorded as won by the entrant seeded higher (listed earlier), as a seeded
+        bracket already favours the top seeds with its byes. Decided at once, with no
+        more play: the default.
+    PLAY_OFF
+        The game's rules turn a preset's drawn match (``tie_break`` ``draw``) into
+        play-off deals (``extra_deal``): a match level at its end plays another deal
+        until one side leads, so the table decides its own winner. A game that ends
+        level all the same (an annulment) falls back to the higher seed.
+    """
+
+    HIGHER_SEED = "higher_seed"
+    PLAY_OFF = "play_off"
 
 
 def outcome_of_game(winner_side: int) -> Outcome:
@@ -238,6 +259,12 @@ class Tournament:
         if self.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
             raise ValueError("a knockout table needs a winner: replay it or decide it")
         self._results[(round_no, table_no)] = outcome
+
+    def knockout_tie_winner(self, table: Table) -> Outcome:
+        """The outcome of a knockout table whose game ended level: the entrant seeded
+        higher wins (``KnockoutTie``)."""
+        a_higher = self.seed_index[table.a] < self.seed_index[table.b]
+        return Outcome.A_WINS if a_higher else Outcome.B_WINS
 
     def result(self, table: Table) -> Outcome | None:
         return self._results.get((table.round, table.number))

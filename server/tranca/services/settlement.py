@@ -5,6 +5,10 @@ What a match counts for (003), decided here from the pure platform modules
 (``platform.ratings``, ``platform.ranking``, ``platform.chips`` through the ledger,
 ``services.tournaments.record_game_result``):
 
+- a tournament table the organiser decided with a forfeit (RecordForfeit) before
+  its game ended: the forfeit is the table's result, so the game counts for no one,
+  as an annulment (stakes back, no rating, no ranking points): a player is never
+  credited a forfeit win in the tournament and a rated loss for the same table.
 - practice table: nothing ("Desactiva esta opción para practicar (no ganarás puntos
   ni fichas...)"); its tournament result is still recorded.
 - annulled ("la partida se anula... los jugadores no suman ni restan puntos, y esa
@@ -45,18 +49,19 @@ from .. import metrics
 from ..app.game import NO_RESULT, GameState, Setup
 from ..platform import DRAWN, PlayerId, chips, ranking, ratings, sides, winners_of
 from .errors import Unavailable
-from .tournaments import TournamentResults, record_game_result
+from .tournaments import TournamentResults, decided_by_forfeit, record_game_result
 
 log = structlog.get_logger("tranca.settlement")
 
 RATED, ANNULLED_OUTCOME, PRACTICE = "rated", "annulled", "practice"
+FORFEITED = "forfeited"  # a tournament table decided by a forfeit: counts for no one
 BATCH = 20  # games settled per sweep
 
 
 @dataclass(frozen=True)
 class Settled:
     game_id: str
-    outcome: str  # RATED, ANNULLED_OUTCOME or PRACTICE
+    outcome: str  # RATED, ANNULLED_OUTCOME, FORFEITED or PRACTICE
     entries: tuple[chips.Entry, ...]  # the chips it moved
 
 
@@ -212,7 +217,11 @@ async def settle(work: SettlementWork) -> Settled:
     """What the claimed game counts for, written through ``work``, and its tournament
     table's result."""
     state = work.state
-    outcome, entries = await _counts(work, state)
+    if await decided_by_forfeit(work, work.game_id):
+        entries = await work.refund_stakes() if state.setup.table.competitive else ()
+        outcome = FORFEITED if state.setup.table.competitive else PRACTICE
+    else:
+        outcome, entries = await _counts(work, state)
     await record_game_result(work, work.game_id, state.winner, state.result_reason)
     return Settled(work.game_id, outcome, entries)
 
@@ -270,6 +279,7 @@ async def _award(
 
 __all__ = [
     "ANNULLED_OUTCOME",
+    "FORFEITED",
     "PRACTICE",
     "RATED",
     "PendingGame",

@@ -18,6 +18,9 @@ What a sweep does with a claimed game whose seat to act is:
   player, a draw and a discard (actor "timeout"; see ``fallback_move``);
 - present, on a table without a turn limit: nothing; the deadline moves to the end
   of the grace period counted from the player's last sign of life.
+
+A claimed game still waiting for its start is a tournament table past its start
+deadline (nothing else sets a deadline before the start): it is closed as a no-show.
 """
 
 from __future__ import annotations
@@ -30,7 +33,16 @@ from typing import Protocol
 import structlog
 
 from .. import metrics
-from ..app.game import BY_ROBOT, BY_TIMEOUT, FINISHED, PLAYING, Action, GameState, play_action
+from ..app.game import (
+    BY_ROBOT,
+    BY_TIMEOUT,
+    FINISHED,
+    PLAYING,
+    WAITING,
+    Action,
+    GameState,
+    play_action,
+)
 from ..rules.bots import GreedyBot
 from ..rules.engine import legal_moves
 from ..rules.moves import DISCARD, DRAW, Move
@@ -186,6 +198,16 @@ class Sweeper:
             return False  # a write since the claim set a new deadline: nothing is due
         g = game.state
         deal = g.deal
+        if g.status == WAITING:
+            # Only a tournament table's game has a deadline before its start: its
+            # start deadline (services/tournaments.py). Past it the game is closed as
+            # a no-show, which its settlement records as the table's double no-show
+            # (every stake back, none having been taken).
+            await self.moves.server_action(
+                claim.game_id, game.version, g, Action("no_show"), BY_TIMEOUT
+            )
+            log.info("tournament_table_not_started", game_id=claim.game_id)
+            return True
         if g.status != PLAYING or deal is None:
             await store.set_deadline(claim, game.version, None)
             return False

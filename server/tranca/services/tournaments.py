@@ -28,9 +28,13 @@ from typing import Any, Protocol
 import structlog
 
 from .. import metrics
+from ..app.deadlines import turn_deadline
 from ..app.fairness import deck_size, new_server_secret
 from ..app.game import (
+    ENDED_BY_APP,
     FINISHED,
+    NO_RESULT,
+    NOT_STARTED,
     WAITING,
     Action,
     GameError,
@@ -44,8 +48,11 @@ from ..app.notifications import Event as PlayerEvent
 from ..app.notifications import EventKind
 from ..platform.duplicate import DuplicateRound
 from ..platform.tournament_events import (
+    DEFAULT_START_DEADLINE_SECONDS,
+    MAX_START_DEADLINE_SECONDS,
     Event,
     TournamentConfig,
+    latest_result,
     pair_event,
     rebuild,
     result_event,
@@ -53,7 +60,14 @@ from ..platform.tournament_events import (
     status_of,
     withdraw_event,
 )
-from ..platform.tournaments import Entrant, Format, Outcome, Round, Tournament
+from ..platform.tournaments import (
+    Entrant,
+    Format,
+    KnockoutTie,
+    Outcome,
+    Round,
+    Tournament,
+)
 from ..rules.match import DRAWN
 from ..rules.presets import Rules
 from .access import Access, Credentials
@@ -226,6 +240,8 @@ class NewTournament:
     rounds: int = 0  # 0: the format's own count
     duplicate: bool = False
     round_decks: Sequence[str] = ()  # card texts, separated by spaces or commas
+    knockout_tie: KnockoutTie = KnockoutTie.HIGHER_SEED
+    start_deadline_seconds: int = 0  # 0: DEFAULT_START_DEADLINE_SECONDS
 
 
 @dataclass(frozen=True)
@@ -281,6 +297,10 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         raise bad_config("a verifiable table shuffles its own decks: no duplicate deals")
     if new.round_decks and not new.duplicate:
         raise bad_config("round_decks are for duplicate deals")
+    if not 0 <= new.start_deadline_seconds <= MAX_START_DEADLINE_SECONDS:
+        raise bad_config(
+            f"start_deadline_seconds is 0 (the default) to {MAX_START_DEADLINE_SECONDS}"
+        )
     if new.rounds < 0 or new.rounds > MAX_SWISS_ROUNDS:
         raise bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
     decks: list[tuple[int, ...]] = []
@@ -304,6 +324,8 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         table.to_dict(),
         new.duplicate,
         tuple(decks),
+        new.knockout_tie,
+        new.start_deadline_seconds or DEFAULT_START_DEADLINE_SECONDS,
     )
     try:
         t = config.new_tournament()
@@ -339,32 +361,60 @@ async def record_game_result(
     """Record a finished game's result in its tournament, if it belongs to one, inside
     the caller's transaction (the settlement's).
 
-    Left unrecorded, for the organiser to decide with RecordForfeit: an annulled game
-    (``winner`` -1: 003 says an annulled match counts for no one, so it is neither
-    side's win) and a drawn knockout table (a knockout needs a winner). Ignored: a
-    game of a round that is no longer the latest (the tournament moved on), and a
-    table that already has a result (a forfeit recorded while it was played)."""
-    if winner not in (0, 1, DRAWN):
-        return
+    A knockout table must produce a winner: a drawn or annulled game there is recorded
+    as the tournament's ``knockout_tie`` rule decides (``KnockoutTie``), so no round
+    waits on it. Elsewhere, left unrecorded for the organiser to decide with
+    RecordForfeit: an annulled game (``winner`` -1: 003 says an annulled match counts
+    for no one, so it is neither side's win). A game the app ended (``ENDED_BY_APP``)
+    is the organiser's to decide everywhere: it stopped the game to rule on the table.
+    Ignored: a game of a round that is no longer the latest (the tournament moved on),
+    and a table that already has a result (a forfeit recorded while it was played)."""
     found = await results.table_of_game(game_id)
     if found is None:
         return
     row, round_no, table_no = found.row, found.round_no, found.table_no
     t = row.rebuild()
-    # At a duplicate round's even tables side B holds the game's side 0.
-    outcome = row.config.outcome_of_game(table_no, winner)
     if len(t.rounds) != round_no:
         return
     table = t.rounds[-1].tables[table_no - 1]
     if t.result(table) is not None:
         return
-    if t.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
+    tie_break = False
+    if winner in (0, 1):
+        # At a duplicate round's even tables side B holds the game's side 0.
+        outcome = row.config.outcome_of_game(table_no, winner)
+    elif reason == ENDED_BY_APP:
+        return
+    elif reason == NOT_STARTED:
+        # Closed at its start deadline (the sweeper): nobody played the table.
+        outcome = Outcome.DOUBLE_NO_SHOW
+    elif (level := row.config.outcome_of_level_game(t, table_no)) is not None:
+        outcome, tie_break = level, True
+    elif winner == DRAWN:
+        outcome = Outcome.DRAW
+    else:
         return
     t.record(round_no, table_no, outcome)
     event = {**result_event(round_no, table_no, outcome, "game", now_ms()), "game_id": game_id}
     event["reason"] = reason
+    if tie_break:
+        event["tie_break"] = row.config.knockout_tie.value
     if not await results.append_events(row, [event], status_of(t)):
         raise TournamentConflict(f"tournament {row.id} kept changing")
+
+
+async def decided_by_forfeit(results: TournamentResults, game_id: str) -> bool:
+    """Whether ``game_id`` is played at a tournament table the organiser decided with
+    RecordForfeit: the forfeit is the table's result, so the game, which went on,
+    counts for no one (no rating, no ranking points, its stakes back), as the
+    settlement decides. Inside the caller's transaction, which locks the tournament:
+    a forfeit recorded concurrently either comes first (and this sees it) or finds
+    the game's result and is refused (TABLE_DECIDED)."""
+    found = await results.table_of_game(game_id)
+    if found is None:
+        return False
+    latest = latest_result(found.row.events, found.round_no, found.table_no)
+    return latest is not None and latest["source"] == "forfeit"
 
 
 # ----- the use cases ---------------------------------------------------------------------
@@ -465,12 +515,39 @@ class Tournaments:
                 raise malformed(f"round {round_no} has tables 1 to {len(tables)}")
             if t.result(tables[table_no - 1]) == forfeit:
                 return []  # a retry (even of the forfeit that ended the tournament)
+            latest = latest_result(row.events, round_no, table_no)
+            if latest and latest["source"] == "game" and latest.get("reason") not in NO_RESULT:
+                # The game's own result (a win or a draw) was settled with it: rated,
+                # scored and paid. A forfeit now would credit a win the ratings call a
+                # loss. A level end the game did not decide (an annulled knockout
+                # table, a table that never started) stays the organiser's to rule on.
+                raise refused("TABLE_DECIDED", f"table {table_no} has its game's result")
             if t.is_over:
                 raise refused("TOURNAMENT_OVER", "the tournament is over")
             t.record(round_no, table_no, forfeit)
             return [result_event(round_no, table_no, forfeit, "forfeit", now_ms())]
 
-        return await self._change(app, tournament_id, change)
+        shown = await self._change(app, tournament_id, change)
+        # A retry closes it too, should the call have died between the two writes.
+        if await self._close_unstarted(shown.games.get((round_no, table_no))):
+            return await self._shown(shown.row, shown.tournament)
+        return shown
+
+    async def _close_unstarted(self, game_id: str | None) -> bool:
+        """Close a decided table's game that never started (a ``no_show``): a table is
+        over once it has a result and its game is finished, and a game left waiting
+        would hold a duplicate round's deck back for ever, or could still be started
+        (and dealt the round's cards) after they were shown. True if it closed it."""
+        if game_id is None:
+            return False
+        statuses = await self.repo.game_statuses([game_id])
+        if statuses.get(game_id) != WAITING:
+            return False
+        try:
+            await self.matches.moves.apply(game_id, Action("no_show"))
+        except GameError:
+            return False  # started (or closed) meanwhile: its own end releases the round
+        return True
 
     async def withdraw(
         self, credentials: Credentials, tournament_id: str, entrant: str
@@ -611,6 +688,7 @@ class Tournaments:
         rules = config.game_rules()
         table = TableOptions.from_dict(config.table)
         dup = config.duplicate_round(rnd.number)
+        start_deadline = turn_deadline(now_ms() + config.start_deadline_seconds * 1000)
         games: list[TableGame] = []
         tokens: TokensBySeat = {}
         for tb in rnd.tables:
@@ -620,7 +698,8 @@ class Tournaments:
             new = NewGame(row.app_id, setup, new_game(setup), label, None, game_id)
             state = new_game(setup)
             joins: list[GameChange] = []
-            for seat, player_id in enumerate(config.seats(t, tb)):
+            seats = config.seats(t, tb)
+            for seat, player_id in enumerate(seats):
                 join = Action("join", seat, name=player_id, player_id=player_id)
                 apply_action(state, join, seat + 1)
                 token, seat_token = new_seat_token(
@@ -643,8 +722,22 @@ class Tournaments:
                         "game_id": game_id,
                     },
                 )
+                # The last join sets the table's start deadline: a game still waiting
+                # then is closed by whichever replica's sweeper claims it (a no-show;
+                # its start replaces the deadline with the first turn's, or the sweeper
+                # clears it).
+                last = seat == len(seats) - 1
                 joins.append(
-                    GameChange(game_id, seat, after, join, new_token=seat_token, events=(ready,))
+                    GameChange(
+                        game_id,
+                        seat,
+                        after,
+                        join,
+                        new_token=seat_token,
+                        deadline_set=last,
+                        deadline_at=start_deadline if last else None,
+                        events=(ready,),
+                    )
                 )
             games.append(TableGame(rnd.number, tb.number, new, joins))
         return games, tokens
@@ -665,6 +758,7 @@ __all__ = [
     "TournamentRow",
     "TournamentShown",
     "Tournaments",
+    "decided_by_forfeit",
     "deck_shown",
     "record_game_result",
     "table_setup",
