@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.installed-stamp
 
 PROTOS := $(wildcard proto/tranca/v1/*.proto)
 GEN    := server/tranca/v1/.generated
+# The Python SDK (clients/python): a distribution of its own, with stubs of its own.
+SDK     := clients/python
+SDK_GEN := $(SDK)/tranca_client/v1/.generated
 
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
 .PHONY: compiled
@@ -15,10 +18,12 @@ GEN    := server/tranca/v1/.generated
 .PHONY: fuzz
 .PHONY: system-deps deploy-check rig rig-down audit
 
-$(STAMP): pyproject.toml
+# The server and the SDK, both editable; the SDK's build generates its stubs into
+# its source tree (clients/python/build_stubs.py).
+$(STAMP): pyproject.toml $(SDK)/pyproject.toml $(SDK)/setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e './$(SDK)[table]' -e '.[dev]'
 	touch $(STAMP)
 
 # Python stubs and typing stubs of the contracts, generated from proto/, never
@@ -31,7 +36,13 @@ $(GEN): $(PROTOS) $(STAMP)
 	  --mypy_out=server --mypy_grpc_out=server $(PROTOS)
 	touch server/tranca/v1/__init__.py $(GEN)
 
-proto: $(GEN)
+# The SDK's copy (the package tranca_client.v1), remade when a contract changes, as
+# its distribution's build makes it.
+$(SDK_GEN): $(PROTOS) $(SDK)/build_stubs.py $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python $(SDK)/build_stubs.py
+	touch $(SDK_GEN)
+
+proto: $(GEN) $(SDK_GEN)
 
 ## The rules engine compiled with mypyc, for simulations and bots (about twice as
 ## fast there; the service gains nothing, so it and `make test` run the sources): a
@@ -42,7 +53,7 @@ COMPILED := build/compiled/server
 compiled: $(STAMP) $(GEN)
 	$(BIN)/python server/compile_engine.py --if-needed
 
-venv: $(STAMP) $(GEN)
+venv: $(STAMP) $(GEN) $(SDK_GEN)
 
 DB_URL      ?= sqlite:///tranca.db
 DEV_API_KEY ?= dev-key-change-me

@@ -332,14 +332,19 @@ def _dispatch(argv: list[str]) -> int:
         from .loadgen import main as loadtest_main
 
         return loadtest_main(argv[1:])
-    if argv[:1] == ["bot"]:
-        from tranca_client.cli import bot_main
-
-        return bot_main(argv[1:])
-    if argv[:1] == ["play"]:
-        from tranca_client.cli import play_main
-
-        return play_main(argv[1:])
+    if argv[:1] in (["bot"], ["play"]):
+        # The Python SDK is a distribution of its own (clients/python), which an
+        # installation of the server alone does not have.
+        try:
+            from tranca_client import cli as sdk_cli
+        except ModuleNotFoundError as exc:
+            if exc.name != "tranca_client":
+                raise
+            raise Refusal(
+                "the Python SDK (tranca-client) is not installed: "
+                "pip install './clients/python[table]'"
+            ) from None
+        return sdk_cli.bot_main(argv[1:]) if argv[0] == "bot" else sdk_cli.play_main(argv[1:])
     if argv[:1] == ["admin"]:
         from .admin_cli import main as admin_main
 

@@ -197,3 +197,15 @@ def test_clients_without_a_server_refuse_in_one_line(
         line = _one_line(err, f"tranca {args[0]}")
         assert code == REFUSED
         assert "no connection to 127.0.0.1:1" in line or "No such file" in line
+
+
+def test_clients_without_the_sdk_say_how_to_install_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server installed without the SDK's distribution: its import fails.
+    monkeypatch.setitem(sys.modules, "tranca_client", None)
+    for args in (("bot", "--game", "g", "--token", "t"), ("play", "--new", "--api-key", "k")):
+        code, err = _main(capsys, *args)
+        line = _one_line(err, f"tranca {args[0]}")
+        assert code == REFUSED
+        assert line.endswith("not installed: pip install './clients/python[table]'")

@@ -22,8 +22,7 @@ import pexpect
 import pexpect.fdpexpect
 import pytest
 
-from tranca.v1 import game_pb2 as pb
-from tranca_client import TrancaClient
+from tranca_client import TrancaClient, pb
 
 KEY = "table-test-key"
 PROMPT = re.compile(r"Your move \(1-(\d+), a move, or help\): ")

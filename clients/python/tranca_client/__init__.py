@@ -1,8 +1,10 @@
 """Python SDK for the Tranca game service (tranca.v1).
 
-A typed wrapper over the generated gRPC stubs (``tranca.v1.game_pb2``): an asyncio
-client, a blocking client, typed errors, safe retries, a resuming watch, the move
-notation, and bots that play through the public API.
+A typed wrapper over the gRPC stubs of the contracts, which the distribution's build
+generates into ``tranca_client.v1`` (``pb`` is ``tranca_client.v1.game_pb2``, ``ppb``
+its ``platform_pb2``): an asyncio client, a blocking client, typed errors, safe
+retries, a resuming watch, the move notation, and bots that play through the public
+API.
 
 Quick start (asyncio)
 ---------------------
@@ -97,9 +99,6 @@ which play on whatever happens to any client, are seated with
 what ``tranca play`` does).
 """
 
-from tranca.v1 import game_pb2 as pb
-from tranca.v1 import platform_pb2 as ppb
-
 from .bots import BOT_LEVELS, Bot, Chooser, GreedyBot, RandomBot, make_bot, play_seat, run_bot
 from .client import (
     DEFAULT_ADDRESS,
@@ -140,6 +139,8 @@ from .moves import (
     same_move,
     take,
 )
+from .v1 import game_pb2 as pb
+from .v1 import platform_pb2 as ppb
 
 __version__ = "0.1.0"
 

@@ -22,11 +22,10 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
-from tranca.v1 import game_pb2 as pb
-
 from .client import AsyncTrancaClient
 from .errors import InvalidRequest, RuleRejected, VersionConflict
 from .moves import RANKS, card_rank, card_suit, is_black_three, is_wild, move_kind
+from .v1 import game_pb2 as pb
 
 __all__ = [
     "BOT_LEVELS",

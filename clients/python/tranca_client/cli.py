@@ -15,18 +15,20 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
-
-from rich.console import Console
-from rich.text import Text
-
-from tranca.v1 import game_pb2 as pb
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .bots import BOT_LEVELS, Bot, make_bot, play_seat, run_bot
 from .client import DEFAULT_ADDRESS, DEFAULT_TIMEOUT, AsyncTrancaClient
 from .errors import AlreadyExists, RuleRejected, TrancaError
 from .moves import move_text
-from .table import LineReader, Table, render_match_end
+from .v1 import game_pb2 as pb
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# The terminal table needs rich, the extra `table` of the distribution; the rest of
+# the SDK, `bot` included, does not, so rich is imported by `play` alone.
+TABLE_EXTRA = "pip install 'tranca-client[table]'"
 
 __all__ = ["bot_main", "main", "play_main"]
 
@@ -243,6 +245,10 @@ async def _seat_robots(
 
 
 async def _play(args: argparse.Namespace, console: Console) -> int:
+    from rich.text import Text
+
+    from .table import LineReader, Table, render_match_end
+
     level = args.bots or ("greedy" if args.new else "none")
     async with _client(args, api_key=args.api_key) as app:
         await app.wait_ready(args.timeout)
@@ -345,6 +351,10 @@ def play_main(argv: list[str] | None = None) -> int:
         parser.error(f"argument --robot-grace: seconds, not {args.robot_grace}")
     if args.new and args.robot_grace == 0 and args.bots != "none":
         parser.error("--robot-grace 0 is a table without robots: give --bots none too")
+    try:
+        from rich.console import Console
+    except ImportError:
+        return _refused("tranca play", f"the terminal table needs rich: {TABLE_EXTRA}")
     console = Console(highlight=False)
     try:
         return asyncio.run(_play(args, console))

@@ -47,11 +47,6 @@ from typing import Any, TypeVar, cast
 
 import grpc
 
-from tranca.v1 import game_pb2 as pb
-from tranca.v1 import game_pb2_grpc as pb_grpc
-from tranca.v1 import platform_pb2 as ppb
-from tranca.v1 import platform_pb2_grpc as ppb_grpc
-
 from .errors import (
     ResourceExhausted,
     RuleRejected,
@@ -61,6 +56,10 @@ from .errors import (
     error_from_rpc,
 )
 from .moves import parse_move
+from .v1 import game_pb2 as pb
+from .v1 import game_pb2_grpc as pb_grpc
+from .v1 import platform_pb2 as ppb
+from .v1 import platform_pb2_grpc as ppb_grpc
 
 __all__ = [
     "DEFAULT_ADDRESS",

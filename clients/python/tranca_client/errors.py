@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 import grpc
 
-from tranca.v1 import game_pb2 as pb
+from .v1 import game_pb2 as pb
 
 DOMAIN = "tranca.v1"
 DETAILS_KEY = "grpc-status-details-bin"

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from tranca.v1 import game_pb2 as pb
+from .v1 import game_pb2 as pb
 
 __all__ = [
     "KINDS",

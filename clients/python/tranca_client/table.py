@@ -22,8 +22,6 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from tranca.v1 import game_pb2 as pb
-
 from .bots import side_of
 from .client import AsyncTrancaClient
 from .errors import InvalidRequest, RuleRejected, TrancaError
@@ -36,6 +34,7 @@ from .moves import (
     move_text,
     parse_move,
 )
+from .v1 import game_pb2 as pb
 
 __all__ = [
     "Table",
