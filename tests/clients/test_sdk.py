@@ -523,3 +523,29 @@ async def test_async_bots_play_a_whole_deal_of_four(app: AsyncTrancaClient) -> N
     with contextlib.suppress(RuleRejected):
         await seats[0].submit_move(gid, "draw", expected_version=final.version)
         pytest.fail("a move after the end was accepted")
+
+
+async def test_a_refusal_comes_worded_in_the_clients_language(
+    make_client: MakeClient,
+) -> None:
+    """The client asks for a language (accept-language) and its typed errors carry the
+    service's LocalizedMessage in it, beside the unchanged reason and message."""
+    app = make_client(language="pt-BR")
+    gid, seats = await new_table(app)
+    _, view = await to_act(gid, seats)
+    idle = seats[1 - view.turn]
+    assert idle.language == "pt-BR"  # a seat's client keeps the language
+    with pytest.raises(RuleRejected) as refused:
+        await idle.submit_move(gid, "draw", expected_version=view.version)
+    err = refused.value
+    assert err.reason == "NOT_YOUR_TURN" and err.metadata == {"seat": str(view.turn)}
+    assert (err.locale, err.localized) == (
+        "pt-BR",
+        f"Não é a sua vez: é a vez do lugar {view.turn}.",
+    )
+    english = make_client()
+    with pytest.raises(RuleRejected) as plain:
+        await english.with_token(idle.token or "").submit_move(
+            gid, "draw", expected_version=view.version
+        )
+    assert plain.value.locale == "en" and plain.value.localized.startswith("It is not your turn")

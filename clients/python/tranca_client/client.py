@@ -234,10 +234,14 @@ class AsyncTrancaClient:
         channel_options: Sequence[tuple[str, Any]] = (),
         interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
         channel: grpc.aio.Channel | None = None,
+        language: str | None = None,
     ) -> None:
         self.address = address
         self.api_key = api_key
         self.token = token
+        # Sent as ``accept-language``: the service words its refusals in it (pt-BR,
+        # es or en; ``TrancaError.localized``).
+        self.language = language
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
         self.seat = -1  # the seat of ``token``, when ``join`` made this client
@@ -261,6 +265,7 @@ class AsyncTrancaClient:
             timeout=self.timeout,
             retry=self.retry,
             channel=self.channel,
+            language=self.language,
         )
 
     async def close(self) -> None:
@@ -286,9 +291,10 @@ class AsyncTrancaClient:
     def _metadata(self, auth: str) -> tuple[tuple[str, str], ...]:
         key = ((API_KEY_HEADER, self.api_key),) if self.api_key else ()
         bearer = (("authorization", f"Bearer {self.token}"),) if self.token else ()
+        language = (("accept-language", self.language),) if self.language else ()
         if auth == _APP:
-            return key or bearer
-        return bearer or key
+            return (key or bearer) + language
+        return (bearer or key) + language
 
     async def _unary(
         self,

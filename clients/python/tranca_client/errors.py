@@ -10,6 +10,9 @@ exception class per status code, each carrying:
 - ``message``: the human-readable message;
 - ``metadata``: the ErrorInfo's metadata (``{"current_version": "12"}``, ...);
 - ``domain``: the ErrorInfo's domain (``tranca.v1``);
+- ``localized`` and ``locale``: the refusal worded for a player, in the language the
+  client asked for (``language=``: ``pt-BR``, ``es`` or ``en``), from the status's
+  ``google.rpc.LocalizedMessage`` (empty when there is none);
 - ``attempts``: how many attempts the client made (more than 1 after retries).
 
 =====================  ======================  =========================================
@@ -36,6 +39,7 @@ may not have been applied. The clients retry them where that is safe (see
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import grpc
@@ -80,6 +84,8 @@ class TrancaError(Exception):
         code: grpc.StatusCode | None = None,
         metadata: Mapping[str, str] | None = None,
         domain: str = "",
+        localized: str = "",
+        locale: str = "",
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -87,6 +93,9 @@ class TrancaError(Exception):
         self.code = code if code is not None else self.default_code
         self.metadata: dict[str, str] = dict(metadata or {})
         self.domain = domain
+        # The refusal in the player's language, as the service worded it.
+        self.localized = localized
+        self.locale = locale
         self.attempts = 1  # how many attempts the client made before raising this
 
     def __str__(self) -> str:
@@ -215,8 +224,19 @@ _BY_CODE: dict[grpc.StatusCode, type[TrancaError]] = {
 }
 
 
-def _error_info(trailing: Iterable[Any] | None) -> tuple[str, str, dict[str, str]]:
-    """(reason, domain, metadata) of the first ErrorInfo in the status details."""
+@dataclass(frozen=True)
+class _Details:
+    """What a refusal's status details say: its ErrorInfo and LocalizedMessage."""
+
+    reason: str = ""
+    domain: str = ""
+    metadata: dict[str, str] = field(default_factory=dict)
+    localized: str = ""
+    locale: str = ""
+
+
+def _details(trailing: Iterable[Any] | None) -> _Details:
+    """The ErrorInfo and the LocalizedMessage of a refusal's status details."""
     from google.rpc import error_details_pb2, status_pb2
 
     for item in trailing or ():
@@ -226,17 +246,21 @@ def _error_info(trailing: Iterable[Any] | None) -> tuple[str, str, dict[str, str
         try:
             status = status_pb2.Status.FromString(value)
         except Exception:
-            return "", "", {}
+            return _Details()
+        reason = domain = localized = locale = ""
+        metadata: dict[str, str] = {}
         for detail in status.details:
             if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)
-                return (
-                    str(info.reason),
-                    str(info.domain),
-                    {str(k): str(v) for k, v in info.metadata.items()},
-                )
-    return "", "", {}
+                reason, domain = str(info.reason), str(info.domain)
+                metadata = {str(k): str(v) for k, v in info.metadata.items()}
+            elif detail.Is(error_details_pb2.LocalizedMessage.DESCRIPTOR):
+                text = error_details_pb2.LocalizedMessage()
+                detail.Unpack(text)
+                localized, locale = str(text.message), str(text.locale)
+        return _Details(reason, domain, metadata, localized, locale)
+    return _Details()
 
 
 def error_from_rpc(exc: grpc.RpcError) -> TrancaError:
@@ -248,10 +272,16 @@ def error_from_rpc(exc: grpc.RpcError) -> TrancaError:
     message = (details_fn() if callable(details_fn) else None) or ""
     trailing_fn = getattr(exc, "trailing_metadata", None)
     trailing = trailing_fn() if callable(trailing_fn) else None
-    reason, domain, metadata = _error_info(trailing)
+    d = _details(trailing)
     cls = _BY_CODE.get(code, TrancaError)
     if cls is VersionConflict:
-        return VersionConflict(
-            str(message), reason=reason or "VERSION_CONFLICT", metadata=metadata, domain=domain
+        error: TrancaError = VersionConflict(
+            str(message),
+            reason=d.reason or "VERSION_CONFLICT",
+            metadata=d.metadata,
+            domain=d.domain,
         )
-    return cls(str(message), reason=reason, code=code, metadata=metadata, domain=domain)
+    else:
+        error = cls(str(message), reason=d.reason, code=code, metadata=d.metadata, domain=d.domain)
+    error.localized, error.locale = d.localized, d.locale
+    return error
