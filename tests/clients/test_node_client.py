@@ -231,3 +231,49 @@ def test_play_deal_overrides_the_target(node: str, server: Server) -> None:
     target = view.rules.overrides["target_score"]
     assert target.WhichOneof("value") == "int_value"
     assert target.int_value == 0
+
+
+LANGUAGE_SCRIPT = """
+const { TrancaClient, localizedMessage, reasonOf } = require('./lib/client');
+(async () => {
+  const [address, apiKey] = process.argv.slice(1);  // node -e: no script path
+  const client = new TrancaClient(address, { apiKey, language: 'es' });
+  const created = await client.createGame({ rules: { preset: 'tranca-000' }, players: 2 });
+  const gameId = created.game.game_id;
+  const tokens = [];
+  for (const seat of [0, 1]) {
+    tokens.push((await client.joinGame(gameId, seat, `p${seat}`)).player_token);
+  }
+  await client.startGame(gameId);
+  const view = (await client.getView(gameId)).view;
+  const idle = tokens[1 - view.turn];
+  try {
+    await client.submitMove(gameId, idle, view.version, { draw: {} }, { attempts: 1 });
+    console.log(JSON.stringify({ refused: false }));
+  } catch (err) {
+    const text = localizedMessage(err);
+    console.log(JSON.stringify({ reason: reasonOf(err), turn: view.turn, text }));
+  }
+  client.close();
+})().catch((err) => { console.error(err); process.exit(1); });
+"""
+
+
+def test_the_node_client_reads_refusals_in_its_language(node: str, server: Server) -> None:
+    """The client's language goes out as accept-language; localizedMessage(err) reads
+    the service's wording of a refusal in it."""
+    done = subprocess.run(
+        [node, "-e", LANGUAGE_SCRIPT, server.address, server.api_key],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=NODE_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["reason"] == "NOT_YOUR_TURN"
+    assert out["text"] == {
+        "locale": "es",
+        "message": f"No es tu turno: juega el asiento {out['turn']}.",
+    }

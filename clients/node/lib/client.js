@@ -58,6 +58,12 @@ const rpcTypes = protobuf.Root.fromJSON({
                 metadata: { keyType: 'string', type: 'string', id: 3 },
               },
             },
+            LocalizedMessage: {
+              fields: {
+                locale: { type: 'string', id: 1 },
+                message: { type: 'string', id: 2 },
+              },
+            },
           },
         },
       },
@@ -79,6 +85,27 @@ function errorInfo(err) {
       if (any.type_url.endsWith('/google.rpc.ErrorInfo')) {
         const info = ErrorInfo.toObject(ErrorInfo.decode(any.value), { defaults: true });
         return { reason: info.reason, domain: info.domain, metadata: info.metadata || {} };
+      }
+    }
+  }
+  return null;
+}
+
+const LocalizedMessage = rpcTypes.lookupType('google.rpc.LocalizedMessage');
+
+/**
+ * The google.rpc.LocalizedMessage of a failed call, as {locale, message}: the
+ * refusal worded for a player in the language the call asked for (the client's
+ * `language` option, sent as accept-language), or null when it carries none.
+ */
+function localizedMessage(err) {
+  if (!err || !err.metadata || typeof err.metadata.get !== 'function') return null;
+  for (const raw of err.metadata.get('grpc-status-details-bin')) {
+    const status = RpcStatus.decode(Buffer.isBuffer(raw) ? raw : Buffer.from(raw));
+    for (const any of status.details) {
+      if (any.type_url.endsWith('/google.rpc.LocalizedMessage')) {
+        const text = LocalizedMessage.toObject(LocalizedMessage.decode(any.value), { defaults: true });
+        return { locale: text.locale, message: text.message };
       }
     }
   }
@@ -194,11 +221,14 @@ class TrancaClient {
    * @param {boolean|object} [options.tls] TLS instead of plaintext: true for the
    *   system's roots, or {ca, cert, key} (PEM file paths; cert and key for mutual TLS)
    * @param {number} [options.deadlineMs] deadline of each unary call (default 10 s)
+   * @param {string} [options.language] the language refusals are worded in ("pt-BR",
+   *   "es", "en"), sent as accept-language: see localizedMessage(err)
    */
   constructor(address, options = {}) {
     const Service = loadGameService(options.protoRoot);
     this.stub = new Service(address, channelCredentials(options.tls));
     this.apiKey = options.apiKey || '';
+    this.language = options.language || '';
     this.deadlineMs = options.deadlineMs || 10000;
     this.rateLimitAttempts = options.rateLimitAttempts || 10;
     /** Calls sent again: after a rate limit, after a transport failure. */
@@ -214,6 +244,7 @@ class TrancaClient {
     const md = new grpc.Metadata();
     if (token) md.set('authorization', `Bearer ${token}`);
     else if (this.apiKey) md.set('x-api-key', this.apiKey);
+    if (this.language) md.set('accept-language', this.language);
     return md;
   }
 
@@ -350,6 +381,7 @@ module.exports = {
   describeError,
   errorInfo,
   loadGameService,
+  localizedMessage,
   moveForRequest,
   moveKind,
   moves,
