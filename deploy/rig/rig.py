@@ -306,17 +306,27 @@ def up(d: Path, ports_mode: str, ttl: float) -> dict[str, Any]:
         if any(alive(p) for p in old["procs"]):
             raise RigError(f"a rig is already up in {d}: `make rig-down` (or rig.py down) first")
         down(d)
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "logs").mkdir(exist_ok=True)
-    ports = choose_ports(ports_mode)
-    state: dict[str, Any] = {"dir": str(d), "procs": [], "database": None, "ports": ports}
-    save_state(d, state)
-    try:
-        _bring_up(d, state, ports, nginx, prometheus, ttl)
-    except BaseException:
-        down(d, keep=True)
-        raise
-    return state
+    # Ports chosen free ("auto") may be taken by another process before ours bind
+    # them: then the rig comes up again on other ports, a few times.
+    attempts = 3 if ports_mode == "auto" else 1
+    for attempt in range(1, attempts + 1):
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "logs").mkdir(exist_ok=True)
+        ports = choose_ports(ports_mode)
+        state: dict[str, Any] = {"dir": str(d), "procs": [], "database": None, "ports": ports}
+        save_state(d, state)
+        try:
+            _bring_up(d, state, ports, nginx, prometheus, ttl)
+        except RigError as exc:
+            down(d, keep=True)
+            if attempt < attempts and "already in use" in str(exc):
+                continue
+            raise
+        except BaseException:
+            down(d, keep=True)
+            raise
+        return state
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def _bring_up(
