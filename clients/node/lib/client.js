@@ -73,22 +73,27 @@ const rpcTypes = protobuf.Root.fromJSON({
 const RpcStatus = rpcTypes.lookupType('google.rpc.Status');
 const ErrorInfo = rpcTypes.lookupType('google.rpc.ErrorInfo');
 
+/** The first detail of type `type` in a failed call's status details, decoded; or null. */
+function statusDetail(err, type) {
+  if (!err || !err.metadata || typeof err.metadata.get !== 'function') return null;
+  for (const raw of err.metadata.get('grpc-status-details-bin')) {
+    const status = RpcStatus.decode(Buffer.isBuffer(raw) ? raw : Buffer.from(raw));
+    for (const any of status.details) {
+      if (any.type_url.endsWith(`/${type.fullName.slice(1)}`)) {
+        return type.toObject(type.decode(any.value), { defaults: true });
+      }
+    }
+  }
+  return null;
+}
+
 /**
  * The google.rpc.ErrorInfo of a failed call, as {reason, domain, metadata}, or
  * null when the error carries none (a transport error, a deadline...).
  */
 function errorInfo(err) {
-  if (!err || !err.metadata || typeof err.metadata.get !== 'function') return null;
-  for (const raw of err.metadata.get('grpc-status-details-bin')) {
-    const status = RpcStatus.decode(Buffer.isBuffer(raw) ? raw : Buffer.from(raw));
-    for (const any of status.details) {
-      if (any.type_url.endsWith('/google.rpc.ErrorInfo')) {
-        const info = ErrorInfo.toObject(ErrorInfo.decode(any.value), { defaults: true });
-        return { reason: info.reason, domain: info.domain, metadata: info.metadata || {} };
-      }
-    }
-  }
-  return null;
+  const info = statusDetail(err, ErrorInfo);
+  return info && { reason: info.reason, domain: info.domain, metadata: info.metadata || {} };
 }
 
 const LocalizedMessage = rpcTypes.lookupType('google.rpc.LocalizedMessage');
@@ -99,17 +104,8 @@ const LocalizedMessage = rpcTypes.lookupType('google.rpc.LocalizedMessage');
  * `language` option, sent as accept-language), or null when it carries none.
  */
 function localizedMessage(err) {
-  if (!err || !err.metadata || typeof err.metadata.get !== 'function') return null;
-  for (const raw of err.metadata.get('grpc-status-details-bin')) {
-    const status = RpcStatus.decode(Buffer.isBuffer(raw) ? raw : Buffer.from(raw));
-    for (const any of status.details) {
-      if (any.type_url.endsWith('/google.rpc.LocalizedMessage')) {
-        const text = LocalizedMessage.toObject(LocalizedMessage.decode(any.value), { defaults: true });
-        return { locale: text.locale, message: text.message };
-      }
-    }
-  }
-  return null;
+  const text = statusDetail(err, LocalizedMessage);
+  return text && { locale: text.locale, message: text.message };
 }
 
 /** The error's reason code ("VERSION_CONFLICT", "NOT_YOUR_TURN", ...) or "". */
