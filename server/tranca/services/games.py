@@ -46,7 +46,7 @@ from .access import (
 )
 from .credentials import hash_secret, new_seat_token
 from .errors import Refusal, Refused, game_not_found, malformed
-from .limits import MAX_TOKEN_LIFETIME, MIN_TOKEN_LIFETIME, WatchCounts
+from .limits import MAX_TOKEN_LIFETIME, MIN_TOKEN_LIFETIME, WatchCounts, page_offset
 from .matches import Matches
 from .moves import Moves
 from .policy import AppPolicy
@@ -558,12 +558,7 @@ class Games:
         size = page_size or 50
         if not 1 <= size <= 500:
             raise malformed("page_size is 1..500")
-        try:
-            offset = int(page_token or "0")
-        except ValueError:
-            offset = -1
-        if not 0 <= offset < 2**62:  # an offset the database takes
-            raise malformed("bad page_token")
+        offset = page_offset(page_token)
         games = await self.repo.list_games(app_id, status, size + 1, offset, open_only=open_only)
         return games[:size], str(offset + size) if len(games) > size else ""
 

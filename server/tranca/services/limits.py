@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .errors import Refusal, Refused
+from .errors import Refusal, Refused, malformed
 
 # Player tokens' lifetimes, in seconds (JoinGameRequest.token_lifetime_seconds): the
 # server's default, which its operator may change (``--token-lifetime``), and the
@@ -102,3 +102,15 @@ class WatchCounts:
                 self._open[key] = left
             else:
                 self._open.pop(key, None)
+
+
+def page_offset(page_token: str) -> int:
+    """The offset a page token holds (empty: 0); MALFORMED_REQUEST for anything but
+    an offset the database takes."""
+    try:
+        offset = int(page_token or "0")
+    except ValueError:
+        offset = -1
+    if not 0 <= offset < 2**62:
+        raise malformed("bad page_token")
+    return offset

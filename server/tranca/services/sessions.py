@@ -34,7 +34,7 @@ from typing import Protocol
 from .access import Access, Caller, Credentials
 from .credentials import hash_secret, new_secret
 from .errors import Refusal, Refused, malformed, rate_limited
-from .limits import RateLimiter
+from .limits import RateLimiter, page_offset
 from .policy import AppPolicy
 from .ports import SessionKind, SessionRecord
 
@@ -128,10 +128,6 @@ class SessionRepository(Protocol):
     async def set_app_policy(self, app_id: str, policy: AppPolicy) -> None: ...
 
     async def create_session(self, new: NewSession) -> None: ...
-
-    async def session(self, access_hash: str, now: int) -> SessionRecord | None:
-        """The live session of an access token (not revoked, not expired, its app live)."""
-        ...
 
     async def rotate_refresh(
         self, rotation: Rotation
@@ -386,16 +382,6 @@ class Sessions:
         app = await self.access.calling_app(credentials)
         await self.repo.set_app_policy(app.id, policy.check())
         return policy
-
-
-def page_offset(page_token: str) -> int:
-    try:
-        offset = int(page_token or "0")
-    except ValueError:
-        offset = -1
-    if not 0 <= offset < 2**62:
-        raise malformed("bad page_token")
-    return offset
 
 
 def require_session(caller: Caller) -> SessionRecord:

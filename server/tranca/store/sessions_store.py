@@ -67,9 +67,6 @@ class SessionsStore:
                 )
             )
 
-    async def session(self, access_hash: str, now: int) -> SessionRecord | None:
-        return await self.store.session(access_hash, now)
-
     async def rotate_refresh(
         self, rotation: Rotation
     ) -> tuple[RefreshOutcome, SessionRecord | None]:
