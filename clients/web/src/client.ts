@@ -1,0 +1,526 @@
+// A small typed client of the Tranca service for browsers (and Node.js 20+, which
+// has fetch): the generated Connect-ES clients of GameService, SessionService and
+// QuickPlayService, over the Connect protocol (JSON, or binary) or gRPC-Web, with
+//   - credentials and language as headers: x-api-key (an app), authorization: Bearer
+//     (a player's session token or a seat's token), accept-language;
+//   - typed errors (TrancaError: the ErrorInfo reason and metadata, the localized
+//     message);
+//   - retries that are safe: reads, and calls that carry a request id (the same id on
+//     every attempt, so a move whose answer was lost is played once), are sent again
+//     after a transport failure; nothing else is. A call refused by the rate limit
+//     (RATE_LIMITED) changed nothing and is sent again after the server's hint;
+//   - a watch that reopens a dropped WatchGame stream from the last version it
+//     delivered, so nothing is missed or repeated.
+import { type MessageInitShape, create } from '@bufbuild/protobuf';
+import {
+  Code,
+  type CallOptions,
+  type Client,
+  type Interceptor,
+  type Transport,
+  createClient,
+} from '@connectrpc/connect';
+import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-web';
+
+import { TrancaError, toTrancaError } from './errors.js';
+import {
+  CreateGameRequestSchema,
+  type CreateGameResponse,
+  type GameView,
+  GameService,
+  GameStatus,
+  type GetReplayResponse,
+  JoinGameRequestSchema,
+  type JoinGameResponse,
+  type ListLegalMovesResponse,
+  type ListPresetsResponse,
+  type Move,
+  MoveSchema,
+  type SubmitMoveResponse,
+  type WatchGameResponse,
+} from './gen/tranca/v1/game_pb.js';
+import {
+  AskQuickPlayRequestSchema,
+  QuickPlayService,
+  type Ticket,
+  TicketStatus,
+} from './gen/tranca/v1/quick_play_pb.js';
+import { type PlayerSession, SessionService } from './gen/tranca/v1/session_pb.js';
+
+/** How calls that are safe to repeat are retried after a transport failure. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (1: no retries). */
+  maxAttempts: number;
+  /** The wait before the first retry; it doubles each time, with jitter. */
+  initialBackoffMs: number;
+  /** The longest wait. */
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
+  maxAttempts: 4,
+  initialBackoffMs: 100,
+  maxBackoffMs: 2000,
+});
+
+export interface TrancaClientOptions {
+  /** The server's browser port: "http://127.0.0.1:8080" (a page on it: its origin). */
+  baseUrl: string;
+  /** "connect" (the default) or "grpc-web". */
+  protocol?: 'connect' | 'grpc-web';
+  /** The Connect protocol's binary format instead of JSON (gRPC-Web is always binary). */
+  binary?: boolean;
+  /** An app's API key (x-api-key): never in a page a player can read. */
+  apiKey?: string;
+  /** A player's session access token or a seat's token (authorization: Bearer). */
+  token?: string;
+  /** The language refusals are worded in ("pt-BR", "es", "en"), sent as accept-language. */
+  language?: string;
+  /** Deadline of each unary call (default 10 s). */
+  timeoutMs?: number;
+  /** Retries after transport failures. */
+  retry?: Partial<RetryPolicy>;
+  /** Connect interceptors (logging, tests' fault injection). */
+  interceptors?: Interceptor[];
+  /** The fetch to use (default: globalThis.fetch). */
+  fetch?: typeof globalThis.fetch;
+  /** A transport made elsewhere (the options above about transport are then ignored). */
+  transport?: Transport;
+}
+
+/** Which credential a call sends when the client holds both. */
+type Credential = 'app' | 'player';
+
+interface CallPolicy {
+  /** Send again after a transport failure (reads, and calls with a request id). */
+  retry: boolean;
+  /** Send again after ABORTED: calls that send no expected version, which lost a race for the row and did nothing. */
+  conflicts?: boolean;
+  credential: Credential;
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** A random request id (a UUID v4), also where crypto.randomUUID is missing (plain http on a LAN address). */
+export function newRequestId(): string {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** The milliseconds to wait before sending a rate-limited call again, or null. */
+export function rateLimitWait(err: TrancaError): number | null {
+  if (err.code !== Code.ResourceExhausted || err.reason !== 'RATE_LIMITED') return null;
+  const hint = Number.parseInt(err.metadata.retry_after_ms ?? '', 10);
+  return (Number.isFinite(hint) && hint > 0 ? hint : 100) + Math.floor(Math.random() * 20);
+}
+
+/** Builders of moves, as SubmitMove takes them. */
+export const moves = Object.freeze({
+  draw: (): Move => create(MoveSchema, { kind: { case: 'draw', value: {} } }),
+  takePileOnto: (meldId: number): Move =>
+    create(MoveSchema, { kind: { case: 'takePile', value: { meldId } } }),
+  takePileWith: (card1: string, card2: string): Move =>
+    create(MoveSchema, { kind: { case: 'takePile', value: { cards: [card1, card2] } } }),
+  createMeld: (cards: readonly string[]): Move =>
+    create(MoveSchema, { kind: { case: 'createMeld', value: { cards: [...cards] } } }),
+  addToMeld: (meldId: number, card: string): Move =>
+    create(MoveSchema, { kind: { case: 'addToMeld', value: { meldId, card } } }),
+  replaceWild: (meldId: number, card: string): Move =>
+    create(MoveSchema, { kind: { case: 'replaceWild', value: { meldId, card } } }),
+  discard: (card: string): Move =>
+    create(MoveSchema, { kind: { case: 'discard', value: { card } } }),
+});
+
+export interface SubmitOptions {
+  /** The request id (default: a new UUID); every retry sends the same one. */
+  requestId?: string;
+  /** Ask for the legal moves after this one in the answer. */
+  includeLegalMoves?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface WatchOptions {
+  /** Reconnections in a row without an update before the error is thrown (default 8). */
+  maxReconnects?: number;
+  /** Stops the watch (the iterator then ends). */
+  signal?: AbortSignal;
+  /** Told of each reconnection: the version it resumes from and the error that ended the stream. */
+  onReconnect?: (fromVersion: bigint, error: TrancaError | null) => void;
+}
+
+/**
+ * One connection's worth of calls to the service. A client holds at most an API key
+ * and a token; withToken() makes another one on the same transport for another
+ * credential (a session's token for the lobby, a seat's token at the table).
+ */
+export class TrancaClient {
+  readonly transport: Transport;
+  readonly games: Client<typeof GameService>;
+  readonly sessions: Client<typeof SessionService>;
+  readonly quickPlay: Client<typeof QuickPlayService>;
+  readonly apiKey: string;
+  readonly token: string;
+  readonly language: string;
+  readonly timeoutMs: number;
+  readonly retryPolicy: RetryPolicy;
+  /** Calls sent again, by cause (shared by the clients made with withToken). */
+  readonly retries: { transient: number; rateLimited: number; conflicts: number };
+
+  constructor(options: TrancaClientOptions, shared?: TrancaClient) {
+    this.transport = shared?.transport ?? options.transport ?? makeTransport(options);
+    this.games = shared?.games ?? createClient(GameService, this.transport);
+    this.sessions = shared?.sessions ?? createClient(SessionService, this.transport);
+    this.quickPlay = shared?.quickPlay ?? createClient(QuickPlayService, this.transport);
+    this.retries = shared?.retries ?? { transient: 0, rateLimited: 0, conflicts: 0 };
+    this.apiKey = options.apiKey ?? '';
+    this.token = options.token ?? '';
+    this.language = options.language ?? '';
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.retryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  }
+
+  /** A client with another token (and the same transport, key, language and retries). */
+  withToken(token: string): TrancaClient {
+    return new TrancaClient(this.options({ token }), this);
+  }
+
+  /** A client asking for refusals in another language. */
+  withLanguage(language: string): TrancaClient {
+    return new TrancaClient(this.options({ language }), this);
+  }
+
+  private options(over: Partial<TrancaClientOptions>): TrancaClientOptions {
+    return {
+      baseUrl: '',
+      apiKey: this.apiKey,
+      token: this.token,
+      language: this.language,
+      timeoutMs: this.timeoutMs,
+      retry: this.retryPolicy,
+      ...over,
+    };
+  }
+
+  /** The headers of a call: one credential, and the language. */
+  headers(credential: Credential = 'player'): Headers {
+    const h = new Headers();
+    const useKey = this.apiKey && (credential === 'app' || !this.token);
+    if (useKey) h.set('x-api-key', this.apiKey);
+    else if (this.token) h.set('authorization', `Bearer ${this.token}`);
+    if (this.language) h.set('accept-language', this.language);
+    return h;
+  }
+
+  private backoff(attempt: number): number {
+    const p = this.retryPolicy;
+    const base = Math.min(p.maxBackoffMs, p.initialBackoffMs * 2 ** Math.max(0, attempt - 1));
+    return base / 2 + Math.random() * (base / 2);
+  }
+
+  /**
+   * Runs one unary call under a policy: errors become TrancaErrors; rate-limited
+   * calls are sent again after the server's hint; transport failures only where the
+   * policy says the call is safe to repeat.
+   */
+  async call<T>(
+    send: (options: CallOptions) => Promise<T>,
+    policy: CallPolicy,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await send({
+          headers: this.headers(policy.credential),
+          timeoutMs: this.timeoutMs,
+          signal,
+        });
+      } catch (raw) {
+        const err = toTrancaError(raw);
+        if (signal?.aborted || attempt >= this.retryPolicy.maxAttempts) throw err;
+        const limited = rateLimitWait(err);
+        if (limited !== null) {
+          this.retries.rateLimited += 1;
+          await sleep(limited, signal);
+        } else if (policy.retry && err.transient) {
+          this.retries.transient += 1;
+          await sleep(this.backoff(attempt), signal);
+        } else if (policy.conflicts && err.code === Code.Aborted) {
+          this.retries.conflicts += 1;
+          await sleep(this.backoff(attempt) / 4, signal);
+        } else {
+          throw err;
+        }
+      }
+    }
+  }
+
+  // ----- sessions --------------------------------------------------------------------
+
+  /** A guest's session (where the app's policy allows it): its tokens. Not retried: a lost answer made a player. */
+  async signInGuest(appId: string, displayName = ''): Promise<PlayerSession> {
+    const out = await this.call((o) => this.sessions.signInGuest({ appId, displayName }, o), {
+      retry: false,
+      credential: 'player',
+    });
+    if (!out.session) throw new Error('SignInGuest answered without a session');
+    return out.session;
+  }
+
+  /** A device's session: the same device id is the same player every time (so retried). */
+  async signInDevice(appId: string, deviceId: string, displayName = ''): Promise<PlayerSession> {
+    const out = await this.call(
+      (o) => this.sessions.signInDevice({ appId, deviceId, displayName }, o),
+      { retry: true, credential: 'player' },
+    );
+    if (!out.session) throw new Error('SignInDevice answered without a session');
+    return out.session;
+  }
+
+  // ----- tables ----------------------------------------------------------------------
+
+  listPresets(): Promise<ListPresetsResponse> {
+    return this.call((o) => this.games.listPresets({}, o), { retry: true, credential: 'app' });
+  }
+
+  /** Not retried after a transport failure: a lost answer may have made a game. */
+  createGame(request: MessageInitShape<typeof CreateGameRequestSchema>): Promise<CreateGameResponse> {
+    return this.call((o) => this.games.createGame(request, o), {
+      retry: false,
+      credential: 'app',
+    });
+  }
+
+  /** Not retried after a transport failure (a lost answer may have taken the seat); retried after ABORTED. */
+  joinGame(request: MessageInitShape<typeof JoinGameRequestSchema>): Promise<JoinGameResponse> {
+    return this.call((o) => this.games.joinGame(request, o), {
+      retry: false,
+      conflicts: true,
+      credential: 'app',
+    });
+  }
+
+  /** Deals the first deal; a retry that finds the game started returns its view. */
+  async startGame(gameId: string): Promise<GameView> {
+    try {
+      const out = await this.call((o) => this.games.startGame({ gameId }, o), {
+        retry: true,
+        conflicts: true,
+        credential: 'player',
+      });
+      return required(out.view);
+    } catch (err) {
+      if (err instanceof TrancaError && this.retries.transient > 0 && err.code === Code.FailedPrecondition) {
+        const view = await this.getView(gameId);
+        if (view.status !== GameStatus.WAITING) return view;
+      }
+      throw err;
+    }
+  }
+
+  async getView(gameId: string): Promise<GameView> {
+    const out = await this.call((o) => this.games.getView({ gameId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return required(out.view);
+  }
+
+  listLegalMoves(gameId: string): Promise<ListLegalMovesResponse> {
+    return this.call((o) => this.games.listLegalMoves({ gameId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+  }
+
+  /**
+   * Plays one move for the token's seat at `expectedVersion`. Every attempt sends the
+   * same request id: a move whose answer was lost is played once, and the retry gets
+   * the first answer (`replayed`). ABORTED (VERSION_CONFLICT: the game moved on) is
+   * thrown to the caller, except after a lost answer, where it may be the retry
+   * racing its own first attempt: it is sent once more, and the server replays the
+   * first answer if the move was played.
+   */
+  async submitMove(
+    gameId: string,
+    expectedVersion: bigint | number,
+    move: Move,
+    options: SubmitOptions = {},
+  ): Promise<SubmitMoveResponse> {
+    const request = {
+      gameId,
+      expectedVersion: BigInt(expectedVersion),
+      requestId: options.requestId ?? newRequestId(),
+      move,
+      includeLegalMoves: options.includeLegalMoves ?? false,
+    };
+    const before = this.retries.transient;
+    try {
+      return await this.call((o) => this.games.submitMove(request, o), {
+        retry: true,
+        credential: 'player',
+      }, options.signal);
+    } catch (err) {
+      if (err instanceof TrancaError && err.code === Code.Aborted && this.retries.transient > before) {
+        return this.call((o) => this.games.submitMove(request, o), {
+          retry: true,
+          credential: 'player',
+        }, options.signal);
+      }
+      throw err;
+    }
+  }
+
+  /** Frees the seat before the start, or resigns; carries a request id. */
+  async leaveGame(gameId: string, requestId = newRequestId()): Promise<bigint> {
+    const out = await this.call((o) => this.games.leaveGame({ gameId, requestId }, o), {
+      retry: true,
+      conflicts: true,
+      credential: 'player',
+    });
+    return out.version;
+  }
+
+  getReplay(gameId: string): Promise<GetReplayResponse> {
+    return this.call((o) => this.games.getReplay({ gameId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+  }
+
+  /**
+   * Every view after `fromVersion` (0: from the current one), in order, with the move
+   * that made it. A stream that drops (a transport failure, or an end before the
+   * match is over) is opened again from the last version delivered, after a backoff;
+   * after maxReconnects reconnections in a row without an update, the error is
+   * thrown. Ends when the match is over, or when `signal` aborts.
+   */
+  async *watchGame(
+    gameId: string,
+    fromVersion: bigint | number = 0n,
+    options: WatchOptions = {},
+  ): AsyncGenerator<WatchGameResponse> {
+    let last = BigInt(fromVersion);
+    let failures = 0;
+    const maxReconnects = options.maxReconnects ?? 8;
+    const { signal } = options;
+    for (;;) {
+      let error: TrancaError | null = null;
+      try {
+        const stream = this.games.watchGame(
+          { gameId, fromVersion: last },
+          { headers: this.headers('player'), signal },
+        );
+        for await (const update of stream) {
+          failures = 0;
+          const view = required(update.view);
+          if (view.version <= last && last > 0n) continue; // never twice
+          last = view.version;
+          yield update;
+          if (view.status === GameStatus.FINISHED) return;
+        }
+      } catch (raw) {
+        if (signal?.aborted) return;
+        error = toTrancaError(raw);
+        const limited = rateLimitWait(error);
+        if (!error.transient && limited === null) throw error;
+      }
+      if (signal?.aborted) return;
+      failures += 1;
+      if (failures > maxReconnects) {
+        throw error ?? new TrancaError(Code.Unavailable, 'the watch stream kept ending', null, null);
+      }
+      this.retries.transient += 1;
+      options.onReconnect?.(last, error);
+      const limited = error ? rateLimitWait(error) : null;
+      try {
+        await sleep(limited ?? this.backoff(failures), signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  // ----- quick play ------------------------------------------------------------------
+
+  /** Queues the session's player for a table; a retry with the same request id gets the same ticket. */
+  async askQuickPlay(request: MessageInitShape<typeof AskQuickPlayRequestSchema>): Promise<Ticket> {
+    const full = { ...request, requestId: request.requestId || newRequestId() };
+    const out = await this.call((o) => this.quickPlay.askQuickPlay(full, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return required(out.ticket);
+  }
+
+  async getTicket(ticketId: string): Promise<Ticket> {
+    const out = await this.call((o) => this.quickPlay.getTicket({ ticketId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return required(out.ticket);
+  }
+
+  /**
+   * Waits for a ticket to be matched or to end, by WatchTicket; a dropped stream is
+   * followed by GetTicket and a new stream. Returns the ticket as it ended.
+   */
+  async waitForTicket(ticketId: string, signal?: AbortSignal): Promise<Ticket> {
+    for (let failures = 0; ; ) {
+      try {
+        const stream = this.quickPlay.watchTicket(
+          { ticketId },
+          { headers: this.headers('player'), signal },
+        );
+        for await (const update of stream) {
+          const ticket = update.ticket;
+          if (ticket && ticket.status !== TicketStatus.WAITING && ticket.status !== TicketStatus.FORMING) {
+            return ticket;
+          }
+        }
+      } catch (raw) {
+        const err = toTrancaError(raw);
+        if (signal?.aborted || !err.transient || failures >= this.retryPolicy.maxAttempts) throw err;
+        failures += 1;
+        await sleep(this.backoff(failures), signal);
+      }
+      const now = await this.getTicket(ticketId);
+      if (now.status !== TicketStatus.WAITING && now.status !== TicketStatus.FORMING) return now;
+    }
+  }
+}
+
+function makeTransport(options: TrancaClientOptions): Transport {
+  const common = {
+    baseUrl: options.baseUrl,
+    interceptors: options.interceptors ?? [],
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+  return options.protocol === 'grpc-web'
+    ? createGrpcWebTransport(common)
+    : createConnectTransport({ ...common, useBinaryFormat: options.binary ?? false });
+}
+
+function required<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('the answer lacks a field the contract promises');
+  return value;
+}

@@ -1,0 +1,19 @@
+// The typed TypeScript client of the Tranca service: the wrapper (client.ts), its
+// errors, card helpers, and the generated messages and services (./gen/...).
+export {
+  DEFAULT_RETRY,
+  type RetryPolicy,
+  type SubmitOptions,
+  TrancaClient,
+  type TrancaClientOptions,
+  type WatchOptions,
+  moves,
+  newRequestId,
+  rateLimitWait,
+} from './client.js';
+export { ERROR_DOMAIN, type Localized, TrancaError, codeName, toTrancaError } from './errors.js';
+export { RANKS, SUITS, type Suit, groupBySuit, rankIndex, suitOf } from './cards.js';
+export * from './gen/tranca/v1/game_pb.js';
+export * from './gen/tranca/v1/session_pb.js';
+export * from './gen/tranca/v1/quick_play_pb.js';
+export { Code, ConnectError } from '@connectrpc/connect';
