@@ -14,6 +14,7 @@ SDK_GEN := $(SDK)/tranca_client/v1/.generated
 .PHONY: compiled
 .PHONY: play
 .PHONY: node-deps
+.PHONY: web
 .PHONY: bench-scale
 .PHONY: fuzz
 .PHONY: system-deps deploy-check rig rig-down audit
@@ -58,8 +59,9 @@ venv: $(STAMP) $(GEN) $(SDK_GEN)
 DB_URL      ?= sqlite:///tranca.db
 DEV_API_KEY ?= dev-key-change-me
 
-## The server on the embedded SQLite default (./tranca.db), with a development API key.
-run: venv
+## The server on the embedded SQLite default (./tranca.db), with a development API key;
+## its browser port serves the web table (clients/web/table/dist, built by `make web`).
+run: venv web
 	$(BIN)/tranca migrate --database-url $(DB_URL)
 	@echo "development API key: $(DEV_API_KEY)  (send it as the x-api-key header)"
 	$(BIN)/tranca serve --database-url $(DB_URL) --dev-api-key $(DEV_API_KEY) --log-format console
@@ -120,7 +122,35 @@ node-deps:
 	  npm ci --prefix $(NODE_DIR) --ignore-scripts --no-audit --no-fund && touch $(NODE_LOCK); \
 	fi
 
-pytest: venv node-deps
+## The browser client and the web table (clients/web): its packages installed from its
+## package-lock.json (npm ci, when node_modules is missing or older than the lock),
+## then TypeScript generated from proto/ (buf with the local protoc-gen-es), the
+## client compiled with tsc into clients/web/dist (with its .d.ts types) and the table
+## bundled with esbuild into clients/web/table/dist; rebuilt when a source changed.
+## Without npm it says so: the browser tests then skip, or fail when CI is set.
+WEB_DIR   := clients/web
+WEB_LOCK  := $(WEB_DIR)/node_modules/.package-lock.json
+WEB_STAMP := $(WEB_DIR)/table/dist/.built
+WEB_SRC   := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/table/src/*.ts $(WEB_DIR)/table/*.html \
+               $(WEB_DIR)/table/*.css $(WEB_DIR)/scripts/*.mjs $(WEB_DIR)/*.json $(WEB_DIR)/table/*.json) \
+             $(WEB_DIR)/buf.gen.yaml $(wildcard $(WEB_DIR)/proto/google/rpc/*.proto) $(PROTOS)
+
+web: $(WEB_STAMP)
+
+$(WEB_STAMP): $(WEB_SRC) $(STAMP)
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: clients/web (the browser client and the web table) is not built"; \
+	else \
+	  if [ ! -f $(WEB_LOCK) ] || [ $(WEB_DIR)/package-lock.json -nt $(WEB_LOCK) ] \
+	      || [ $(WEB_DIR)/package.json -nt $(WEB_LOCK) ]; then \
+	    echo "npm ci --prefix $(WEB_DIR) --ignore-scripts"; \
+	    npm ci --prefix $(WEB_DIR) --ignore-scripts --no-audit --no-fund && touch $(WEB_LOCK) || exit 1; \
+	  fi; \
+	  echo "npm run build --prefix $(WEB_DIR)"; \
+	  BUF="$(CURDIR)/$(BIN)/buf" npm run --silent --prefix $(WEB_DIR) build && touch $(WEB_STAMP); \
+	fi
+
+pytest: venv node-deps web
 	$(BIN)/pytest -n 2 -q
 
 ## Engine benchmark (one core) compiled and interpreted, then the service against this

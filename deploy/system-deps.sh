@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Debian packages that the deploy checks and the local rig need: nginx (the gRPC
 # balancer), prometheus (the server and promtool) and prometheus-alertmanager (amtool,
-# which checks the Alertmanager config). Installed only when missing, with
-# --no-install-recommends. The packages' own services are not started (a policy-rc.d
-# denies it for the duration of the install): the rig starts the binaries itself, on
-# loopback, with its own config and pid files.
+# which checks the Alertmanager config), and chromium with fonts-liberation (Debian's
+# build of the browser that the web table's tests drive with playwright-core, which
+# never downloads one; the fonts are only recommended by it, and the screenshots need
+# them). Installed only when missing, with --no-install-recommends. The packages' own
+# services are not started (a policy-rc.d denies it for the duration of the install):
+# the rig starts the binaries itself, on loopback, with its own config and pid files.
 set -euo pipefail
 
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
@@ -13,6 +15,7 @@ need=()
 have nginx || need+=(nginx)
 { have prometheus && have promtool; } || need+=(prometheus)
 have amtool || need+=(prometheus-alertmanager)
+have chromium || need+=(chromium fonts-liberation)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

@@ -429,7 +429,14 @@ function renderStatus(view: GameView): HTMLElement {
   const phase = view.phase === Phase.DRAW ? t('drawPhase') : view.phase === Phase.PLAY ? t('playPhase') : '';
   return h(
     'div',
-    { class: `status${mine ? ' mine' : ''}`, 'data-testid': 'status', 'data-version': String(view.version), 'data-turn': view.turn },
+    {
+      class: `status${mine ? ' mine' : ''}`,
+      'data-testid': 'status',
+      'data-version': String(view.version),
+      'data-turn': view.turn,
+      'data-phase': view.phase,
+      'data-status': view.status,
+    },
     h('span', {}, t('deal', { n: view.dealNumber })),
     view.status === GameStatus.PLAYING &&
       h('span', { 'data-testid': 'turn' }, mine ? `${t('yourTurn')}: ${phase}` : t('turnOf', { name: seatName(view, view.turn) })),
@@ -538,7 +545,7 @@ function renderActions(view: GameView): HTMLElement {
   ];
   return h(
     'section',
-    { class: 'actions', 'data-testid': 'actions' },
+    { class: 'actions', 'data-testid': 'actions', 'data-legal-version': String(state.legalVersion), 'data-busy': state.busy },
     h('h2', {}, t('actions')),
     !mine && view.status === GameStatus.PLAYING && h('p', { class: 'muted' }, t('notYourTurn')),
     selection && h('div', { class: 'row' }, ...selection),

@@ -1,0 +1,255 @@
+// The typed client (dist/, from `npm run build`) against a real server's browser
+// port: TRANCA_WEB_URL (http://127.0.0.1:PORT), TRANCA_API_KEY (an app's key) and
+// TRANCA_APP_ID (that app's id). tests/web/test_web_client.py starts `tranca serve`
+// and runs `node --test` with them; without TRANCA_WEB_URL every test skips.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import {
+  Code,
+  ConnectError,
+  GameStatus,
+  TrancaClient,
+  TrancaError,
+  moves,
+} from '../dist/index.js';
+
+const baseUrl = process.env.TRANCA_WEB_URL ?? '';
+const apiKey = process.env.TRANCA_API_KEY ?? '';
+const appId = process.env.TRANCA_APP_ID ?? '';
+const skip = baseUrl ? false : 'TRANCA_WEB_URL is not set (tests/web runs these against a server)';
+
+const FAST = { maxAttempts: 5, initialBackoffMs: 10, maxBackoffMs: 50 };
+const app = (options = {}) => new TrancaClient({ baseUrl, apiKey, retry: FAST, ...options });
+
+/** A 2-seat table with two people seated by the app, started: its view and both seats' tokens. */
+async function startedTable(client, table = {}) {
+  const created = await client.createGame({ rules: { preset: 'tranca-000' }, players: 2, table });
+  const gameId = created.game.gameId;
+  const tokens = [];
+  for (const seat of [0, 1]) {
+    tokens.push((await client.joinGame({ gameId, seat, playerName: `p${seat}` })).playerToken);
+  }
+  const view = await client.withToken(tokens[0]).startGame(gameId);
+  return { gameId, tokens, view };
+}
+
+/** The app's policy with guests and players' tables allowed (the rest as it was). */
+async function allowGuests(client) {
+  const headers = client.headers('app');
+  const { policy } = await client.sessions.getAppPolicy({}, { headers });
+  await client.sessions.setAppPolicy(
+    { policy: { ...policy, guestSignIn: true, playersCreateTables: true } },
+    { headers },
+  );
+}
+
+for (const [name, options] of [
+  ['Connect JSON', {}],
+  ['Connect binary', { binary: true }],
+  ['gRPC-Web', { protocol: 'grpc-web' }],
+]) {
+  test(`${name}: a unary call and a refusal with its ErrorInfo and LocalizedMessage`, { skip }, async () => {
+    const client = app({ ...options, language: 'pt-BR' });
+    const presets = await client.listPresets();
+    assert.ok(presets.presets.some((p) => p.name === 'tranca-000'));
+    const { gameId, tokens, view } = await startedTable(client);
+    const idle = client.withToken(tokens[1 - view.turn]);
+    const err = await idle.submitMove(gameId, view.version, moves.draw()).then(
+      () => assert.fail('a move out of turn was accepted'),
+      (e) => e,
+    );
+    assert.ok(err instanceof TrancaError, String(err));
+    assert.equal(err.code, Code.FailedPrecondition);
+    assert.equal(err.codeName, 'FAILED_PRECONDITION');
+    assert.equal(err.reason, 'NOT_YOUR_TURN');
+    assert.equal(err.domain, 'tranca.v1');
+    assert.equal(err.metadata.seat, String(view.turn));
+    assert.deepEqual(err.localized, {
+      locale: 'pt-BR',
+      message: `Não é a sua vez: é a vez do lugar ${view.turn}.`,
+    });
+    assert.equal(err.message, err.localized.message);
+    assert.ok(err.cause instanceof ConnectError);
+  });
+}
+
+test('the language option picks the wording; English without one', { skip }, async () => {
+  const { gameId, tokens, view } = await startedTable(app());
+  const idle = tokens[1 - view.turn];
+  const wording = {};
+  for (const language of ['es', 'en', '']) {
+    const client = app({ language }).withToken(idle);
+    const err = await client.submitMove(gameId, view.version, moves.draw()).catch((e) => e);
+    assert.equal(err.reason, 'NOT_YOUR_TURN');
+    wording[language || 'none'] = err.localized;
+  }
+  assert.deepEqual(wording.es, { locale: 'es', message: `No es tu turno: juega el asiento ${view.turn}.` });
+  assert.equal(wording.en.locale, 'en');
+  assert.equal(wording.none.locale, 'en');
+});
+
+test('a guest signs in with the app id alone, opens a table with robots and plays', { skip }, async () => {
+  await allowGuests(app());
+  const anonymous = new TrancaClient({ baseUrl, retry: FAST });
+  const session = await anonymous.signInGuest(appId, 'Convidada');
+  assert.match(session.playerId, /^guest:/);
+  assert.match(session.accessToken, /^ts_/);
+  const lobby = anonymous.withToken(session.accessToken);
+  const created = await lobby.createGame({
+    rules: { preset: 'tranca-000' },
+    players: 2,
+    table: { robotGraceSeconds: 60, express: true },
+  });
+  const gameId = created.game.gameId;
+  const me = await lobby.joinGame({ gameId, seat: 0 });
+  const robot = await lobby.joinGame({ gameId, seat: 1, robot: true });
+  assert.equal(robot.playerToken, '');
+  const seat = lobby.withToken(me.playerToken);
+  let view = await seat.startGame(gameId);
+  assert.equal(view.status, GameStatus.PLAYING);
+  assert.equal(view.seats[1].robot, true);
+  assert.equal(view.seats[0].playerName, 'Convidada');
+  // A session token is not a seat's: the table's calls need the seat token.
+  const wrong = await lobby.listLegalMoves(gameId).catch((e) => e);
+  assert.ok(wrong instanceof TrancaError);
+  assert.equal(wrong.reason, 'SEAT_TOKEN_REQUIRED');
+  // Play until the deal is over, the robot playing its turns on the server.
+  for (let i = 0; i < 400 && view.status !== GameStatus.FINISHED; i += 1) {
+    if (view.turn !== view.seat) {
+      await new Promise((r) => setTimeout(r, 50));
+      view = await seat.getView(gameId);
+      continue;
+    }
+    const legal = await seat.listLegalMoves(gameId);
+    if (legal.version !== view.version || legal.moves.length === 0) {
+      view = await seat.getView(gameId);
+      continue;
+    }
+    const pick =
+      legal.moves.find((m) => m.kind.case === 'draw') ??
+      legal.moves.find((m) => m.kind.case === 'createMeld' || m.kind.case === 'addToMeld') ??
+      legal.moves.find((m) => m.kind.case === 'discard') ??
+      legal.moves[0];
+    view = (await seat.submitMove(gameId, view.version, pick)).view;
+  }
+  assert.equal(view.status, GameStatus.FINISHED);
+  assert.ok(view.lastDeal);
+  assert.equal(view.lastDeal.scores.length, 2);
+});
+
+test('a move whose answer was lost is sent again with the same request id and played once', { skip }, async () => {
+  const seen = [];
+  let lose = 1;
+  const dropAnswer = (next) => async (req) => {
+    const res = await next(req);
+    if (req.method.name === 'SubmitMove') {
+      seen.push(req.message.requestId);
+      if (lose > 0) {
+        lose -= 1;
+        throw new ConnectError('answer lost (injected)', Code.Unavailable);
+      }
+    }
+    return res;
+  };
+  const client = app({ interceptors: [dropAnswer] });
+  const { gameId, tokens, view } = await startedTable(client);
+  const player = client.withToken(tokens[view.turn]);
+  const before = client.retries.transient;
+  const out = await player.submitMove(gameId, view.version, moves.draw(), { requestId: 'req-lost-1' });
+  assert.deepEqual(seen, ['req-lost-1', 'req-lost-1']);
+  assert.equal(out.replayed, true);
+  assert.equal(out.version, view.version + 1n);
+  assert.equal(client.retries.transient - before, 1);
+  const now = await player.getView(gameId);
+  assert.equal(now.version, view.version + 1n, 'the move was played once');
+  const replay = await player.getReplay(gameId);
+  assert.equal(replay.moves.filter((m) => m.move?.kind.case === 'draw').length, 1);
+});
+
+test('a refusal is not retried; a call that is not safe to repeat is not retried', { skip }, async () => {
+  let submits = 0;
+  let creates = 0;
+  const failCreate = (next) => async (req) => {
+    if (req.method.name === 'SubmitMove') submits += 1;
+    if (req.method.name === 'CreateGame') {
+      creates += 1;
+      if (creates === 2) throw new ConnectError('unreachable (injected)', Code.Unavailable);
+    }
+    return next(req);
+  };
+  const client = app({ interceptors: [failCreate] });
+  const { gameId, tokens, view } = await startedTable(client);
+  const idle = client.withToken(tokens[1 - view.turn]);
+  await assert.rejects(idle.submitMove(gameId, view.version, moves.draw()), { reason: 'NOT_YOUR_TURN' });
+  assert.equal(submits, 1);
+  await assert.rejects(client.createGame({ rules: { preset: 'tranca-000' }, players: 2 }), (e) => {
+    assert.ok(e instanceof TrancaError);
+    assert.equal(e.code, Code.Unavailable);
+    assert.equal(e.transient, true);
+    return true;
+  });
+  assert.equal(creates, 2);
+});
+
+for (const [name, options] of [
+  ['Connect', {}],
+  ['gRPC-Web', { protocol: 'grpc-web' }],
+]) {
+  test(`${name}: a dropped watch stream resumes from its last version, with no gap and no repeat`, { skip }, async () => {
+    const opened = [];
+    let breaks = 2;
+    const breakStreams = (next) => async (req) => {
+      const res = await next(req);
+      if (req.method.name !== 'WatchGame') return res;
+      opened.push(req.message.fromVersion);
+      if (breaks <= 0) return res;
+      breaks -= 1;
+      return {
+        ...res,
+        message: (async function* () {
+          let n = 0;
+          for await (const m of res.message) {
+            yield m;
+            n += 1;
+            if (n >= 2) throw new ConnectError('stream dropped (injected)', Code.Unavailable);
+          }
+        })(),
+      };
+    };
+    const client = app({ ...options, interceptors: [breakStreams] });
+    const { gameId, tokens, view } = await startedTable(client);
+    const watcher = client.withToken(tokens[0]);
+    const abort = new AbortController();
+    const versions = [];
+    const reconnects = [];
+    const watching = (async () => {
+      for await (const update of watcher.watchGame(gameId, view.version, {
+        signal: abort.signal,
+        onReconnect: (from) => reconnects.push(from),
+      })) {
+        versions.push(update.view.version);
+      }
+    })();
+    // Six moves: the turn's player draws and discards, three turns.
+    let v = view;
+    for (let i = 0; i < 3; i += 1) {
+      const player = client.withToken(tokens[v.turn]);
+      v = (await player.submitMove(gameId, v.version, moves.draw())).view;
+      v = (await player.submitMove(gameId, v.version, moves.discard(v.hand[0]))).view;
+    }
+    const target = v.version;
+    const deadline = Date.now() + 15_000;
+    while (versions.at(-1) !== target && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    abort.abort();
+    await watching;
+    const expected = [];
+    for (let x = view.version + 1n; x <= target; x += 1n) expected.push(x);
+    assert.deepEqual(versions, expected);
+    assert.equal(reconnects.length, 2);
+    assert.deepEqual(opened, [view.version, view.version + 2n, view.version + 4n]);
+    assert.deepEqual(reconnects, [view.version + 2n, view.version + 4n]);
+  });
+}

@@ -1,0 +1,172 @@
+"""A server for the browser tests: `tranca serve` on a fresh SQLite file with a
+development app and its browser port (Connect, gRPC-Web and the web table's files),
+the app's policy letting guests sign in and open tables.
+
+The page, the client and the browser come from the project's own files: `make web`
+(npm ci and the build of clients/web, a prerequisite of `make pytest`) and
+deploy/system-deps.sh (Debian's chromium). When CI is set a missing piece fails the
+tests; elsewhere they skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from tranca.v1 import game_pb2_grpc, session_pb2, session_pb2_grpc
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB_DIR = ROOT / "clients" / "web"
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+START_TIMEOUT = 30.0
+
+
+def unavailable(message: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{message} (required when CI is set)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    """The node executable, with clients/web's packages installed and built."""
+    path = shutil.which("node")
+    if path is None:
+        unavailable("node not found on the PATH")
+    assert path is not None
+    for needed in ("node_modules/@connectrpc/connect-web", "dist/index.js", "table/dist/app.js"):
+        if not (WEB_DIR / needed).exists():
+            unavailable(f"clients/web/{needed} is missing: run `make web`")
+    return path
+
+
+@dataclass
+class WebServer:
+    grpc_address: str
+    web_url: str
+    api_key: str
+    app_id: str
+    channel: grpc.Channel
+    games: game_pb2_grpc.GameServiceStub
+
+    def app(self) -> tuple[tuple[str, str], ...]:
+        return (("x-api-key", self.api_key),)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _web_config(url: str) -> dict[str, object] | None:
+    try:
+        with urllib.request.urlopen(f"{url}/tranca-web.json", timeout=1) as reply:
+            config: dict[str, object] = json.load(reply)
+            return config
+    except (OSError, urllib.error.URLError, ValueError):
+        return None
+
+
+def _wait_serving(
+    proc: subprocess.Popen[bytes], address: str, url: str
+) -> dict[str, object] | None:
+    """The browser port's config once both ports answer; None if the process died."""
+    deadline = time.monotonic() + START_TIMEOUT
+    with grpc.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                return None
+            try:
+                reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    config = _web_config(url)
+                    if config is not None:
+                        return config
+            except grpc.RpcError:
+                pass
+            time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    return None
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    """`tranca serve --web-port` on SQLite with a development app that lets guests
+    sign in and open tables; robots play every 0.1 s."""
+    tmp = tmp_path_factory.mktemp("web")
+    api_key = f"dev-{uuid.uuid4().hex}"
+    log = tmp / "server.log"
+    config: dict[str, object] | None = None
+    for _attempt in range(3):  # a port picked free may be taken before the server binds it
+        port, web_port = _free_port(), _free_port()
+        address, url = f"127.0.0.1:{port}", f"http://127.0.0.1:{web_port}"
+        command = [
+            sys.executable,
+            "-m",
+            "tranca.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--web-port",
+            str(web_port),
+            "--metrics-port",
+            "0",
+            "--database-url",
+            f"sqlite:///{tmp / 'web.db'}",
+            "--auto-migrate",
+            "--dev-api-key",
+            api_key,
+            "--sweep-interval",
+            "0.1",
+        ]
+        with log.open("wb") as out:
+            proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        config = _wait_serving(proc, address, url)
+        if config is not None:
+            break
+        proc.kill()
+        proc.wait()
+    if config is None:
+        pytest.fail(f"the server did not serve its browser port:\n{log.read_text()}")
+    try:
+        with grpc.insecure_channel(address) as channel:
+            key = (("x-api-key", api_key),)
+            sessions = session_pb2_grpc.SessionServiceStub(channel)
+            policy = sessions.GetAppPolicy(session_pb2.GetAppPolicyRequest(), metadata=key).policy
+            policy.guest_sign_in = True
+            policy.players_create_tables = True
+            sessions.SetAppPolicy(session_pb2.SetAppPolicyRequest(policy=policy), metadata=key)
+            yield WebServer(
+                address,
+                url,
+                api_key,
+                str(config["appId"]),
+                channel,
+                game_pb2_grpc.GameServiceStub(channel),
+            )
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
