@@ -1,0 +1,145 @@
+// The wrapper without a server: a fake fetch speaks the Connect protocol (JSON), so
+// these run anywhere `npm run build` did.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { create, toBinary } from '@bufbuild/protobuf';
+
+import { Code, TrancaClient, TrancaError, codeName, groupBySuit, moves, newRequestId } from '../dist/index.js';
+import { ErrorInfoSchema, LocalizedMessageSchema } from '../dist/gen/google/rpc/error_details_pb.js';
+
+const b64 = (bytes) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
+
+/** A Connect error body with an ErrorInfo and a LocalizedMessage. */
+function connectError(code, message, reason, metadata, localized) {
+  const details = [
+    {
+      type: 'google.rpc.ErrorInfo',
+      value: b64(toBinary(ErrorInfoSchema, create(ErrorInfoSchema, { reason, domain: 'tranca.v1', metadata }))),
+    },
+  ];
+  if (localized) {
+    details.push({
+      type: 'google.rpc.LocalizedMessage',
+      value: b64(toBinary(LocalizedMessageSchema, create(LocalizedMessageSchema, localized))),
+    });
+  }
+  return { code, message, details };
+}
+
+/** A fake fetch answering each call with the next scripted reply; records the requests. */
+function fakeFetch(replies) {
+  const calls = [];
+  const fetch = async (url, init) => {
+    const body = init.body ? JSON.parse(new TextDecoder().decode(init.body)) : null;
+    calls.push({ path: new URL(url).pathname, headers: new Headers(init.headers), body });
+    const reply = replies.shift();
+    if (reply instanceof Error) throw reply;
+    const [status, json] = reply;
+    return new Response(JSON.stringify(json), {
+      status,
+      headers: { 'content-type': 'application/json' },
+    });
+  };
+  return { fetch, calls };
+}
+
+const FAST = { maxAttempts: 4, initialBackoffMs: 1, maxBackoffMs: 2 };
+
+test('codeName spells codes as gRPC does', () => {
+  assert.equal(codeName(Code.FailedPrecondition), 'FAILED_PRECONDITION');
+  assert.equal(codeName(Code.Unavailable), 'UNAVAILABLE');
+  assert.equal(codeName(Code.Aborted), 'ABORTED');
+});
+
+test('request ids are UUIDs, new each time', () => {
+  const a = newRequestId();
+  assert.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.notEqual(a, newRequestId());
+});
+
+test('a hand grouped by suit, each suit in rank order, jokers apart', () => {
+  assert.deepEqual(groupBySuit(['KH', 'JK', '2C', 'AH', 'TC', '5S']), [
+    { suit: 'C', cards: ['2C', 'TC'] },
+    { suit: 'H', cards: ['AH', 'KH'] },
+    { suit: 'S', cards: ['5S'] },
+    { suit: 'JK', cards: ['JK'] },
+  ]);
+});
+
+test('credentials and language go out as headers', async () => {
+  const { fetch, calls } = fakeFetch([
+    [200, { view: { gameId: 'g1', version: '3' } }],
+    [200, { presets: [] }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', apiKey: 'k1', language: 'es', fetch });
+  const seat = client.withToken('tp_seat');
+  const view = await seat.getView('g1');
+  assert.equal(view.version, 3n);
+  await seat.listPresets();
+  assert.equal(calls[0].path, '/tranca.v1.GameService/GetView');
+  assert.equal(calls[0].headers.get('authorization'), 'Bearer tp_seat');
+  assert.equal(calls[0].headers.get('x-api-key'), null);
+  assert.equal(calls[0].headers.get('accept-language'), 'es');
+  assert.equal(calls[1].headers.get('x-api-key'), 'k1', 'an app call sends the key');
+});
+
+test('a refusal becomes a TrancaError with its reason, metadata and wording', async () => {
+  const { fetch } = fakeFetch([
+    [
+      400,
+      connectError('failed_precondition', 'not your turn: seat 1 is to play', 'NOT_YOUR_TURN', { seat: '1' }, {
+        locale: 'pt-BR',
+        message: 'Não é a sua vez: é a vez do lugar 1.',
+      }),
+    ],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 't', retry: FAST, fetch });
+  const err = await client.submitMove('g', 4, moves.draw()).catch((e) => e);
+  assert.ok(err instanceof TrancaError);
+  assert.equal(err.code, Code.FailedPrecondition);
+  assert.equal(err.reason, 'NOT_YOUR_TURN');
+  assert.deepEqual({ ...err.metadata }, { seat: '1' });
+  assert.deepEqual(err.localized, { locale: 'pt-BR', message: 'Não é a sua vez: é a vez do lugar 1.' });
+  assert.equal(err.message, 'Não é a sua vez: é a vez do lugar 1.');
+  assert.equal(err.rawMessage, 'not your turn: seat 1 is to play');
+  assert.equal(err.transient, false);
+  assert.equal(err.describe(), 'FAILED_PRECONDITION/NOT_YOUR_TURN: not your turn: seat 1 is to play');
+});
+
+test('a move is sent again after a transport failure with the same request id', async () => {
+  const { fetch, calls } = fakeFetch([
+    new TypeError('fetch failed'),
+    [503, { code: 'unavailable', message: 'down' }],
+    [200, { version: '5', replayed: true, view: { version: '5' } }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 't', retry: FAST, fetch });
+  const out = await client.submitMove('g', 4n, moves.discard('4H'));
+  assert.equal(out.replayed, true);
+  assert.equal(calls.length, 3);
+  const ids = calls.map((c) => c.body.requestId);
+  assert.equal(new Set(ids).size, 1);
+  assert.ok(ids[0]);
+  assert.deepEqual(calls[0].body.move, { discard: { card: '4H' } });
+  assert.equal(calls[0].body.expectedVersion, '4');
+  assert.equal(client.retries.transient, 2);
+});
+
+test('a table is not created twice: CreateGame is not retried after a transport failure', async () => {
+  const { fetch, calls } = fakeFetch([[503, { code: 'unavailable', message: 'down' }]]);
+  const client = new TrancaClient({ baseUrl: 'http://x', apiKey: 'k', retry: FAST, fetch });
+  await assert.rejects(client.createGame({ players: 2 }), { code: Code.Unavailable });
+  assert.equal(calls.length, 1);
+});
+
+test('a rate-limited call waits the server hint and is sent again, whatever the call', async () => {
+  const { fetch, calls } = fakeFetch([
+    [429, connectError('resource_exhausted', 'slow down', 'RATE_LIMITED', { retry_after_ms: '5' })],
+    [200, { game: { gameId: 'g9' } }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', apiKey: 'k', retry: FAST, fetch });
+  const out = await client.createGame({ players: 2 });
+  assert.equal(out.game.gameId, 'g9');
+  assert.equal(calls.length, 2);
+  assert.equal(client.retries.rateLimited, 1);
+});
