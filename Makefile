@@ -58,13 +58,17 @@ venv: $(STAMP) $(GEN) $(SDK_GEN)
 
 DB_URL      ?= sqlite:///tranca.db
 DEV_API_KEY ?= dev-key-change-me
+WEB_PORT    ?= 8080
 
-## The server on the embedded SQLite default (./tranca.db), with a development API key;
-## its browser port serves the web table (clients/web/table/dist, built by `make web`).
+## The server on the embedded SQLite default (./tranca.db), with a development API key:
+## gRPC on 127.0.0.1:50051, and the browser port (the web table, Connect and gRPC-Web)
+## on http://127.0.0.1:$(WEB_PORT)/, serving the table `make web` builds.
 run: venv web
 	$(BIN)/tranca migrate --database-url $(DB_URL)
 	@echo "development API key: $(DEV_API_KEY)  (send it as the x-api-key header)"
-	$(BIN)/tranca serve --database-url $(DB_URL) --dev-api-key $(DEV_API_KEY) --log-format console
+	@echo "web table: http://127.0.0.1:$(WEB_PORT)/  (open it in a browser)"
+	$(BIN)/tranca serve --database-url $(DB_URL) --dev-api-key $(DEV_API_KEY) \
+	  --web-port $(WEB_PORT) --log-format console
 
 ## A terminal table against a server started by `make run` (starts nothing itself):
 ## you and the server's robots (its greedy bot, played by the server's sweeper, so they

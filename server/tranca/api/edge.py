@@ -221,7 +221,9 @@ def _api_error(refused: Rejected) -> ApiError:
     return error
 
 
-def _unary(name: str, behavior: Behavior) -> Behavior:
+def guarded_unary(name: str, behavior: Behavior) -> Behavior:
+    """A unary handler that answers a refused request (``Rejected``) itself."""
+
     async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         if type(request) is Rejected:
             error = _api_error(request)
@@ -232,7 +234,9 @@ def _unary(name: str, behavior: Behavior) -> Behavior:
     return handle
 
 
-def _stream(name: str, behavior: Behavior) -> Behavior:
+def guarded_stream(name: str, behavior: Behavior) -> Behavior:
+    """The same for a server-streaming handler."""
+
     async def handle(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
@@ -257,13 +261,13 @@ def add_service(server: grpc.aio.Server, servicer: object, service: ServiceDescr
         behavior = getattr(servicer, method.name)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _stream(method.name, behavior),
+                guarded_stream(method.name, behavior),
                 request_deserializer=decoder(request_cls),
                 response_serializer=response_cls.SerializeToString,
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _unary(method.name, behavior),
+                guarded_unary(method.name, behavior),
                 request_deserializer=decoder(request_cls),
                 response_serializer=response_cls.SerializeToString,
             )
