@@ -77,15 +77,22 @@ async function main() {
     my_turns: 0,
     clicks: 0,
     other_seat_moves_seen: 0,
-    other_seat_move_before_reload_check: null,
     screenshot: '',
     console_errors: [],
+    refused_calls: 0,
   };
   try {
     const page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(30_000);
     page.on('console', (m) => {
-      if (m.type() === 'error') out.console_errors.push(m.text());
+      // A refusal is an HTTP error status in the Connect protocol, which the browser
+      // logs as a failed resource: counted apart; anything else is an error.
+      if (m.type() !== 'error') return;
+      if (/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) {
+        out.refused_calls += 1;
+      } else {
+        out.console_errors.push(m.text());
+      }
     });
     page.on('pageerror', (e) => out.console_errors.push(String(e)));
     await page.goto(`${baseUrl}/?lang=${encodeURIComponent(lang)}`);

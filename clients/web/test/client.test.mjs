@@ -49,7 +49,7 @@ for (const [name, options] of [
   ['Connect binary', { binary: true }],
   ['gRPC-Web', { protocol: 'grpc-web' }],
 ]) {
-  test(`${name}: a unary call and a refusal with its ErrorInfo and LocalizedMessage`, { skip }, async () => {
+  test(`${name}: a unary call and a refusal with its ErrorInfo and LocalizedMessage`, { skip, timeout: 90_000 }, async () => {
     const client = app({ ...options, language: 'pt-BR' });
     const presets = await client.listPresets();
     assert.ok(presets.presets.some((p) => p.name === 'tranca-000'));
@@ -74,7 +74,7 @@ for (const [name, options] of [
   });
 }
 
-test('the language option picks the wording; English without one', { skip }, async () => {
+test('the language option picks the wording; English without one', { skip, timeout: 90_000 }, async () => {
   const { gameId, tokens, view } = await startedTable(app());
   const idle = tokens[1 - view.turn];
   const wording = {};
@@ -89,7 +89,7 @@ test('the language option picks the wording; English without one', { skip }, asy
   assert.equal(wording.none.locale, 'en');
 });
 
-test('a guest signs in with the app id alone, opens a table with robots and plays', { skip }, async () => {
+test('a guest signs in with the app id alone, opens a table with robots and plays', { skip, timeout: 90_000 }, async () => {
   await allowGuests(app());
   const anonymous = new TrancaClient({ baseUrl, retry: FAST });
   const session = await anonymous.signInGuest(appId, 'Convidada');
@@ -138,7 +138,7 @@ test('a guest signs in with the app id alone, opens a table with robots and play
   assert.equal(view.lastDeal.scores.length, 2);
 });
 
-test('a move whose answer was lost is sent again with the same request id and played once', { skip }, async () => {
+test('a move whose answer was lost is sent again with the same request id and played once', { skip, timeout: 90_000 }, async () => {
   const seen = [];
   let lose = 1;
   const dropAnswer = (next) => async (req) => {
@@ -167,7 +167,7 @@ test('a move whose answer was lost is sent again with the same request id and pl
   assert.equal(replay.moves.filter((m) => m.move?.kind.case === 'draw').length, 1);
 });
 
-test('a refusal is not retried; a call that is not safe to repeat is not retried', { skip }, async () => {
+test('a refusal is not retried; a call that is not safe to repeat is not retried', { skip, timeout: 90_000 }, async () => {
   let submits = 0;
   let creates = 0;
   const failCreate = (next) => async (req) => {
@@ -196,13 +196,16 @@ for (const [name, options] of [
   ['Connect', {}],
   ['gRPC-Web', { protocol: 'grpc-web' }],
 ]) {
-  test(`${name}: a dropped watch stream resumes from its last version, with no gap and no repeat`, { skip }, async () => {
+  test(`${name}: a dropped watch stream resumes from its last version, with no gap and no repeat`, { skip, timeout: 90_000 }, async () => {
     const opened = [];
     let breaks = 2;
     const breakStreams = (next) => async (req) => {
-      const res = await next(req);
-      if (req.method.name !== 'WatchGame') return res;
-      opened.push(req.message.fromVersion);
+      if (req.method.name !== 'WatchGame') return next(req);
+      // A stream's request is an async iterable of messages: read it, then send it on.
+      const sent = [];
+      for await (const m of req.message) sent.push(m);
+      opened.push(sent[0].fromVersion);
+      const res = await next({ ...req, message: (async function* () { yield* sent; })() });
       if (breaks <= 0) return res;
       breaks -= 1;
       return {

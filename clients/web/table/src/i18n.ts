@@ -77,6 +77,9 @@ const en = {
   mvDiscard: 'Discard',
   toMeld: 'to meld {id}',
   guestName: 'Guest',
+  end_batida: 'a player went out',
+  end_stock_out: 'the stock ran out',
+  end_no_legal_move: 'no legal move was left',
 } as const;
 
 export type Key = keyof typeof en;
@@ -153,6 +156,9 @@ const ptBR: Table = {
   mvDiscard: 'Descartar',
   toMeld: 'ao jogo {id}',
   guestName: 'Convidado',
+  end_batida: 'batida',
+  end_stock_out: 'o monte acabou',
+  end_no_legal_move: 'não havia jogada possível',
 };
 
 const es: Table = {
@@ -226,6 +232,9 @@ const es: Table = {
   mvDiscard: 'Descartar',
   toMeld: 'al juego {id}',
   guestName: 'Invitado',
+  end_batida: 'un jugador cerró',
+  end_stock_out: 'se acabó el mazo',
+  end_no_legal_move: 'no quedaba jugada posible',
 };
 
 const TABLES: Record<Lang, Table> = { 'pt-BR': ptBR, es, en };

@@ -440,7 +440,7 @@ function renderStatus(view: GameView): HTMLElement {
     h('span', {}, t('deal', { n: view.dealNumber })),
     view.status === GameStatus.PLAYING &&
       h('span', { 'data-testid': 'turn' }, mine ? `${t('yourTurn')}: ${phase}` : t('turnOf', { name: seatName(view, view.turn) })),
-    view.turnDeadlineMs > 0n && view.status === GameStatus.PLAYING && h('span', { class: 'timer', id: 'timer', 'data-testid': 'timer' }, timerText(view)),
+    view.turnDeadlineMs > 0n && view.status === GameStatus.PLAYING && !view.seats[view.turn]?.robot && h('span', { class: 'timer', id: 'timer', 'data-testid': 'timer' }, timerText(view)),
     state.reconnecting && h('span', { class: 'warn' }, t('connectionLost')),
   );
 }
@@ -572,6 +572,12 @@ function renderRefusal(): HTMLElement | null {
   );
 }
 
+const END_REASONS: Record<string, Key> = {
+  batida: 'end_batida',
+  stock_out: 'end_stock_out',
+  no_legal_move: 'end_no_legal_move',
+};
+
 function renderBreakdown(view: GameView): HTMLElement | null {
   const deal = view.lastDeal;
   if (!deal) return null;
@@ -590,7 +596,11 @@ function renderBreakdown(view: GameView): HTMLElement | null {
     'section',
     { class: 'breakdown', 'data-testid': 'breakdown', 'data-deal': deal.dealNumber },
     h('h2', {}, `${t('breakdown')} ${deal.dealNumber}`),
-    h('p', {}, t('endReason', { reason: deal.endReason })),
+    h(
+      'p',
+      { 'data-end-reason': deal.endReason },
+      t('endReason', { reason: END_REASONS[deal.endReason] ? t(END_REASONS[deal.endReason]!) : deal.endReason }),
+    ),
     h(
       'table',
       {},
