@@ -73,6 +73,8 @@ async function main() {
     language: lang,
     refusal: null,
     hand_checks: 0,
+    hand_checks_skipped: 0,
+    click_retries: 0,
     hand_mismatches: [],
     my_turns: 0,
     clicks: 0,
@@ -109,15 +111,32 @@ async function main() {
     out.token = seated.token;
     const api = new TrancaClient({ baseUrl, token: seated.token });
 
-    /** The hand on the screen against GetView for this seat (the hand cannot change between: only this seat changes it). */
+    /**
+     * The hand on the screen against GetView for this seat, at the same version: the
+     * page is given time to show the version GetView answered at (it comes by the
+     * watch stream); a version that moved on meanwhile is asked again.
+     */
     const checkHand = async () => {
-      const shown = await handOnScreen(page);
-      const view = await api.getView(seated.gameId);
-      out.hand_checks += 1;
-      const a = [...shown].sort().join(' ');
-      const b = [...view.hand].sort().join(' ');
-      if (a !== b) out.hand_mismatches.push({ version: String(view.version), shown, api: view.hand });
-      out.last_hand_check = { version: String(view.version), shown, api: [...view.hand] };
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const view = await api.getView(seated.gameId);
+        const version = String(view.version);
+        await page
+          .waitForFunction(
+            (v) => BigInt(document.querySelector('[data-testid=status]')?.dataset.version ?? '0') >= BigInt(v),
+            version,
+            { timeout: 5_000 },
+          )
+          .catch(() => {});
+        const shownVersion = await page.locator('[data-testid=status]').getAttribute('data-version');
+        const shown = await handOnScreen(page);
+        if (shownVersion !== version) continue; // the game moved on: again
+        out.hand_checks += 1;
+        const a = [...shown].sort().join(' ');
+        const b = [...view.hand].sort().join(' ');
+        if (a !== b) out.hand_mismatches.push({ version, shown, api: [...view.hand] });
+        return;
+      }
+      out.hand_checks_skipped += 1;
     };
 
     const deadline = Date.now() + timeoutMs;
@@ -158,7 +177,12 @@ async function main() {
       }
       const kind =
         ['draw', 'createMeld', 'addToMeld', 'discard'].find((k) => s.legal.includes(k)) ?? s.legal[0];
-      await page.locator(`[data-testid=legal-move][data-kind=${kind}]`).first().click();
+      try {
+        await page.locator(`[data-testid=legal-move][data-kind=${kind}]`).first().click({ timeout: 5_000 });
+      } catch {
+        out.click_retries += 1; // the page changed under the click: read it again
+        continue;
+      }
       out.clicks += 1;
       // Wait for the answer: a new version on the screen, or a refusal.
       await page.waitForFunction(
@@ -185,6 +209,7 @@ async function main() {
         }
       }
     }
+    out.renders = await page.evaluate(() => window.__trancaRenders ?? 0);
     out.reloaded = await page.evaluate(() => window.__trancaLoaded !== 'once');
     out.navigations = await page.evaluate(() => performance.getEntriesByType('navigation').length);
     out.final_hand = await handOnScreen(page);

@@ -668,6 +668,8 @@ function leaveTable(): void {
 }
 
 function render(): void {
+  const w = window as unknown as { __trancaRenders?: number };
+  w.__trancaRenders = (w.__trancaRenders ?? 0) + 1;
   document.documentElement.lang = state.lang;
   document.title = t('title');
   const root = document.getElementById('app')!;
