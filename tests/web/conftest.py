@@ -1,6 +1,6 @@
 """A server for the browser tests: `tranca serve` on a fresh SQLite file with a
 development app and its browser port (Connect, gRPC-Web and the web table's files),
-the app's policy letting guests sign in and open tables.
+as `make run` starts it: the development app lets guests sign in and open tables.
 
 The page, the client and the browser come from the project's own files: `make web`
 (npm ci and the build of clients/web, a prerequisite of `make pytest`) and
@@ -110,8 +110,8 @@ def _wait_serving(
 
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
-    """`tranca serve --web-port` on SQLite with a development app that lets guests
-    sign in and open tables; robots play every 0.1 s."""
+    """`tranca serve --web-port` on SQLite with a development app (which lets guests
+    sign in and open tables, as under `make run`); robots play every 0.1 s."""
     tmp = tmp_path_factory.mktemp("web")
     api_key = f"dev-{uuid.uuid4().hex}"
     log = tmp / "server.log"
@@ -149,12 +149,13 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
         pytest.fail(f"the server did not serve its browser port:\n{log.read_text()}")
     try:
         with grpc.insecure_channel(address) as channel:
+            # The development app as `make run` has it: guests may sign in (the web
+            # table's /tranca-web.json says so) and players may open tables.
+            assert config["guestSignIn"] is True, config
             key = (("x-api-key", api_key),)
             sessions = session_pb2_grpc.SessionServiceStub(channel)
             policy = sessions.GetAppPolicy(session_pb2.GetAppPolicyRequest(), metadata=key).policy
-            policy.guest_sign_in = True
-            policy.players_create_tables = True
-            sessions.SetAppPolicy(session_pb2.SetAppPolicyRequest(policy=policy), metadata=key)
+            assert policy.guest_sign_in and policy.players_create_tables, policy
             yield WebServer(
                 address,
                 url,

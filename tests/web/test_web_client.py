@@ -41,4 +41,4 @@ def test_the_typescript_clients_node_tests_pass(node: str, web_server: WebServer
     }
     assert counts.get("fail") == 0
     assert counts.get("skipped") == 0, "the node tests skipped: the server was not reached"
-    assert counts.get("pass", 0) >= 17
+    assert counts.get("pass", 0) >= 18

@@ -256,3 +256,28 @@ for (const [name, options] of [
     assert.deepEqual(reconnects, [view.version + 2n, view.version + 4n]);
   });
 }
+
+test('quick play: two guests are seated at one table, each with its seat token', { skip, timeout: 90_000 }, async () => {
+  await allowGuests(app());
+  const anonymous = new TrancaClient({ baseUrl, retry: FAST });
+  const players = [];
+  for (const name of ['Ana', 'Bea']) {
+    const session = await anonymous.signInGuest(appId, name);
+    players.push(anonymous.withToken(session.accessToken));
+  }
+  const tickets = [];
+  for (const p of players) tickets.push(await p.askQuickPlay({ preset: 'tranca-000', players: 2 }));
+  const again = await players[0].askQuickPlay({
+    preset: 'tranca-000',
+    players: 2,
+    requestId: 'qp-same-id',
+  }).catch((e) => e);
+  // Already waiting (or matched): a second ticket is refused, not made.
+  assert.ok(again instanceof TrancaError || again.ticketId === tickets[0].ticketId);
+  const done = await Promise.all(tickets.map((t, i) => players[i].waitForTicket(t.ticketId)));
+  assert.equal(done[0].gameId, done[1].gameId);
+  const seats = done.map((t) => t.seats[0].seat).sort();
+  assert.deepEqual(seats, [0, 1]);
+  const view = await anonymous.withToken(done[0].seats[0].playerToken).getView(done[0].gameId);
+  assert.equal(view.seat, done[0].seats[0].seat);
+});
