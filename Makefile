@@ -160,6 +160,7 @@ pytest: venv node-deps web
 ## Engine benchmark (one core) compiled and interpreted, then the service against this
 ## machine's ceilings (PostgreSQL and SQLite transactions, gRPC echo):
 ## bench/results/engine.{json,md}, engine-interpreted.{json,md} and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
+## The browser port's cost per call beside native gRPC: bench/results/browser.{json,md}.
 ## Then webhook deliveries a second and their p99 delay: bench/results/webhooks.{json,md};
 ## and quick play's matchmaker (a queue of 1,000 players, the wait in a steady stream):
 ## bench/results/matchmaking.{json,md}.
@@ -167,6 +168,7 @@ bench: venv compiled
 	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
 	$(BIN)/python bench/edge_bench.py --out bench/results
+	$(BIN)/python bench/browser_bench.py --out bench/results --seconds 4 --rounds 2
 	$(BIN)/python bench/pool_bench.py --out bench/results
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results

@@ -192,7 +192,11 @@ async def test_the_edges_limits_and_a_body_that_does_not_decode_are_refused_alik
     )
     assert too_long.status_code == 400
     assert too_long.json()["code"] == "invalid_argument"
-    assert error_details(too_long.json())["info"].reason == "MALFORMED_REQUEST"
+    info = error_details(too_long.json())["info"]
+    assert info.reason == "MALFORMED_REQUEST"
+    # The particulars an app words its own text with: the field and its limit.
+    assert info.metadata["field"] == "rules.preset"
+    assert int(info.metadata["max_chars"]) < 500
     for body in (b"{not json", b'{"noSuchField": 1}'):
         bad = await http.post(
             f"{GAME}/CreateGame", content=body, headers={"content-type": "application/json", **app}

@@ -37,7 +37,7 @@ from google.rpc import status_pb2
 from .. import metrics
 from ..services.errors import malformed
 from .context import ORIGIN_METADATA, Ctx
-from .edge import Rejected, checker, guarded_stream, guarded_unary
+from .edge import Rejected, breaks_limits, checker, guarded_stream, guarded_unary
 from .errors import rich_status, to_api_error
 
 # grpc-status-details-bin: where a refusal's google.rpc.Status travels in gRPC.
@@ -204,7 +204,7 @@ def _checked(request: Any, check: Any) -> Any:
     found = check(request)
     if found is None:
         return request
-    return Rejected(malformed(f"{found[0]} {found[1]}"))
+    return Rejected(breaks_limits(found))
 
 
 def _unary_function(
