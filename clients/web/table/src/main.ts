@@ -67,7 +67,8 @@ let watching: AbortController | null = null;
 let quickPlay: AbortController | null = null;
 
 function makeClient(): TrancaClient {
-  return new TrancaClient({ baseUrl: location.origin, language: state.lang });
+  // Binary protobuf: cheaper for the server than JSON (docs/APP_GUIDE.md §16).
+  return new TrancaClient({ baseUrl: location.origin, language: state.lang, binary: true });
 }
 
 const t = (key: Key, params?: Record<string, string | number>): string => tr(state.lang, key, params);
