@@ -321,6 +321,7 @@ export class TrancaClient {
 
   /** Deals the first deal; a retry that finds the game started returns its view. */
   async startGame(gameId: string): Promise<GameView> {
+    const before = this.retries.transient;
     try {
       const out = await this.call((o) => this.games.startGame({ gameId }, o), {
         retry: true,
@@ -329,7 +330,8 @@ export class TrancaClient {
       });
       return required(out.view);
     } catch (err) {
-      if (err instanceof TrancaError && this.retries.transient > 0 && err.code === Code.FailedPrecondition) {
+      // Sent again after a lost answer, and refused: the first attempt may have started it.
+      if (err instanceof TrancaError && this.retries.transient > before && err.code === Code.FailedPrecondition) {
         const view = await this.getView(gameId);
         if (view.status !== GameStatus.WAITING) return view;
       }
