@@ -5,7 +5,8 @@
 //
 // Environment: TRANCA_WEB_URL (the server's browser port, serving the page),
 // TRANCA_LANG (the page's language, default pt-BR), TRANCA_SCREENSHOT (where the
-// mid-deal screenshot goes), CHROMIUM (default /usr/bin/chromium), TRANCA_TIMEOUT_MS.
+// mid-deal screenshot goes), CHROMIUM (default /usr/bin/chromium), TRANCA_TIMEOUT_MS,
+// TRANCA_PLAYERS (2, the default, or 4: the page's seat and robots in the others).
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,6 +20,7 @@ const lang = process.env.TRANCA_LANG ?? 'pt-BR';
 const screenshot = process.env.TRANCA_SCREENSHOT ?? '';
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const timeoutMs = Number(process.env.TRANCA_TIMEOUT_MS ?? 240_000);
+const players = process.env.TRANCA_PLAYERS ?? '2';
 if (!baseUrl) throw new Error('TRANCA_WEB_URL is not set');
 
 const ARGS = [
@@ -102,7 +104,7 @@ async function main() {
     await page.evaluate(() => {
       window.__trancaLoaded = 'once';
     });
-    await page.selectOption('[data-testid=players]', '2');
+    await page.selectOption('[data-testid=players]', players);
     await page.click('[data-testid=new-table]');
     await page.waitForSelector('[data-testid=table][data-game]');
     const seated = await page.evaluate(() => JSON.parse(sessionStorage.getItem('tranca.table') ?? 'null'));
