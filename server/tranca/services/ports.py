@@ -137,6 +137,10 @@ class GameChange:
     # its transaction (and, for an app with a webhook, their deliveries): an event
     # exists exactly when its change does.
     events: tuple[Event, ...] = ()
+    # The actions after ``action`` when the change is a turn of several moves, with
+    # the request id each is logged with: each its own log row, at ``version + 2``,
+    # ``version + 3``, ...; ``state`` is the game after the last.
+    then: tuple[tuple[Action, str | None], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -471,6 +471,7 @@ class Store:
             tuple((e.player_id, e.kind, dumps(e.payload)) for e in change.events)
             if change.events
             else (),
+            tuple((a.seat, action_text(a), rid) for a, rid in change.then),
         )
 
     async def _commit_staked(self, w: MoveWrite, stake: Stake) -> bool:
