@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -76,7 +77,12 @@ else:  # run as a script: bench/ is on sys.path
 # machines); a trailing "w" has every seat keep a WatchGame stream open while it
 # plays, as a client showing the table does (the Python SDK's ``play_seat``): each
 # move then also wakes its game's watchers, who read the log and receive a view.
-DEFAULT_GAMES = ("16", "64@25%", "64@50%", "16w")
+# A trailing "t" plays whole turns: after each draw the rest of the turn goes in one
+# SubmitTurn (``tranca loadtest --turns``); a trailing "p" plays the same planned
+# turns one SubmitMove a move (``--planned``), its like-for-like single-move twin:
+# the two run one after the other, and their ratio is the gain of batching.
+DEFAULT_GAMES = ("16", "16p", "16t", "64@25%", "64@50%", "16w")
+MODES = {"w": "watched", "t": "turns", "p": "planned"}
 DATABASES = ("sqlite", "postgresql")
 API_KEY_PLACEHOLDER = "KEY"
 
@@ -140,13 +146,13 @@ def _check(argv: list[str]) -> str:
 def parse_games(spec: str) -> tuple[int, float]:
     """``"64@100"`` -> (64 games, 100 ms think time); ``"16"``, ``"16w"`` and
     ``"64@25%"`` -> (games, 0)."""
-    games, _, think = spec.removesuffix("w").partition("@")
+    games, _, think = spec.rstrip("wtp").partition("@")
     return int(games), 0.0 if think.endswith("%") else float(think or 0)
 
 
 def pace_fraction(spec: str) -> float | None:
     """``"64@25%"`` -> 0.25: the share of the unpaced run's rate offered; None else."""
-    _, _, think = spec.removesuffix("w").partition("@")
+    _, _, think = spec.rstrip("wtp").partition("@")
     return float(think[:-1]) / 100 if think.endswith("%") else None
 
 
@@ -163,6 +169,14 @@ def watched(spec: str) -> bool:
     return spec.endswith("w")
 
 
+def mode(spec: str) -> str:
+    """How the games of ``spec`` submit their moves: "single" (the load generator's
+    own choice, one SubmitMove a move), "planned" (planned turns, one SubmitMove a
+    move), "turns" (planned turns, the rest of each after its draw in one
+    SubmitTurn); "watched" is single with watch streams."""
+    return MODES.get(spec[-1:], "single")
+
+
 def service_run(
     kind: str, workers: int, spec: str, plan: Plan, tmp: Path, rate: float | None = None
 ) -> dict[str, Any]:
@@ -172,7 +186,9 @@ def service_run(
     games, think_ms = parse_games(spec)
     watch = watched(spec)
     pace = pace_fraction(spec)
-    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t{pace or ''}{'-watched' if watch else ''}"
+    how = mode(spec)
+    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t{pace or ''}-{how}"
+    load_average = list(os.getloadavg())
     with fresh_database(kind, tmp, tag) as url:
         _check([tranca, "migrate", "--database-url", url])
         # The app is registered before the server starts and its key then given as
@@ -223,6 +239,8 @@ def service_run(
             "--database-url",
             url,
             *(["--watch"] if watch else []),
+            *(["--turns"] if how == "turns" else []),
+            *(["--planned"] if how == "planned" else []),
         ]
         server = Process(serve, tmp / f"serve-{tag}.log")
         try:
@@ -246,9 +264,16 @@ def service_run(
     def shown(argv: list[str]) -> str:
         return " ".join(names.get(w, w) for w in ["tranca", *argv[1:]])
 
-    submit = result.get("rpcs", {}).get("SubmitMove", {})
-    calls = sum(r.get("calls", 0) for r in result.get("rpcs", {}).values())
+    rpcs = result.get("rpcs", {})
+    submit = rpcs.get("SubmitMove", {})
+    turn = rpcs.get("SubmitTurn", {})
+    calls = sum(r.get("calls", 0) for r in rpcs.values())
+    submits = submit.get("calls", 0) + turn.get("calls", 0)
     return {
+        "mode": how,
+        # The load average (1, 5, 15 min) as the run began: the machine is shared.
+        "load_average": load_average,
+        "load_average_1m": load_average[0],
         "database": kind,
         "workers": workers,
         "games": games,
@@ -260,6 +285,13 @@ def service_run(
         "watch_updates": result.get("watch_updates", 0) if watch else None,
         "submit_p50_ms": submit.get("p50_ms"),
         "submit_p99_ms": submit.get("p99_ms"),
+        "turn_p50_ms": turn.get("p50_ms"),
+        "turn_p99_ms": turn.get("p99_ms"),
+        # Moves per SubmitMove or SubmitTurn call: 1 on the single-move path.
+        "moves_per_submit": round(result["moves"] / submits, 2)
+        if result.get("moves") and submits
+        else None,
+        "turns_refused": result.get("turns_refused"),
         # The load generator's RPCs per move (ListLegalMoves, SubmitMove, a game's set-up
         # and views): each of them costs the transport a call.
         "rpcs_per_move": round(calls / result["moves"], 2) if result.get("moves") else None,
@@ -354,7 +386,7 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
                 )
                 if run is None:
                     continue
-                if fraction is None and not run["watched"] and not run["think_ms"]:
+                if fraction is None and run["mode"] == "single" and not run["think_ms"]:
                     unpaced = unpaced or run["moves_per_second"]
                 db = ceilings.get(kind) or {}
                 echo: dict[str, Any] = next(
@@ -380,6 +412,21 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
                 v = run["verification"]
                 if run["exit_code"] != 0 or v.get("lost") or v.get("doubled"):
                     errors.append(f"service on {kind}, {workers}w, {spec}: verification {v}")
+                if run["mode"] == "turns":
+                    # Against the planned single-move twin of the same round.
+                    twin = next(
+                        (
+                            r
+                            for r in runs
+                            if r["mode"] == "planned"
+                            and (r["database"], r["workers"], r["games"]) == (kind, workers, games)
+                        ),
+                        None,
+                    )
+                    if twin is not None and twin["moves_per_second"]:
+                        run["turns_ratio"] = round(
+                            run["moves_per_second"] / twin["moves_per_second"], 3
+                        )
                 runs.append(run)
                 print(
                     f"   {run['moves_per_second']} moves/s, ratio {run['ratio']}",
@@ -401,7 +448,7 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
                 r["games"],
                 r.get("think_ms", 0),
                 r.get("pace"),
-                r.get("watched"),
+                r.get("mode", "watched" if r.get("watched") else "single"),
             )
             by_config.setdefault(key, []).append(r)
 
@@ -410,7 +457,7 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         return statistics.median(values) if values else None
 
     out = []
-    for (database, workers, games, think, pace, watch), runs in by_config.items():
+    for (database, workers, games, think, pace, how), runs in by_config.items():
         ratios = [r["ratio"] for r in runs if r.get("ratio") is not None]
         cpu = [r["cpu_ms_per_move"] for r in runs if r.get("cpu_ms_per_move")]
         out.append(
@@ -421,8 +468,21 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
                 "think_ms": think,
                 "pace": pace,
                 "offered_rate": median(runs, "offered_rate"),
-                "watched": bool(watch),
+                "watched": how == "watched",
+                "mode": how,
                 "runs": len(runs),
+                "load_average": median(runs, "load_average_1m"),
+                "moves_per_submit": median(runs, "moves_per_submit"),
+                "turn_p50_ms": median(runs, "turn_p50_ms"),
+                "turn_p99_ms": median(runs, "turn_p99_ms"),
+                "turns_ratio": median(runs, "turns_ratio"),
+                "turns_refused": sum(r.get("turns_refused") or 0 for r in runs),
+                "turns_ratio_min": min(
+                    (r["turns_ratio"] for r in runs if r.get("turns_ratio")), default=None
+                ),
+                "turns_ratio_max": max(
+                    (r["turns_ratio"] for r in runs if r.get("turns_ratio")), default=None
+                ),
                 "moves_per_second": median(runs, "moves_per_second"),
                 "submit_p50_ms": median(runs, "submit_p50_ms"),
                 "submit_p99_ms": median(runs, "submit_p99_ms"),
@@ -455,6 +515,16 @@ def _load(r: dict[str, Any]) -> str:
     if r.get("think_ms"):
         return f"think {r['think_ms']:g} ms"
     return "unpaced"
+
+
+def _mode_note(r: dict[str, Any]) -> str:
+    """How a run's moves were sent, beside its games (nothing for the usual one)."""
+    how = r.get("mode") or ("watched" if r.get("watched") else "single")
+    return {
+        "watched": ", watched",
+        "planned": ", planned turns",
+        "turns": ", whole turns",
+    }.get(how, "")
 
 
 def _processes(n: int) -> str:
@@ -527,7 +597,7 @@ def markdown(report: dict[str, Any]) -> str:
         )
         lines.append(
             f"| {r['database']} | {r['workers']} "
-            f"| {r['games']}{', watched' if r.get('watched') else ''} | {_load(r)} "
+            f"| {r['games']}{_mode_note(r)} | {_load(r)} "
             f"| {_f(r['moves_per_second'])} | "
             f"{_f(r['submit_p50_ms'], 2)} | {_f(r['submit_p99_ms'], 2)} | "
             f"{_f(r['rpcs_per_move'], 2)} | "
@@ -539,6 +609,48 @@ def markdown(report: dict[str, Any]) -> str:
             + (f" ({r['not_rebuilt']} not rebuilt)" if r.get("not_rebuilt") else "")
             + " |"
         )
+    batched = [r for r in report["summary"] if r.get("mode") == "turns"]
+    if batched:
+        lines += [
+            "",
+            "## Whole turns in one request",
+            "",
+            "The same planned turns (after the draw, a meld or an add three times in four "
+            "while one is left, then a discard), played one SubmitMove a move (planned) "
+            "and with the rest of each turn after its draw in one SubmitTurn (turns), one "
+            "run after the other in each round: moves/s of turns ÷ moves/s of planned, "
+            "from the same round (median, range over the rounds). Moves per call: moves "
+            "÷ (SubmitMove + SubmitTurn calls).",
+            "",
+            "| database | processes | games | planned moves/s | turns moves/s | ratio "
+            "| moves per call | SubmitTurn p50 / p99 ms | turns refused at a move "
+            "| load average | lost / doubled |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in batched:
+            twin: dict[str, Any] = next(
+                (
+                    t
+                    for t in report["summary"]
+                    if t.get("mode") == "planned"
+                    and (t["database"], t["workers"], t["games"])
+                    == (r["database"], r["workers"], r["games"])
+                ),
+                {},
+            )
+            spread = (
+                f" ({_f(r['turns_ratio_min'], 3)}–{_f(r['turns_ratio_max'], 3)})"
+                if r["runs"] > 1 and r.get("turns_ratio_min") is not None
+                else ""
+            )
+            lines.append(
+                f"| {r['database']} | {r['workers']} | {r['games']} "
+                f"| {_f(twin.get('moves_per_second'))} | {_f(r['moves_per_second'])} "
+                f"| **{_f(r.get('turns_ratio'), 3)}**{spread} | {_f(r.get('moves_per_submit'), 2)} "
+                f"| {_f(r.get('turn_p50_ms'), 2)} / {_f(r.get('turn_p99_ms'), 2)} "
+                f"| {_f(r.get('turns_refused'))} | {_f(r.get('load_average'), 2)} "
+                f"| {r['lost']} / {r['doubled']} |"
+            )
     for number, measured in enumerate(report["rounds"], 1):
         lines += ["", f"## Ceilings, round {number}", ""]
         lines += _ceiling_lines(measured["ceilings"])
