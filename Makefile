@@ -13,7 +13,7 @@ SDK_GEN := $(SDK)/tranca_client/v1/.generated
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
 .PHONY: compiled
 .PHONY: play
-.PHONY: node-deps
+.PHONY: node-deps peer-deps
 .PHONY: bench-scale
 .PHONY: fuzz
 .PHONY: system-deps deploy-check rig rig-down audit
@@ -120,6 +120,20 @@ node-deps:
 	  npm ci --prefix $(NODE_DIR) --ignore-scripts --no-audit --no-fund && touch $(NODE_LOCK); \
 	fi
 
+## The benchmark's peer (bench/peer: boardgame.io and its PostgreSQL adapter, pinned
+## with their lock file), for `make bench`; without npm the peer's runs are skipped.
+PEER_DIR  := bench/peer
+PEER_LOCK := $(PEER_DIR)/node_modules/.package-lock.json
+
+peer-deps:
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: the benchmark's peer is not installed"; \
+	elif [ ! -f $(PEER_LOCK) ] || [ $(PEER_DIR)/package-lock.json -nt $(PEER_LOCK) ] \
+	    || [ $(PEER_DIR)/package.json -nt $(PEER_LOCK) ]; then \
+	  echo "npm ci --prefix $(PEER_DIR) --ignore-scripts"; \
+	  npm ci --prefix $(PEER_DIR) --ignore-scripts --no-audit --no-fund && touch $(PEER_LOCK); \
+	fi
+
 pytest: venv node-deps
 	$(BIN)/pytest -n 2 -q
 
@@ -129,7 +143,7 @@ pytest: venv node-deps
 ## Then webhook deliveries a second and their p99 delay: bench/results/webhooks.{json,md};
 ## and quick play's matchmaker (a queue of 1,000 players, the wait in a steady stream):
 ## bench/results/matchmaking.{json,md}.
-bench: venv compiled
+bench: venv compiled peer-deps
 	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
 	$(BIN)/python bench/edge_bench.py --out bench/results

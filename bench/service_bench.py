@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -100,6 +101,7 @@ class Plan:
     databases: list[str]
     quick: bool
     rounds: int = 1
+    peer: bool = True  # boardgame.io beside our PostgreSQL runs (bench/peer)
 
 
 def wait_serving(port: int, timeout: float = 30.0) -> None:
@@ -310,6 +312,66 @@ def service_run(
     }
 
 
+PEER_DIR = Path(__file__).resolve().parent / "peer"
+
+
+def peer_missing() -> str:
+    """'' if the peer (bench/peer: boardgame.io and its PostgreSQL adapter, installed
+    by ``make peer-deps``) can run here, else why not."""
+    if shutil.which("node") is None:
+        return "node not found"
+    if not (PEER_DIR / "node_modules" / "boardgame.io").is_dir():
+        return "bench/peer's packages are not installed (make peer-deps)"
+    return ""
+
+
+def peer_run(games: int, plan: Plan, tmp: Path) -> dict[str, Any]:
+    """boardgame.io with its PostgreSQL adapter on a fresh database, driven over its
+    socket API by ``bench/peer/driver.js`` with ``games`` concurrent matches, as
+    ``tranca loadtest`` drives ours: moves/s, the move's latency, CPU per move."""
+    with pg_database(PG_ADMIN, "tranca_peer") as url:
+        port = free_port()
+        serve = ["node", str(PEER_DIR / "server.js"), str(port), url]
+        load = [
+            "node",
+            str(PEER_DIR / "driver.js"),
+            f"127.0.0.1:{port}",
+            str(games),
+            str(plan.seconds),
+            str(plan.warmup),
+        ]
+        server = Process(serve, tmp / f"peer-{games}.log")
+        load_average = list(os.getloadavg())
+        try:
+            server.wait_listening(port)
+            root = server.proc.pid
+            result, code, cpu = run_json_metered(
+                load,
+                plan.seconds + plan.warmup + 300,
+                {"server": lambda: process_tree(root), "database": postgres_processes},
+            )
+        except Exception:
+            print(server.tail(), file=sys.stderr)
+            raise
+        finally:
+            server.stop()
+    return {
+        "peer": "boardgame.io",
+        "games": games,
+        "load_average": load_average,
+        "moves_per_second": result.get("moves_per_second", 0.0),
+        "move_p50_ms": result.get("move_p50_ms"),
+        "move_p99_ms": result.get("move_p99_ms"),
+        "cpu_ms_per_move": cpu_ms_per(cpu, result.get("moves", 0)),
+        "exit_code": code,
+        "commands": {
+            "serve": " ".join(["node", "bench/peer/server.js", "PORT", "URL"]),
+            "load": " ".join(["node", "bench/peer/driver.js", "127.0.0.1:PORT", *load[3:]]),
+        },
+        "driver": result,
+    }
+
+
 def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
     errors: list[str] = []
     skipped: dict[str, str] = {}
@@ -360,6 +422,10 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
         )
 
     runs: list[dict[str, Any]] = []
+    peers: list[dict[str, Any]] = []
+    peer_skip = peer_missing() if plan.peer and "postgresql" in databases else ""
+    if peer_skip:
+        skipped["peer"] = peer_skip
     # Paced specs after the others: they are set from this round's unpaced rate.
     specs = sorted(plan.games, key=lambda spec: pace_fraction(spec) is not None)
     for kind in databases:
@@ -368,6 +434,7 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
             for spec in specs:
                 games = parse_games(spec)[0]
                 fraction = pace_fraction(spec)
+                pace = fraction
                 rate = None
                 if fraction is not None:
                     if unpaced is None:
@@ -433,7 +500,45 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
                     file=sys.stderr,
                     flush=True,
                 )
-    return {"ceilings": ceilings, "runs": runs, "skipped": skipped, "errors": errors}
+                # The peer beside ours, alternated: after each of our unpaced
+                # PostgreSQL runs of one process, the peer with as many matches.
+                if (
+                    plan.peer
+                    and kind == "postgresql"
+                    and workers == 1
+                    and not peer_skip
+                    and run["mode"] in ("single", "turns")
+                    and not run["think_ms"]
+                    and not pace
+                ):
+                    found = attempt(
+                        f"peer (boardgame.io) on postgresql, {games} matches",
+                        peer_run,
+                        games,
+                        plan,
+                        tmp,
+                    )
+                    if found is not None:
+                        found["after"] = run["mode"]
+                        found["ours_moves_per_second"] = run["moves_per_second"]
+                        found["ours_ratio"] = (
+                            round(run["moves_per_second"] / found["moves_per_second"], 2)
+                            if found["moves_per_second"]
+                            else None
+                        )
+                        peers.append(found)
+                        print(
+                            f"   peer {found['moves_per_second']} moves/s",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+    return {
+        "ceilings": ceilings,
+        "runs": runs,
+        "peer": peers,
+        "skipped": skipped,
+        "errors": errors,
+    }
 
 
 def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -650,6 +755,37 @@ def markdown(report: dict[str, Any]) -> str:
                 f"| {_f(r.get('turn_p50_ms'), 2)} / {_f(r.get('turn_p99_ms'), 2)} "
                 f"| {_f(r.get('turns_refused'))} | {_f(r.get('load_average'), 2)} "
                 f"| {r['lost']} / {r['doubled']} |"
+            )
+    peers = [(n, p) for n, r in enumerate(report["rounds"], 1) for p in r.get("peer", [])]
+    if peers:
+        lines += [
+            "",
+            "## Side by side with boardgame.io",
+            "",
+            "boardgame.io 0.50 with its PostgreSQL adapter (bgio-postgres), pinned in "
+            "bench/peer/package.json with its lock, serving a small draw-and-discard game "
+            "for two (bench/peer/game.js: a turn is a draw and a discard), driven over its "
+            "socket API by bench/peer/driver.js with as many concurrent matches as our "
+            "games, each move sent when the server's answer to the one before arrives, "
+            "on a fresh database; run right after our unpaced PostgreSQL run of one "
+            "process that it is set beside (single: one SubmitMove a move; turns: the "
+            "rest of each turn after its draw in one SubmitTurn). Ratio: our moves/s ÷ "
+            "the peer's in that pair.",
+            "",
+            "| round | after our run | games / matches | ours moves/s | boardgame.io moves/s "
+            "| ratio | boardgame.io move p50 / p99 ms | its CPU ms/move server, driver, db "
+            "| load average |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for number, p in peers:
+            cpu = p.get("cpu_ms_per_move") or {}
+            lines.append(
+                f"| {number} | {p.get('after')} | {p['games']} "
+                f"| {_f(p.get('ours_moves_per_second'))} | {_f(p['moves_per_second'])} "
+                f"| **{_f(p.get('ours_ratio'), 2)}** "
+                f"| {_f(p.get('move_p50_ms'), 1)} / {_f(p.get('move_p99_ms'), 1)} | "
+                + ", ".join(_f(cpu.get(k), 2) for k in ("server", "load", "database"))
+                + f" | {_f((p.get('load_average') or [None])[0], 2)} |"
             )
     for number, measured in enumerate(report["rounds"], 1):
         lines += ["", f"## Ceilings, round {number}", ""]
