@@ -89,6 +89,7 @@ class Moves:
             action,
             expected_version=expected_version,
             request_id=request_id,
+            keep_state=True,
         )
 
     async def apply(
@@ -163,6 +164,7 @@ class Moves:
             expected_version=expected_version,
             request_id=request_id,
             numbered=True,
+            keep_state=True,
         )
 
     async def _write(
@@ -179,6 +181,7 @@ class Moves:
         stake: Callable[[GameState], Stake | None] | None = None,
         actor: str = "player",
         numbered: bool = False,
+        keep_state: bool = False,
     ) -> Committed:
         """``action`` (or a sequence of actions, applied in order) applied to
         ``state`` (read at ``version``) and written if the game is still at that
@@ -234,6 +237,10 @@ class Moves:
                 stake(state) if stake is not None else None,
                 events,
                 tuple(zip(actions[1:], ids[1:], strict=True)),
+                # A player's move: its answer is built from ``state`` at once (the
+                # servicer, before it awaits anything), and the state is not used
+                # after.
+                keep_state,
             )
             if not await self.repo.commit(change):
                 raise VersionConflict(-1)
