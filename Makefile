@@ -120,20 +120,6 @@ node-deps:
 	  npm ci --prefix $(NODE_DIR) --ignore-scripts --no-audit --no-fund && touch $(NODE_LOCK); \
 	fi
 
-## The benchmark's peer (bench/peer: boardgame.io and its PostgreSQL adapter, pinned
-## with their lock file), for `make bench`; without npm the peer's runs are skipped.
-PEER_DIR  := bench/peer
-PEER_LOCK := $(PEER_DIR)/node_modules/.package-lock.json
-
-peer-deps:
-	@if ! command -v npm >/dev/null 2>&1; then \
-	  echo "npm not found: the benchmark's peer is not installed"; \
-	elif [ ! -f $(PEER_LOCK) ] || [ $(PEER_DIR)/package-lock.json -nt $(PEER_LOCK) ] \
-	    || [ $(PEER_DIR)/package.json -nt $(PEER_LOCK) ]; then \
-	  echo "npm ci --prefix $(PEER_DIR) --ignore-scripts"; \
-	  npm ci --prefix $(PEER_DIR) --ignore-scripts --no-audit --no-fund && touch $(PEER_LOCK); \
-	fi
-
 pytest: venv node-deps
 	$(BIN)/pytest -n 2 -q
 
@@ -151,6 +137,20 @@ bench: venv compiled peer-deps
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results
 	$(BIN)/python bench/matchmaking_bench.py --out bench/results --players 1000 --arrivals 50 --seconds 20
+
+## The benchmark's peer (bench/peer: boardgame.io and its PostgreSQL adapter, pinned
+## with their lock file), for `make bench`; without npm the peer's runs are skipped.
+PEER_DIR  := bench/peer
+PEER_LOCK := $(PEER_DIR)/node_modules/.package-lock.json
+
+peer-deps:
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: the benchmark's peer is not installed"; \
+	elif [ ! -f $(PEER_LOCK) ] || [ $(PEER_DIR)/package-lock.json -nt $(PEER_LOCK) ] \
+	    || [ $(PEER_DIR)/package.json -nt $(PEER_LOCK) ]; then \
+	  echo "npm ci --prefix $(PEER_DIR) --ignore-scripts"; \
+	  npm ci --prefix $(PEER_DIR) --ignore-scripts --no-audit --no-fund && touch $(PEER_LOCK); \
+	fi
 
 ## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150
 ## gameplay cases per database there): every RPC's contract with hostile input, and
