@@ -13,7 +13,7 @@ SDK_GEN := $(SDK)/tranca_client/v1/.generated
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
 .PHONY: compiled
 .PHONY: play
-.PHONY: node-deps peer-deps
+.PHONY: node-deps
 .PHONY: bench-scale
 .PHONY: fuzz
 .PHONY: system-deps deploy-check rig rig-down audit
@@ -143,6 +143,7 @@ bench: venv compiled peer-deps
 PEER_DIR  := bench/peer
 PEER_LOCK := $(PEER_DIR)/node_modules/.package-lock.json
 
+.PHONY: peer-deps
 peer-deps:
 	@if ! command -v npm >/dev/null 2>&1; then \
 	  echo "npm not found: the benchmark's peer is not installed"; \
