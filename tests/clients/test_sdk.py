@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -592,3 +593,34 @@ async def test_bots_play_whole_turns_in_one_call_each(app: AsyncTrancaClient) ->
     assert calls and max(calls) >= 2  # a meld or an add, then the discard, in one call
     replay = await app.get_replay(gid)
     assert [m.version for m in replay.moves] == list(range(1, final.version + 1))
+
+
+async def test_a_planned_turn_refused_goes_to_on_rejected_and_play_goes_on(
+    app: AsyncTrancaClient,
+) -> None:
+    """A plan whose first move the service refuses: ``on_rejected`` gets the refusal
+    with its ``move_index``, nothing of it is played, and the seat plays that turn
+    move by move; the match still ends."""
+    from tranca_client.bots import play_seat
+
+    gid, seats = await new_table(app, 2, seed=9, start=False)
+    refused: list[int | None] = []
+    bad = pb.Move(discard=pb.DiscardMove(card="ZZ"))  # no such card: MALFORMED_MOVE
+    bots = [GreedyBot(seed=0), GreedyBot(seed=1)]
+
+    def chooser(seat: int) -> Any:
+        async def choose(view: pb.GameView, moves: list[pb.Move]) -> pb.Move | None:
+            if seat == 0 and not refused and view.phase != pb.PHASE_DRAW:
+                return bad
+            return bots[seat].choose(view, moves)
+
+        return choose
+
+    async def on_rejected(err: RuleRejected | InvalidRequest) -> None:
+        refused.append(err.move_index)
+
+    finals = await asyncio.gather(
+        *(play_seat(s, gid, chooser(i), on_rejected=on_rejected) for i, s in enumerate(seats))
+    )
+    assert finals[0].status == pb.GAME_STATUS_FINISHED
+    assert refused == [1]
