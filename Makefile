@@ -164,7 +164,7 @@ pytest: venv node-deps web
 ## Then webhook deliveries a second and their p99 delay: bench/results/webhooks.{json,md};
 ## and quick play's matchmaker (a queue of 1,000 players, the wait in a steady stream):
 ## bench/results/matchmaking.{json,md}.
-bench: venv compiled
+bench: venv compiled peer-deps
 	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
 	$(BIN)/python bench/edge_bench.py --out bench/results
@@ -173,6 +173,21 @@ bench: venv compiled
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results
 	$(BIN)/python bench/matchmaking_bench.py --out bench/results --players 1000 --arrivals 50 --seconds 20
+
+## The benchmark's peer (bench/peer: boardgame.io and its PostgreSQL adapter, pinned
+## with their lock file), for `make bench`; without npm the peer's runs are skipped.
+PEER_DIR  := bench/peer
+PEER_LOCK := $(PEER_DIR)/node_modules/.package-lock.json
+
+.PHONY: peer-deps
+peer-deps:
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: the benchmark's peer is not installed"; \
+	elif [ ! -f $(PEER_LOCK) ] || [ $(PEER_DIR)/package-lock.json -nt $(PEER_LOCK) ] \
+	    || [ $(PEER_DIR)/package.json -nt $(PEER_LOCK) ]; then \
+	  echo "npm ci --prefix $(PEER_DIR) --ignore-scripts"; \
+	  npm ci --prefix $(PEER_DIR) --ignore-scripts --no-audit --no-fund && touch $(PEER_LOCK); \
+	fi
 
 ## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150
 ## gameplay cases per database there): every RPC's contract with hostile input, and

@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -76,7 +78,12 @@ else:  # run as a script: bench/ is on sys.path
 # machines); a trailing "w" has every seat keep a WatchGame stream open while it
 # plays, as a client showing the table does (the Python SDK's ``play_seat``): each
 # move then also wakes its game's watchers, who read the log and receive a view.
-DEFAULT_GAMES = ("16", "64@25%", "64@50%", "16w")
+# A trailing "t" plays whole turns: after each draw the rest of the turn goes in one
+# SubmitTurn (``tranca loadtest --turns``); a trailing "p" plays the same planned
+# turns one SubmitMove a move (``--planned``), its like-for-like single-move twin:
+# the two run one after the other, and their ratio is the gain of batching.
+DEFAULT_GAMES = ("16", "16p", "16t", "64@25%", "64@50%", "16w")
+MODES = {"w": "watched", "t": "turns", "p": "planned"}
 DATABASES = ("sqlite", "postgresql")
 API_KEY_PLACEHOLDER = "KEY"
 
@@ -94,6 +101,7 @@ class Plan:
     databases: list[str]
     quick: bool
     rounds: int = 1
+    peer: bool = True  # boardgame.io beside our PostgreSQL runs (bench/peer)
 
 
 def wait_serving(port: int, timeout: float = 30.0) -> None:
@@ -140,13 +148,13 @@ def _check(argv: list[str]) -> str:
 def parse_games(spec: str) -> tuple[int, float]:
     """``"64@100"`` -> (64 games, 100 ms think time); ``"16"``, ``"16w"`` and
     ``"64@25%"`` -> (games, 0)."""
-    games, _, think = spec.removesuffix("w").partition("@")
+    games, _, think = spec.rstrip("wtp").partition("@")
     return int(games), 0.0 if think.endswith("%") else float(think or 0)
 
 
 def pace_fraction(spec: str) -> float | None:
     """``"64@25%"`` -> 0.25: the share of the unpaced run's rate offered; None else."""
-    _, _, think = spec.removesuffix("w").partition("@")
+    _, _, think = spec.rstrip("wtp").partition("@")
     return float(think[:-1]) / 100 if think.endswith("%") else None
 
 
@@ -163,6 +171,14 @@ def watched(spec: str) -> bool:
     return spec.endswith("w")
 
 
+def mode(spec: str) -> str:
+    """How the games of ``spec`` submit their moves: "single" (the load generator's
+    own choice, one SubmitMove a move), "planned" (planned turns, one SubmitMove a
+    move), "turns" (planned turns, the rest of each after its draw in one
+    SubmitTurn); "watched" is single with watch streams."""
+    return MODES.get(spec[-1:], "single")
+
+
 def service_run(
     kind: str, workers: int, spec: str, plan: Plan, tmp: Path, rate: float | None = None
 ) -> dict[str, Any]:
@@ -172,7 +188,9 @@ def service_run(
     games, think_ms = parse_games(spec)
     watch = watched(spec)
     pace = pace_fraction(spec)
-    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t{pace or ''}{'-watched' if watch else ''}"
+    how = mode(spec)
+    tag = f"{kind}-{workers}w-{games}g-{think_ms:g}t{pace or ''}-{how}"
+    load_average = list(os.getloadavg())
     with fresh_database(kind, tmp, tag) as url:
         _check([tranca, "migrate", "--database-url", url])
         # The app is registered before the server starts and its key then given as
@@ -223,6 +241,8 @@ def service_run(
             "--database-url",
             url,
             *(["--watch"] if watch else []),
+            *(["--turns"] if how == "turns" else []),
+            *(["--planned"] if how == "planned" else []),
         ]
         server = Process(serve, tmp / f"serve-{tag}.log")
         try:
@@ -246,9 +266,16 @@ def service_run(
     def shown(argv: list[str]) -> str:
         return " ".join(names.get(w, w) for w in ["tranca", *argv[1:]])
 
-    submit = result.get("rpcs", {}).get("SubmitMove", {})
-    calls = sum(r.get("calls", 0) for r in result.get("rpcs", {}).values())
+    rpcs = result.get("rpcs", {})
+    submit = rpcs.get("SubmitMove", {})
+    turn = rpcs.get("SubmitTurn", {})
+    calls = sum(r.get("calls", 0) for r in rpcs.values())
+    submits = submit.get("calls", 0) + turn.get("calls", 0)
     return {
+        "mode": how,
+        # The load average (1, 5, 15 min) as the run began: the machine is shared.
+        "load_average": load_average,
+        "load_average_1m": load_average[0],
         "database": kind,
         "workers": workers,
         "games": games,
@@ -260,6 +287,13 @@ def service_run(
         "watch_updates": result.get("watch_updates", 0) if watch else None,
         "submit_p50_ms": submit.get("p50_ms"),
         "submit_p99_ms": submit.get("p99_ms"),
+        "turn_p50_ms": turn.get("p50_ms"),
+        "turn_p99_ms": turn.get("p99_ms"),
+        # Moves per SubmitMove or SubmitTurn call: 1 on the single-move path.
+        "moves_per_submit": round(result["moves"] / submits, 2)
+        if result.get("moves") and submits
+        else None,
+        "turns_refused": result.get("turns_refused"),
         # The load generator's RPCs per move (ListLegalMoves, SubmitMove, a game's set-up
         # and views): each of them costs the transport a call.
         "rpcs_per_move": round(calls / result["moves"], 2) if result.get("moves") else None,
@@ -275,6 +309,66 @@ def service_run(
             "load": shown(load),
         },
         "loadtest": result,
+    }
+
+
+PEER_DIR = Path(__file__).resolve().parent / "peer"
+
+
+def peer_missing() -> str:
+    """'' if the peer (bench/peer: boardgame.io and its PostgreSQL adapter, installed
+    by ``make peer-deps``) can run here, else why not."""
+    if shutil.which("node") is None:
+        return "node not found"
+    if not (PEER_DIR / "node_modules" / "boardgame.io").is_dir():
+        return "bench/peer's packages are not installed (make peer-deps)"
+    return ""
+
+
+def peer_run(games: int, plan: Plan, tmp: Path) -> dict[str, Any]:
+    """boardgame.io with its PostgreSQL adapter on a fresh database, driven over its
+    socket API by ``bench/peer/driver.js`` with ``games`` concurrent matches, as
+    ``tranca loadtest`` drives ours: moves/s, the move's latency, CPU per move."""
+    with pg_database(PG_ADMIN, "tranca_peer") as url:
+        port = free_port()
+        serve = ["node", str(PEER_DIR / "server.js"), str(port), url]
+        load = [
+            "node",
+            str(PEER_DIR / "driver.js"),
+            f"127.0.0.1:{port}",
+            str(games),
+            str(plan.seconds),
+            str(plan.warmup),
+        ]
+        server = Process(serve, tmp / f"peer-{games}.log")
+        load_average = list(os.getloadavg())
+        try:
+            server.wait_listening(port)
+            root = server.proc.pid
+            result, code, cpu = run_json_metered(
+                load,
+                plan.seconds + plan.warmup + 300,
+                {"server": lambda: process_tree(root), "database": postgres_processes},
+            )
+        except Exception:
+            print(server.tail(), file=sys.stderr)
+            raise
+        finally:
+            server.stop()
+    return {
+        "peer": "boardgame.io",
+        "games": games,
+        "load_average": load_average,
+        "moves_per_second": result.get("moves_per_second", 0.0),
+        "move_p50_ms": result.get("move_p50_ms"),
+        "move_p99_ms": result.get("move_p99_ms"),
+        "cpu_ms_per_move": cpu_ms_per(cpu, result.get("moves", 0)),
+        "exit_code": code,
+        "commands": {
+            "serve": " ".join(["node", "bench/peer/server.js", "PORT", "URL"]),
+            "load": " ".join(["node", "bench/peer/driver.js", "127.0.0.1:PORT", *load[3:]]),
+        },
+        "driver": result,
     }
 
 
@@ -328,6 +422,10 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
         )
 
     runs: list[dict[str, Any]] = []
+    peers: list[dict[str, Any]] = []
+    peer_skip = peer_missing() if plan.peer and "postgresql" in databases else ""
+    if peer_skip:
+        skipped["peer"] = peer_skip
     # Paced specs after the others: they are set from this round's unpaced rate.
     specs = sorted(plan.games, key=lambda spec: pace_fraction(spec) is not None)
     for kind in databases:
@@ -336,6 +434,7 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
             for spec in specs:
                 games = parse_games(spec)[0]
                 fraction = pace_fraction(spec)
+                pace = fraction
                 rate = None
                 if fraction is not None:
                     if unpaced is None:
@@ -354,7 +453,7 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
                 )
                 if run is None:
                     continue
-                if fraction is None and not run["watched"] and not run["think_ms"]:
+                if fraction is None and run["mode"] == "single" and not run["think_ms"]:
                     unpaced = unpaced or run["moves_per_second"]
                 db = ceilings.get(kind) or {}
                 echo: dict[str, Any] = next(
@@ -380,13 +479,66 @@ def measure(plan: Plan, tmp: Path) -> dict[str, Any]:
                 v = run["verification"]
                 if run["exit_code"] != 0 or v.get("lost") or v.get("doubled"):
                     errors.append(f"service on {kind}, {workers}w, {spec}: verification {v}")
+                if run["mode"] == "turns":
+                    # Against the planned single-move twin of the same round.
+                    twin = next(
+                        (
+                            r
+                            for r in runs
+                            if r["mode"] == "planned"
+                            and (r["database"], r["workers"], r["games"]) == (kind, workers, games)
+                        ),
+                        None,
+                    )
+                    if twin is not None and twin["moves_per_second"]:
+                        run["turns_ratio"] = round(
+                            run["moves_per_second"] / twin["moves_per_second"], 3
+                        )
                 runs.append(run)
                 print(
                     f"   {run['moves_per_second']} moves/s, ratio {run['ratio']}",
                     file=sys.stderr,
                     flush=True,
                 )
-    return {"ceilings": ceilings, "runs": runs, "skipped": skipped, "errors": errors}
+                # The peer beside ours, alternated: after each of our unpaced
+                # PostgreSQL runs of one process, the peer with as many matches.
+                if (
+                    plan.peer
+                    and kind == "postgresql"
+                    and workers == 1
+                    and not peer_skip
+                    and run["mode"] in ("single", "turns")
+                    and not run["think_ms"]
+                    and not pace
+                ):
+                    found = attempt(
+                        f"peer (boardgame.io) on postgresql, {games} matches",
+                        peer_run,
+                        games,
+                        plan,
+                        tmp,
+                    )
+                    if found is not None:
+                        found["after"] = run["mode"]
+                        found["ours_moves_per_second"] = run["moves_per_second"]
+                        found["ours_ratio"] = (
+                            round(run["moves_per_second"] / found["moves_per_second"], 2)
+                            if found["moves_per_second"]
+                            else None
+                        )
+                        peers.append(found)
+                        print(
+                            f"   peer {found['moves_per_second']} moves/s",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+    return {
+        "ceilings": ceilings,
+        "runs": runs,
+        "peer": peers,
+        "skipped": skipped,
+        "errors": errors,
+    }
 
 
 def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -401,7 +553,7 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
                 r["games"],
                 r.get("think_ms", 0),
                 r.get("pace"),
-                r.get("watched"),
+                r.get("mode", "watched" if r.get("watched") else "single"),
             )
             by_config.setdefault(key, []).append(r)
 
@@ -410,7 +562,7 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         return statistics.median(values) if values else None
 
     out = []
-    for (database, workers, games, think, pace, watch), runs in by_config.items():
+    for (database, workers, games, think, pace, how), runs in by_config.items():
         ratios = [r["ratio"] for r in runs if r.get("ratio") is not None]
         cpu = [r["cpu_ms_per_move"] for r in runs if r.get("cpu_ms_per_move")]
         out.append(
@@ -421,8 +573,21 @@ def summarise(rounds: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
                 "think_ms": think,
                 "pace": pace,
                 "offered_rate": median(runs, "offered_rate"),
-                "watched": bool(watch),
+                "watched": how == "watched",
+                "mode": how,
                 "runs": len(runs),
+                "load_average": median(runs, "load_average_1m"),
+                "moves_per_submit": median(runs, "moves_per_submit"),
+                "turn_p50_ms": median(runs, "turn_p50_ms"),
+                "turn_p99_ms": median(runs, "turn_p99_ms"),
+                "turns_ratio": median(runs, "turns_ratio"),
+                "turns_refused": sum(r.get("turns_refused") or 0 for r in runs),
+                "turns_ratio_min": min(
+                    (r["turns_ratio"] for r in runs if r.get("turns_ratio")), default=None
+                ),
+                "turns_ratio_max": max(
+                    (r["turns_ratio"] for r in runs if r.get("turns_ratio")), default=None
+                ),
                 "moves_per_second": median(runs, "moves_per_second"),
                 "submit_p50_ms": median(runs, "submit_p50_ms"),
                 "submit_p99_ms": median(runs, "submit_p99_ms"),
@@ -455,6 +620,16 @@ def _load(r: dict[str, Any]) -> str:
     if r.get("think_ms"):
         return f"think {r['think_ms']:g} ms"
     return "unpaced"
+
+
+def _mode_note(r: dict[str, Any]) -> str:
+    """How a run's moves were sent, beside its games (nothing for the usual one)."""
+    how = r.get("mode") or ("watched" if r.get("watched") else "single")
+    return {
+        "watched": ", watched",
+        "planned": ", planned turns",
+        "turns": ", whole turns",
+    }.get(how, "")
 
 
 def _processes(n: int) -> str:
@@ -527,7 +702,7 @@ def markdown(report: dict[str, Any]) -> str:
         )
         lines.append(
             f"| {r['database']} | {r['workers']} "
-            f"| {r['games']}{', watched' if r.get('watched') else ''} | {_load(r)} "
+            f"| {r['games']}{_mode_note(r)} | {_load(r)} "
             f"| {_f(r['moves_per_second'])} | "
             f"{_f(r['submit_p50_ms'], 2)} | {_f(r['submit_p99_ms'], 2)} | "
             f"{_f(r['rpcs_per_move'], 2)} | "
@@ -539,6 +714,79 @@ def markdown(report: dict[str, Any]) -> str:
             + (f" ({r['not_rebuilt']} not rebuilt)" if r.get("not_rebuilt") else "")
             + " |"
         )
+    batched = [r for r in report["summary"] if r.get("mode") == "turns"]
+    if batched:
+        lines += [
+            "",
+            "## Whole turns in one request",
+            "",
+            "The same planned turns (after the draw, a meld or an add three times in four "
+            "while one is left, then a discard), played one SubmitMove a move (planned) "
+            "and with the rest of each turn after its draw in one SubmitTurn (turns), one "
+            "run after the other in each round: moves/s of turns ÷ moves/s of planned, "
+            "from the same round (median, range over the rounds). Moves per call: moves "
+            "÷ (SubmitMove + SubmitTurn calls).",
+            "",
+            "| database | processes | games | planned moves/s | turns moves/s | ratio "
+            "| moves per call | SubmitTurn p50 / p99 ms | turns refused at a move "
+            "| load average | lost / doubled |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in batched:
+            twin: dict[str, Any] = next(
+                (
+                    t
+                    for t in report["summary"]
+                    if t.get("mode") == "planned"
+                    and (t["database"], t["workers"], t["games"])
+                    == (r["database"], r["workers"], r["games"])
+                ),
+                {},
+            )
+            spread = (
+                f" ({_f(r['turns_ratio_min'], 3)}–{_f(r['turns_ratio_max'], 3)})"
+                if r["runs"] > 1 and r.get("turns_ratio_min") is not None
+                else ""
+            )
+            lines.append(
+                f"| {r['database']} | {r['workers']} | {r['games']} "
+                f"| {_f(twin.get('moves_per_second'))} | {_f(r['moves_per_second'])} "
+                f"| **{_f(r.get('turns_ratio'), 3)}**{spread} | {_f(r.get('moves_per_submit'), 2)} "
+                f"| {_f(r.get('turn_p50_ms'), 2)} / {_f(r.get('turn_p99_ms'), 2)} "
+                f"| {_f(r.get('turns_refused'))} | {_f(r.get('load_average'), 2)} "
+                f"| {r['lost']} / {r['doubled']} |"
+            )
+    peers = [(n, p) for n, r in enumerate(report["rounds"], 1) for p in r.get("peer", [])]
+    if peers:
+        lines += [
+            "",
+            "## Side by side with boardgame.io",
+            "",
+            "boardgame.io 0.50 with its PostgreSQL adapter (bgio-postgres), pinned in "
+            "bench/peer/package.json with its lock, serving a small draw-and-discard game "
+            "for two (bench/peer/game.js: a turn is a draw and a discard), driven over its "
+            "socket API by bench/peer/driver.js with as many concurrent matches as our "
+            "games, each move sent when the server's answer to the one before arrives, "
+            "on a fresh database; run right after our unpaced PostgreSQL run of one "
+            "process that it is set beside (single: one SubmitMove a move; turns: the "
+            "rest of each turn after its draw in one SubmitTurn). Ratio: our moves/s ÷ "
+            "the peer's in that pair.",
+            "",
+            "| round | after our run | games / matches | ours moves/s | boardgame.io moves/s "
+            "| ratio | boardgame.io move p50 / p99 ms | its CPU ms/move server, driver, db "
+            "| load average |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for number, p in peers:
+            cpu = p.get("cpu_ms_per_move") or {}
+            lines.append(
+                f"| {number} | {p.get('after')} | {p['games']} "
+                f"| {_f(p.get('ours_moves_per_second'))} | {_f(p['moves_per_second'])} "
+                f"| **{_f(p.get('ours_ratio'), 2)}** "
+                f"| {_f(p.get('move_p50_ms'), 1)} / {_f(p.get('move_p99_ms'), 1)} | "
+                + ", ".join(_f(cpu.get(k), 2) for k in ("server", "load", "database"))
+                + f" | {_f((p.get('load_average') or [None])[0], 2)} |"
+            )
     for number, measured in enumerate(report["rounds"], 1):
         lines += ["", f"## Ceilings, round {number}", ""]
         lines += _ceiling_lines(measured["ceilings"])

@@ -81,6 +81,11 @@ class Stats:
     conflicts: int = 0
     draws_refused: int = 0  # turn-opening draws the preset refused (also in errors)
     acked: dict[str, dict[str, int]] = field(default_factory=dict)  # game -> request -> version
+    # game -> version -> the move acknowledged at it (its bytes, text cleared): the
+    # verification compares every logged move with it, a turn's moves one by one.
+    acked_moves: dict[str, dict[int, bytes]] = field(default_factory=dict)
+    turns: int = 0  # SubmitTurn calls answered (--turns)
+    turns_refused: int = 0  # turns the service refused at one of their moves (--turns)
     moves: int = 0
     deals: int = 0
     watch_updates: int = 0  # updates the seats' watch streams received (--watch)
@@ -97,6 +102,8 @@ class Stats:
         self.watch_updates = 0
         self.retries = 0
         self.games_abandoned = 0
+        self.turns = 0
+        self.turns_refused = 0
 
 
 class Pacer:
@@ -131,6 +138,8 @@ class LoadGenerator:
         draw_at_turn_start: bool = True,
         watch: bool = False,
         rate: float = 0.0,
+        turns: bool = False,
+        planned: bool = False,
     ) -> None:
         self.app = (("x-api-key", api_key),)
         # Moves offered at ``rate`` a second in all, evenly spaced (0: as fast as the
@@ -145,6 +154,12 @@ class LoadGenerator:
         # Each seat keeps a WatchGame stream open while its game is played, as a
         # client that shows the table does (the Python SDK's ``play_seat``).
         self.watch = watch
+        # After a turn's draw, the rest of the turn (melds, adds, the discard) in one
+        # SubmitTurn call, chosen from the legal moves the draw's answer listed.
+        self.turns = turns
+        # The same turns played one SubmitMove a move (the single-move path with the
+        # batched path's mix of moves).
+        self.planned = planned
         self.preset = preset
         self.players = players
         self.timeout = timeout
@@ -247,6 +262,7 @@ class LoadGenerator:
         except grpc.aio.AioRpcError as e:
             raise _Abandoned(f"game {gid}: {_status(e)}") from e
         self.stats.acked[gid] = {}
+        self.stats.acked_moves[gid] = {}
         return gid, tokens
 
     async def _watch_seat(self, stub: pb_grpc.GameServiceStub, gid: str, token: str) -> None:
@@ -308,6 +324,7 @@ class LoadGenerator:
         """One game's moves, until it is over or the deadline passes."""
         view = (await self._call(stub, "GetView", pb.GetViewRequest(game_id=gid), self.app)).view
         legal: list[pb.Move] | None = None  # the mover's, from its last answer
+        pending: list[pb.Move] = []  # the rest of a planned turn (``planned``)
         for _ in range(2000):
             if view.status != pb.GAME_STATUS_PLAYING or time.perf_counter() > self.deadline:
                 break
@@ -331,8 +348,27 @@ class LoadGenerator:
                     view = await self._view(stub, gid)
                     legal = None
                     continue
-            quick = [m for m in legal if m.WhichOneof("kind") in ("draw", "discard")]
-            move = rng.choice(quick if quick and rng.random() < 0.7 else legal)
+            if self.turns and view.phase != pb.PHASE_DRAW:
+                plan = plan_turn(rng, list(view.hand), legal)
+                if len(plan) > 1 or plan[0].WhichOneof("kind") != "draw":
+                    done = await self._submit_turn(stub, gid, md, view, plan)
+                    if done is None:  # refused or a conflict: read the game again
+                        view = await self._view(stub, gid)
+                        legal = None
+                        continue
+                    view = done.view
+                    legal = list(done.legal_moves)
+                    continue
+            if self.planned and view.phase != pb.PHASE_DRAW:
+                # The batched path's turns, one SubmitMove a move (the same mix of
+                # moves, for a like-for-like comparison); re-planned from the fresh
+                # legal moves when the next planned one is no longer among them.
+                if not pending or move_bytes(pending[0]) not in {move_bytes(m) for m in legal}:
+                    pending = plan_turn(rng, list(view.hand), legal)
+                move = pending.pop(0)
+            else:
+                quick = [m for m in legal if m.WhichOneof("kind") in ("draw", "discard")]
+                move = rng.choice(quick if quick and rng.random() < 0.7 else legal)
             request_id = uuid.uuid4().hex
             try:
                 done = await self._call(
@@ -359,12 +395,64 @@ class LoadGenerator:
                     legal = None
                     continue
                 raise
-            self.stats.acked[gid][request_id] = done.version
-            self.stats.moves += 1
+            self._acknowledged(gid, request_id, done.version, [move])
             view = done.view
             legal = list(done.legal_moves)
         if view.status == pb.GAME_STATUS_FINISHED:
             self.stats.deals += 1
+
+    def _acknowledged(self, gid: str, request_id: str, version: int, moves: list[pb.Move]) -> None:
+        """Moves the service acknowledged, the last at ``version``: each recorded at its
+        own version for the verification."""
+        first = version - len(moves) + 1
+        for i, move in enumerate(moves):
+            self.stats.acked[gid][f"{request_id}#{i}"] = first + i
+            self.stats.acked_moves[gid][first + i] = move_bytes(move)
+        self.stats.moves += len(moves)
+
+    async def _submit_turn(
+        self,
+        stub: pb_grpc.GameServiceStub,
+        gid: str,
+        md: Any,
+        view: pb.GameView,
+        plan: list[pb.Move],
+    ) -> pb.SubmitTurnResponse | None:
+        """``plan`` in one SubmitTurn call. If the service refuses its k-th move (a
+        plan made from the legal moves before the first: a later move may have become
+        illegal), the k - 1 moves before it are sent as a turn of their own; None if
+        nothing was played (a refusal at the first move, or a conflict)."""
+        for _ in range(2):
+            request_id = uuid.uuid4().hex
+            try:
+                done: pb.SubmitTurnResponse = await self._call(
+                    stub,
+                    "SubmitTurn",
+                    pb.SubmitTurnRequest(
+                        game_id=gid,
+                        expected_version=view.version,
+                        request_id=request_id,
+                        moves=plan,
+                        include_legal_moves=True,
+                    ),
+                    md,
+                )
+            except grpc.aio.AioRpcError as e:
+                if e.code() == grpc.StatusCode.ABORTED:
+                    self.stats.conflicts += 1
+                    return None
+                index = _move_index(e)
+                if index is None:
+                    raise
+                self.stats.turns_refused += 1
+                if index <= 1:
+                    return None
+                plan = plan[: index - 1]
+                continue
+            self.stats.turns += 1
+            self._acknowledged(gid, request_id, done.version, plan)
+            return done
+        return None
 
     async def run(self, games: int, seconds: float, warmup: float) -> dict[str, Any]:
         """The same games run through the warm-up into the measured window, so the
@@ -403,6 +491,8 @@ class LoadGenerator:
             "watch_updates": self.stats.watch_updates,
             "retries": self.stats.retries,
             "games_abandoned": self.stats.games_abandoned,
+            "turns": self.stats.turns,
+            "turns_refused": self.stats.turns_refused,
         }
 
     async def _replay(
@@ -452,9 +542,14 @@ class LoadGenerator:
             if versions != list(range(1, len(versions) + 1)):
                 doubled += 1  # a gap or a repeat in the log itself
             logged_moves = {m.version for m in replay.moves if m.move.WhichOneof("kind")}
+            logged_bytes = {m.version: move_bytes(m.move) for m in replay.moves}
+            sent = self.stats.acked_moves.get(gid, {})
             for version in acked.values():
                 checked += 1
-                if version not in logged_moves:
+                # Lost: no move at its version, or another move than the one sent.
+                if version not in logged_moves or (
+                    version in sent and logged_bytes.get(version) != sent[version]
+                ):
                     lost += 1
             if len(set(acked.values())) != len(acked):
                 doubled += 1
@@ -494,6 +589,86 @@ async def _rebuild_check(database_url: str, game_ids: list[str]) -> int:
     return bad
 
 
+def move_bytes(move: pb.Move) -> bytes:
+    """A move's encoding without its display text (the server fills that in)."""
+    bare = pb.Move()
+    bare.CopyFrom(move)
+    bare.ClearField("text")
+    return bare.SerializeToString(deterministic=True)
+
+
+def _cards_of(move: pb.Move) -> list[str]:
+    which = move.WhichOneof("kind")
+    if which == "create_meld":
+        return list(move.create_meld.cards)
+    if which == "add_to_meld":
+        return [move.add_to_meld.card]
+    if which == "replace_wild":
+        return [move.replace_wild.card]
+    if which == "discard":
+        return [move.discard.card]
+    return []
+
+
+def plan_turn(rng: random.Random, hand: list[str], legal: list[pb.Move]) -> list[pb.Move]:
+    """The rest of a turn chosen from its legal moves after the draw (``--turns``
+    sends it in one SubmitTurn; ``--planned`` plays it move by move): a meld or an
+    add three times in four while one is left, then a discard, each move with cards
+    still in the hand and at most one move on each meld, so that most plans stay
+    legal once the moves before them are played."""
+    counts = Counter(hand)
+    plan: list[pb.Move] = []
+    touched: set[int] = set()
+    choices = list(legal)
+    for _ in range(8):
+        usable = []
+        for m in choices:
+            cards = Counter(_cards_of(m))
+            if any(counts[c] < n for c, n in cards.items()):
+                continue
+            which = m.WhichOneof("kind")
+            meld = (
+                m.add_to_meld.meld_id
+                if which == "add_to_meld"
+                else m.replace_wild.meld_id
+                if which == "replace_wild"
+                else None
+            )
+            if meld is not None and meld in touched:
+                continue
+            usable.append(m)
+        if not usable:
+            break
+        discards = [m for m in usable if m.WhichOneof("kind") == "discard"]
+        laying = [m for m in usable if m.WhichOneof("kind") != "discard"]
+        # Lay down what can be laid most of the time, as a player does, then discard.
+        move = rng.choice(laying if laying and (rng.random() < 0.75 or not discards) else discards)
+        plan.append(move)
+        counts.subtract(_cards_of(move))
+        which = move.WhichOneof("kind")
+        if which in ("discard", "draw", "take_pile"):
+            break
+        if which == "add_to_meld":
+            touched.add(move.add_to_meld.meld_id)
+        elif which == "replace_wild":
+            touched.add(move.replace_wild.meld_id)
+    return plan or [legal[0]]
+
+
+def _move_index(e: grpc.aio.AioRpcError) -> int | None:
+    """The ``move_index`` of a refused turn's ErrorInfo, if the refusal has one."""
+    from google.rpc import error_details_pb2, status_pb2
+
+    for key, value in e.trailing_metadata() or ():
+        if key == "grpc-status-details-bin":
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.ErrorInfo()
+                if detail.Unpack(info) and "move_index" in info.metadata:
+                    return int(info.metadata["move_index"])
+    return None
+
+
 def _status(e: grpc.aio.AioRpcError) -> str:
     """A failed call's status in one line."""
     details = (e.details() or "").strip().splitlines()
@@ -512,6 +687,8 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         draw_at_turn_start=not args.list_moves_first,
         watch=args.watch,
         rate=args.rate,
+        turns=args.turns,
+        planned=args.planned,
     )
     try:
         await gen.preflight(args.preset, args.players)
@@ -576,6 +753,16 @@ def main(argv: list[str] | None = None) -> int:
         "--watch",
         action="store_true",
         help="each seat also keeps a WatchGame stream open while its game is played",
+    )
+    p.add_argument(
+        "--turns",
+        action="store_true",
+        help="after a turn's draw, send the rest of the turn in one SubmitTurn call",
+    )
+    p.add_argument(
+        "--planned",
+        action="store_true",
+        help="play the turns --turns plans, one SubmitMove a move (its single-move twin)",
     )
     p.add_argument(
         "--echo",

@@ -215,6 +215,10 @@ def test_play_deal_with_errors_and_watch(node: str, server: Server) -> None:
         assert checks[reason] is True, reason
     assert checks["replayed"] is True
     assert checks["stale_move_refreshed"] is True
+    # A turn refused at its second move names it (SubmitTurn's move_index).
+    assert checks["TURN_MOVE_REFUSED"]["move_index"] == "2"
+    # The rest of each turn after its draw went in one SubmitTurn call.
+    assert out["turns"] > 0
     assert out["conflicts"] == 1
     watch = out["watch"]
     assert watch["from_version"] == 3

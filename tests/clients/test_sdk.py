@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -549,3 +550,77 @@ async def test_a_refusal_comes_worded_in_the_clients_language(
             gid, "draw", expected_version=view.version
         )
     assert plain.value.locale == "en" and plain.value.localized.startswith("It is not your turn")
+
+
+async def test_a_turn_in_one_call_and_its_refusal_naming_the_move(app: AsyncTrancaClient) -> None:
+    """``submit_turn``: the moves after one another in one call, each logged at its
+    own version; a refused move is named by ``move_index`` and nothing is played."""
+    gid, seats = await new_table(app)
+    actor, view = await to_act(gid, seats)
+    card = sorted(view.hand)[0]
+    with pytest.raises(RuleRejected) as refused:
+        await actor.submit_turn(gid, ["draw", "draw"], expected_version=view.version)
+    assert refused.value.move_index == 2
+    assert (await actor.get_view(gid)).version == view.version
+    done = await actor.submit_turn(
+        gid, ["draw", f"discard {card}"], expected_version=view.version, include_legal_moves=True
+    )
+    assert done.version == view.version + 2 and not done.replayed
+    assert list(done.legal_moves) == []
+    replay = await app.get_replay(gid)
+    assert [move_kind(m.move) for m in replay.moves[-2:]] == ["draw", "discard"]
+    assert [m.version for m in replay.moves[-2:]] == [view.version + 1, view.version + 2]
+
+
+async def test_bots_play_whole_turns_in_one_call_each(app: AsyncTrancaClient) -> None:
+    """``run_bot`` sends the rest of each turn after its draw in one SubmitTurn: a
+    deal played that way has about two calls a turn, and its log folds move by move."""
+    gid, seats = await new_table(app, 2, seed=5, start=False)
+    calls: list[int] = []
+    for seat in seats:
+        original = seat._stub.SubmitTurn
+
+        def counted(request: pb.SubmitTurnRequest, *a: object, _o: object = original, **k: object):  # type: ignore[no-untyped-def]
+            calls.append(len(request.moves))
+            return _o(request, *a, **k)  # type: ignore[operator]
+
+        seat._stub.SubmitTurn = counted  # type: ignore[assignment]
+    finals = await asyncio.gather(
+        *(run_bot(s, gid, GreedyBot(seed=i)) for i, s in enumerate(seats))
+    )
+    final = finals[0]
+    assert final.status == pb.GAME_STATUS_FINISHED
+    assert calls and max(calls) >= 2  # a meld or an add, then the discard, in one call
+    replay = await app.get_replay(gid)
+    assert [m.version for m in replay.moves] == list(range(1, final.version + 1))
+
+
+async def test_a_planned_turn_refused_goes_to_on_rejected_and_play_goes_on(
+    app: AsyncTrancaClient,
+) -> None:
+    """A plan whose first move the service refuses: ``on_rejected`` gets the refusal
+    with its ``move_index``, nothing of it is played, and the seat plays that turn
+    move by move; the match still ends."""
+    from tranca_client.bots import play_seat
+
+    gid, seats = await new_table(app, 2, seed=9, start=False)
+    refused: list[int | None] = []
+    bad = pb.Move(discard=pb.DiscardMove(card="ZZ"))  # no such card: MALFORMED_MOVE
+    bots = [GreedyBot(seed=0), GreedyBot(seed=1)]
+
+    def chooser(seat: int) -> Any:
+        async def choose(view: pb.GameView, moves: list[pb.Move]) -> pb.Move | None:
+            if seat == 0 and not refused and view.phase != pb.PHASE_DRAW:
+                return bad
+            return bots[seat].choose(view, moves)
+
+        return choose
+
+    async def on_rejected(err: RuleRejected | InvalidRequest) -> None:
+        refused.append(err.move_index)
+
+    finals = await asyncio.gather(
+        *(play_seat(s, gid, chooser(i), on_rejected=on_rejected) for i, s in enumerate(seats))
+    )
+    assert finals[0].status == pb.GAME_STATUS_FINISHED
+    assert refused == [1]

@@ -62,3 +62,57 @@ async def test_with_watch_each_seat_watches_its_game_while_it_is_played(
     assert server.watch_leases is not None
     if server.watch_leases.enabled:  # PostgreSQL: the watched games were leased
         assert any(server.watch_leases.held_until(g) for g in gen.stats.acked)
+
+
+@pytest.mark.parametrize("mode", ["turns", "planned"])
+async def test_whole_turns_are_verified_move_by_move(
+    server: Running, db_url: str, mode: str
+) -> None:
+    """With ``--turns`` the rest of each turn after its draw goes in one SubmitTurn,
+    and the verification checks each of its moves at its own version (the move
+    logged there is the move sent); ``--planned`` sends the same turns move by move."""
+    _, key = await server.store.create_app(f"load-{mode}")
+    gen = LoadGenerator(
+        [f"127.0.0.1:{server.port}"],
+        key,
+        channels=2,
+        seed=7,
+        think=0.001,
+        turns=mode == "turns",
+        planned=mode == "planned",
+    )
+    try:
+        result = await gen.run(games=3, seconds=2.0, warmup=0.3)
+        verification = await gen.verify()
+    finally:
+        await gen.close()
+    assert result["moves"] > 0
+    if mode == "turns":
+        assert result["turns"] > 0 and result["rpcs"]["SubmitTurn"]["calls"] > 0
+        submits = result["rpcs"]["SubmitTurn"]["calls"] + result["rpcs"]["SubmitMove"]["calls"]
+        assert result["moves"] >= submits  # a turn carries one move or more
+    else:
+        assert "SubmitTurn" not in result["rpcs"]
+    assert verification["lost"] == 0 and verification["doubled"] == 0
+    assert verification["moves_checked"] >= result["moves"]
+    assert await _rebuild_check(db_url, list(gen.stats.acked)) == 0
+
+
+async def test_the_verification_finds_a_move_logged_other_than_sent(
+    server: Running, db_url: str
+) -> None:
+    """A move recorded as acknowledged at a version where the log holds another move
+    counts as lost: the check is of each move, not only of its version."""
+    _, key = await server.store.create_app("load-check")
+    gen = LoadGenerator([f"127.0.0.1:{server.port}"], key, channels=1, seed=9, turns=True)
+    try:
+        await gen.run(games=1, seconds=1.0, warmup=0.1)
+        sent = next(m for m in gen.stats.acked_moves.values() if m)
+        version = min(sent)
+        other = [m for v, m in sent.items() if m != sent[version]]
+        assert other
+        sent[version] = other[0]
+        verification = await gen.verify()
+    finally:
+        await gen.close()
+    assert verification["lost"] == 1

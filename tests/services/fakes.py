@@ -393,8 +393,10 @@ class InMemoryRepository:
         g = self._stored(change.game_id)
         if g.version != change.version:
             return False
-        if change.request_id and any(r.request_id == change.request_id for r in g.log):
-            raise DuplicateRequest(f"request id {change.request_id} is in the log")
+        rows = ((change.action, change.request_id), *change.then)
+        for _, rid in rows:
+            if rid and any(r.request_id == rid for r in g.log):
+                raise DuplicateRequest(f"request id {rid} is in the log")
         if change.stake is not None:
             s = change.stake
             for player in s.player_ids:
@@ -403,20 +405,14 @@ class InMemoryRepository:
                     raise chips.InsufficientChips(player, balance, s.amount)
             for player in s.player_ids:
                 self.chips[(s.app_id, player)] -= s.amount
-        g.version += 1
         g.state = _copy(change.state)
         if change.deadline_set:
             g.deadline_at = change.deadline_at
-        g.log.append(
-            LogRecord(
-                g.version,
-                change.action.seat,
-                change.action,
-                change.request_id,
-                change.actor,
-                self.now / 1000,
+        for action, rid in rows:  # a turn's moves: each its own row and version
+            g.version += 1
+            g.log.append(
+                LogRecord(g.version, action.seat, action, rid, change.actor, self.now / 1000)
             )
-        )
         if change.revoke_seat is not None:
             for stored in self.tokens.values():
                 if stored.game_id == g.id and stored.token.seat == change.revoke_seat:

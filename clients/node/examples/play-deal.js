@@ -11,8 +11,10 @@
 // address defaults to 127.0.0.1:50051). The program creates a game of the preset
 // as a single deal (override target_score = 0), seats itself and a bot it drives,
 // starts it, and then, for the seat to act, lists the legal moves and submits one
-// with the version it saw and a fresh request id, until the deal is over. A version
-// conflict (ABORTED) is handled by reading the view again and choosing again.
+// with the version it saw and a fresh request id, until the deal is over: a turn's
+// draw alone, then the rest of the turn in one SubmitTurn call (--single-moves: one
+// SubmitMove a move). A version conflict (ABORTED) is handled by reading the view
+// again and choosing again.
 //
 // --tls uses TLS with the system's roots; --ca FILE trusts that CA instead; --cert
 // and --key present a client certificate (servers that require mutual TLS).
@@ -32,6 +34,7 @@ const {
   TrancaClient,
   describeError,
   errorInfo,
+  moveIndex,
   moveKind,
   moves,
   newRequestId,
@@ -60,6 +63,7 @@ function parseArguments(argv) {
       cert: { type: 'string' },
       key: { type: 'string' },
       verbose: { type: 'boolean', default: false },
+      'single-moves': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -87,6 +91,7 @@ function parseArguments(argv) {
         ? { ca: values.ca, cert: values.cert, key: values.key }
         : false,
     verbose: values.verbose,
+    singleMoves: values['single-moves'],
   };
   if (!args.apiKey) {
     throw new Error('an API key is required (second argument, --api-key or TRANCA_API_KEY)');
@@ -132,6 +137,46 @@ function chooseMove(legal, random, playedThisTurn) {
     return pick(plays);
   }
   return discards.length ? pick(discards) : pick(legal);
+}
+
+/** The cards of the hand a move uses. */
+function cardsOf(move) {
+  const kind = moveKind(move);
+  const body = move[kind] || {};
+  if (kind === 'create_meld' || kind === 'take_pile') return [...(body.cards || [])];
+  return body.card ? [body.card] : [];
+}
+
+/**
+ * The rest of a turn after its draw, to be sent in one submitTurn: chooseMove again
+ * and again over the legal moves still open (their cards still in the hand, at most
+ * one move on each meld, which may not be legal once the first is played), until a
+ * discard or nothing is left to choose.
+ */
+function planTurn(legal, hand, random) {
+  const left = new Map();
+  for (const card of hand) left.set(card, (left.get(card) || 0) + 1);
+  const touched = new Set();
+  const plan = [];
+  while (plan.length < 64) {
+    const open = legal.filter((move) => {
+      const kind = moveKind(move);
+      if (kind === 'draw' || kind === 'take_pile') return false;
+      const meld = move[kind].meld_id;
+      if ((kind === 'add_to_meld' || kind === 'replace_wild') && touched.has(meld)) return false;
+      const need = new Map();
+      for (const card of cardsOf(move)) need.set(card, (need.get(card) || 0) + 1);
+      return [...need].every(([card, n]) => (left.get(card) || 0) >= n);
+    });
+    if (open.length === 0) break;
+    const move = chooseMove(open, random, plan.length);
+    plan.push(move);
+    for (const card of cardsOf(move)) left.set(card, left.get(card) - 1);
+    const kind = moveKind(move);
+    if (kind === 'add_to_meld' || kind === 'replace_wild') touched.add(move[kind].meld_id);
+    if (kind === 'discard') break;
+  }
+  return plan;
 }
 
 /** Follows the game from a version and checks that no version is skipped. */
@@ -201,6 +246,17 @@ async function exerciseErrors(client, gameId, tokens, view, checks, stats) {
   );
   checks.MUST_DRAW_FIRST = true;
 
+  // A turn whose second move is refused: nothing played, the refusal names move 2.
+  const refusedTurn = await expectRefusal(
+    client.submitTurn(gameId, token, version, [moves.draw(), moves.draw()]),
+    Status.FAILED_PRECONDITION,
+    'ALREADY_DREW',
+  );
+  if (refusedTurn.metadata.move_index !== '2') {
+    throw new Error(`a refused turn named move ${refusedTurn.metadata.move_index}, not 2`);
+  }
+  checks.TURN_MOVE_REFUSED = refusedTurn.metadata;
+
   // The same request sent twice is played once: the retry is answered from the log.
   const requestId = newRequestId();
   const first = await client.submitMove(gameId, token, version, moves.draw(), { requestId });
@@ -241,7 +297,7 @@ async function playDeal(args) {
     const watcher = args.watch ? startWatcher(client, gameId, view.version) : null;
 
     const checks = {};
-    const stats = { moves: 0, conflicts: 0, empty_lists: 0 };
+    const stats = { moves: 0, conflicts: 0, empty_lists: 0, turns: 0, turns_refused: 0 };
     if (args.exerciseErrors) {
       view = await exerciseErrors(client, gameId, tokens, view, checks, stats);
     }
@@ -258,6 +314,42 @@ async function playDeal(args) {
         stats.empty_lists += 1;
         if (stats.empty_lists > 100) throw new Error('no legal moves, again and again');
         view = (await client.getView(gameId)).view;
+        continue;
+      }
+      if (!args.singleMoves && playedThisTurn === 0 && legal.moves.every((m) => {
+        const kind = moveKind(m);
+        return kind !== 'draw' && kind !== 'take_pile';
+      })) {
+        // After the draw: the rest of the turn in one call (its moves each logged
+        // at their own version). A refused move: the ones before it are played,
+        // and the rest of this turn goes move by move.
+        const hand = (await client.getView(gameId, token)).view.hand;
+        const plan = planTurn(legal.moves, hand, random);
+        try {
+          let done = null;
+          try {
+            done = await client.submitTurn(gameId, token, legal.version, plan);
+          } catch (err) {
+            const k = moveIndex(err);
+            if (k === null) throw err;
+            stats.turns_refused += 1;
+            log(`seat ${seat}: ${describeError(err)}`);
+            if (k > 1) done = await client.submitTurn(gameId, token, legal.version, plan.slice(0, k - 1));
+            playedThisTurn = Math.max(1, k - 1);
+            if (done === null) continue;
+          }
+          const sent = Number(done.version) - Number(legal.version);
+          stats.moves += sent;
+          stats.turns += 1;
+          view = done.view;
+          if (moveKind(plan[sent - 1]) === 'discard') playedThisTurn = 0;
+          else playedThisTurn += sent;
+          log(`v${done.version} seat ${seat}: ${plan.slice(0, sent).map((m) => m.text).join(', ')}`);
+        } catch (err) {
+          if (err.code !== Status.ABORTED) throw err;
+          stats.conflicts += 1;
+          view = (await client.getView(gameId)).view;
+        }
         continue;
       }
       const move = chooseMove(legal.moves, random, playedThisTurn);
@@ -296,6 +388,8 @@ async function playDeal(args) {
       preset: args.preset,
       version: Number(final.version),
       moves: stats.moves,
+      turns: stats.turns,
+      turns_refused: stats.turns_refused,
       conflicts: stats.conflicts,
       end_reason: final.last_deal.end_reason,
       went_out_seat: final.last_deal.went_out_seat,
@@ -326,4 +420,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { chooseMove, playDeal };
+module.exports = { chooseMove, planTurn, playDeal };

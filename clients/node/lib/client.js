@@ -114,6 +114,17 @@ function reasonOf(err) {
   return info && info.domain === ERROR_DOMAIN ? info.reason : '';
 }
 
+/**
+ * For a refused submitTurn: the place of the refused move in the sequence, counted
+ * from 1 (ErrorInfo metadata "move_index"); null for any other error. Nothing of
+ * the turn was played.
+ */
+function moveIndex(err) {
+  const info = errorInfo(err);
+  const value = info && info.domain === ERROR_DOMAIN ? info.metadata.move_index : undefined;
+  return value && /^\d+$/.test(value) ? Number.parseInt(value, 10) : null;
+}
+
 /** A short description of a gRPC error: "ABORTED/VERSION_CONFLICT: message". */
 function describeError(err) {
   const codeName = Object.keys(Status).find((k) => Status[k] === err.code) || String(err.code);
@@ -333,6 +344,34 @@ class TrancaClient {
   }
 
   /**
+   * Plays a sequence of moves in one call, all or none (say the melds, adds and
+   * discard that follow the turn's draw): each is logged as its own move at its own
+   * version, and the answer's version and view are the game after the last. A
+   * refused move throws with its place in moveIndex(err) (from 1) and its reason;
+   * nothing is played. Transport failures are retried with the same request id, as
+   * submitMove's, so the turn is played at most once.
+   */
+  async submitTurn(gameId, token, expectedVersion, turnMoves, options = {}) {
+    const request = {
+      game_id: gameId,
+      expected_version: String(expectedVersion),
+      request_id: options.requestId || newRequestId(),
+      moves: turnMoves.map(moveForRequest),
+      include_legal_moves: Boolean(options.includeLegalMoves),
+    };
+    const attempts = options.attempts || 4;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.unary('SubmitTurn', request, token);
+      } catch (err) {
+        if (!TRANSIENT.has(err.code) || attempt >= attempts) throw err;
+        this.retries.transient += 1;
+        await sleep(100 * 2 ** attempt);
+      }
+    }
+  }
+
+  /**
    * Every view after fromVersion, in order: an async iterator of WatchGameResponse.
    * A dropped stream (UNAVAILABLE) is reopened from the last version received, so
    * nothing is missed or repeated. Ends when the match is over.
@@ -379,6 +418,7 @@ module.exports = {
   loadGameService,
   localizedMessage,
   moveForRequest,
+  moveIndex,
   moveKind,
   moves,
   newRequestId,

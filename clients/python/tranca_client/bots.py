@@ -34,6 +34,7 @@ __all__ = [
     "GreedyBot",
     "RandomBot",
     "make_bot",
+    "plan_turn",
     "play_seat",
     "run_bot",
     "side_of",
@@ -192,6 +193,58 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
 Chooser = Callable[[pb.GameView, list[pb.Move]], Awaitable[pb.Move | None]]
 """Picks a move for a view and its legal moves; ``None`` stops ``play_seat``."""
 
+# The most moves a turn sent in one call may hold (SubmitTurnRequest.moves).
+MAX_TURN_MOVES = 64
+
+
+def _cards_of(move: pb.Move) -> list[str]:
+    which = move.WhichOneof("kind")
+    if which == "create_meld":
+        return list(move.create_meld.cards)
+    if which == "take_pile":
+        return list(move.take_pile.cards)
+    card = _card_of(move)
+    return [card] if card else []
+
+
+async def plan_turn(
+    choose: Chooser, view: pb.GameView, moves: list[pb.Move]
+) -> list[pb.Move] | None:
+    """The rest of a turn after its draw, chosen by ``choose`` move after move from
+    the turn's legal moves ``moves``, to be sent in one ``submit_turn``. The chooser
+    sees the hand without the cards already planned and the legal moves still open:
+    those whose cards are still in the hand, at most one move on each meld (a second
+    one may not be legal once the first is played; a move typed in the notation is
+    taken as it is). The plan ends with a discard, or when nothing is left to choose;
+    None if the chooser stopped."""
+    hand = Counter(view.hand)
+    touched: set[int] = set()
+    planned = pb.GameView()
+    planned.CopyFrom(view)
+    plan: list[pb.Move] = []
+    while len(plan) < MAX_TURN_MOVES:
+        open_moves = [
+            m
+            for m in moves
+            if move_kind(m) not in ("draw", "take")
+            and _meld_of(m) not in touched
+            and all(hand[c] >= n for c, n in Counter(_cards_of(m)).items())
+        ]
+        if not open_moves:
+            break
+        move = await choose(planned, open_moves)
+        if move is None:
+            return None
+        plan.append(move)
+        hand.subtract(_cards_of(move))
+        del planned.hand[:]
+        planned.hand.extend(sorted(hand.elements()))
+        if _meld_of(move) >= 0:
+            touched.add(_meld_of(move))
+        if move_kind(move) == "discard":
+            break
+    return plan
+
 
 def _all_seated(view: pb.GameView) -> bool:
     return bool(view.seats) and all(s.taken for s in view.seats)
@@ -205,9 +258,15 @@ async def play_seat(
     on_update: Callable[[pb.WatchGameResponse], Awaitable[None]] | None = None,
     on_rejected: Callable[[RuleRejected | InvalidRequest], Awaitable[None]] | None = None,
     autostart: bool = True,
+    whole_turns: bool = True,
 ) -> pb.GameView:
     """Play the seat of ``client``'s token until the match is over (or ``choose``
     returns ``None``); returns the last view.
+
+    With ``whole_turns`` (the default) a turn costs two calls: its draw (or pile
+    take), then the rest of it, planned by ``choose`` move after move
+    (``plan_turn``), in one ``submit_turn``. If the service refuses a planned move,
+    the moves before it are played and the rest of that turn goes move by move.
 
     The game is watched (``client.watch_updates``, which resumes broken streams);
     ``on_update`` sees every update. On the seat's turn the legal moves are fetched
@@ -234,6 +293,7 @@ async def play_seat(
             except RuleRejected as exc:
                 if exc.reason not in ("GAME_STARTED", "SEATS_FREE"):
                     raise
+        one_by_one = not whole_turns  # after a refused plan: the rest move by move
         while view.status == pb.GAME_STATUS_PLAYING and view.turn == view.seat:
             legal = await client.legal_moves(game_id)
             if legal.version != view.version:
@@ -241,6 +301,36 @@ async def play_seat(
                 continue
             if not legal.moves:
                 break
+            if not one_by_one and view.phase != pb.PHASE_DRAW:
+                plan = await plan_turn(choose, view, list(legal.moves))
+                if plan is None:
+                    return view
+                if plan:
+                    try:
+                        turn = await client.submit_turn(
+                            game_id, plan, expected_version=view.version
+                        )
+                    except VersionConflict as exc:
+                        view = exc.view if exc.view is not None else await client.get_view(game_id)
+                        continue
+                    except (RuleRejected, InvalidRequest) as exc:
+                        if exc.reason == "GAME_OVER":
+                            view = await client.get_view(game_id)
+                            continue
+                        if on_rejected is None:
+                            raise
+                        await on_rejected(exc)
+                        one_by_one = True
+                        k = exc.move_index or 1
+                        if k == 1:
+                            continue
+                        # The moves before the refused one are legal: played together.
+                        turn = await client.submit_turn(
+                            game_id, plan[: k - 1], expected_version=view.version
+                        )
+                    view = turn.view
+                    acted = turn.version
+                    continue
             move = await choose(view, list(legal.moves))
             if move is None:
                 return view
@@ -275,13 +365,22 @@ async def run_bot(
     delay: float = 0.0,
     on_update: Callable[[pb.WatchGameResponse], Awaitable[None]] | None = None,
     autostart: bool = True,
+    whole_turns: bool = True,
 ) -> pb.GameView:
     """Play ``bot`` on the seat of ``client``'s token to the end of the match, waiting
-    ``delay`` seconds before each move; returns the final view."""
+    ``delay`` seconds before each move; returns the final view. With ``whole_turns``
+    the rest of each turn after its draw goes in one call (``play_seat``)."""
 
     async def choose(view: pb.GameView, moves: list[pb.Move]) -> pb.Move:
         if delay:
             await asyncio.sleep(delay)
         return bot.choose(view, moves)
 
-    return await play_seat(client, game_id, choose, on_update=on_update, autostart=autostart)
+    return await play_seat(
+        client,
+        game_id,
+        choose,
+        on_update=on_update,
+        autostart=autostart,
+        whole_turns=whole_turns,
+    )

@@ -540,6 +540,47 @@ class AsyncTrancaClient:
             conflict.view = None
         raise conflict
 
+    async def submit_turn(
+        self,
+        game_id: str,
+        moves: Sequence[pb.Move | str],
+        *,
+        expected_version: int,
+        request_id: str | None = None,
+        include_legal_moves: bool = False,
+    ) -> pb.SubmitTurnResponse:
+        """Play ``moves`` in order for the token's seat, in one call, all or none:
+        say the melds, adds and discard that follow the turn's draw. Each is logged as
+        its own move at its own version; the answer's ``version`` and ``view`` are
+        the game after the last. If one is refused, nothing is played and the error's
+        ``move_index`` says which (from 1), with its ``reason``.
+
+        Retries and conflicts as ``submit_move`` (one request id for the sequence,
+        a new UUID unless given: a retry is applied at most once)."""
+        request = pb.SubmitTurnRequest(
+            game_id=game_id,
+            expected_version=expected_version,
+            request_id=request_id or uuid.uuid4().hex,
+            moves=[parse_move(m) if isinstance(m, str) else m for m in moves],
+            include_legal_moves=include_legal_moves,
+        )
+        try:
+            return await self._unary(self._stub.SubmitTurn, request, _PLAYER, retry=True)
+        except VersionConflict as exc:
+            conflict = exc
+        if conflict.attempts > 1:
+            # As submit_move: a retry refused with ABORTED may have raced its own
+            # first attempt; the same request id again gets its answer if applied.
+            try:
+                return await self._unary(self._stub.SubmitTurn, request, _PLAYER, retry=True)
+            except VersionConflict as exc:
+                conflict = exc
+        try:
+            conflict.view = await self.get_view(game_id)
+        except TrancaError:
+            conflict.view = None
+        raise conflict
+
     async def play(
         self, view: pb.GameView, move: pb.Move | str, *, request_id: str | None = None
     ) -> pb.GameView:
@@ -881,6 +922,26 @@ class TrancaClient:
             self._aio.submit_move(
                 game_id,
                 move,
+                expected_version=expected_version,
+                request_id=request_id,
+                include_legal_moves=include_legal_moves,
+            )
+        )
+
+    def submit_turn(
+        self,
+        game_id: str,
+        moves: Sequence[pb.Move | str],
+        *,
+        expected_version: int,
+        request_id: str | None = None,
+        include_legal_moves: bool = False,
+    ) -> pb.SubmitTurnResponse:
+        """See ``AsyncTrancaClient.submit_turn``."""
+        return self._run(
+            self._aio.submit_turn(
+                game_id,
+                moves,
                 expected_version=expected_version,
                 request_id=request_id,
                 include_legal_moves=include_legal_moves,

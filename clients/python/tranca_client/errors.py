@@ -13,7 +13,9 @@ exception class per status code, each carrying:
 - ``localized`` and ``locale``: the refusal worded for a player, in the language the
   client asked for (``language=``: ``pt-BR``, ``es`` or ``en``), from the status's
   ``google.rpc.LocalizedMessage`` (empty when there is none);
-- ``attempts``: how many attempts the client made (more than 1 after retries).
+- ``attempts``: how many attempts the client made (more than 1 after retries);
+- ``move_index``: for a refused ``submit_turn``, the place (from 1) of the move
+  refused; nothing of the turn was played.
 
 =====================  ======================  =========================================
 exception              status code             typical reasons
@@ -97,6 +99,13 @@ class TrancaError(Exception):
         self.localized = localized
         self.locale = locale
         self.attempts = 1  # how many attempts the client made before raising this
+
+    @property
+    def move_index(self) -> int | None:
+        """For a refused ``submit_turn``: the place of the refused move in the
+        sequence, counted from 1 (ErrorInfo metadata ``move_index``); else None."""
+        value = self.metadata.get("move_index", "")
+        return int(value) if value.isdigit() else None
 
     def __str__(self) -> str:
         head = f"{self.code.name}"

@@ -358,7 +358,8 @@ class Table:
         self.reader = reader
         self.shown_deal = 0  # the last deal whose score breakdown was printed
         self.shown_end = False
-        self.shown_version = -1  # the version of the last table printed
+        # The version and hand of the last table printed.
+        self.shown_version: tuple[int, tuple[str, ...]] = (-1, ())
         self.resigned = False
         self.view: pb.GameView | None = None
 
@@ -393,8 +394,11 @@ class Table:
 
     async def choose(self, view: pb.GameView, moves: list[pb.Move]) -> pb.Move | None:
         self.note(view)
-        if view.version != self.shown_version:  # not after a refusal: the table is there
-            self.shown_version = view.version
+        # A new version, or the hand as the turn planned so far leaves it (play_seat
+        # sends the rest of a turn after its draw in one call): not after a refusal.
+        shown = (view.version, tuple(view.hand))
+        if shown != self.shown_version:
+            self.shown_version = shown
             self.console.print(render_table(view))
             self.console.print(Text("Your moves:", style="bold underline"))
             self.console.print(render_moves(moves))

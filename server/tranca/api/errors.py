@@ -18,6 +18,7 @@ from grpc_status import rpc_status
 from ..app.game import GameError
 from ..rules.errors import InvalidMove, RulesError, RuleViolation, quoted
 from ..services.errors import (
+    MoveRefused,
     NotFound,
     Refusal,
     Refused,
@@ -70,6 +71,17 @@ def to_api_error(exc: BaseException) -> ApiError | None:
     """The gRPC refusal for a known exception, or None for a bug."""
     if isinstance(exc, ApiError):
         return exc
+    if isinstance(exc, MoveRefused):
+        # The k-th move of a turn: its own refusal, with its place in the sequence.
+        err = to_api_error(exc.cause)
+        if err is None:
+            return None
+        return ApiError(
+            err.code,
+            err.reason,
+            f"move {exc.index} of the turn: {err.message}",
+            {**err.metadata, "move_index": str(exc.index)},
+        )
     if isinstance(exc, Refused):
         return ApiError(CODES[exc.kind], exc.reason, exc.message, exc.metadata)
     if isinstance(exc, InvalidMove):

@@ -20,9 +20,9 @@ from .. import metrics
 from ..app.game import PLAYING
 from ..rules.cards import card_text
 from ..rules.engine import legal_moves
-from ..rules.errors import RuleViolation
+from ..rules.errors import InvalidMove, RuleViolation
 from ..rules.presets import KNOB_RANGES, PRESETS
-from ..services.errors import malformed
+from ..services.errors import MoveRefused, malformed
 from ..services.games import (
     DealReplay,
     Games,
@@ -134,8 +134,9 @@ def _refusal(exc: Exception, method: str) -> ApiError:
         incident = secrets.token_hex(6)
         log.exception("rpc_failed", method=method, incident=incident)
         return ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", f"internal error {incident}")
-    if isinstance(exc, RuleViolation):
-        metrics.REJECTIONS.labels(exc.reason.value).inc()
+    cause = exc.cause if isinstance(exc, MoveRefused) else exc
+    if isinstance(cause, RuleViolation):
+        metrics.REJECTIONS.labels(cause.reason.value).inc()
     if err.reason == "VERSION_CONFLICT":
         metrics.CONFLICTS.inc()
     return err
@@ -246,6 +247,33 @@ class GameService(pb_grpc.GameServiceServicer):
             request_id=request.request_id,
         )
         out = pb.SubmitMoveResponse(
+            version=moved.shown.version, view=_view(moved.shown), replayed=moved.replayed
+        )
+        if request.include_legal_moves:
+            _add_legal_moves(out.legal_moves, moved.shown)
+        return out
+
+    @rpc("SubmitTurn")
+    async def SubmitTurn(
+        self, request: pb.SubmitTurnRequest, context: Ctx
+    ) -> pb.SubmitTurnResponse:
+        def moves() -> list[Any]:
+            chosen = []
+            for index, move in enumerate(request.moves, start=1):
+                try:
+                    chosen.append(move_from_pb(move))
+                except InvalidMove as exc:
+                    raise MoveRefused(index, exc) from exc
+            return chosen
+
+        moved = await self.games.turn(
+            credentials(context),
+            request.game_id,
+            moves,
+            expected_version=request.expected_version,
+            request_id=request.request_id,
+        )
+        out = pb.SubmitTurnResponse(
             version=moved.shown.version, view=_view(moved.shown), replayed=moved.replayed
         )
         if request.include_legal_moves:

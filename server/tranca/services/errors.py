@@ -32,6 +32,17 @@ class DuplicateRequest(ServiceError):
     """A write met the log's unique request id: the caller looks up its first answer."""
 
 
+class MoveRefused(ServiceError):
+    """The move at ``index`` (from 1) of a sequence submitted together (a turn) was
+    refused for ``cause`` (a ``GameError``, ``InvalidMove`` or ``RuleViolation``):
+    nothing of the sequence was written."""
+
+    def __init__(self, index: int, cause: Exception) -> None:
+        super().__init__(f"move {index}: {cause}")
+        self.index = index
+        self.cause = cause
+
+
 class Unavailable(ServiceError):
     """The database cannot be reached or answered too slowly."""
 

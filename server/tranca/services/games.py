@@ -69,6 +69,10 @@ MAX_STAKE = 10**12
 # The highest point limit a table sets: the target_score knob's range (RULES.md).
 MAX_POINT_LIMIT = KNOB_RANGES["target_score"][1]
 WATCH_POLL_SECONDS = 10.0
+# A turn submitted in one request (SubmitTurn): at most this many moves, and a request
+# id short enough that its rows' ids (``<id>#k``, moves.turn_request_ids) fit the log.
+MAX_TURN_MOVES = 64
+MAX_TURN_REQUEST_ID = 124
 
 # Builds the caller's INVALID_ARGUMENT refusal from a message (the reason differs:
 # MALFORMED_REQUEST for a table, INVALID_CONFIG for a tournament's tables).
@@ -633,6 +637,61 @@ class Games:
             replayed=done.replayed,
         )
         # The move's own write set the deadline when it started a turn; else it stands.
+        deadline = done.deadline_at if done.deadline_set else loaded.deadline_at
+        shown = Shown(game_id, done.version, done.state, player.seat, deadline)
+        return Moved(shown, done.replayed)
+
+    async def turn(
+        self,
+        credentials: Credentials,
+        game_id: str,
+        moves: Callable[[], Sequence[Move]],
+        *,
+        expected_version: int,
+        request_id: str,
+    ) -> Moved:
+        """A sequence of the seat's moves in one request (a turn: melds, adds and the
+        discard after a draw), applied all or none in one write, each logged as its
+        own move at its own version; the answer shows the game after the last.
+        ``moves`` reads them from the request once the caller is known. The k-th
+        move refused is a ``MoveRefused`` naming k, and nothing is written. A retry
+        with the same request id gets the first answer."""
+        loaded = await self.access.seat_game(credentials)
+        if not game_id:
+            raise malformed("game_id is required")
+        if loaded is None:
+            caller = await self.access.identify(credentials)
+            require_player(caller, game_id)
+            raise AssertionError("require_player refuses a caller without a player token")
+        player = require_player(Caller(player=loaded.player), game_id)
+        if not request_id:
+            raise malformed("request_id is required")
+        if len(request_id) > MAX_TURN_REQUEST_ID:
+            raise malformed(f"request_id is at most {MAX_TURN_REQUEST_ID} characters")
+        chosen = moves()
+        if not chosen:
+            raise malformed("moves holds at least one move")
+        if len(chosen) > MAX_TURN_MOVES:
+            raise malformed(f"moves holds at most {MAX_TURN_MOVES} moves")
+        done = await self.moves.turn(
+            loaded,
+            [play_action(player.seat, m) for m in chosen],
+            expected_version=expected_version,
+            request_id=request_id,
+        )
+        if done.replayed:
+            metrics.REPLAYS.inc()
+        else:
+            for m in chosen:
+                metrics.moves_applied(KIND_NAMES[m.kind]).inc()
+        log.debug(
+            "turn",
+            game_id=game_id,
+            version=done.version,
+            seat=player.seat,
+            moves=len(chosen),
+            replayed=done.replayed,
+        )
         deadline = done.deadline_at if done.deadline_set else loaded.deadline_at
         shown = Shown(game_id, done.version, done.state, player.seat, deadline)
         return Moved(shown, done.replayed)

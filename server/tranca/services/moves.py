@@ -13,13 +13,13 @@ process's watchers of the game are woken (the write itself hints other replicas'
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..app.deadlines import next_deadline, turn_point
 from ..app.game import Action, GameError, GameState, apply_action, rebuild
 from ..app.notifications import Event, before, game_events
 from ..rules.errors import InvalidMove, RuleViolation
-from .errors import DuplicateRequest, RequestIdReused, VersionConflict
+from .errors import DuplicateRequest, MoveRefused, RequestIdReused, VersionConflict
 from .ports import (
     Committed,
     EventHints,
@@ -89,6 +89,7 @@ class Moves:
             action,
             expected_version=expected_version,
             request_id=request_id,
+            keep_state=True,
         )
 
     async def apply(
@@ -139,12 +140,39 @@ class Moves:
             game_id, version, state, action, expected_version=version, actor=actor
         )
 
+    async def turn(
+        self,
+        loaded: SeatGame,
+        actions: Sequence[Action],
+        *,
+        expected_version: int,
+        request_id: str,
+    ) -> Committed:
+        """A seat's sequence of moves (a turn in one request) on the game ``loaded``:
+        applied in order to that state and written all or none in one write, each
+        move logged as its own row at its own version (``request_id`` on the last
+        row, ``turn_request_ids``). A refused move is a ``MoveRefused`` naming its
+        place in the sequence, and nothing is written; a retry of a turn already
+        logged gets its first answer."""
+        if not actions:
+            raise ValueError("a turn has at least one move")
+        return await self._write(
+            loaded.player.game_id,
+            loaded.version,
+            loaded.state,
+            tuple(actions),
+            expected_version=expected_version,
+            request_id=request_id,
+            numbered=True,
+            keep_state=True,
+        )
+
     async def _write(
         self,
         game_id: str,
         version: int,
         state: GameState,
-        action: Action,
+        action: Action | tuple[Action, ...],
         *,
         expected_version: int | None,
         request_id: str | None = None,
@@ -152,39 +180,55 @@ class Moves:
         revoke_seat: int | None = None,
         stake: Callable[[GameState], Stake | None] | None = None,
         actor: str = "player",
+        numbered: bool = False,
+        keep_state: bool = False,
     ) -> Committed:
-        """``action`` applied to ``state`` (read at ``version``) and written if the
-        game is still at that version: the one write of every change of a game."""
-        if action.by:
-            actor = action.actor  # the server played it: "timeout" or "robot"
+        """``action`` (or a sequence of actions, applied in order) applied to
+        ``state`` (read at ``version``) and written if the game is still at that
+        version: the one write of every change of a game. With ``numbered`` a
+        refused action of the sequence is a ``MoveRefused`` with its place in it."""
+        actions = action if isinstance(action, tuple) else (action,)
+        first_action = actions[0]
+        if first_action.by:
+            actor = first_action.actor  # the server played it: "timeout" or "robot"
+        count = len(actions)
+        ids = turn_request_ids(request_id, count)
         try:
             if expected_version is not None and expected_version != version:
                 raise VersionConflict(version)
             # None (no seat has a player id, so no event to compute): the usual case.
             was = before(state)
-            try:
-                deadline_set, deadline_at = apply_timed(state, action, version + 1, self.clock())
-            except (GameError, InvalidMove, RuleViolation):
-                # Refused now, but perhaps because this very request was applied
-                # already (a retry racing its first attempt, or with a fresher
-                # version): then the first answer; a reused id, REQUEST_ID_REUSED.
-                if request_id:
-                    first = await self.first_answer(game_id, request_id, action)
-                    if first is not None:
-                        return first
-                raise
+            deadline_set, deadline_at = False, None
+            for index, each in enumerate(actions):
+                try:
+                    now = self.clock()
+                    moved_deadline, at = apply_timed(state, each, version + 1 + index, now)
+                except (GameError, InvalidMove, RuleViolation) as exc:
+                    # Refused now, but perhaps because this very request was applied
+                    # already (a retry racing its first attempt, or with a fresher
+                    # version): then the first answer; a reused id, REQUEST_ID_REUSED.
+                    if request_id:
+                        first = await self.first_answer(game_id, request_id, actions)
+                        if first is not None:
+                            return first
+                    if numbered:
+                        raise MoveRefused(index + 1, exc) from exc
+                    raise
+                if moved_deadline:
+                    deadline_set, deadline_at = True, at
+            new_version = version + count
             events: tuple[Event, ...] = ()
             if was is not None:
                 # The new turn's time limit, where the table has one (a robots-only
                 # table's deadline is the grace period's, no limit for the player).
                 limit = deadline_at if deadline_set and state.setup.table.turn_seconds else None
-                events = game_events(was, game_id, state, version + 1, limit)
+                events = game_events(was, game_id, state, new_version, limit)
             change = GameChange(
                 game_id,
                 version,
                 state,
-                action,
-                request_id,
+                first_action,
+                ids[0],
                 actor,
                 new_token,
                 revoke_seat,
@@ -192,6 +236,11 @@ class Moves:
                 deadline_at,
                 stake(state) if stake is not None else None,
                 events,
+                tuple(zip(actions[1:], ids[1:], strict=True)),
+                # A player's move: its answer is built from ``state`` at once (the
+                # servicer, before it awaits anything), and the state is not used
+                # after.
+                keep_state,
             )
             if not await self.repo.commit(change):
                 raise VersionConflict(-1)
@@ -199,7 +248,7 @@ class Moves:
             # A retry of a change already made (its expected version is now stale, or
             # its request id is taken): the first answer. Otherwise a lost race.
             if request_id:
-                first = await self.first_answer(game_id, request_id, action)
+                first = await self.first_answer(game_id, request_id, actions)
                 if first is not None:
                     return first
             if isinstance(exc, DuplicateRequest):
@@ -210,22 +259,50 @@ class Moves:
                 raise
             raise VersionConflict(await self.repo.current_version(game_id)) from None
         if self.notifier is not None:
-            self.notifier.publish(game_id, version + 1)
+            self.notifier.publish(game_id, new_version)
         if events and self.event_hints is not None:
             for event in events:
                 self.event_hints.publish(player_key(event.player_id))
-        return Committed(version + 1, state, False, deadline_set, deadline_at)
+        return Committed(new_version, state, False, deadline_set, deadline_at)
 
-    async def first_answer(self, game_id: str, request_id: str, action: Action) -> Committed | None:
-        """The answer a logged request got: the game as that action left it, folded
-        from the log. None if the request id is not logged; ``RequestIdReused`` if it
-        was logged for another action."""
+    async def first_answer(
+        self, game_id: str, request_id: str, action: Action | tuple[Action, ...]
+    ) -> Committed | None:
+        """The answer a logged request got: the game as that action (or the last
+        action of that turn) left it, folded from the log. None if the request id is
+        not logged; ``RequestIdReused`` if it was logged for another action (or
+        another sequence: every row of a turn is compared)."""
+        actions = action if isinstance(action, tuple) else (action,)
         logged = await self.repo.logged_request(game_id, request_id)
         if logged is None:
             return None
-        version, first = logged
-        if first != action:
+        version, last = logged
+        if last != actions[-1]:
             raise RequestIdReused(f"request id {request_id!r} was used for another action")
         setup = await self.repo.setup_of(game_id)
         rows = await self.repo.log(game_id, 0, version)
+        if len(actions) > 1:
+            ids = turn_request_ids(request_id, len(actions))
+            ours = rows[-len(actions) :]
+            if len(ours) != len(actions) or any(
+                row.action != each or row.request_id != rid
+                for row, each, rid in zip(ours, actions, ids, strict=True)
+            ):
+                raise RequestIdReused(
+                    f"request id {request_id!r} was used for another sequence of moves"
+                )
         return Committed(version, rebuild(setup, [r.action for r in rows]), replayed=True)
+
+
+def turn_request_ids(request_id: str | None, count: int) -> tuple[str | None, ...]:
+    """The request ids a sequence of ``count`` moves is logged with: the request's own
+    on the last row (so a retry finds the whole turn's answer where a single move's
+    would be), and ``<id>#1``, ``<id>#2``, ... on the rows before it (the log keeps a
+    request id unique per game). A single move: the request's id alone.
+
+    >>> turn_request_ids("r", 3)
+    ('r#1', 'r#2', 'r')
+    """
+    if request_id is None:
+        return (None,) * count
+    return (*(f"{request_id}#{k}" for k in range(1, count)), request_id)

@@ -137,6 +137,15 @@ class GameChange:
     # its transaction (and, for an app with a webhook, their deliveries): an event
     # exists exactly when its change does.
     events: tuple[Event, ...] = ()
+    # The actions after ``action`` when the change is a turn of several moves, with
+    # the request id each is logged with: each its own log row, at ``version + 2``,
+    # ``version + 3``, ...; ``state`` is the game after the last.
+    then: tuple[tuple[Action, str | None], ...] = ()
+    # The caller uses ``state`` only until it next awaits (a move's answer is built
+    # from it at once) and never after: once written, the store may hand this very
+    # object to the next read of the game at the new version instead of decoding
+    # the snapshot again (``Store.seat_game``).
+    keep_state: bool = False
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,9 @@ class GameInsert:
 
 # A player's event as a change writes it: player id, kind, payload (JSON text).
 EventWrite = tuple[str, str, str]
+# A further log row of a change that logs several moves (a turn): seat, action (text),
+# request id. The k-th of them (from 1) is logged at ``version + 1 + k``.
+LogWrite = tuple[int, str, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +107,14 @@ class MoveWrite:
     # The players' events written with the change: (player id, kind, payload as JSON
     # text). Empty for most changes (seats without player ids, moves within a turn).
     events: tuple[EventWrite, ...] = ()
+    # The rows logged after the first, in order, when the change is a sequence of
+    # moves (a turn in one request): the snapshot is then the state after the last,
+    # at ``version + 1 + len(then)``, and every move keeps its own row and version.
+    then: tuple[LogWrite, ...] = ()
+
+    @property
+    def new_version(self) -> int:
+        return self.version + 1 + len(self.then)
 
 
 class DirectAccess(Protocol):

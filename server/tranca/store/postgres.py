@@ -45,7 +45,14 @@ NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint"
 # happens only at the version read; the log row, and a seat's token added or revoked,
 # only if the update happened; one row comes back only if the row was logged. Under
 # READ COMMITTED a concurrent writer's update is re-checked against ``version = $2``,
-# so of two racing changes exactly one gets a row back. The token branches cost a
+# so of two racing changes exactly one gets a row back.
+#
+# A change may log several moves (a turn in one request): the first row from $5-$7,
+# the rest from the arrays $20 (seats), $21 (actions), $22 (request ids), at the
+# versions that follow, and the snapshot ($4) is the state after the last of them at
+# $2 + 1 + cardinality($20). With $20 NULL (one move, the usual case) ``unnest``
+# yields no row. The hint names the last version only: a watcher reads the log after
+# its own version, every row of the turn included. The token branches cost a
 # one-time filter when they have nothing to do (a move: $11 and $12 are NULL).
 #
 # The hint for watchers (a NOTIFY, sent to every listening replica at commit) goes
@@ -65,13 +72,18 @@ NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint"
 # commit together or not at all. With $19 NULL the branches cost a one-time filter.
 WRITE_CHANGE_SQL = f"""
 WITH updated AS (
-    UPDATE games SET version = $2 + 1, status = $3, snapshot = $4, updated_at = now(),
+    UPDATE games SET version = $2 + 1 + coalesce(cardinality($20::int[]), 0), status = $3,
+        snapshot = $4, updated_at = now(),
         deadline_at = CASE WHEN $9 THEN $10::bigint ELSE deadline_at END
     WHERE id = $1 AND version = $2
-    RETURNING id, watched_until, app_id
+    RETURNING id, watched_until, app_id, version
 ), logged AS (
     INSERT INTO move_log (game_id, version, seat, action, request_id, actor, created_at)
     SELECT id, $2 + 1, $5, $6, $7, $8, now() FROM updated
+    UNION ALL
+    SELECT u.id, $2 + 1 + m.o, m.s, m.a, m.r, $8, now()
+    FROM updated AS u,
+        unnest($20::int[], $21::text[], $22::varchar[]) WITH ORDINALITY AS m(s, a, r, o)
     RETURNING game_id, version
 ), revoked AS (
     UPDATE player_tokens SET revoked = true
@@ -93,9 +105,9 @@ WITH updated AS (
     SELECT v.id, v.app_id, 'pending', 0, v.created_at
     FROM events AS v JOIN app_webhooks AS w ON w.app_id = v.app_id AND w.enabled
 )
-SELECT l.version, CASE WHEN u.watched_until >= now()
-    THEN pg_notify('{NOTIFY_CHANNEL}', l.game_id || ':' || l.version)::text END
-FROM logged AS l, updated AS u
+SELECT u.version, CASE WHEN u.watched_until >= now()
+    THEN pg_notify('{NOTIFY_CHANNEL}', u.id || ':' || u.version)::text END
+FROM updated AS u WHERE EXISTS (SELECT 1 FROM logged)
 """
 
 INSERT_GAME_SQL = (
@@ -166,6 +178,9 @@ def change_args(w: MoveWrite) -> tuple[Any, ...]:
         None if t is None else t.expires_at,
         None if t is None else t.session_id,
         events_json(w.events) if w.events else None,
+        [seat for seat, _, _ in w.then] if w.then else None,
+        [action for _, action, _ in w.then] if w.then else None,
+        [request_id for _, _, request_id in w.then] if w.then else None,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -19,7 +20,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ..app.deadlines import lease_deadline, turn_deadline
-from ..app.game import FINISHED, PLATFORM_SCHEMA_VERSION, WAITING, Action, Setup
+from ..app.game import FINISHED, PLATFORM_SCHEMA_VERSION, WAITING, Action, GameState, Setup
 from ..services.credentials import hash_secret, new_api_key
 from ..services.errors import NotFound
 from ..services.moves import now_ms
@@ -68,8 +69,18 @@ __all__ = ["Store", "direct_access"]
 MAX_VERSION = 2**62
 
 
+# The states kept for the next read of their games (``Store.seat_game``): at most
+# this many games' (beyond, all are dropped and kept afresh); 0 keeps none, which
+# decodes every snapshot read (``TRANCA_KEEP_STATES=0``, for measuring the gain).
+KEEP_STATES = int(os.environ.get("TRANCA_KEEP_STATES", "4096"))
+
+
 class Store:
-    """All database access of the service. Holds an engine, never a game."""
+    """All database access of the service. Holds an engine; of games, only the state
+    a player's move of this process just wrote, for the next read of that game at
+    that version (a version names one state: the write's compare-and-swap), handed
+    out once and never written back, so a read at any other version, or in another
+    process, decodes the snapshot as ever."""
 
     def __init__(
         self,
@@ -97,6 +108,9 @@ class Store:
         # SQLite's busy handler (which sleeps and retries) keeps latency flat.
         self._write_lock: asyncio.Lock | None = None if self.is_postgres else asyncio.Lock()
         self._observe = observe
+        # Game id -> (version, the state a player's move wrote at it): see KEEP_STATES.
+        self._kept: dict[str, tuple[int, GameState]] = {}
+        self._kept_hits = 0
 
     def _guard(self) -> Bounded:
         """A bounded database call whose driver errors become ``Unavailable``."""
@@ -252,11 +266,20 @@ class Store:
         self._timed("seat_game", started)
         if row is None:
             return None
+        version = int(row.version)
+        kept = self._kept.pop(row.game_id, None)
+        if kept is not None and kept[0] == version:
+            # The state this process wrote at this very version (a game's version
+            # names one state): no decoding. Taken out, so it is used once.
+            state = kept[1]
+            self._kept_hits += 1
+        else:
+            state = state_from_text(row.snapshot, row.setup)
         return SeatGame(
             TokenRecord(row.game_id, int(row.seat), row.player_name, token_hash),
             row.app_id,
-            int(row.version),
-            state_from_text(row.snapshot, row.setup),
+            version,
+            state,
             row.deadline_at,
         )
 
@@ -450,6 +473,10 @@ class Store:
             async with self._guard(), self._one_writer():
                 written = await self.direct.write_move(write)
         self._timed("commit", started)
+        if written and change.keep_state and KEEP_STATES:
+            if len(self._kept) >= KEEP_STATES:
+                self._kept.clear()
+            self._kept[change.game_id] = (write.new_version, change.state)
         return written
 
     def move_write(self, change: GameChange) -> MoveWrite:
@@ -471,6 +498,7 @@ class Store:
             tuple((e.player_id, e.kind, dumps(e.payload)) for e in change.events)
             if change.events
             else (),
+            tuple((a.seat, action_text(a), rid) for a, rid in change.then),
         )
 
     async def _commit_staked(self, w: MoveWrite, stake: Stake) -> bool:

@@ -97,11 +97,12 @@ def sqlite_timestamp() -> str:
 
 def change_statements(w: MoveWrite, now: str) -> tuple[Statement, list[Statement]]:
     """A change of a game: the compare-and-swap update (it must change one row, or the
-    game moved on and nothing is written), then the rest of the change."""
+    game moved on and nothing is written), then the rest of the change (its log rows,
+    one per move of a turn, and what else it writes)."""
     update = (
         UPDATE_GAME_SQL,
         (
-            w.version + 1,
+            w.new_version,
             w.status,
             w.snapshot,
             now,
@@ -114,6 +115,11 @@ def change_statements(w: MoveWrite, now: str) -> tuple[Statement, list[Statement
     rest: list[Statement] = [
         (INSERT_LOG_SQL, (w.game_id, w.version + 1, w.seat, w.action, w.request_id, w.actor, now))
     ]
+    # A turn in one request: the moves after the first, each its own row and version.
+    for k, (seat, action, request_id) in enumerate(w.then, start=2):
+        rest.append(
+            (INSERT_LOG_SQL, (w.game_id, w.version + k, seat, action, request_id, w.actor, now))
+        )
     if w.revoke_seat is not None:
         rest.append((REVOKE_SEAT_SQL, (w.game_id, w.revoke_seat)))
     if w.new_token is not None:
