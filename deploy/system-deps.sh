@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages that the deploy checks and the local rig need: nginx (the gRPC
-# balancer), prometheus (the server and promtool) and prometheus-alertmanager (amtool,
-# which checks the Alertmanager config). Installed only when missing, with
+# balancer), prometheus (the server and promtool), prometheus-alertmanager (amtool,
+# which checks the Alertmanager config), nats-server (the change feed) and pgbouncer
+# (the connection pooler). Installed only when missing, with
 # --no-install-recommends. The packages' own services are not started (a policy-rc.d
 # denies it for the duration of the install): the rig starts the binaries itself, on
 # loopback, with its own config and pid files.
@@ -13,6 +14,9 @@ need=()
 have nginx || need+=(nginx)
 { have prometheus && have promtool; } || need+=(prometheus)
 have amtool || need+=(prometheus-alertmanager)
+# The rig's parts for more than one machine: NATS (the change feed) and PgBouncer.
+have nats-server || need+=(nats-server)
+have pgbouncer || need+=(pgbouncer)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

@@ -456,7 +456,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     url = normalise_url(cfg.database_url)
     if cfg.auto_migrate:
         await migrate.upgrade_async(url)
-    elif not await migrate.is_up_to_date(url):
+    elif not await migrate.is_up_to_date(url, pgbouncer=cfg.db_pgbouncer):
         raise SystemExit(
             f"the database schema is not at {migrate.head_revision()}: run `tranca migrate` first"
         )
