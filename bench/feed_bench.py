@@ -132,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         rig["watched_over_unwatched"] = round(
             rig["watched"]["moves_per_second"] / rig["unwatched"]["moves_per_second"], 3
         )
+    m: dict[str, Any] = machine()
     report = {
-        "machine": machine(),
+        "machine": m,
         "command": shlex.join([sys.executable, *sys.argv]),
         "settings": vars(a),
         "seconds_total": round(time.time() - started, 1),
@@ -143,7 +144,6 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "feed.json").write_text(json.dumps(report, indent=2) + "\n")
-    m = report["machine"]
     lines = [
         "# Three replicas: NOTIFY vs NATS, direct vs PgBouncer",
         "",

@@ -86,14 +86,20 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         key = "storage-bench-key"
         server = subprocess.Popen(
-            [*cli, "serve", "--port", str(port), "--metrics-port", "0"]
-            + ["--database-url", url, "--dev-api-key", key],
+            [
+                *cli,
+                *("serve", "--port", str(port), "--metrics-port", "0"),
+                *("--database-url", url, "--dev-api-key", key),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         load = subprocess.run(
-            [*cli, "loadtest", "--address", f"127.0.0.1:{port}", "--api-key", key]
-            + ["--games", str(a.games), "--seconds", str(a.seconds), "--verify-wait", "60"],
+            [
+                *cli,
+                *("loadtest", "--address", f"127.0.0.1:{port}", "--api-key", key),
+                *("--games", str(a.games), "--seconds", str(a.seconds), "--verify-wait", "60"),
+            ],
             capture_output=True,
             text=True,
             timeout=a.seconds + 300,

@@ -116,7 +116,7 @@ def test_the_upgrade_partitions_the_log_and_keeps_every_row(db_at_0007: str) -> 
                     "INSERT INTO move_log (game_id, version, seat, action, request_id, actor)"
                     " VALUES ($1, $2, 0, '{}', $3, 'player')",
                     gid,
-                    10_000 + int(version),
+                    10_000 + int(str(version)),
                     rid,
                 )
             with pytest.raises(asyncpg.ForeignKeyViolationError):
