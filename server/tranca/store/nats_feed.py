@@ -165,6 +165,9 @@ class NatsFeed:
                     # Hints published while the connection is down are dropped rather
                     # than buffered: once it is back every watcher re-reads anyway.
                     pending_size=0,
+                    # This replica's own hints are not sent back to it: its hub had
+                    # them at the commit.
+                    no_echo=True,
                     disconnected_cb=self._disconnected,
                     reconnected_cb=self._reconnected,
                     error_cb=self._error,
