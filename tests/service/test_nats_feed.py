@@ -19,6 +19,7 @@ import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import grpc
@@ -199,3 +200,48 @@ def test_every_game_id_has_a_plain_subject(game_id: str) -> None:
     assert tokens[:2] == ["tranca", "games"] and len(tokens) == 3
     assert tokens[2] and not set(tokens[2]) & set(" \t\r\n*>")
     assert subject(game_id) == name  # the same on every replica
+
+
+async def test_idle_watchers_re_read_seldom_while_the_feed_is_up(
+    fed_replicas: list[Running], bus: Bus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the feed connected a stream's safety-net re-read waits the steady period;
+    once the feed drops every watcher re-reads at once and then on the short timer."""
+    monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 0.2)
+    monkeypatch.setattr(games_service, "WATCH_POLL_STEADY_SECONDS", 300.0)
+    mover, watching = fed_replicas
+    reads: list[str] = []
+    log = watching.store.log
+
+    async def counted(game_id: str, *args: Any, **kwargs: Any) -> Any:
+        reads.append(game_id)
+        return await log(game_id, *args, **kwargs)
+
+    monkeypatch.setattr(watching.store, "log", counted)
+    _, key = await mover.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
+    async with (
+        grpc.aio.insecure_channel(f"127.0.0.1:{mover.port}") as ch0,
+        grpc.aio.insecure_channel(f"127.0.0.1:{watching.port}") as ch1,
+    ):
+        players, watcher = Client(ch0, key), Client(ch1, key)
+        gid, tokens = await players.new_game()
+        watch = watcher.stub.WatchGame(
+            pb.WatchGameRequest(game_id=gid), metadata=watcher.player(tokens[0])
+        )
+        updates = aiter(watch)
+        await asyncio.wait_for(anext(updates), 10)
+        # A move still arrives at once, by hint.
+        version = await move_first_legal(players, gid, tokens)
+        assert (await asyncio.wait_for(anext(updates), 30)).view.version == version
+        settled = len(reads)
+        await asyncio.sleep(1.5)  # seven short periods: no re-read while steady
+        assert len(reads) == settled
+
+        bus.stop()
+        async with asyncio.timeout(20):
+            while feed(watching).connected:
+                await asyncio.sleep(0.05)
+        async with asyncio.timeout(20):  # the short timer again: re-read after re-read
+            while len(reads) < settled + 3:
+                await asyncio.sleep(0.05)
+        watch.cancel()

@@ -16,8 +16,11 @@ message wakes that game's watchers through the hub. Core NATS, not JetStream: a 
 is worth nothing once a watcher has re-read the log, so nothing is stored.
 
 What a lost message costs: a watcher reads the moves from the log, never from the
-message, and re-reads it on its timer (``WATCH_POLL_SECONDS``), so a hint lost (the
-bus down, a replica cut off from it, a slow consumer) only delays it until then.
+message, and re-reads it on its timer, so a hint lost only delays it until then:
+every ``WATCH_POLL_STEADY_SECONDS`` (60) while this replica's connection is up (a
+message lost on a live connection: a slow consumer), every ``WATCH_POLL_SECONDS``
+(10) from the moment the connection is seen down (the bus gone, this replica cut off
+from it), when every watcher here is woken to re-read at once.
 When this replica's connection comes back every watcher here re-reads at once (what
 was published meanwhile is lost), and nats-py sends this replica's subscriptions
 again. A watch stream, before it first reads the log, waits until its game's
@@ -177,6 +180,7 @@ class NatsFeed:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
         self._state(True)
+        self.hub.steady = True
         # Watchers that opened before the connection did: subscribe for them now, and
         # have every watcher re-read (anything published before is in the log).
         for game_id in self.hub.watched_games():
@@ -210,10 +214,15 @@ class NatsFeed:
         if not self._stopping:
             log.warning("change_feed_lost", url=self.url)
             self._state(False)
+            # Back to the short re-read: every watcher re-reads now and then waits
+            # WATCH_POLL_SECONDS, not the steady period, until the feed is back.
+            self.hub.steady = False
+            self.hub.wake_all()
 
     async def _reconnected(self) -> None:
         log.info("change_feed_back", url=self.url)
         self._state(True)
+        self.hub.steady = True
         # nats-py has sent our subscriptions again; hints published while we were
         # away are lost, so every watcher here re-reads the log now.
         self.hub.wake_all()

@@ -51,6 +51,9 @@ class Hub:
         # Told when a game gets its first watcher here (True) and loses its last
         # (False): the NATS change feed subscribes and unsubscribes (nats_feed.py).
         self.on_game: Callable[[str, bool], None] | None = None
+        # Set by the NATS change feed while it is connected: watchers then re-read
+        # the log less often (services/games.py, WATCH_POLL_STEADY_SECONDS).
+        self.steady = False
 
     @contextlib.contextmanager
     def subscribe(self, game_id: str) -> Iterator[asyncio.Event]:
