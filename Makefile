@@ -86,12 +86,27 @@ demo: venv
 bench-service: venv
 	$(BIN)/python bench/service_quick.py --out bench/results
 
-## Memory and scale: server RSS idle, warmed up and with 1,000 watch streams, and move
-## latency, with 10, 1,000 and 10,000 games stored, on SQLite and PostgreSQL
-## (bench/README.md).
-SCALE_PG ?= postgresql://postgres@127.0.0.1:5432/test
-bench-scale: venv
-	$(BIN)/python bench/scale.py --out bench/results --database-url sqlite --database-url $(SCALE_PG)
+## Memory and scale: server RSS idle, warmed up and with SCALE_WATCHERS watch streams,
+## move latency and the watch streams' fan-out delay, with SCALE_SIZES games stored
+## (seeded with COPY on PostgreSQL; up to 1,000,000), on SQLite and PostgreSQL
+## (bench/README.md). SCALE_FEED=nats://127.0.0.1:4222 runs the server with the NATS
+## change feed (deploy/nats-up.sh starts the machine's NATS if it is down), and
+## SCALE_DBS=postgres leaves SQLite out. Then the change feed and PgBouncer with three
+## replicas in the rig (bench/feed_bench.py) and the bytes per game and move
+## (bench/storage_bench.py).
+SCALE_PG       ?= postgresql://postgres@127.0.0.1:5432/test
+SCALE_SIZES    ?= 10,1000,10000
+SCALE_WATCHERS ?= 1000
+SCALE_FEED     ?=
+SCALE_DBS      ?= sqlite postgres
+bench-scale: venv system-deps
+	@if [ -n "$(SCALE_FEED)" ]; then bash deploy/nats-up.sh; fi
+	nice -n 10 $(BIN)/python bench/scale.py --out bench/results --sizes $(SCALE_SIZES) \
+	  --watchers $(SCALE_WATCHERS) $(if $(SCALE_FEED),--change-feed $(SCALE_FEED)) \
+	  $(if $(filter sqlite,$(SCALE_DBS)),--database-url sqlite) \
+	  $(if $(filter postgres,$(SCALE_DBS)),--database-url $(SCALE_PG))
+	nice -n 10 $(BIN)/python bench/feed_bench.py --out bench/results
+	nice -n 10 $(BIN)/python bench/storage_bench.py --out bench/results
 
 ## Lint, type check and the whole test suite.
 test: system-deps lint typecheck deploy-check pytest

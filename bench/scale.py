@@ -65,7 +65,7 @@ from sqlalchemy import (
     insert,
     select,
 )
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from tranca.app.game import Action, Setup, new_game, play_action
 from tranca.rules.bots import GreedyBot
@@ -108,6 +108,8 @@ class Options:
     watch_timeout: float = 30.0  # seconds for one stream's first view
     watch_rounds: int = 2  # the watchers opened and closed this many times
     settle_seconds: float = 2.0  # pause before each memory reading
+    change_feed: str = ""  # the server's --change-feed (nats://...); "" for NOTIFY
+    fanout_games: int = 20  # watched games moved once each to time the fan-out
     log_dir: str = ""  # keep the server logs here (default: a temporary directory)
 
 
@@ -135,7 +137,10 @@ def read_memory(pid: int) -> dict[str, float]:
 class ServerProcess:
     """``tranca serve`` as a subprocess on a free port, logging to a file."""
 
-    def __init__(self, database_url: str, api_key: str, log_path: Path) -> None:
+    def __init__(
+        self, database_url: str, api_key: str, log_path: Path, extra: list[str] | None = None
+    ) -> None:
+        self.extra = extra or []
         self.database_url = database_url
         self.api_key = api_key
         self.log_path = log_path
@@ -171,6 +176,7 @@ class ServerProcess:
                     self.api_key,
                     "--log-format",
                     "json",
+                    *self.extra,
                 ],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -426,7 +432,7 @@ async def _copy_games(
     }
     async with engine.begin() as conn:
         await conn.run_sync(mapping.create)
-        await conn.execute(insert(mapping), pairs)
+        await _bulk_insert(conn, mapping, pairs)
         await conn.execute(
             insert(games_t).from_select(
                 [c.name for c in games_t.c],
@@ -446,9 +452,23 @@ async def _copy_games(
             )
         for t in by_row:
             if new_rows[t.name]:
-                await conn.execute(insert(t), new_rows[t.name])
+                await _bulk_insert(conn, t, new_rows[t.name])
         await conn.run_sync(mapping.drop)
     return copies
+
+
+async def _bulk_insert(conn: AsyncConnection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """``rows`` into ``table``: with PostgreSQL's COPY (asyncpg's binary copy, on the
+    transaction's own connection), one executemany on SQLite."""
+    if conn.dialect.name != "postgresql":
+        await conn.execute(insert(table), rows)
+        return
+    columns = [c.name for c in table.c if c.name in rows[0]]
+    raw = await conn.get_raw_connection()
+    driver: Any = raw.driver_connection
+    await driver.copy_records_to_table(
+        table.name, records=[tuple(r[c] for c in columns) for r in rows], columns=columns
+    )
 
 
 def _copy_child(
@@ -729,6 +749,75 @@ class WatchPool:
             await asyncio.wait_for(asyncio.gather(*(follow(w) for w in watchers)), timeout)
         return {"checked": True, "streams": len(watchers), "delivered": len(delivered)}
 
+    async def fanout(self, games: int, timeout: float = 15.0) -> dict[str, Any]:
+        """The fan-out delay: up to ``games`` watched games in progress are moved one
+        after the other, and for each stream on the moved game the time from the
+        mover's acknowledgement to the stream's delivery of that version (0 when the
+        update came first) is recorded; p50 and p99 over all of them."""
+        on_game: dict[str, list[Watcher]] = {}
+        for w in self.watchers:
+            live = w.version >= 0 and not w.call.done()
+            if live and w.game.status == "playing" and all(w.game.tokens):
+                on_game.setdefault(w.game.game_id, []).append(w)
+        picked = sorted(on_game.items(), key=lambda kv: -len(kv[1]))[:games]
+        stub = pb_grpc.GameServiceStub(self.channels[0])
+        delays: list[float] = []
+        missed = 0
+        for game_id, watchers in picked:
+            game = watchers[0].game
+            try:
+                view = (
+                    await stub.GetView(
+                        pb.GetViewRequest(game_id=game_id),
+                        metadata=_app(self.seeded.api_key),
+                        timeout=10,
+                    )
+                ).view
+                # Streams still behind catch up first, so that only this move is timed.
+                await asyncio.wait_for(
+                    asyncio.gather(*(_read_to(w, view.version) for w in watchers)), timeout
+                )
+                md = _player(game.tokens[view.turn])
+                legal = await stub.ListLegalMoves(
+                    pb.ListLegalMovesRequest(game_id=game_id), metadata=md, timeout=10
+                )
+                arrived: dict[int, float] = {}
+                target = legal.version + 1
+                readers = [
+                    asyncio.ensure_future(_timed_read(w, target, arrived, i))
+                    for i, w in enumerate(watchers)
+                ]
+                done = await stub.SubmitMove(
+                    pb.SubmitMoveRequest(
+                        game_id=game_id,
+                        expected_version=legal.version,
+                        request_id=uuid.uuid4().hex,
+                        move=legal.moves[0],
+                    ),
+                    metadata=md,
+                    timeout=10,
+                )
+                acked = time.perf_counter()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.gather(*readers), timeout)
+                for r in readers:
+                    r.cancel()
+                assert done.version == target
+                delays += [max(0.0, arrived[i] - acked) * 1000 for i in arrived]
+                missed += len(watchers) - len(arrived)
+            except (grpc.aio.AioRpcError, TimeoutError) as e:
+                missed += len(watchers)
+                print(f"  fan-out probe of {game_id}: {e!r}", file=sys.stderr)
+        q = statistics.quantiles(delays, n=100) if len(delays) >= 2 else delays * 99
+        return {
+            "games": len(picked),
+            "streams": len(delays) + missed,
+            "delivered": len(delays),
+            "missed": missed,
+            "delay_p50_ms": round(q[49], 2) if q else None,
+            "delay_p99_ms": round(q[98], 2) if q else None,
+        }
+
     async def close(self) -> None:
         for w in self.watchers:
             if w.call is not None:
@@ -750,6 +839,20 @@ class WatchPool:
             "first_view_p50_ms": round(q[49], 1) if q else None,
             "first_view_p99_ms": round(q[98], 1) if q else None,
         }
+
+
+async def _timed_read(w: Watcher, version: int, arrived: dict[int, float], key: int) -> None:
+    await _read_to(w, version)
+    arrived[key] = time.perf_counter()
+
+
+async def _read_to(w: Watcher, version: int) -> None:
+    """Read ``w``'s stream until it has delivered ``version``."""
+    while w.version < version:
+        update = await w.call.read()
+        if update is grpc.aio.EOF:
+            raise TimeoutError("the stream ended")
+        w.version = update.view.version
 
 
 # ----- one size -----------------------------------------------------------------------
@@ -777,7 +880,12 @@ async def measure_size(size: int, database: str, opts: Options) -> dict[str, Any
                 "copy_seconds": seeded.copy_seconds,
                 "database_bytes": await db.size_bytes(),
             }
-            server = ServerProcess(db.url, seeded.api_key, log_dir / f"serve-{db.kind}-{size}.log")
+            server = ServerProcess(
+                db.url,
+                seeded.api_key,
+                log_dir / f"serve-{db.kind}-{size}.log",
+                ["--change-feed", opts.change_feed] if opts.change_feed else [],
+            )
             memory: dict[str, dict[str, float]] = {}
             result["memory_mb"] = memory
             try:
@@ -845,6 +953,7 @@ async def _watch_round(
         watch["open_seconds"] = round(opened_in, 2)
         watch["still_open_at_reading"] = pool.still_open()
         watch["live_probe"] = await pool.probe()
+        watch["fanout"] = await pool.fanout(opts.fanout_games)
     finally:
         await pool.close()
     # Time for the server to see the cancellations and drop the streams.
@@ -973,6 +1082,30 @@ def write_report(report: dict[str, Any], out: Path) -> str:
             f"{w['first_view_p50_ms']}/{w['first_view_p99_ms']} | "
             f"{r['database_bytes'] / MB:.1f} | {r['seed_seconds']} + {r['copy_seconds']} |"
         )
+    lines += [
+        "",
+        "Fan-out (first round, with every watcher open): watched games in progress "
+        "moved one after the other; for each stream on the moved game, the time from "
+        "the mover's acknowledgement to that stream's delivery of the new version. "
+        "SubmitMove p99 as a ratio to the smallest size's on the same database, in "
+        f"the same run. Change feed: {s.get('change_feed') or 'NOTIFY (the default)'}.",
+        "",
+        "| database | games stored | games moved | streams delivered / timed | "
+        "fan-out p50 ms | fan-out p99 ms | SubmitMove p99 / smallest size's |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    smallest: dict[str, float] = {}
+    for r in sorted(report["results"], key=lambda r: r["games_stored"]):
+        smallest.setdefault(r["database"], r["load"]["submit_p99_ms"] or 0.0)
+    for r in report["results"]:
+        f = r["watchers"].get("fanout", {})
+        base = smallest.get(r["database"]) or 0.0
+        ratio = f"{r['load']['submit_p99_ms'] / base:.2f}" if base else "-"
+        lines.append(
+            f"| {r['database']} | {r['games_stored']:,} | {f.get('games', '-')} | "
+            f"{f.get('delivered', '-')}/{f.get('streams', '-')} | {f.get('delay_p50_ms')} | "
+            f"{f.get('delay_p99_ms')} | {ratio} |"
+        )
     problems = [
         f"{r['database']} {r['games_stored']}: {p}" for r in report["results"] for p in _problems(r)
     ]
@@ -1086,6 +1219,12 @@ def parse_args(argv: list[str] | None = None) -> tuple[Options, Path]:
     p.add_argument("--watch-rounds", type=int, default=d.watch_rounds)
     p.add_argument("--settle-seconds", type=float, default=d.settle_seconds)
     p.add_argument("--log-dir", default="", help="keep the server logs here")
+    p.add_argument(
+        "--change-feed",
+        default="",
+        help="the server's --change-feed (nats://127.0.0.1:4222); default: NOTIFY",
+    )
+    p.add_argument("--fanout-games", type=int, default=d.fanout_games)
     a = p.parse_args(argv)
     try:
         sizes = [int(s.replace("_", "")) for s in a.sizes.split(",") if s.strip()]
@@ -1110,6 +1249,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[Options, Path]:
         watch_rounds=a.watch_rounds,
         settle_seconds=a.settle_seconds,
         log_dir=a.log_dir,
+        change_feed=a.change_feed,
+        fanout_games=a.fanout_games,
     )
     return opts, Path(a.out)
 

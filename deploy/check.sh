@@ -89,7 +89,7 @@ grafana_dashboard() {
 kubernetes() {
   local out="$TMP/k8s" ok=0
   mkdir -p "$out"
-  for k in base overlays/example; do
+  for k in base overlays/example overlays/past-one-machine; do
     local name=${k//\//-}
     if command -v kubectl >/dev/null 2>&1; then
       kubectl kustomize "deploy/k8s/$k" >"$out/$name.yaml" || return 1

@@ -69,7 +69,7 @@ def _metrics() -> set[str]:
 
 
 def _pod_specs(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    if doc["kind"] in ("Deployment", "Job"):
+    if doc["kind"] in ("Deployment", "StatefulSet", "Job"):
         template = doc["spec"]["template"]
         return [(f"{doc['kind']}/{doc['metadata']['name']}", template, template["spec"])]
     return []
@@ -89,14 +89,18 @@ def check_k8s(docs: list[dict[str, Any]]) -> list[str]:
 
     for kind in ("ConfigMap", "Secret"):
         for d in by_kind.get(kind, []):
+            if not d["metadata"]["name"].startswith(("tranca-config", "tranca-secrets")):
+                continue  # another program's (PgBouncer's config, say)
             data = {**d.get("data", {}), **d.get("stringData", {})}
             for key in data:
                 if key not in settings:
                     problems.append(f"{kind}/{d['metadata']['name']}: {key} is no setting")
 
-    deployments = by_kind.get("Deployment", [])
+    # The servers' Deployment; the optional parts' workloads (PgBouncer, NATS) get the
+    # pod checks below but not the server's.
+    deployments = [d for d in by_kind.get("Deployment", []) if d["metadata"]["name"] == "tranca"]
     if len(deployments) != 1:
-        problems.append(f"expected one Deployment, found {len(deployments)}")
+        problems.append(f"expected one Deployment tranca, found {len(deployments)}")
     for where, _template, spec in [s for d in docs for s in _pod_specs(d)]:
         pod_sc = spec.get("securityContext", {})
         if pod_sc.get("runAsNonRoot") is not True:

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages that the deploy checks and the local rig need: nginx (the gRPC
-# balancer), prometheus (the server and promtool) and prometheus-alertmanager (amtool,
-# which checks the Alertmanager config), and chromium with fonts-liberation (Debian's
-# build of the browser that the web table's tests drive with playwright-core, which
-# never downloads one; the fonts are only recommended by it, and the screenshots need
+# balancer), prometheus (the server and promtool), prometheus-alertmanager (amtool,
+# which checks the Alertmanager config), nats-server (the change feed), pgbouncer (the
+# connection pooler), and chromium with fonts-liberation (Debian's build of the
+# browser that the web table's tests drive with playwright-core, which never
+# downloads one; the fonts are only recommended by it, and the screenshots need
 # them). Installed only when missing, with --no-install-recommends. The packages' own
 # services are not started (a policy-rc.d denies it for the duration of the install):
 # the rig starts the binaries itself, on loopback, with its own config and pid files.
@@ -16,6 +17,9 @@ have nginx || need+=(nginx)
 { have prometheus && have promtool; } || need+=(prometheus)
 have amtool || need+=(prometheus-alertmanager)
 have chromium || need+=(chromium fonts-liberation)
+# The rig's parts for more than one machine: NATS (the change feed) and PgBouncer.
+have nats-server || need+=(nats-server)
+have pgbouncer || need+=(pgbouncer)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

@@ -1,15 +1,25 @@
 """The local rig: the whole deployment on this machine, without containers.
 
     rig.py up [--dir DIR] [--ports fixed|auto] [--ttl SECONDS] [--json]
+              [--feed notify|nats] [--pgbouncer]
     rig.py down [--dir DIR]
     rig.py status [--dir DIR]
+    rig.py stop|start --name NAME [--dir DIR]   (one process of the rig, e.g. nats)
 
 ``up`` creates a fresh PostgreSQL database (on TRANCA_RIG_PG, by default the local
 server on 127.0.0.1:5432), migrates it with ``tranca migrate``, starts three
 ``tranca serve`` processes on loopback ports, nginx in front of them as the gRPC
 balancer (HTTP/2 in clear, one upstream pick per call) and Prometheus scraping the
 three metrics ports every second, waits until every piece answers, registers an
-app and prints the addresses. Every process runs in its own session with its own
+app and prints the addresses. ``--feed nats`` adds a NATS server of the rig's own
+(Debian's nats-server) and starts the servers with ``--change-feed`` on it (no
+NOTIFY then); ``--pgbouncer`` adds a PgBouncer in transaction mode (Debian's
+pgbouncer) between the servers and PostgreSQL: their pools go through it
+(``--db-pgbouncer``: asyncpg's prepared statement caches off, since PgBouncer 1.18
+cannot keep prepared statements in transaction mode), their NOTIFY listener and the
+migration go straight to PostgreSQL. ``stop``/``start`` stop one of the rig's
+processes and start it again with the same command line (the tests restart the bus
+that way). Every process runs in its own session with its own
 config, pid, log and data files under DIR; nothing listens beyond 127.0.0.1, and
 nothing relies on systemd. A watchdog brings the rig down by itself after
 ``--ttl`` seconds; ``down`` stops it earlier, drops the database and removes DIR.
@@ -33,6 +43,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
@@ -51,6 +62,8 @@ FIXED = {
     "replicas": [50061, 50062, 50063],
     "metrics": [9471, 9472, 9473],
     "prometheus": 9490,
+    "nats": 4232,
+    "pgbouncer": 6442,
 }
 
 
@@ -156,17 +169,26 @@ def _port_free(port: int) -> bool:
 
 def choose_ports(mode: str) -> dict[str, Any]:
     if mode == "auto":
-        p = _free_ports(2 + 2 * REPLICAS)
+        p = _free_ports(4 + 2 * REPLICAS)
         return {
             "balancer": p[0],
             "replicas": p[1 : 1 + REPLICAS],
             "metrics": p[1 + REPLICAS : 1 + 2 * REPLICAS],
-            "prometheus": p[-1],
+            "prometheus": p[1 + 2 * REPLICAS],
+            "nats": p[2 + 2 * REPLICAS],
+            "pgbouncer": p[3 + 2 * REPLICAS],
         }
     ports = dict(FIXED)
     busy = [
         port
-        for port in [ports["balancer"], *ports["replicas"], *ports["metrics"], ports["prometheus"]]
+        for port in [
+            ports["balancer"],
+            *ports["replicas"],
+            *ports["metrics"],
+            ports["prometheus"],
+            ports["nats"],
+            ports["pgbouncer"],
+        ]
         if not _port_free(port)
     ]
     if busy:
@@ -298,9 +320,15 @@ def write_nginx_conf(ndir: Path, listen: int, replicas: list[int]) -> Path:
     return conf
 
 
-def up(d: Path, ports_mode: str, ttl: float) -> dict[str, Any]:
+def up(
+    d: Path, ports_mode: str, ttl: float, feed: str = "notify", pgbouncer: bool = False
+) -> dict[str, Any]:
     nginx = _binary("nginx")
     prometheus = _binary("prometheus")
+    extras = {
+        "nats": _binary("nats-server") if feed == "nats" else "",
+        "pgbouncer": _binary("pgbouncer") if pgbouncer else "",
+    }
     old = load_state(d)
     if old is not None:
         if any(alive(p) for p in old["procs"]):
@@ -313,10 +341,17 @@ def up(d: Path, ports_mode: str, ttl: float) -> dict[str, Any]:
         d.mkdir(parents=True, exist_ok=True)
         (d / "logs").mkdir(exist_ok=True)
         ports = choose_ports(ports_mode)
-        state: dict[str, Any] = {"dir": str(d), "procs": [], "database": None, "ports": ports}
+        state: dict[str, Any] = {
+            "dir": str(d),
+            "procs": [],
+            "database": None,
+            "ports": ports,
+            "feed": feed,
+            "pgbouncer": pgbouncer,
+        }
         save_state(d, state)
         try:
-            _bring_up(d, state, ports, nginx, prometheus, ttl)
+            _bring_up(d, state, ports, nginx, prometheus, ttl, extras)
         except RigError as exc:
             down(d, keep=True)
             if attempt < attempts and "already in use" in str(exc):
@@ -329,8 +364,45 @@ def up(d: Path, ports_mode: str, ttl: float) -> dict[str, Any]:
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
+def write_pgbouncer_conf(pdir: Path, listen: int, database: str) -> Path:
+    """PgBouncer's config for the rig: transaction mode, trust on loopback, in front of
+    the rig's database on the PostgreSQL of TRANCA_RIG_PG."""
+    pdir.mkdir(parents=True, exist_ok=True)
+    pdir.chmod(0o755)  # PgBouncer refuses to run as root: it runs as postgres
+    admin = urllib.parse.urlsplit(_pg_admin_url().replace("postgresql+asyncpg", "postgresql"))
+    user = admin.username or "postgres"
+    (pdir / "users.txt").write_text(f'"{user}" ""\n')
+    text = (HERE / "pgbouncer.ini.in").read_text()
+    for key, value in {
+        "@@DATABASE@@": database,
+        "@@PGHOST@@": admin.hostname or HOST,
+        "@@PGPORT@@": str(admin.port or 5432),
+        "@@USER@@": user,
+        "@@LISTEN@@": str(listen),
+        "@@DIR@@": str(pdir),
+    }.items():
+        text = text.replace(key, value)
+    conf = pdir / "pgbouncer.ini"
+    conf.write_text(text)
+    for f in pdir.iterdir():
+        f.chmod(0o644)
+    return conf
+
+
+def _port_open(port: int) -> tuple[bool, str]:
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex((HOST, port)) == 0, f"nothing on port {port}"
+
+
 def _bring_up(
-    d: Path, state: dict[str, Any], ports: dict[str, Any], nginx: str, prometheus: str, ttl: float
+    d: Path,
+    state: dict[str, Any],
+    ports: dict[str, Any],
+    nginx: str,
+    prometheus: str,
+    ttl: float,
+    extras: dict[str, str],
 ) -> None:
     logs = d / "logs"
     # The watchdog first: from here on the rig stops by itself, whatever happens to us.
@@ -355,6 +427,35 @@ def _bring_up(
     if migrated.returncode != 0:
         raise RigError(f"tranca migrate failed:\n{migrated.stderr[-2000:]}")
 
+    serve_url, serve_flags = url, []
+    if extras["nats"]:
+        # The rig's own bus (core NATS: hints are not stored), so that it can be
+        # stopped and started without touching anything else on the machine.
+        bus = _spawn(
+            "nats",
+            [extras["nats"], "-a", HOST, "-p", str(ports["nats"])],
+            logs / "nats.log",
+        )
+        bus["url"] = f"nats://{HOST}:{ports['nats']}"
+        state["procs"].append(bus)
+        save_state(d, state)
+        _wait("nats", lambda: _port_open(ports["nats"]), bus)
+        serve_flags += ["--change-feed", bus["url"]]
+    if extras["pgbouncer"]:
+        # Through PgBouncer the connection's startup parameters are ignored, so the
+        # statement timeout is the database's own setting.
+        asyncio.run(_pg(f"ALTER DATABASE \"{name}\" SET statement_timeout = '5s'"))
+        conf = write_pgbouncer_conf(d / "pgbouncer", ports["pgbouncer"], name)
+        argv = [extras["pgbouncer"], *(["-u", "postgres"] if os.geteuid() == 0 else []), str(conf)]
+        pooler = _spawn("pgbouncer", argv, logs / "pgbouncer.log")
+        base = url.rsplit("@", 1)[0]
+        pooler["url"] = f"{base}@{HOST}:{ports['pgbouncer']}/{name}"
+        state["procs"].append(pooler)
+        save_state(d, state)
+        _wait("pgbouncer", lambda: _port_open(ports["pgbouncer"]), pooler)
+        serve_url = pooler["url"]
+        serve_flags += ["--db-pgbouncer", "--listen-database-url", url]
+
     env = {**os.environ, "TRANCA_LOG_FORMAT": "json"}
     env.pop("TRANCA_DEV_API_KEY", None)
     for i, (port, mport) in enumerate(zip(ports["replicas"], ports["metrics"], strict=True)):
@@ -372,9 +473,10 @@ def _bring_up(
                 "--metrics-port",
                 str(mport),
                 "--database-url",
-                url,
+                serve_url,
                 "--workers",
                 "1",
+                *serve_flags,
             ],
             logs / f"replica-{i + 1}.log",
             env,
@@ -382,7 +484,7 @@ def _bring_up(
         proc.update(address=f"{HOST}:{port}", metrics=f"http://{HOST}:{mport}/metrics")
         state["procs"].append(proc)
         save_state(d, state)
-    for proc in state["procs"]:
+    for proc in [p for p in state["procs"] if p["name"].startswith("replica")]:
         address = proc["address"]
         _wait(
             proc["name"],
@@ -466,6 +568,11 @@ def summary(state: dict[str, Any]) -> str:
             f"  metrics     {'  '.join(state['metrics'])}",
             f"  prometheus  {state['prometheus']}  (scrapes every second; alerts.yml loaded)",
             f"  database    {state['database']['url']}",
+            *[
+                f"  {p['name']:<11} {p['url']}"
+                for p in state["procs"]
+                if p["name"] in ("nats", "pgbouncer")
+            ],
             f"  api key     {state['api_key']}  (the x-api-key header)",
             f"  logs        {state['dir']}/logs/",
         ]
@@ -507,6 +614,39 @@ def down(d: Path, keep: bool = False) -> list[str]:
     return done
 
 
+def stop_one(d: Path, name: str) -> str:
+    """Stop the rig's process ``name`` (its record stays, for ``start_one``)."""
+    state = load_state(d)
+    if state is None:
+        raise RigError(f"no rig in {d}")
+    proc = next((p for p in state["procs"] if p["name"] == name), None)
+    if proc is None:
+        raise RigError(f"the rig has no process {name!r}")
+    _stop([proc])
+    return f"stopped {name}"
+
+
+def start_one(d: Path, name: str) -> str:
+    """Start the rig's process ``name`` again with its command line, once it stopped."""
+    state = load_state(d)
+    if state is None:
+        raise RigError(f"no rig in {d}")
+    procs = state["procs"]
+    i = next((i for i, p in enumerate(procs) if p["name"] == name), None)
+    if i is None:
+        raise RigError(f"the rig has no process {name!r}")
+    old = procs[i]
+    if alive(old):
+        raise RigError(f"{name} is running")
+    new = _spawn(name, old["argv"], Path(old["log"]))
+    procs[i] = {**old, "pid": new["pid"], "start": new["start"]}
+    save_state(d, state)
+    port = {"nats": "nats", "pgbouncer": "pgbouncer"}.get(name)
+    if port is not None:
+        _wait(name, lambda: _port_open(int(state["ports"][port])), procs[i])
+    return f"started {name}"
+
+
 def watchdog(d: Path, ttl: float) -> None:
     """Bring the rig down after ``ttl`` seconds, unless it has gone already."""
     deadline = time.monotonic() + ttl
@@ -524,23 +664,41 @@ def watchdog(d: Path, ttl: float) -> None:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="rig.py", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
-    for name in ("up", "down", "status", "watchdog"):
+    for name in ("up", "down", "status", "watchdog", "stop", "start"):
         s = sub.add_parser(name)
+        if name in ("stop", "start"):
+            s.add_argument("--name", required=True, help="a process of the rig: nats, say")
         s.add_argument("--dir", type=Path, default=Path(os.environ.get("RIG_DIR", DEFAULT_DIR)))
         if name in ("up", "watchdog"):
             s.add_argument("--ttl", type=float, default=float(os.environ.get("RIG_TTL", 1800)))
         if name == "up":
             s.add_argument("--ports", choices=["fixed", "auto"], default="fixed")
             s.add_argument("--json", action="store_true", help="print the state as one JSON line")
+            s.add_argument(
+                "--feed",
+                choices=["notify", "nats"],
+                default=os.environ.get("RIG_FEED", "notify"),
+                help="the change feed between the servers: PostgreSQL's NOTIFY or NATS",
+            )
+            s.add_argument(
+                "--pgbouncer",
+                action="store_true",
+                default=os.environ.get("RIG_PGBOUNCER", "") in ("1", "true"),
+                help="PgBouncer (transaction mode) between the servers and PostgreSQL",
+            )
     args = p.parse_args(argv)
     d = args.dir.resolve()
     try:
         if args.command == "up":
-            state = up(d, args.ports, args.ttl)
+            state = up(d, args.ports, args.ttl, args.feed, args.pgbouncer)
             print(json.dumps(state) if args.json else summary(state), flush=True)
         elif args.command == "down":
             for line in down(d):
                 print(line)
+        elif args.command == "stop":
+            print(stop_one(d, args.name))
+        elif args.command == "start":
+            print(start_one(d, args.name))
         elif args.command == "status":
             state = load_state(d)
             if state is None:

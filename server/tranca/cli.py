@@ -246,7 +246,7 @@ def _cmd_serve(argv: list[str]) -> int:
             raise Refusal(f"there is no folder {path.absolute().parent} for the database file")
     else:
         with database_errors(url):
-            asyncio.run(require_schema(url))
+            asyncio.run(require_schema(url, pgbouncer=cfg.db_pgbouncer))
     for flag, name in (
         ("--tls-cert", cfg.tls_cert),
         ("--tls-key", cfg.tls_key),

@@ -88,7 +88,7 @@ def sqlite_file(url: str) -> Path | None:
     return Path(name)
 
 
-async def require_schema(url: str) -> None:
+async def require_schema(url: str, *, pgbouncer: bool = False) -> None:
     """Refuse a database that is not there or not at this release's schema head, and
     create nothing while finding out (SQLite creates a file it is asked to open)."""
     from .store import migrate
@@ -100,7 +100,7 @@ async def require_schema(url: str) -> None:
             f"there is no database at {path.absolute()}: "
             f"`tranca migrate --database-url {named}` creates it"
         )
-    current = await migrate.current_revision(url)
+    current = await migrate.current_revision(url, pgbouncer=pgbouncer)
     head = migrate.head_revision()
     if current != head:
         state = "has no schema" if current is None else f"has schema {current}"

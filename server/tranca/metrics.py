@@ -51,6 +51,13 @@ class _ListenerUp:
 
 
 LISTENER_UP = _ListenerUp()
+# The NATS change feed (``--change-feed nats://...``, store/nats_feed.py): its
+# connection's state, and the hints it brought from the bus (other replicas' moves:
+# a replica's own are not echoed back to it).
+CHANGE_FEED_UP = Gauge("tranca_change_feed_up", "1 while the NATS change feed is connected")
+CHANGE_FEED_HINTS = Counter(
+    "tranca_change_feed_hints_total", "Hints received from the NATS change feed"
+)
 
 
 def observe_db(op: str, seconds: float) -> None:

@@ -66,6 +66,7 @@ from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
 from .store.database import DEFAULT_URL, is_sqlite, make_engine, normalise_url
 from .store.lobby_store import LobbyStore
+from .store.nats_feed import NatsFeed
 from .store.notifications_store import NotificationsStore
 from .store.notify import Hub, PostgresListener
 from .store.players_store import PlayersStore
@@ -131,6 +132,14 @@ class Config:
     health_interval: float = 5.0  # seconds between database health checks
     db_timeout: float = 5.0  # seconds any database call may take
     db_pool_size: int = 10  # PostgreSQL connections per process: moves; other calls (2x bursts)
+    # PostgreSQL through PgBouncer in transaction mode: no prepared statement outlives
+    # its query (asyncpg's statement caches off), and LISTEN goes to
+    # listen_database_url (a direct or session-mode URL), never through the pooler.
+    db_pgbouncer: bool = False
+    listen_database_url: str = ""
+    # The change feed between replicas: "" for PostgreSQL's NOTIFY (the default), or
+    # nats://HOST:PORT for NATS (store/nats_feed.py).
+    change_feed: str = ""
     max_connection_age: float = 300.0  # seconds before a client connection is recycled
     # The highest snapshot schema written: 1 or 2 while a release that reads only those
     # still runs (below 3 the platform's tables are refused until the upgrade is over).
@@ -221,6 +230,26 @@ class Config:
         p.add_argument("--db-timeout", type=float, default=float(env.get("TRANCA_DB_TIMEOUT", 5)))
         p.add_argument("--db-pool-size", type=int, default=int(env.get("TRANCA_DB_POOL_SIZE", 10)))
         p.add_argument(
+            "--db-pgbouncer",
+            action="store_true",
+            default=env.get("TRANCA_DB_PGBOUNCER", "") in ("1", "true"),
+            help="--database-url is a PgBouncer in transaction mode: asyncpg's prepared "
+            "statement caches off (PgBouncer before 1.21 cannot keep them)",
+        )
+        p.add_argument(
+            "--listen-database-url",
+            default=env.get("TRANCA_LISTEN_DATABASE_URL", ""),
+            help="PostgreSQL URL for the NOTIFY listener's own connection when "
+            "--database-url goes through a transaction-mode pooler (a direct or "
+            "session-mode URL); default: --database-url",
+        )
+        p.add_argument(
+            "--change-feed",
+            default=env.get("TRANCA_CHANGE_FEED", ""),
+            help="how replicas tell each other's watchers that a game changed: empty for "
+            "PostgreSQL's NOTIFY (the default), or nats://HOST:PORT for a NATS server",
+        )
+        p.add_argument(
             "--snapshot-schema",
             type=int,
             choices=(1, 2, 3),
@@ -297,6 +326,8 @@ class Config:
             p.error("--tls-cert and --tls-key go together")
         if a.tls_client_ca and not a.tls_cert:
             p.error("--tls-client-ca needs --tls-cert and --tls-key")
+        if a.change_feed and not a.change_feed.startswith(("nats://", "tls://")):
+            p.error("--change-feed is empty (NOTIFY) or a nats:// URL")
         if not MIN_TOKEN_LIFETIME <= a.token_lifetime <= MAX_TOKEN_LIFETIME:
             p.error(f"--token-lifetime is {MIN_TOKEN_LIFETIME} to {MAX_TOKEN_LIFETIME} seconds")
         return cls(
@@ -321,6 +352,9 @@ class Config:
             health_interval=a.health_interval,
             db_timeout=a.db_timeout,
             db_pool_size=a.db_pool_size,
+            db_pgbouncer=a.db_pgbouncer,
+            listen_database_url=a.listen_database_url,
+            change_feed=a.change_feed,
             web_port=a.web_port,
             web_root=a.web_root,
             snapshot_schema=a.snapshot_schema,
@@ -380,6 +414,7 @@ class Running:
         self.moves = moves
         self.health = health_servicer
         self.listener = listener
+        self.feed: NatsFeed | None = None  # the NATS change feed, when configured
         self.tasks: list[asyncio.Task[None]] = []
         self.watch_leases: WatchLeases | None = None
         self.sweeper: Sweeper | None = None
@@ -410,6 +445,8 @@ class Running:
         await asyncio.gather(*self.tasks, return_exceptions=True)
         if self.listener is not None:
             await self.listener.stop()
+        if self.feed is not None:
+            await self.feed.stop()
         if self.poster is not None:
             await self.poster.close()
         await self.store.close()
@@ -419,12 +456,15 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     url = normalise_url(cfg.database_url)
     if cfg.auto_migrate:
         await migrate.upgrade_async(url)
-    elif not await migrate.is_up_to_date(url):
+    elif not await migrate.is_up_to_date(url, pgbouncer=cfg.db_pgbouncer):
         raise SystemExit(
             f"the database schema is not at {migrate.head_revision()}: run `tranca migrate` first"
         )
     engine = make_engine(
-        url, pool_size=cfg.db_pool_size, statement_timeout_ms=int(cfg.db_timeout * 1000)
+        url,
+        pool_size=cfg.db_pool_size,
+        statement_timeout_ms=int(cfg.db_timeout * 1000),
+        pgbouncer=cfg.db_pgbouncer,
     )
     hub = Hub()
     store = Store(
@@ -433,13 +473,26 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         timeout=cfg.db_timeout,
         pool_size=cfg.db_pool_size,
         snapshot_schema=cfg.snapshot_schema,
+        pgbouncer=cfg.db_pgbouncer,
     )
     dev_app = ""
     if cfg.dev_api_key:
         dev_app = await store.ensure_app("development", cfg.dev_api_key, frozenset({"fixed_deck"}))
-    listener = None
-    if not is_sqlite(url):
-        dsn = "postgresql://" + url.split("://", 1)[1]
+    listener: PostgresListener | None = None
+    feed: NatsFeed | None = None
+    if cfg.change_feed:
+        # Hints between replicas on NATS: no NOTIFY (no watch lease is taken, so no
+        # move's statement sends one) and no LISTEN.
+        feed = NatsFeed(
+            cfg.change_feed,
+            hub,
+            on_state=lambda up: metrics.CHANGE_FEED_UP.set(1 if up else 0),
+            on_hint=metrics.CHANGE_FEED_HINTS.inc,
+        )
+        await feed.start()
+    elif not is_sqlite(url):
+        listen_url = normalise_url(cfg.listen_database_url or cfg.database_url)
+        dsn = "postgresql://" + listen_url.split("://", 1)[1]
         listener = PostgresListener(
             dsn, hub, on_state=lambda up: metrics.LISTENER_UP.set(1 if up else 0)
         )
@@ -471,9 +524,11 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     # Players' event streams are woken by their own hub: its subscribers are no
     # game's watchers, and must not start the PostgreSQL listener.
     event_hub = Hub()
-    moves = Moves(store, notifier=hub, event_hints=event_hub)
+    moves = Moves(store, notifier=feed or hub, event_hints=event_hub)
     matches = Matches(moves, store)
     watch_leases = WatchLeases(store, hub)
+    if feed is not None:
+        watch_leases.enabled = False  # the feed's subscriptions do their work
     games = Games(
         store,
         access,
@@ -482,7 +537,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         Presence(store),
         WatchCounts(cfg.max_watches_per_token, cfg.max_watches_per_app),
         hub,
-        watch_leases,
+        feed or watch_leases,
         cfg.token_lifetime,
     )
     players = Players(PlayersStore(store), access)
@@ -555,6 +610,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     for name in ("", SERVICE_NAME, LIVENESS):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, moves, health_servicer, listener)
+    running.feed = feed
     if cfg.web_port >= 0:
         web_app = ""
         if dev_app:

@@ -73,6 +73,12 @@ WATCH_POLL_SECONDS = 10.0
 # id short enough that its rows' ids (``<id>#k``, moves.turn_request_ids) fit the log.
 MAX_TURN_MOVES = 64
 MAX_TURN_REQUEST_ID = 124
+# The re-read's period while the hints say they are steady (the NATS change feed
+# connected): then the re-read only covers a message lost on a live connection, and
+# each idle stream's read every 10 s is what one replica's many streams cost most
+# (10,000 streams: 1,000 log reads a second). When the feed drops, every watcher is
+# woken and goes back to WATCH_POLL_SECONDS until it is back.
+WATCH_POLL_STEADY_SECONDS = 60.0
 
 # Builds the caller's INVALID_ARGUMENT refusal from a message (the reason differs:
 # MALFORMED_REQUEST for a table, INVALID_CONFIG for a tournament's tables).
@@ -819,13 +825,18 @@ class Games:
                 if state.status == FINISHED:
                     return  # nothing follows the end of a match
                 # Re-read the log on a timer too: a hint may have been lost.
+                period = wait
+                if not present and getattr(self.hints, "steady", False):
+                    period = max(wait, WATCH_POLL_STEADY_SECONDS)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(hint.wait(), wait)
+                    await asyncio.wait_for(hint.wait(), period)
 
 
 class Hints(Protocol):
     """Hints that a game changed (``store/notify.py``'s hub): a watcher subscribes and
-    is woken for each new version, from this process's moves and other replicas'."""
+    is woken for each new version, from this process's moves and other replicas'.
+    A hub may say it is ``steady`` (the NATS change feed connected): watchers then
+    re-read on the longer ``WATCH_POLL_STEADY_SECONDS``."""
 
     def subscribe(self, game_id: str) -> contextlib.AbstractContextManager[asyncio.Event]: ...
 

@@ -8,6 +8,7 @@ with WAL, ``synchronous=NORMAL`` and a busy timeout.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from sqlalchemy import Insert, event
@@ -32,7 +33,14 @@ def is_sqlite(url: str) -> bool:
     return normalise_url(url).startswith("sqlite")
 
 
-def make_engine(url: str, *, pool_size: int = 10, statement_timeout_ms: int = 5000) -> AsyncEngine:
+def make_engine(
+    url: str, *, pool_size: int = 10, statement_timeout_ms: int = 5000, pgbouncer: bool = False
+) -> AsyncEngine:
+    """An engine for ``url``. ``pgbouncer``: the URL is a PgBouncer in transaction
+    mode, where consecutive statements of a session may run on different server
+    connections: no prepared statement is cached (asyncpg's and SQLAlchemy's
+    caches off) and each one prepared gets a unique name, so two clients' statements
+    never collide on one server connection (SQLAlchemy's advice for PgBouncer)."""
     url = normalise_url(url)
     if url.startswith("sqlite"):
         # hide_parameters: an error's text (logged with a bug's traceback) must not
@@ -69,8 +77,21 @@ def make_engine(url: str, *, pool_size: int = 10, statement_timeout_ms: int = 50
             "timeout": 5,
             "command_timeout": statement_timeout_ms / 1000,
             "server_settings": {"statement_timeout": str(statement_timeout_ms)},
+            **(PGBOUNCER_CONNECT_ARGS if pgbouncer else {}),
         },
     )
+
+
+def _statement_name() -> str:
+    return f"__asyncpg_{uuid.uuid4().hex}__"
+
+
+# asyncpg's own cache and SQLAlchemy's adapter's cache off, unique statement names.
+PGBOUNCER_CONNECT_ARGS: dict[str, Any] = {
+    "statement_cache_size": 0,
+    "prepared_statement_cache_size": 0,
+    "prepared_statement_name_func": _statement_name,
+}
 
 
 def reader(engine: AsyncEngine) -> AsyncEngine:

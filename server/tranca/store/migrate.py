@@ -34,8 +34,8 @@ def head_revision() -> str:
     return head
 
 
-async def current_revision(url: str) -> str | None:
-    engine = make_engine(url)
+async def current_revision(url: str, *, pgbouncer: bool = False) -> str | None:
+    engine = make_engine(url, pgbouncer=pgbouncer)
     try:
 
         def read(conn: Connection) -> str | None:
@@ -49,8 +49,8 @@ async def current_revision(url: str) -> str | None:
         await engine.dispose()
 
 
-async def is_up_to_date(url: str) -> bool:
-    return await current_revision(url) == head_revision()
+async def is_up_to_date(url: str, *, pgbouncer: bool = False) -> bool:
+    return await current_revision(url, pgbouncer=pgbouncer) == head_revision()
 
 
 async def upgrade_async(url: str) -> None:

@@ -48,11 +48,22 @@ class Hub:
         # effect is read and any later one hints.
         self.listening = asyncio.Event()
         self.watchers_changed = asyncio.Event()
+        # Told when a game gets its first watcher here (True) and loses its last
+        # (False): the NATS change feed subscribes and unsubscribes (nats_feed.py).
+        self.on_game: Callable[[str, bool], None] | None = None
+        # Set by the NATS change feed while it is connected: watchers then re-read
+        # the log less often (services/games.py, WATCH_POLL_STEADY_SECONDS).
+        self.steady = False
 
     @contextlib.contextmanager
     def subscribe(self, game_id: str) -> Iterator[asyncio.Event]:
         event = asyncio.Event()
-        self._watchers.setdefault(game_id, set()).add(event)
+        watchers = self._watchers.get(game_id)
+        if watchers is None:
+            watchers = self._watchers[game_id] = set()
+            if self.on_game is not None:
+                self.on_game(game_id, True)
+        watchers.add(event)
         self._count += 1
         if self._count == 1:
             self.watchers_changed.set()
@@ -66,6 +77,8 @@ class Hub:
                 if not watchers:
                     del self._watchers[game_id]
                     self._hinted.pop(game_id, None)
+                    if self.on_game is not None:
+                        self.on_game(game_id, False)
                 if self._count == 0:
                     self.watchers_changed.set()
 

@@ -309,9 +309,14 @@ class PostgresDirect:
     GAME = GAME_SQL.format("$1")
     APP = APP_SQL.format("$1")
 
-    def __init__(self, url: URL, pool_size: int, statement_timeout_ms: int) -> None:
+    def __init__(
+        self, url: URL, pool_size: int, statement_timeout_ms: int, *, pgbouncer: bool = False
+    ) -> None:
         self._dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
         self._statement_timeout_ms = statement_timeout_ms
+        # Through PgBouncer in transaction mode no named statement may be kept: each
+        # query is prepared unnamed and bound in its own round trip.
+        self._cache: dict[str, Any] = {"statement_cache_size": 0} if pgbouncer else {}
         self._pool = ConnectionPool(self._connect, pool_size)
 
     async def _connect(self) -> Any:
@@ -325,6 +330,7 @@ class PostgresDirect:
             self._dsn,
             timeout=5,
             server_settings={"statement_timeout": str(self._statement_timeout_ms)},
+            **self._cache,
         )
 
     async def _using(self, work: Callable[[Any], Awaitable[Any]]) -> Any:

@@ -89,6 +89,7 @@ class Store:
         timeout: float = 5.0,
         pool_size: int = 10,
         snapshot_schema: int = PLATFORM_SCHEMA_VERSION,
+        pgbouncer: bool = False,
     ) -> None:
         self.engine = engine
         self.timeout = timeout
@@ -99,6 +100,7 @@ class Store:
             pool_size=pool_size,
             timeout_ms=int(timeout * 1000),
             busy_timeout_ms=BUSY_TIMEOUT_MS,
+            pgbouncer=pgbouncer,
         )
         self.reads = reader(engine)
         self.is_postgres = engine.dialect.name == "postgresql"
@@ -631,7 +633,7 @@ def game_record(row: Row[Any]) -> GameRecord:
 
 
 def direct_access(
-    url: URL, *, pool_size: int, timeout_ms: int, busy_timeout_ms: int
+    url: URL, *, pool_size: int, timeout_ms: int, busy_timeout_ms: int, pgbouncer: bool = False
 ) -> DirectAccess:
     """The move path's access to the database at ``url`` (``direct.py``)."""
     if url.get_backend_name() == "sqlite":
@@ -639,4 +641,4 @@ def direct_access(
         if not database or database == ":memory:":
             raise ValueError("the service needs a SQLite file, not an in-memory database")
         return sqlite.SqliteDirect(database, busy_timeout_ms)
-    return postgres.PostgresDirect(url, pool_size, timeout_ms)
+    return postgres.PostgresDirect(url, pool_size, timeout_ms, pgbouncer=pgbouncer)

@@ -1,0 +1,281 @@
+"""The change feed on NATS (``tranca serve --change-feed nats://HOST:PORT``): hints
+that a game changed, carried between replicas by a NATS server instead of
+PostgreSQL's ``NOTIFY``.
+
+Why: every notifying commit takes one lock for the whole PostgreSQL server and holds
+it through its WAL flush (store/watch_leases.py), so watched games' moves commit one
+at a time. With the feed on, no replica takes a watch lease, so no move's statement
+sends a ``NOTIFY`` (``WRITE_CHANGE_SQL`` sends one only while ``games.watched_until``
+is in the future), and no replica LISTENs.
+
+How: after a change commits, the replica that made it publishes the game's new
+version on core NATS, subject ``tranca.games.<game>`` (payload: the version in
+decimal); a replica subscribes to a game's subject while it has a watch stream open
+on it (the first watcher subscribes, the last one leaving unsubscribes), and every
+message wakes that game's watchers through the hub. Core NATS, not JetStream: a hint
+is worth nothing once a watcher has re-read the log, so nothing is stored.
+
+What a lost message costs: a watcher reads the moves from the log, never from the
+message, and re-reads it on its timer, so a hint lost only delays it until then:
+every ``WATCH_POLL_STEADY_SECONDS`` (60) while this replica's connection is up (a
+message lost on a live connection: a slow consumer), every ``WATCH_POLL_SECONDS``
+(10) from the moment the connection is seen down (the bus gone, this replica cut off
+from it), when every watcher here is woken to re-read at once.
+When this replica's connection comes back every watcher here re-reads at once (what
+was published meanwhile is lost), and nats-py sends this replica's subscriptions
+again. A watch stream, before it first reads the log, waits until its game's
+subscription is registered by the server (a flush: PING answered by PONG), so a
+move either committed before that read (and is read) or publishes after it (and is
+delivered); if the bus is out of reach it does not wait (``hold``).
+
+All replicas of one deployment must use the same feed: a replica on ``NOTIFY``
+does not publish on NATS, and one on NATS takes no lease.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from .notify import Hub
+
+log = structlog.get_logger("tranca.nats_feed")
+
+SUBJECT_PREFIX = "tranca.games"
+# A subject's token may not hold dots, spaces or wildcards: game ids made by the
+# service are hex, and any other id is named by its hash.
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,200}")
+# How long a watch stream waits for its subscription to be registered before it
+# reads the log anyway (and relies on its timer).
+HOLD_SECONDS = 2.0
+
+
+def subject(game_id: str, prefix: str = SUBJECT_PREFIX) -> str:
+    """The subject that carries ``game_id``'s hints.
+
+    >>> subject("0f3a")
+    'tranca.games.0f3a'
+    >>> subject("a.b")
+    'tranca.games.h_69f6642c9d71b463485b4faf4e989dc3fe77a8c6'
+    """
+    token = game_id if _PLAIN_ID.fullmatch(game_id) else "h_" + _sha1(game_id)
+    return f"{prefix}.{token}"
+
+
+def _sha1(text: str) -> str:
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+
+class NatsFeed:
+    """This replica's connection to NATS: publishes its changes, and subscribes for
+    the games its hub has watchers of. It is the service's notifier (``publish``)
+    and its watch leases (``hold``) when the feed is on."""
+
+    def __init__(
+        self,
+        url: str,
+        hub: Hub,
+        on_state: Callable[[bool], None] | None = None,
+        on_hint: Callable[[], None] | None = None,
+        prefix: str = SUBJECT_PREFIX,
+    ) -> None:
+        self.url = url
+        self.hub = hub
+        self.prefix = prefix
+        self._on_state = on_state
+        self._on_hint = on_hint
+        self._nc: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        # Hints waiting for the publisher task: (subject, payload).
+        self._outbox: list[tuple[str, bytes]] = []
+        self._wake = asyncio.Event()
+        # Game id -> the task that subscribes to it (done once the server has it).
+        self._subscribing: dict[str, asyncio.Task[None]] = {}
+        self._subs: dict[str, Any] = {}
+        self._unsubscribing: set[asyncio.Task[None]] = set()
+        self.published = 0  # hints sent on the bus
+        self.dropped = 0  # hints not sent: the connection was down
+        self.received = 0  # hints from the bus
+        hub.on_game = self._on_game
+
+    # ----- the notifier ---------------------------------------------------------------
+
+    def publish(self, game_id: str, version: int) -> None:
+        """After a commit: this process's watchers now, the other replicas' through
+        NATS (from the publisher task, which sends whatever has gathered at once)."""
+        self.hub.publish(game_id, version)
+        self._outbox.append((subject(game_id, self.prefix), str(version).encode()))
+        self._wake.set()
+
+    # ----- the watch leases -------------------------------------------------------------
+
+    async def hold(self, game_id: str) -> None:
+        """Return once this replica's subscription to ``game_id`` is registered with
+        the NATS server (the hub's first watcher of the game started it), or at once
+        if the bus is out of reach: the watcher then catches up on its timer."""
+        task = self._subscribing.get(game_id)
+        if task is None or not self.connected:
+            return
+        with contextlib.suppress(Exception, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(task), HOLD_SECONDS)
+
+    # ----- the connection ---------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._nc is not None and bool(self._nc.is_connected)
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="nats-feed")
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self.hub.on_game = None
+        for task in self._subscribing.values():
+            task.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._nc is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._nc.close(), 2)
+
+    async def _run(self) -> None:
+        """Connect (again and again until it works), then publish for ever; nats-py
+        reconnects by itself after that, and sends the subscriptions again."""
+        import nats
+
+        delay = 0.2
+        while self._nc is None:
+            try:
+                self._nc = await nats.connect(
+                    self.url,
+                    name="tranca",
+                    connect_timeout=2,
+                    allow_reconnect=True,
+                    max_reconnect_attempts=-1,
+                    reconnect_time_wait=0.5,
+                    ping_interval=5,
+                    max_outstanding_pings=2,
+                    # Hints published while the connection is down are dropped rather
+                    # than buffered: once it is back every watcher re-reads anyway.
+                    pending_size=0,
+                    # This replica's own hints are not sent back to it: its hub had
+                    # them at the commit.
+                    no_echo=True,
+                    disconnected_cb=self._disconnected,
+                    reconnected_cb=self._reconnected,
+                    error_cb=self._error,
+                )
+            except Exception as exc:  # out of reach: try again
+                log.warning("change_feed_unreachable", url=self.url, error=str(exc))
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+        self._state(True)
+        self.hub.steady = True
+        # Watchers that opened before the connection did: subscribe for them now, and
+        # have every watcher re-read (anything published before is in the log).
+        for game_id in self.hub.watched_games():
+            if game_id not in self._subscribing:
+                self._on_game(game_id, True)
+        self.hub.wake_all()
+        await self._publish_forever()
+
+    async def _publish_forever(self) -> None:
+        nc = self._nc
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._outbox = self._outbox, []
+            if not nc.is_connected:
+                self.dropped += len(batch)
+                continue
+            try:
+                for subj, payload in batch:
+                    await nc.publish(subj, payload)
+                self.published += len(batch)
+            except Exception as exc:  # the connection dropped meanwhile
+                self.dropped += len(batch)
+                log.warning("change_feed_publish_failed", error=str(exc))
+
+    def _state(self, up: bool) -> None:
+        if self._on_state is not None:
+            self._on_state(up)
+
+    async def _disconnected(self) -> None:
+        if not self._stopping:
+            log.warning("change_feed_lost", url=self.url)
+            self._state(False)
+            # Back to the short re-read: every watcher re-reads now and then waits
+            # WATCH_POLL_SECONDS, not the steady period, until the feed is back.
+            self.hub.steady = False
+            self.hub.wake_all()
+
+    async def _reconnected(self) -> None:
+        log.info("change_feed_back", url=self.url)
+        self._state(True)
+        self.hub.steady = True
+        # nats-py has sent our subscriptions again; hints published while we were
+        # away are lost, so every watcher here re-reads the log now.
+        self.hub.wake_all()
+
+    async def _error(self, exc: Exception) -> None:
+        log.warning("change_feed_error", error=str(exc))
+
+    # ----- subscriptions ----------------------------------------------------------------
+
+    def _on_game(self, game_id: str, watched: bool) -> None:
+        """The hub's first watcher of ``game_id`` came (subscribe) or its last one left
+        (unsubscribe)."""
+        if watched:
+            if self._nc is None:
+                return  # subscribed once connected (``_run``)
+            self._subscribing[game_id] = asyncio.ensure_future(self._subscribe(game_id))
+            return
+        task = self._subscribing.pop(game_id, None)
+        if task is not None and not task.done():
+            task.cancel()
+        sub = self._subs.pop(game_id, None)
+        if sub is not None:
+            done = asyncio.ensure_future(self._unsubscribe(sub))
+            self._unsubscribing.add(done)
+            done.add_done_callback(self._unsubscribing.discard)
+
+    async def _subscribe(self, game_id: str) -> None:
+        nc = self._nc
+        me = asyncio.current_task()
+        sub = await nc.subscribe(subject(game_id, self.prefix), cb=self._message(game_id))
+        if self._subscribing.get(game_id) is not me:  # the last watcher left meanwhile
+            await self._unsubscribe(sub)
+            return
+        self._subs[game_id] = sub
+        try:
+            await nc.flush(timeout=HOLD_SECONDS)  # registered on the server
+        except Exception as exc:  # the bus went away: nats-py subscribes again later
+            log.warning("change_feed_subscribe_unconfirmed", game_id=game_id, error=str(exc))
+
+    @staticmethod
+    async def _unsubscribe(sub: Any) -> None:
+        with contextlib.suppress(Exception):
+            await sub.unsubscribe()
+
+    def _message(self, game_id: str) -> Callable[[Any], Any]:
+        hub = self.hub
+        on_hint = self._on_hint
+
+        async def hint(msg: Any) -> None:
+            data = msg.data
+            self.received += 1
+            hub.publish(game_id, int(data) if data.isdigit() else None)
+            if on_hint is not None:
+                on_hint()
+
+        return hint
