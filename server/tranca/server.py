@@ -37,6 +37,7 @@ from .api.tournaments import TournamentService
 from .outbound import HttpPoster
 from .services.access import Access, FailedAuthThrottle
 from .services.admin import Admin
+from .services.compute import Compute
 from .services.games import Games
 from .services.limits import (
     DEFAULT_TOKEN_LIFETIME,
@@ -365,6 +366,8 @@ class Running:
         self.settlement = Settlement(SettlementStore(store))
         # The tournaments' rows, for the tranca_tournaments_running gauge's refresh.
         self.tournament_store = TournamentStore(store)
+        # The worker process of Swiss pairings (services/compute.py), stopped with us.
+        self.compute: Compute | None = None
 
     def new_sweeper(self, **options: Any) -> Sweeper:
         """A sweeper on this server's store and moves, settling finished matches as it
@@ -384,6 +387,8 @@ class Running:
             await self.listener.stop()
         if self.poster is not None:
             await self.poster.close()
+        if self.compute is not None:
+            self.compute.close()
         await self.store.close()
 
 
@@ -454,7 +459,10 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         cfg.token_lifetime,
     )
     players = Players(PlayersStore(store), access)
-    tournaments = Tournaments(TournamentStore(store), access, matches, cfg.token_lifetime)
+    compute = Compute()
+    tournaments = Tournaments(
+        TournamentStore(store), access, matches, cfg.token_lifetime, compute=compute
+    )
     sessions_store = SessionsStore(store)
     sessions = Sessions(sessions_store, access, clock=now_ms)
     tickets = QuickPlayStore(store)
@@ -535,6 +543,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     for name in ("", SERVICE_NAME, LIVENESS):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, moves, health_servicer, listener)
+    running.compute = compute
     running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))
     running.watch_leases = watch_leases
     if watch_leases.enabled:

@@ -460,3 +460,43 @@ def test_play_off_deals_replace_a_drawn_match_at_knockout_tables_only() -> None:
     old = played.to_dict()
     del old["knockout_tie"]
     assert TournamentConfig.from_dict(old).knockout_tie == KnockoutTie.HIGHER_SEED
+
+
+def test_a_rebuild_takes_stored_swiss_rounds_without_pairing_them_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 27 ("Standings stall the server"): a Swiss pairing searches, so a stored
+    round is taken as stored when the tournament is rebuilt from its events; stored
+    pairs that name an unknown entrant, or one twice, are refused."""
+    from tranca.platform.tournament_events import (
+        PairingMismatch,
+        TournamentConfig,
+        pair_event,
+        rebuild,
+        result_event,
+    )
+
+    config = TournamentConfig(Format.SWISS, tuple(players(12)), 2, 5, 3, {}, {})
+    t = config.new_tournament()
+    events: list[dict[str, object]] = []
+    for _ in range(3):
+        rnd = t.pair_next_round()
+        events.append(pair_event(t, 0))
+        for tb in rnd.tables:
+            outcome = (Outcome.DRAW, Outcome.A_WINS, Outcome.B_WINS)[tb.number % 3]
+            t.record(tb.round, tb.number, outcome)
+            events.append(result_event(tb.round, tb.number, outcome, "game", 0))
+
+    def fail(*_: object) -> None:
+        raise AssertionError("a stored Swiss round was paired again")
+
+    monkeypatch.setattr(Tournament, "_swiss_pairs", fail)
+    again = rebuild(config, events)
+    assert again.rounds == t.rounds and again.standings() == t.standings()
+    bad = [dict(e) for e in events]
+    bad[0]["tables"] = [["p01", "nobody"], *list(bad[0]["tables"])[1:]]  # type: ignore[call-overload]
+    with pytest.raises(PairingMismatch):
+        rebuild(config, bad)
+    bad[0]["tables"] = [["p01", "p01"], *list(events[0]["tables"])[1:]]  # type: ignore[call-overload]
+    with pytest.raises(PairingMismatch):
+        rebuild(config, bad)

@@ -9,6 +9,7 @@ and reach the tournament through the settlement, as on a running server.
 from __future__ import annotations
 
 import asyncio
+import threading
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Sequence
@@ -19,6 +20,7 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from tranca.platform.duplicate import DuplicateRound, check_tables
+from tranca.platform.tournaments import Standing, Tournament
 from tranca.rules.cards import card_text, parse_card, shuffled_deck
 from tranca.rules.match import DRAWN
 from tranca.server import Running
@@ -1032,3 +1034,77 @@ async def test_a_staked_table_that_never_starts_is_a_no_show_at_its_deadline(
     t = await org.forfeit(tid, 1, stuck.number, absent)
     assert {tb.number: tb.outcome for tb in t.rounds[0].tables}[stuck.number] == absent
     assert (await org.start(tid, 2)).tables  # the round is complete
+
+
+# ----- standings off the event loop (issue 27: "Standings stall the server") -------------
+
+
+async def test_standings_are_stored_with_each_result_and_a_read_computes_nothing(
+    org: Organiser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: "standings are kept up to date as results arrive, not recomputed from
+    scratch on every read". A Swiss with drawn tables (half-point score groups, where
+    pairing searches): once its results are recorded, GetTournament answers the
+    standings as stored even with the standings computation and the Swiss pairing
+    made to fail in this process; the stored standings are those recomputed from the
+    tables."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 8, rounds=3)
+    tid = created.tournament_id
+    for number in (1, 2):
+        rnd = await org.start(tid, number)
+        for tb in rnd.tables:
+            if tb.number % 2:
+                await draw_game(org, tb.game_id)
+        await org.play_round(
+            tid, pb.TournamentRound(tables=[tb for tb in rnd.tables if tb.number % 2 == 0])
+        )
+    before = await org.get(tid)
+    check_standings(before)
+    assert any(s.draws for s in before.standings)
+
+    def fail(*_: object, **__: object) -> None:
+        raise AssertionError("a read computed the standings or paired a round")
+
+    monkeypatch.setattr(Tournament, "standings", fail)
+    monkeypatch.setattr(Tournament, "_swiss_pairs", fail)
+    monkeypatch.setattr(Tournament, "pair_next_round", fail)
+    after = await org.get(tid)
+    assert list(after.standings) == list(before.standings)
+    assert [list(r.tables) for r in after.rounds] == [list(r.tables) for r in before.rounds]
+
+
+async def test_a_swiss_round_is_paired_outside_the_server_process(
+    org: Organiser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: "Heavy computation never runs on the event loop". A Swiss pairing
+    searches (seconds for a large field): StartRound pairs it in a worker process,
+    so it still pairs with the pairing made to fail in the server's own process, and
+    the standings computed by the round's results never run on the event loop's
+    thread."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 9, rounds=2)  # a bye
+    tid = created.tournament_id
+    loop_thread = threading.get_ident()
+    computed_on: list[int] = []
+    real_standings = Tournament.standings
+
+    def standings(self: Tournament) -> list[Standing]:
+        computed_on.append(threading.get_ident())
+        return real_standings(self)
+
+    def fail(*_: object, **__: object) -> None:
+        raise AssertionError("a Swiss round was paired in the server's process")
+
+    monkeypatch.setattr(Tournament, "standings", standings)
+    monkeypatch.setattr(Tournament, "_swiss_pairs", fail)
+    first = await org.start(tid, 1)
+    assert len(first.tables) == 4 and len(first.byes) == 1
+    await org.play_round(tid, first)
+    second = await org.start(tid, 2)
+    met = {frozenset((tb.entrant_a, tb.entrant_b)) for tb in first.tables}
+    assert not met & {frozenset((tb.entrant_a, tb.entrant_b)) for tb in second.tables}
+    assert second.byes != first.byes
+    await org.play_round(tid, second)
+    final = await org.get(tid)
+    assert final.status == pb.TOURNAMENT_STATUS_FINISHED
+    check_standings(final)
+    assert computed_on and loop_thread not in computed_on

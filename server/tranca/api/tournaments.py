@@ -209,7 +209,7 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
     for rnd in t.rounds:
         show = rnd.number in shown.decks_shown
         out.rounds.append(round_to_pb(row.config, t, rnd, shown.games, {}, show_deck=show))
-    for s in t.standings():
+    for s in shown.standings:
         out.standings.add(
             rank=s.rank,
             entrant=s.entrant,

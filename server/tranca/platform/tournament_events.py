@@ -11,8 +11,13 @@ The events are plain dicts (the store keeps them as a JSON list, oldest first):
   "game" | "forfeit"}``: a table's result;
 - ``{"type": "withdraw", "entrant": e}``.
 
-Pairing is deterministic given the config (its seed) and the events before it, so
-``rebuild`` pairs every round again and checks the stored pairs against it.
+Pairing is deterministic given the config (its seed) and the events before it. A
+Swiss pairing searches (a backtracking search whose cost grows quickly with the
+field and its score groups: seconds for a thousand entrants), so it is done once,
+when the round is started (``pair_round``, which the service runs in a worker
+process), and ``rebuild`` takes the stored pairs as they are; a round robin's and a
+knockout's rounds, which pair without searching, are paired again and checked
+against the stored pairs.
 
 Also here: which seats a table's entrants take (with duplicate deals, side B sits on
 the game's side 0 at even tables), a game's winner as the table's outcome, and
@@ -180,15 +185,27 @@ def rebuild(config: TournamentConfig, events: Sequence[Mapping[str, Any]]) -> To
     for event in events:
         kind = event["type"]
         if kind == "pair":
-            rnd = t.pair_next_round()
-            stored = [tuple(p) for p in event["tables"]]
-            if rnd.number != event["round"] or stored != [(tb.a, tb.b) for tb in rnd.tables]:
-                raise PairingMismatch(f"round {event['round']} does not pair as it was stored")
+            stored = [(str(p[0]), str(p[1])) for p in event["tables"]]
+            byes = [str(e) for e in event.get("byes") or ()]
+            try:
+                t.restore_round(int(event["round"]), stored, byes)
+            except ValueError as exc:
+                raise PairingMismatch(str(exc)) from None
         elif kind == "result":
             t.record(int(event["round"]), int(event["table"]), Outcome(event["outcome"]))
         elif kind == "withdraw":
             t.withdraw(str(event["entrant"]))
     return t
+
+
+def pair_round(config: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Event:
+    """The next round of the tournament ``events`` left, paired: its ``pair`` event
+    (``at`` 0: the caller stamps it). ``config`` is ``TournamentConfig.to_dict()``,
+    so that the call crosses to a worker process as plain data. Raises ValueError
+    as ``Tournament.pair_next_round`` does."""
+    t = rebuild(TournamentConfig.from_dict(dict(config)), events)
+    t.pair_next_round()
+    return pair_event(t, 0)
 
 
 def status_of(t: Tournament) -> str:
@@ -264,6 +281,7 @@ __all__ = [
     "TournamentConfig",
     "latest_result",
     "pair_event",
+    "pair_round",
     "rebuild",
     "result_event",
     "round_dealt_out",

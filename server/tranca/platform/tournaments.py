@@ -57,6 +57,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from ..rules.match import DRAWN
 
@@ -177,6 +178,28 @@ class Standing:
     lot: int
     withdrawn: bool
     survived: int  # rounds won or passed by a bye (what ranks a knockout)
+
+    def to_dict(self) -> dict[str, object]:
+        """As stored beside the tournament's events (JSON)."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Standing:
+        return cls(
+            rank=int(d["rank"]),
+            entrant=str(d["entrant"]),
+            points=float(d["points"]),
+            wins=int(d["wins"]),
+            draws=int(d["draws"]),
+            losses=int(d["losses"]),
+            byes=int(d["byes"]),
+            forfeits=int(d["forfeits"]),
+            buchholz=float(d["buchholz"]),
+            sonneborn_berger=float(d["sonneborn_berger"]),
+            lot=int(d["lot"]),
+            withdrawn=bool(d["withdrawn"]),
+            survived=int(d["survived"]),
+        )
 
 
 @dataclass
@@ -306,6 +329,37 @@ class Tournament:
         self.rounds.append(rnd)
         return rnd
 
+    def restore_round(
+        self, number: int, pairs: Sequence[tuple[str, str]], byes: Sequence[str]
+    ) -> Round:
+        """Round ``number`` as it was paired and stored (the next round), without
+        pairing it again: a Swiss round's pairs are taken as stored (pairing searches,
+        and a stored round must not be searched for again on every load); a round
+        robin's or a knockout's, which pair without searching, are paired again and
+        must be the stored ones (ValueError otherwise, as for pairs that name
+        unknown entrants or one entrant twice)."""
+        if number != len(self.rounds) + 1:
+            raise ValueError(f"round {number} is not the next round")
+        if self.format != Format.SWISS:
+            rnd = self.pair_next_round()
+            if [(t.a, t.b) for t in rnd.tables] != [tuple(p) for p in pairs]:
+                self.rounds.pop()
+                if self._slots and len(self._slots) > len(self.rounds):
+                    self._slots.pop()
+                raise ValueError(f"round {number} does not pair as it was stored")
+            return rnd
+        if len(self.rounds) >= self.total_rounds:
+            raise ValueError("every round has been paired")
+        if self.rounds and not self.round_complete(len(self.rounds)):
+            raise ValueError(f"round {len(self.rounds)} still has tables without a result")
+        seen = [e for p in pairs for e in p] + list(byes)
+        if len(set(seen)) != len(seen) or any(e not in self.entrants for e in seen):
+            raise ValueError(f"round {number}: unknown or repeated entrants")
+        tables = tuple(Table(number, i, a, b) for i, (a, b) in enumerate(pairs, start=1))
+        rnd = Round(number, tables, tuple(byes))
+        self.rounds.append(rnd)
+        return rnd
+
     def _round_robin_pairs(self, number: int) -> tuple[list[tuple[str, str]], list[str]]:
         pairs: list[tuple[str, str]] = []
         byes: list[str] = []
@@ -396,6 +450,7 @@ class Tournament:
 
     def _records(self) -> dict[str, _Record]:
         recs = {e: _Record() for e in self.ids}
+        worth = {WIN: self.points.win, DRAW: self.points.draw, LOSS: self.points.loss}
         for rnd in self.rounds:
             for e in rnd.byes:
                 recs[e].byes += 1
@@ -408,7 +463,7 @@ class Tournament:
                 ra, rb, absent_a, absent_b = _EFFECT[outcome]
                 for e, r, absent in ((t.a, ra, absent_a), (t.b, rb, absent_b)):
                     rec = recs[e]
-                    rec.points += self.points.of(r)
+                    rec.points += worth[r]
                     rec.wins += r == WIN
                     rec.draws += r == DRAW
                     rec.losses += r == LOSS
@@ -417,7 +472,12 @@ class Tournament:
         return recs
 
     def standings(self) -> list[Standing]:
+        """Every entrant's place, computed from every result so far: linear in the
+        tables played, but tens of milliseconds for a thousand entrants, so the
+        service computes it when a result is recorded (off the event loop) and
+        stores it, and a read shows what was stored."""
         recs = self._records()
+        share = {WIN: 1.0, DRAW: 0.5, LOSS: 0.0}
         buchholz = dict.fromkeys(self.ids, 0.0)
         sb = dict.fromkeys(self.ids, 0.0)
         for rnd in self.rounds:
@@ -428,7 +488,7 @@ class Tournament:
                 ra, rb, _, _ = _EFFECT[outcome]
                 for e, opp, r in ((t.a, t.b, ra), (t.b, t.a, rb)):
                     buchholz[e] += recs[opp].points
-                    sb[e] += recs[opp].points * {WIN: 1.0, DRAW: 0.5, LOSS: 0.0}[r]
+                    sb[e] += recs[opp].points * share[r]
 
         def key(e: str) -> tuple[float, ...]:
             if self.format == Format.SINGLE_ELIMINATION:

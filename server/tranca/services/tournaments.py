@@ -14,6 +14,12 @@ games (``Matches.start``, which takes a staked table's stakes); a retry of the r
 starts a game left waiting and answers fresh seat tokens. A game's result reaches
 its tournament through the settlement (``services/settlement.py``), which calls
 ``record_game_result`` inside its own transaction. See docs/platform/tournaments.md.
+
+Nothing heavy runs on the event loop (``services/compute.py``): a Swiss round is
+paired in a worker process, once, when it starts (a load takes the stored pairs);
+the standings are computed in a worker thread by the change that moves them (a
+result, a round's byes, a withdrawal) and stored in its transaction, so a read
+shows them as stored.
 """
 
 from __future__ import annotations
@@ -66,11 +72,13 @@ from ..platform.tournaments import (
     KnockoutTie,
     Outcome,
     Round,
+    Standing,
     Tournament,
 )
 from ..rules.match import DRAWN
 from ..rules.presets import Rules
 from .access import Access, Credentials
+from .compute import Compute, off_loop
 from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed
 from .games import fixed_deck, rules_and_table
@@ -83,7 +91,7 @@ log = structlog.get_logger("tranca.tournaments")
 
 # A player id's length (JoinGameRequest.player_id's max_chars; Entrant's).
 MAX_PLAYER_ID = 128
-MAX_ENTRANTS = 256
+MAX_ENTRANTS = 1024
 MAX_SWISS_ROUNDS = 64
 # Games of a round started at once: enough that a large round starts in a few round
 # trips, few enough not to take every database connection of the pool.
@@ -135,9 +143,23 @@ class TournamentRow:
     version: int
     config: TournamentConfig
     events: list[Event]
+    # The standings the latest change stored; None for a tournament stored before
+    # they were kept (computed when it is read, until its next change).
+    standings: list[Standing] | None = None
 
     def rebuild(self) -> Tournament:
         return rebuild(self.config, self.events)
+
+
+async def rebuilt(row: TournamentRow) -> Tournament:
+    """``row.rebuild()`` in a worker thread (linear in the events: milliseconds for a
+    large event)."""
+    return await off_loop(row.rebuild)
+
+
+async def standings_of(t: Tournament) -> list[Standing]:
+    """``t.standings()`` in a worker thread."""
+    return await off_loop(t.standings)
 
 
 @dataclass
@@ -169,8 +191,10 @@ class TableOfGame:
 class TournamentRepository(Protocol):
     """The tournaments, the games of their tables and those games' statuses."""
 
-    async def create_tournament(self, app_id: str, name: str, config: TournamentConfig) -> str:
-        """Store a new tournament (no events yet); its id."""
+    async def create_tournament(
+        self, app_id: str, name: str, config: TournamentConfig, standings: Sequence[Standing]
+    ) -> str:
+        """Store a new tournament (no events yet, its entrants' standings); its id."""
         ...
 
     async def load_tournament(self, tournament_id: str, app_id: str) -> TournamentRow | None:
@@ -193,13 +217,20 @@ class TournamentRepository(Protocol):
         """Tournaments running now (every app's)."""
         ...
 
-    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
-        """Append events to the tournament as ``row`` read it, and set its status;
-        False (nothing written) if it changed since."""
+    async def append_events(
+        self, row: TournamentRow, new: list[Event], status: str, standings: Sequence[Standing]
+    ) -> bool:
+        """Append events to the tournament as ``row`` read it, and set its status and
+        the standings the events leave; False (nothing written) if it changed since."""
         ...
 
     async def write_round(
-        self, row: TournamentRow, new: list[Event], status: str, games: Sequence[TableGame]
+        self,
+        row: TournamentRow,
+        new: list[Event],
+        status: str,
+        games: Sequence[TableGame],
+        standings: Sequence[Standing],
     ) -> bool:
         """``append_events`` and the round's games with their seats taken, in one
         transaction: the whole round or nothing. False if the tournament changed."""
@@ -215,7 +246,9 @@ class TournamentResults(Protocol):
         changes until the transaction ends; None for a game of no tournament."""
         ...
 
-    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
+    async def append_events(
+        self, row: TournamentRow, new: list[Event], status: str, standings: Sequence[Standing]
+    ) -> bool:
         """As ``TournamentRepository.append_events``, in the caller's transaction."""
         ...
 
@@ -252,6 +285,7 @@ class TournamentShown:
     row: TournamentRow
     tournament: Tournament
     games: GamesByTable
+    standings: Sequence[Standing]
     decks_shown: frozenset[int] = frozenset()
 
 
@@ -373,7 +407,7 @@ async def record_game_result(
     if found is None:
         return
     row, round_no, table_no = found.row, found.round_no, found.table_no
-    t = row.rebuild()
+    t = await rebuilt(row)
     if len(t.rounds) != round_no:
         return
     table = t.rounds[-1].tables[table_no - 1]
@@ -399,7 +433,8 @@ async def record_game_result(
     event["reason"] = reason
     if tie_break:
         event["tie_break"] = row.config.knockout_tie.value
-    if not await results.append_events(row, [event], status_of(t)):
+    standings = await standings_of(t)
+    if not await results.append_events(row, [event], status_of(t), standings):
         raise TournamentConflict(f"tournament {row.id} kept changing")
 
 
@@ -427,10 +462,12 @@ class Tournaments:
         access: Access,
         matches: Matches,
         token_lifetime_seconds: int = DEFAULT_TOKEN_LIFETIME,
+        compute: Compute | None = None,
     ) -> None:
         self.repo = repo
         self.access = access
         self.matches = matches
+        self.compute = compute or Compute()
         self.token_lifetime_ms = token_lifetime_seconds * 1000
 
     # ----- reading -----------------------------------------------------------------
@@ -444,7 +481,14 @@ class Tournaments:
             raise not_found()
         return row
 
-    async def _shown(self, row: TournamentRow, t: Tournament) -> TournamentShown:
+    async def _shown(
+        self, row: TournamentRow, t: Tournament, standings: Sequence[Standing] | None = None
+    ) -> TournamentShown:
+        """The tournament as shown: its standings as stored (``standings``: those a
+        change just computed), computed here only for a row stored before they were
+        kept."""
+        if standings is None:
+            standings = row.standings if row.standings is not None else await standings_of(t)
         games = await self.repo.table_games(row.id)
         shown: frozenset[int] = frozenset()
         if row.config.duplicate:
@@ -452,7 +496,7 @@ class Tournaments:
             shown = frozenset(
                 r.number for r in t.rounds if deck_shown(t, r.number, games, statuses)
             )
-        return TournamentShown(row, t, games, shown)
+        return TournamentShown(row, t, games, standings, shown)
 
     async def refresh_running_gauge(self) -> None:
         """tranca_tournaments_running from the database (every replica sets the same)."""
@@ -462,14 +506,17 @@ class Tournaments:
         app = await self.access.calling_app(credentials)
         config = tournament_config(new, app)
         name = new.name.strip()
-        tournament_id = await self.repo.create_tournament(app.id, name, config)
+        standings = await standings_of(config.new_tournament())
+        tournament_id = await self.repo.create_tournament(app.id, name, config, standings)
         row = await self._load(app, tournament_id)
-        return await self._shown(row, row.rebuild())
+        return await self._shown(row, await rebuilt(row))
 
     async def get(self, credentials: Credentials, tournament_id: str) -> TournamentShown:
+        """The tournament as stored: rebuilt from its events without pairing any
+        round again, its standings as its latest change stored them."""
         app = await self.access.calling_app(credentials)
         row = await self._load(app, tournament_id)
-        return await self._shown(row, row.rebuild())
+        return await self._shown(row, await rebuilt(row))
 
     # ----- changing ----------------------------------------------------------------
 
@@ -483,13 +530,14 @@ class Tournaments:
         tournament as it is now, retrying on a lost compare-and-swap."""
         for _ in range(CAS_ATTEMPTS):
             row = await self._load(app, tournament_id)
-            t = row.rebuild()
+            t = await rebuilt(row)
             new = change(row, t)
             if not new:
                 return await self._shown(row, t)
-            if await self.repo.append_events(row, new, status_of(t)):
+            standings = await standings_of(t)
+            if await self.repo.append_events(row, new, status_of(t), standings):
                 await self.refresh_running_gauge()
-                return await self._shown(row, t)
+                return await self._shown(row, t, standings)
         raise busy()
 
     async def record_forfeit(
@@ -530,7 +578,7 @@ class Tournaments:
         shown = await self._change(app, tournament_id, change)
         # A retry closes it too, should the call have died between the two writes.
         if await self._close_unstarted(shown.games.get((round_no, table_no))):
-            return await self._shown(shown.row, shown.tournament)
+            return await self._shown(shown.row, shown.tournament, shown.standings)
         return shown
 
     async def _close_unstarted(self, game_id: str | None) -> bool:
@@ -579,7 +627,7 @@ class Tournaments:
             raise malformed("round is 1 or more: the round expected next")
         for _ in range(CAS_ATTEMPTS):
             row = await self._load(app, tournament_id)
-            t = row.rebuild()
+            t = await rebuilt(row)
             if number <= len(t.rounds):
                 return await self._round_again(row, t, number)
             if len(t.rounds) >= t.total_rounds:
@@ -591,13 +639,15 @@ class Tournaments:
                     "ROUND_NOT_COMPLETE", f"round {len(t.rounds)} still has tables without a result"
                 )
             try:
-                rnd = t.pair_next_round()
+                rnd = await self._pair(row, t)
             except ValueError as exc:
                 raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
             expires = now_ms() + self.token_lifetime_ms
             games, tokens = self._round_games(row, t, rnd, expires)
             status = status_of(t)
-            if not await self.repo.write_round(row, [pair_event(t, now_ms())], status, games):
+            standings = await standings_of(t)  # the round's byes score
+            event = pair_event(t, now_ms())
+            if not await self.repo.write_round(row, [event], status, games, standings):
                 continue  # another change won: re-read (a concurrent StartRound's round)
             await self.refresh_running_gauge()
             # Whatever happens to a start, answer with the tokens (a retry of the
@@ -607,6 +657,16 @@ class Tournaments:
             # A round just started has no result yet: its deck is not shown.
             return RoundShown(row.config, t, rnd, by_table, tokens, False, expires)
         raise busy()
+
+    async def _pair(self, row: TournamentRow, t: Tournament) -> Round:
+        """Pair ``t``'s next round: a Swiss round in the worker process (its search may
+        take seconds), then taken into ``t`` as stored rounds are; a round robin's or
+        a knockout's here (they pair without searching)."""
+        if t.format != Format.SWISS:
+            return t.pair_next_round()
+        event = await self.compute.pair_round(row.config, row.events)
+        pairs = [(str(a), str(b)) for a, b in event["tables"]]
+        return t.restore_round(int(event["round"]), pairs, [str(e) for e in event["byes"]])
 
     async def _round_again(self, row: TournamentRow, t: Tournament, number: int) -> RoundShown:
         """A round already started. If it is the current round, its games still

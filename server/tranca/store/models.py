@@ -261,6 +261,9 @@ class TournamentRecord(Base):
     version: Mapped[int] = mapped_column(BigInteger)
     config: Mapped[str] = mapped_column(Text)  # JSON
     events: Mapped[str] = mapped_column(Text)  # JSON list
+    # The standings as the latest change left them (JSON list of Standing.to_dict,
+    # best first), written in that change's transaction; NULL before migration 0008.
+    standings: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

@@ -5,8 +5,11 @@ their tables, read and written for the use cases of ``services/tournaments.py``
 how it is rebuilt from its events and what a change appends are decided there and in
 ``platform/tournament_events.py``; this module only stores and loads.
 
-A tournament row holds what it was created with (``config``, JSON) and every change
-since (``events``, a JSON list, oldest first). Every change is a compare-and-swap on
+A tournament row holds what it was created with (``config``, JSON), every change
+since (``events``, a JSON list, oldest first) and the standings that change left
+(``standings``, JSON, written in the change's transaction: a read shows them as
+stored and computes nothing). A row's JSON is decoded and encoded in a worker
+thread: a thousand-entrant event's events are half a megabyte. Every change is a compare-and-swap on
 ``tournaments.version`` (``UPDATE ... WHERE version = :read``), so two concurrent
 changes never both apply to the same version: the loser's write finds nothing to
 update, and the use case re-reads and sees the other's.
@@ -14,6 +17,7 @@ update, and the use case re-reads and sees the other's.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +26,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform.tournament_events import REGISTERED, RUNNING, Event, TournamentConfig
+from ..platform.tournaments import Standing
 from ..services.ports import SeatToken
 from ..services.tournaments import GamesByTable, TableGame, TableOfGame, TournamentRow
 from .codec import dumps, loads
@@ -31,7 +36,8 @@ from .repository import Store
 __all__ = ["TournamentStore", "TournamentTransaction"]
 
 
-def _row(r: Any) -> TournamentRow:
+def _decode(r: Any) -> TournamentRow:
+    standings = None if r.standings is None else [Standing.from_dict(s) for s in loads(r.standings)]
     return TournamentRow(
         r.id,
         r.app_id,
@@ -39,18 +45,37 @@ def _row(r: Any) -> TournamentRow:
         int(r.version),
         TournamentConfig.from_dict(loads(r.config)),
         list(loads(r.events)),
+        standings,
     )
 
 
+async def _row(r: Any) -> TournamentRow:
+    return await asyncio.to_thread(_decode, r)
+
+
+def _encode(events: list[Event], standings: Sequence[Standing]) -> tuple[str, str]:
+    return dumps(events), dumps([s.to_dict() for s in standings])
+
+
 async def _swap(
-    conn: AsyncConnection, row: TournamentRow, events: list[Event], status: str
+    conn: AsyncConnection,
+    row: TournamentRow,
+    events: list[Event],
+    status: str,
+    standings: Sequence[Standing],
 ) -> bool:
     """The compare-and-swap of every change: written only if nobody changed the
-    tournament since ``row`` was read."""
+    tournament since ``row`` was read, with the standings the change left."""
+    events_text, standings_text = await asyncio.to_thread(_encode, events, standings)
     done = await conn.execute(
         update(TournamentRecord)
         .where(TournamentRecord.id == row.id, TournamentRecord.version == row.version)
-        .values(version=row.version + 1, status=status, events=dumps(events))
+        .values(
+            version=row.version + 1,
+            status=status,
+            events=events_text,
+            standings=standings_text,
+        )
     )
     return done.rowcount == 1
 
@@ -61,7 +86,9 @@ class TournamentStore:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    async def create_tournament(self, app_id: str, name: str, config: TournamentConfig) -> str:
+    async def create_tournament(
+        self, app_id: str, name: str, config: TournamentConfig, standings: Sequence[Standing]
+    ) -> str:
         tournament_id = uuid.uuid4().hex
         async with self.store.writing() as conn:
             await conn.execute(
@@ -73,6 +100,7 @@ class TournamentStore:
                     version=0,
                     config=dumps(config.to_dict()),
                     events="[]",
+                    standings=dumps([st.to_dict() for st in standings]),
                 )
             )
         return tournament_id
@@ -84,7 +112,7 @@ class TournamentStore:
         )
         async with self.store.reading() as conn:
             r = (await conn.execute(q)).first()
-        return None if r is None else _row(r)
+        return None if r is None else await _row(r)
 
     async def table_games(self, tournament_id: str) -> GamesByTable:
         """The game of every table created so far, by (round, table)."""
@@ -119,13 +147,21 @@ class TournamentStore:
         async with self.store.reading() as conn:
             return int((await conn.execute(q)).scalar_one())
 
-    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
-        """Append events to the tournament as ``row`` read it; False if it changed since."""
+    async def append_events(
+        self, row: TournamentRow, new: list[Event], status: str, standings: Sequence[Standing]
+    ) -> bool:
+        """Append events to the tournament as ``row`` read it, with the standings they
+        leave; False if it changed since."""
         async with self.store.writing() as conn:
-            return await _swap(conn, row, [*row.events, *new], status)
+            return await _swap(conn, row, [*row.events, *new], status, standings)
 
     async def write_round(
-        self, row: TournamentRow, new: list[Event], status: str, games: Sequence[TableGame]
+        self,
+        row: TournamentRow,
+        new: list[Event],
+        status: str,
+        games: Sequence[TableGame],
+        standings: Sequence[Standing],
     ) -> bool:
         """The pairing of a round and all its games with their seats taken, in one
         transaction: a crash leaves either the whole round or nothing, and of two
@@ -140,7 +176,7 @@ class TournamentStore:
         async with store.writing() as conn:
             # The swap first: on PostgreSQL it locks the tournament's row, so a
             # concurrent StartRound waits here and then finds the version moved on.
-            if not await _swap(conn, row, [*row.events, *new], status):
+            if not await _swap(conn, row, [*row.events, *new], status, standings):
                 return False
             for g in games:
                 await store.sql.insert_game_in(conn, store.game_insert(g.new))
@@ -164,6 +200,9 @@ class TournamentTransaction:
 
     def __init__(self, conn: AsyncConnection) -> None:
         self.conn = conn
+        # The table of a game as this transaction read it (the settlement asks twice:
+        # whether a forfeit decided it, then to record its result); a change drops it.
+        self._tables: dict[str, TableOfGame | None] = {}
 
     async def table_of_game(self, game_id: str) -> TableOfGame | None:
         """The tournament table ``game_id`` is played at, its tournament's row read
@@ -171,6 +210,8 @@ class TournamentTransaction:
         tournament waits, so that this transaction's swap cannot lose (a settlement is
         not retried lightly). On SQLite the transaction holds the database's write
         lock."""
+        if game_id in self._tables:
+            return self._tables[game_id]
         conn = self.conn
         link = (
             await conn.execute(
@@ -187,9 +228,14 @@ class TournamentTransaction:
         r = (await conn.execute(q)).first()
         if r is None:
             return None
-        return TableOfGame(_row(r), int(link.round), int(link.table_no))
+        found = TableOfGame(await _row(r), int(link.round), int(link.table_no))
+        self._tables[game_id] = found
+        return found
 
-    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
-        """Append events to the tournament as ``row`` read it, in this transaction;
-        False if it changed since."""
-        return await _swap(self.conn, row, [*row.events, *new], status)
+    async def append_events(
+        self, row: TournamentRow, new: list[Event], status: str, standings: Sequence[Standing]
+    ) -> bool:
+        """Append events to the tournament as ``row`` read it, with the standings they
+        leave, in this transaction; False if it changed since."""
+        self._tables.clear()
+        return await _swap(self.conn, row, [*row.events, *new], status, standings)
