@@ -128,7 +128,8 @@ pytest: venv node-deps
 ## bench/results/engine.{json,md}, engine-interpreted.{json,md} and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
 ## Then webhook deliveries a second and their p99 delay: bench/results/webhooks.{json,md};
 ## and quick play's matchmaker (a queue of 1,000 players, the wait in a steady stream):
-## bench/results/matchmaking.{json,md}.
+## bench/results/matchmaking.{json,md}. Then tournaments' GetTournament p99 and the time to record
+## a result, for 64-, 256- and 1,024-player Swiss events with draws: bench/results/tournaments.{json,md}.
 bench: venv compiled
 	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
@@ -137,6 +138,7 @@ bench: venv compiled
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results
 	$(BIN)/python bench/matchmaking_bench.py --out bench/results --players 1000 --arrivals 50 --seconds 20
+	$(BIN)/python bench/tournament_bench.py --out bench/results --sizes 64 256 1024
 
 ## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150
 ## gameplay cases per database there): every RPC's contract with hostile input, and

@@ -7,6 +7,8 @@ standings are written back as protobuf. See docs/platform/tournaments.md.
 
 from __future__ import annotations
 
+import asyncio
+
 from ..platform.tournament_events import (
     FINISHED,
     REGISTERED,
@@ -86,6 +88,12 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
     )
 
 
+async def as_pb(shown: TournamentShown) -> pb.Tournament:
+    """``shown_to_pb`` in a worker thread: a thousand-entrant tournament is thousands
+    of tables, too many to translate on the event loop (every call's)."""
+    return await asyncio.to_thread(shown_to_pb, shown)
+
+
 class TournamentService(pb_grpc.TournamentServiceServicer):
     def __init__(self, tournaments: Tournaments) -> None:
         self.tournaments = tournaments
@@ -95,14 +103,14 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         self, request: pb.CreateTournamentRequest, context: Ctx
     ) -> pb.CreateTournamentResponse:
         shown = await self.tournaments.create(credentials(context), new_tournament_from_pb(request))
-        return pb.CreateTournamentResponse(tournament=shown_to_pb(shown))
+        return pb.CreateTournamentResponse(tournament=await as_pb(shown))
 
     @rpc("GetTournament")
     async def GetTournament(
         self, request: pb.GetTournamentRequest, context: Ctx
     ) -> pb.GetTournamentResponse:
         shown = await self.tournaments.get(credentials(context), request.tournament_id)
-        return pb.GetTournamentResponse(tournament=shown_to_pb(shown))
+        return pb.GetTournamentResponse(tournament=await as_pb(shown))
 
     @rpc("StartRound")
     async def StartRound(
@@ -124,7 +132,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             request.table,
             FORFEITS.get(request.outcome),  # None: not a forfeit (refused)
         )
-        return pb.RecordForfeitResponse(tournament=shown_to_pb(shown))
+        return pb.RecordForfeitResponse(tournament=await as_pb(shown))
 
     @rpc("WithdrawEntrant")
     async def WithdrawEntrant(
@@ -133,7 +141,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         shown = await self.tournaments.withdraw(
             credentials(context), request.tournament_id, request.entrant
         )
-        return pb.WithdrawEntrantResponse(tournament=shown_to_pb(shown))
+        return pb.WithdrawEntrantResponse(tournament=await as_pb(shown))
 
 
 # ----- protobuf ---------------------------------------------------------------------------

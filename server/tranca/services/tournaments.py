@@ -643,7 +643,8 @@ class Tournaments:
             except ValueError as exc:
                 raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
             expires = now_ms() + self.token_lifetime_ms
-            games, tokens = self._round_games(row, t, rnd, expires)
+            # Hundreds of games dealt for a large round: in a worker thread.
+            games, tokens = await off_loop(self._round_games, row, t, rnd, expires)
             status = status_of(t)
             standings = await standings_of(t)  # the round's byes score
             event = pair_event(t, now_ms())
