@@ -368,11 +368,16 @@ class Running:
         self.tournament_store = TournamentStore(store)
         # The worker process of Swiss pairings (services/compute.py), stopped with us.
         self.compute: Compute | None = None
+        # The tournaments' use cases: the sweeper advances the scheduled ones.
+        self.tournaments: Tournaments | None = None
 
     def new_sweeper(self, **options: Any) -> Sweeper:
         """A sweeper on this server's store and moves, settling finished matches as it
         sweeps (``options``: ``Sweeper``'s lease, batch and clock)."""
-        return Sweeper(self.store, self.moves, self.settlement.settle_pending, **options)
+        schedule = None if self.tournaments is None else self.tournaments.run_due
+        return Sweeper(
+            self.store, self.moves, self.settlement.settle_pending, schedule=schedule, **options
+        )
 
     async def stop(self, grace: float = 5.0) -> None:
         """Health goes NOT_SERVING first, then in-flight calls get ``grace`` seconds."""
@@ -544,6 +549,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, moves, health_servicer, listener)
     running.compute = compute
+    running.tournaments = tournaments
     running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))
     running.watch_leases = watch_leases
     if watch_leases.enabled:

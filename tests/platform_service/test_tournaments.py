@@ -12,7 +12,7 @@ import asyncio
 import threading
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypedDict, Unpack
 
 import grpc
@@ -24,6 +24,7 @@ from tranca.platform.tournaments import Standing, Tournament
 from tranca.rules.cards import card_text, parse_card, shuffled_deck
 from tranca.rules.match import DRAWN
 from tranca.server import Running
+from tranca.services.moves import now_ms
 from tranca.services.tournaments import record_game_result
 from tranca.store.tournament_store import TournamentStore, TournamentTransaction
 from tranca.v1 import game_pb2 as gpb
@@ -59,6 +60,10 @@ class TournamentOptions(TypedDict, total=False):
     round_decks: list[str]
     knockout_tie: pb.KnockoutTie.ValueType
     start_deadline_seconds: int
+    start_at_ms: int
+    round_break_seconds: int
+    round_time_limit_seconds: int
+    round_timeout: pb.RoundTimeout.ValueType
 
 
 class Organiser:
@@ -1108,3 +1113,104 @@ async def test_a_swiss_round_is_paired_outside_the_server_process(
     assert final.status == pb.TOURNAMENT_STATUS_FINISHED
     check_standings(final)
     assert computed_on and loop_thread not in computed_on
+
+
+# ----- scheduled tournaments (issue 27: "Scheduling") --------------------------------------
+
+
+async def advance_until(
+    org: Organiser, tid: str, done: Callable[[pb.Tournament], bool], tries: int = 100
+) -> pb.Tournament:
+    """What a replica's sweeper does for scheduled tournaments, now and again (the
+    server's own sweeper may get there first), until ``done`` holds."""
+    tournaments = org.server.tournaments
+    assert tournaments is not None
+    for _ in range(tries):
+        await tournaments.run_due()
+        t = await org.get(tid)
+        if done(t):
+            return t
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the tournament did not get there: {t}")
+
+
+async def test_a_scheduled_swiss_starts_its_rounds_and_settles_them_by_the_clock(
+    org: Organiser,
+) -> None:
+    """Issue 27: "rounds start by themselves when the previous one is over or at a
+    scheduled time ... with a deadline per round after which unfinished tables are
+    settled by the rules the organiser chose". No StartRound call: round 1 at its
+    start time, round 2 once round 1 is over; a table still playing at the round's
+    deadline is drawn (ROUND_TIMEOUT_DRAW) and its game ended, counting for no one."""
+    tournaments = org.server.tournaments
+    assert tournaments is not None
+    start_at = now_ms() + 60_000
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_SWISS,
+        4,
+        rounds=2,
+        start_at_ms=start_at,
+        round_time_limit_seconds=120,
+        round_timeout=pb.ROUND_TIMEOUT_DRAW,
+    )
+    tid = created.tournament_id
+    assert created.next_at_ms == start_at and created.round_timeout == pb.ROUND_TIMEOUT_DRAW
+    await tournaments.run_due()
+    assert not (await org.get(tid)).rounds, "nothing before the start time"
+    tournaments.clock = lambda: now_ms() + 61_000  # the start time has passed
+    t = await advance_until(org, tid, lambda t: len(t.rounds) == 1)
+    assert t.status == pb.TOURNAMENT_STATUS_RUNNING
+    first = t.rounds[0].tables
+    assert len(first) == 2 and all(tb.game_id for tb in first)
+    # The clock: the round's deadline is 120 s after it started.
+    assert start_at < t.next_at_ms <= now_ms() + 121_000
+    await draw_game(org, first[0].game_id, 0, "won")  # table 1 won by side A
+    t = await org.get(tid)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+    assert len(t.rounds) == 1, "round 2 waits for table 2"
+    tournaments.clock = lambda: now_ms() + 200_000  # round 1's clock has run out
+    t = await advance_until(org, tid, lambda t: len(t.rounds) == 2)
+    assert t.rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_DRAW
+    view = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=first[1].game_id), metadata=org.client.app()
+    )
+    assert view.view.status == gpb.GAME_STATUS_FINISHED, "the clock ended the game"
+    for tb in t.rounds[1].tables:
+        await draw_game(org, tb.game_id, 1, "won")
+    t = await org.get(tid)
+    assert t.status == pb.TOURNAMENT_STATUS_FINISHED and t.next_at_ms == 0
+    check_standings(t)
+
+
+async def test_only_one_replica_starts_a_scheduled_round(replicas: list[Running]) -> None:
+    """Issue 27: rounds "run by any replica (no state in one process)": two replicas
+    sweeping at once claim the due tournament through the database; the round is
+    started once."""
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{replicas[0].port}")
+    _, key = await replicas[0].store.create_app("scheduled")
+    org = Organiser(Client(channel, key), replicas[0])
+    try:
+        created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, start_at_ms=now_ms() - 1)
+        sweeps = [r.tournaments.run_due() for r in replicas if r.tournaments is not None]
+        acted = await asyncio.gather(*sweeps)
+        assert sum(acted) == 1
+        t = await org.get(created.tournament_id)
+        assert len(t.rounds) == 1 and len(t.rounds[0].tables) == 2
+        assert (
+            sum(await asyncio.gather(*(r.tournaments.run_due() for r in replicas if r.tournaments)))
+            == 0
+        )
+    finally:
+        await channel.close()
+
+
+async def test_scheduling_fields_are_checked(org: Organiser) -> None:
+    """A round clock or break without a start time, or out of range, is refused."""
+    for change in (
+        {"round_time_limit_seconds": 60},
+        {"start_at_ms": now_ms(), "round_break_seconds": 86_401},
+        {"start_at_ms": now_ms(), "round_time_limit_seconds": -1},
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, **change)  # type: ignore[arg-type]
+        assert error_reason(exc.value) == "BAD_TOURNAMENT"

@@ -13,7 +13,9 @@ from ..platform.tournament_events import (
     FINISHED,
     REGISTERED,
     RUNNING,
+    RoundTimeout,
     TournamentConfig,
+    next_due,
     status_of,
 )
 from ..platform.tournaments import Entrant, Format, KnockoutTie, Outcome, Round, Tournament
@@ -60,6 +62,15 @@ KNOCKOUT_TIE_PB = {
     KnockoutTie.HIGHER_SEED: pb.KNOCKOUT_TIE_HIGHER_SEED,
     KnockoutTie.PLAY_OFF: pb.KNOCKOUT_TIE_PLAY_OFF,
 }
+ROUND_TIMEOUTS = {
+    pb.ROUND_TIMEOUT_UNSPECIFIED: RoundTimeout.DOUBLE_NO_SHOW,
+    pb.ROUND_TIMEOUT_DOUBLE_NO_SHOW: RoundTimeout.DOUBLE_NO_SHOW,
+    pb.ROUND_TIMEOUT_DRAW: RoundTimeout.DRAW,
+}
+ROUND_TIMEOUT_PB = {
+    RoundTimeout.DOUBLE_NO_SHOW: pb.ROUND_TIMEOUT_DOUBLE_NO_SHOW,
+    RoundTimeout.DRAW: pb.ROUND_TIMEOUT_DRAW,
+}
 FORFEITS = {
     pb.TABLE_OUTCOME_A_FORFEITS: Outcome.A_FORFEITS,
     pb.TABLE_OUTCOME_B_FORFEITS: Outcome.B_FORFEITS,
@@ -85,6 +96,10 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
         # An unknown value (a newer client's) reads as the default.
         knockout_tie=KNOCKOUT_TIES.get(request.knockout_tie, KnockoutTie.HIGHER_SEED),
         start_deadline_seconds=request.start_deadline_seconds,
+        start_at=request.start_at_ms,
+        round_break_seconds=request.round_break_seconds,
+        round_time_limit_seconds=request.round_time_limit_seconds,
+        round_timeout=ROUND_TIMEOUTS.get(request.round_timeout, RoundTimeout.DOUBLE_NO_SHOW),
     )
 
 
@@ -212,6 +227,13 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
     )
     if t.format == Format.SINGLE_ELIMINATION:
         out.knockout_tie = KNOCKOUT_TIE_PB[row.config.knockout_tie]
+    config = row.config
+    if config.scheduled:
+        out.start_at_ms = config.start_at
+        out.round_break_seconds = config.round_break_seconds
+        out.round_time_limit_seconds = config.round_time_limit_seconds
+        out.round_timeout = ROUND_TIMEOUT_PB[config.round_timeout]
+        out.next_at_ms = next_due(config, t, row.events) or 0
     for e in row.config.entrants:
         out.entrants.add(id=e.id, player_ids=list(e.players))
     for rnd in t.rounds:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from ..app.game import FINISHED as GAME_FINISHED
@@ -57,6 +58,27 @@ DEFAULT_START_DEADLINE_SECONDS = 600
 MAX_START_DEADLINE_SECONDS = 86_400
 
 
+class RoundTimeout(StrEnum):
+    """How the tables of a round still without a result at the round's deadline
+    (``round_time_limit_seconds`` after the round started) are settled.
+
+    DOUBLE_NO_SHOW
+        Both sides lose (neither finished in time): the default, as a table
+        nobody showed up at.
+    DRAW
+        A draw (at a knockout table, the tournament's ``knockout_tie`` rule
+        gives it a winner: a knockout table must have one).
+    """
+
+    DOUBLE_NO_SHOW = "double_no_show"
+    DRAW = "draw"
+
+
+# How long a replica's sweeper holds a claimed tournament before another may claim
+# it again (a replica that died while starting a round).
+SCHEDULE_LEASE_MS = 30_000
+
+
 class PairingMismatch(Exception):
     """A stored round's pairs are not what the rebuilt tournament pairs (the pairing
     code changed under a running tournament): refuse rather than guess."""
@@ -81,6 +103,15 @@ class TournamentConfig:
     # How long a table's game may wait to start before it is closed as a double
     # no-show (seconds from the round's start).
     start_deadline_seconds: int = DEFAULT_START_DEADLINE_SECONDS
+    # A scheduled tournament runs itself: round 1 starts at ``start_at`` (epoch ms;
+    # 0: not scheduled, the organiser's StartRound starts every round), each later
+    # round ``round_break_seconds`` after the round before is over, and a round not
+    # over ``round_time_limit_seconds`` after it started (0: no limit) has its
+    # unfinished tables settled by ``round_timeout``.
+    start_at: int = 0
+    round_break_seconds: int = 0
+    round_time_limit_seconds: int = 0
+    round_timeout: RoundTimeout = RoundTimeout.DOUBLE_NO_SHOW
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +126,10 @@ class TournamentConfig:
             "round_decks": [list(d) for d in self.round_decks],
             "knockout_tie": self.knockout_tie.value,
             "start_deadline_seconds": self.start_deadline_seconds,
+            "start_at": self.start_at,
+            "round_break_seconds": self.round_break_seconds,
+            "round_time_limit_seconds": self.round_time_limit_seconds,
+            "round_timeout": self.round_timeout.value,
         }
 
     def sides_swapped(self, table_no: int) -> bool:
@@ -133,7 +168,23 @@ class TournamentConfig:
             tuple(tuple(int(c) for c in deck) for deck in d.get("round_decks") or ()),
             KnockoutTie(d.get("knockout_tie") or KnockoutTie.HIGHER_SEED),
             int(d.get("start_deadline_seconds") or DEFAULT_START_DEADLINE_SECONDS),
+            int(d.get("start_at") or 0),
+            int(d.get("round_break_seconds") or 0),
+            int(d.get("round_time_limit_seconds") or 0),
+            RoundTimeout(d.get("round_timeout") or RoundTimeout.DOUBLE_NO_SHOW),
         )
+
+    @property
+    def scheduled(self) -> bool:
+        return self.start_at > 0
+
+    def timeout_outcome(self, t: Tournament, table: Table) -> Outcome:
+        """The result of a table still playing at its round's deadline."""
+        if self.round_timeout == RoundTimeout.DOUBLE_NO_SHOW:
+            return Outcome.DOUBLE_NO_SHOW
+        if self.format == Format.SINGLE_ELIMINATION:
+            return t.knockout_tie_winner(table)
+        return Outcome.DRAW
 
     def game_rules(self) -> Rules:
         """Every table's rules: the tournament's, except that a knockout played with
@@ -208,6 +259,43 @@ def pair_round(config: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -
     return pair_event(t, 0)
 
 
+def round_started_at(events: Sequence[Mapping[str, Any]], round_no: int) -> int:
+    """When round ``round_no`` was paired (epoch ms; 0 if it was not)."""
+    for event in events:
+        if event["type"] == "pair" and int(event["round"]) == round_no:
+            return int(event.get("at") or 0)
+    return 0
+
+
+def round_over_at(events: Sequence[Mapping[str, Any]], round_no: int) -> int:
+    """When the last result of round ``round_no`` was recorded (epoch ms)."""
+    at = 0
+    for event in events:
+        if event["type"] == "result" and int(event["round"]) == round_no:
+            at = max(at, int(event.get("at") or 0))
+    return at
+
+
+def next_due(
+    config: TournamentConfig, t: Tournament, events: Sequence[Mapping[str, Any]]
+) -> int | None:
+    """When a scheduled tournament needs the server next (epoch ms), as ``t`` and its
+    ``events`` stand: round 1's start time; the next round's, once the current one is
+    over (``round_break_seconds`` after its last result); the current round's
+    deadline while it has tables without a result (if it has a time limit). None:
+    nothing to do by itself (not scheduled, over, or a round without a limit)."""
+    if not config.scheduled or t.is_over:
+        return None
+    if not t.rounds:
+        return config.start_at
+    current = len(t.rounds)
+    if t.round_complete(current):
+        return round_over_at(events, current) + config.round_break_seconds * 1000
+    if config.round_time_limit_seconds:
+        return round_started_at(events, current) + config.round_time_limit_seconds * 1000
+    return None
+
+
 def status_of(t: Tournament) -> str:
     if t.is_over:
         return FINISHED
@@ -276,10 +364,13 @@ __all__ = [
     "MAX_START_DEADLINE_SECONDS",
     "REGISTERED",
     "RUNNING",
+    "SCHEDULE_LEASE_MS",
     "Event",
     "PairingMismatch",
+    "RoundTimeout",
     "TournamentConfig",
     "latest_result",
+    "next_due",
     "pair_event",
     "pair_round",
     "rebuild",

@@ -25,6 +25,7 @@ shows them as stored.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
@@ -56,9 +57,12 @@ from ..platform.duplicate import DuplicateRound
 from ..platform.tournament_events import (
     DEFAULT_START_DEADLINE_SECONDS,
     MAX_START_DEADLINE_SECONDS,
+    SCHEDULE_LEASE_MS,
     Event,
+    RoundTimeout,
     TournamentConfig,
     latest_result,
+    next_due,
     pair_event,
     rebuild,
     result_event,
@@ -103,6 +107,16 @@ CAS_ATTEMPTS = 8
 # The outcomes an organiser records (RecordForfeit); a game's own result is recorded
 # by the settlement.
 FORFEIT_OUTCOMES = frozenset({Outcome.A_FORFEITS, Outcome.B_FORFEITS, Outcome.DOUBLE_NO_SHOW})
+
+# A scheduled tournament's limits: a round break up to a day, a round clock up to a
+# week (a correspondence event).
+MAX_ROUND_BREAK_SECONDS = 86_400
+MAX_ROUND_TIME_LIMIT_SECONDS = 7 * 86_400
+# Scheduled tournaments a sweep claims at once.
+SCHEDULE_BATCH = 10
+# The result events' sources: a game's settlement, the organiser's forfeit, the
+# round's clock (a table without a result at the round's deadline).
+FROM_GAME, FROM_FORFEIT, FROM_CLOCK = "game", "forfeit", "clock"
 
 # (round, table) -> game id, and (round, table, seat) -> a new seat's token.
 GamesByTable = dict[tuple[int, int], str]
@@ -192,9 +206,15 @@ class TournamentRepository(Protocol):
     """The tournaments, the games of their tables and those games' statuses."""
 
     async def create_tournament(
-        self, app_id: str, name: str, config: TournamentConfig, standings: Sequence[Standing]
+        self,
+        app_id: str,
+        name: str,
+        config: TournamentConfig,
+        standings: Sequence[Standing],
+        due_at: int | None,
     ) -> str:
-        """Store a new tournament (no events yet, its entrants' standings); its id."""
+        """Store a new tournament (no events yet, its entrants' standings, when a
+        sweeper is first due); its id."""
         ...
 
     async def load_tournament(self, tournament_id: str, app_id: str) -> TournamentRow | None:
@@ -218,10 +238,25 @@ class TournamentRepository(Protocol):
         ...
 
     async def append_events(
-        self, row: TournamentRow, new: list[Event], status: str, standings: Sequence[Standing]
+        self,
+        row: TournamentRow,
+        new: list[Event],
+        status: str,
+        standings: Sequence[Standing],
+        due_at: int | None,
     ) -> bool:
-        """Append events to the tournament as ``row`` read it, and set its status and
-        the standings the events leave; False (nothing written) if it changed since."""
+        """Append events to the tournament as ``row`` read it, and set its status, the
+        standings the events leave and when a sweeper is next due (``next_due``);
+        False (nothing written) if it changed since."""
+        ...
+
+    async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[tuple[str, str]]:
+        """Scheduled tournaments due by ``now`` (``(id, app_id)``), each claimed for
+        ``lease_ms`` by this caller alone."""
+        ...
+
+    async def set_due(self, row: TournamentRow, due_at: int | None) -> bool:
+        """When the tournament is next due, if still at ``row``'s version."""
         ...
 
     async def write_round(
@@ -231,6 +266,7 @@ class TournamentRepository(Protocol):
         status: str,
         games: Sequence[TableGame],
         standings: Sequence[Standing],
+        due_at: int | None,
     ) -> bool:
         """``append_events`` and the round's games with their seats taken, in one
         transaction: the whole round or nothing. False if the tournament changed."""
@@ -247,7 +283,12 @@ class TournamentResults(Protocol):
         ...
 
     async def append_events(
-        self, row: TournamentRow, new: list[Event], status: str, standings: Sequence[Standing]
+        self,
+        row: TournamentRow,
+        new: list[Event],
+        status: str,
+        standings: Sequence[Standing],
+        due_at: int | None,
     ) -> bool:
         """As ``TournamentRepository.append_events``, in the caller's transaction."""
         ...
@@ -275,6 +316,10 @@ class NewTournament:
     round_decks: Sequence[str] = ()  # card texts, separated by spaces or commas
     knockout_tie: KnockoutTie = KnockoutTie.HIGHER_SEED
     start_deadline_seconds: int = 0  # 0: DEFAULT_START_DEADLINE_SECONDS
+    start_at: int = 0  # epoch ms; 0: not scheduled
+    round_break_seconds: int = 0
+    round_time_limit_seconds: int = 0
+    round_timeout: RoundTimeout = RoundTimeout.DOUBLE_NO_SHOW
 
 
 @dataclass(frozen=True)
@@ -335,6 +380,14 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         raise bad_config(
             f"start_deadline_seconds is 0 (the default) to {MAX_START_DEADLINE_SECONDS}"
         )
+    if new.start_at < 0:
+        raise bad_config("start_at_ms is an epoch time in ms, or 0 (not scheduled)")
+    if not 0 <= new.round_break_seconds <= MAX_ROUND_BREAK_SECONDS:
+        raise bad_config(f"round_break_seconds is 0 to {MAX_ROUND_BREAK_SECONDS}")
+    if not 0 <= new.round_time_limit_seconds <= MAX_ROUND_TIME_LIMIT_SECONDS:
+        raise bad_config(f"round_time_limit_seconds is 0 to {MAX_ROUND_TIME_LIMIT_SECONDS}")
+    if not new.start_at and (new.round_break_seconds or new.round_time_limit_seconds):
+        raise bad_config("round_break_seconds and round_time_limit_seconds need a start_at_ms")
     if new.rounds < 0 or new.rounds > MAX_SWISS_ROUNDS:
         raise bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
     decks: list[tuple[int, ...]] = []
@@ -360,6 +413,10 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         tuple(decks),
         new.knockout_tie,
         new.start_deadline_seconds or DEFAULT_START_DEADLINE_SECONDS,
+        new.start_at,
+        new.round_break_seconds,
+        new.round_time_limit_seconds,
+        new.round_timeout,
     )
     try:
         t = config.new_tournament()
@@ -429,12 +486,13 @@ async def record_game_result(
     else:
         return
     t.record(round_no, table_no, outcome)
-    event = {**result_event(round_no, table_no, outcome, "game", now_ms()), "game_id": game_id}
+    event = {**result_event(round_no, table_no, outcome, FROM_GAME, now_ms()), "game_id": game_id}
     event["reason"] = reason
     if tie_break:
         event["tie_break"] = row.config.knockout_tie.value
     standings = await standings_of(t)
-    if not await results.append_events(row, [event], status_of(t), standings):
+    due = next_due(row.config, t, [*row.events, event])
+    if not await results.append_events(row, [event], status_of(t), standings, due):
         raise TournamentConflict(f"tournament {row.id} kept changing")
 
 
@@ -449,7 +507,8 @@ async def decided_by_forfeit(results: TournamentResults, game_id: str) -> bool:
     if found is None:
         return False
     latest = latest_result(found.row.events, found.round_no, found.table_no)
-    return latest is not None and latest["source"] == "forfeit"
+    # A table settled by its round's clock is decided as a forfeit's is.
+    return latest is not None and latest["source"] in (FROM_FORFEIT, FROM_CLOCK)
 
 
 # ----- the use cases ---------------------------------------------------------------------
@@ -463,20 +522,25 @@ class Tournaments:
         matches: Matches,
         token_lifetime_seconds: int = DEFAULT_TOKEN_LIFETIME,
         compute: Compute | None = None,
+        clock: Callable[[], int] = now_ms,
     ) -> None:
         self.repo = repo
         self.access = access
         self.matches = matches
         self.compute = compute or Compute()
+        # Epoch ms; a test may run it ahead to find a round's clock run out.
+        self.clock = clock
         self.token_lifetime_ms = token_lifetime_seconds * 1000
 
     # ----- reading -----------------------------------------------------------------
 
-    async def _load(self, app: AppRecord, tournament_id: str) -> TournamentRow:
-        """The app's tournament; other apps' tournaments are invisible (NOT_FOUND)."""
+    async def _load(self, app: AppRecord | str, tournament_id: str) -> TournamentRow:
+        """The app's tournament (``app``: the app or its id); other apps' tournaments
+        are invisible (NOT_FOUND)."""
         if not tournament_id:
             raise malformed("tournament_id is required")
-        row = await self.repo.load_tournament(tournament_id, app.id)
+        app_id = app if isinstance(app, str) else app.id
+        row = await self.repo.load_tournament(tournament_id, app_id)
         if row is None:
             raise not_found()
         return row
@@ -506,8 +570,10 @@ class Tournaments:
         app = await self.access.calling_app(credentials)
         config = tournament_config(new, app)
         name = new.name.strip()
-        standings = await standings_of(config.new_tournament())
-        tournament_id = await self.repo.create_tournament(app.id, name, config, standings)
+        fresh = config.new_tournament()
+        standings = await standings_of(fresh)
+        due = next_due(config, fresh, [])
+        tournament_id = await self.repo.create_tournament(app.id, name, config, standings, due)
         row = await self._load(app, tournament_id)
         return await self._shown(row, await rebuilt(row))
 
@@ -522,7 +588,7 @@ class Tournaments:
 
     async def _change(
         self,
-        app: AppRecord,
+        app: AppRecord | str,
         tournament_id: str,
         change: Callable[[TournamentRow, Tournament], list[Event]],
     ) -> TournamentShown:
@@ -535,7 +601,8 @@ class Tournaments:
             if not new:
                 return await self._shown(row, t)
             standings = await standings_of(t)
-            if await self.repo.append_events(row, new, status_of(t), standings):
+            due = next_due(row.config, t, [*row.events, *new])
+            if await self.repo.append_events(row, new, status_of(t), standings, due):
                 await self.refresh_running_gauge()
                 return await self._shown(row, t, standings)
         raise busy()
@@ -564,7 +631,7 @@ class Tournaments:
             if t.result(tables[table_no - 1]) == forfeit:
                 return []  # a retry (even of the forfeit that ended the tournament)
             latest = latest_result(row.events, round_no, table_no)
-            if latest and latest["source"] == "game" and latest.get("reason") not in NO_RESULT:
+            if latest and latest["source"] == FROM_GAME and latest.get("reason") not in NO_RESULT:
                 # The game's own result (a win or a draw) was settled with it: rated,
                 # scored and paid. A forfeit now would credit a win the ratings call a
                 # loss. A level end the game did not decide (an annulled knockout
@@ -573,7 +640,7 @@ class Tournaments:
             if t.is_over:
                 raise refused("TOURNAMENT_OVER", "the tournament is over")
             t.record(round_no, table_no, forfeit)
-            return [result_event(round_no, table_no, forfeit, "forfeit", now_ms())]
+            return [result_event(round_no, table_no, forfeit, FROM_FORFEIT, now_ms())]
 
         shown = await self._change(app, tournament_id, change)
         # A retry closes it too, should the call have died between the two writes.
@@ -623,10 +690,13 @@ class Tournaments:
         """Pair round ``number`` (the next one), write it with all its games and start
         them; a round already started is answered again (``_round_again``)."""
         app = await self.access.calling_app(credentials)
+        return await self._start_round(app.id, tournament_id, number)
+
+    async def _start_round(self, app_id: str, tournament_id: str, number: int) -> RoundShown:
         if number < 1:
             raise malformed("round is 1 or more: the round expected next")
         for _ in range(CAS_ATTEMPTS):
-            row = await self._load(app, tournament_id)
+            row = await self._load(app_id, tournament_id)
             t = await rebuilt(row)
             if number <= len(t.rounds):
                 return await self._round_again(row, t, number)
@@ -648,7 +718,8 @@ class Tournaments:
             status = status_of(t)
             standings = await standings_of(t)  # the round's byes score
             event = pair_event(t, now_ms())
-            if not await self.repo.write_round(row, [event], status, games, standings):
+            due = next_due(row.config, t, [*row.events, event])
+            if not await self.repo.write_round(row, [event], status, games, standings, due):
                 continue  # another change won: re-read (a concurrent StartRound's round)
             await self.refresh_running_gauge()
             # Whatever happens to a start, answer with the tokens (a retry of the
@@ -658,6 +729,83 @@ class Tournaments:
             # A round just started has no result yet: its deck is not shown.
             return RoundShown(row.config, t, rnd, by_table, tokens, False, expires)
         raise busy()
+
+    # ----- the schedule ------------------------------------------------------------
+
+    async def run_due(self) -> int:
+        """What scheduled tournaments need now, run by every replica's sweeper: claim
+        the tournaments due (``TournamentRepository.claim_due``: through the
+        database, so replicas share the work and no state stays in a process) and
+        advance each (``advance``). Returns how many were advanced."""
+        claimed = await self.repo.claim_due(self.clock(), SCHEDULE_LEASE_MS, SCHEDULE_BATCH)
+        acted = 0
+        for tournament_id, app_id in claimed:
+            try:
+                acted += await self.advance(app_id, tournament_id)
+            except Exception:
+                # Logged; the claim's lease runs out and a sweep tries again.
+                log.exception("tournament_schedule_failed", tournament_id=tournament_id)
+        return acted
+
+    async def advance(self, app_id: str, tournament_id: str) -> int:
+        """One step of a scheduled tournament, if one is due: start round 1 at the
+        start time, the next round once the current one is over (and its break has
+        passed), or settle the current round's tables still without a result at its
+        deadline by the organiser's ``round_timeout`` (their games, if still going,
+        are ended: they count for no one, as a forfeited table's game). Then store
+        when it is next due. Returns 1 if it acted."""
+        row = await self._load(app_id, tournament_id)
+        t = await rebuilt(row)
+        due = next_due(row.config, t, row.events)
+        now = self.clock()
+        if due is None or due > now:
+            await self.repo.set_due(row, due)  # a claim that came early: put it back
+            return 0
+        current = len(t.rounds)
+        if current == 0 or t.round_complete(current):
+            try:
+                await self._start_round(app_id, tournament_id, current + 1)
+            except Refused as exc:
+                # No round can be paired (too few entrants left): nothing more to do
+                # by itself; the organiser decides.
+                log.warning(
+                    "tournament_round_not_started", tournament_id=tournament_id, reason=exc.reason
+                )
+                await self.repo.set_due(row, None)
+                return 0
+            return 1
+        await self._settle_round_by_clock(app_id, tournament_id, current)
+        return 1
+
+    async def _settle_round_by_clock(self, app_id: str, tournament_id: str, round_no: int) -> None:
+        """The round's tables without a result get the clock's (``round_timeout``); the
+        games still going at them are ended (by the app, for no one)."""
+        decided: list[int] = []
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            decided.clear()
+            if len(t.rounds) != round_no:
+                return []
+            events: list[Event] = []
+            at = now_ms()
+            for tb in t.rounds[-1].tables:
+                if t.result(tb) is None:
+                    outcome = row.config.timeout_outcome(t, tb)
+                    t.record(round_no, tb.number, outcome)
+                    events.append(result_event(round_no, tb.number, outcome, FROM_CLOCK, at))
+                    decided.append(tb.number)
+            return events
+
+        shown = await self._change(app_id, tournament_id, change)
+        for table_no in decided:
+            game_id = shown.games.get((round_no, table_no))
+            if game_id is None:
+                continue
+            if await self._close_unstarted(game_id):
+                continue
+            # Over meanwhile: its settlement finds the clock's result.
+            with contextlib.suppress(GameError):
+                await self.matches.moves.apply(game_id, Action("end"))
 
     async def _pair(self, row: TournamentRow, t: Tournament) -> Round:
         """Pair ``t``'s next round: a Swiss round in the worker process (its search may

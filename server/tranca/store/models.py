@@ -264,6 +264,9 @@ class TournamentRecord(Base):
     # The standings as the latest change left them (JSON list of Standing.to_dict,
     # best first), written in that change's transaction; NULL before migration 0008.
     standings: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # When a scheduled tournament needs a sweeper next (epoch ms; NULL: never by
+    # itself), written with every change; a sweeper's claim moves it to a lease.
+    due_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

@@ -63,9 +63,11 @@ async def _swap(
     events: list[Event],
     status: str,
     standings: Sequence[Standing],
+    due_at: int | None,
 ) -> bool:
     """The compare-and-swap of every change: written only if nobody changed the
-    tournament since ``row`` was read, with the standings the change left."""
+    tournament since ``row`` was read, with the standings the change left and when
+    a sweeper is next due."""
     events_text, standings_text = await asyncio.to_thread(_encode, events, standings)
     done = await conn.execute(
         update(TournamentRecord)
@@ -75,6 +77,7 @@ async def _swap(
             status=status,
             events=events_text,
             standings=standings_text,
+            due_at=due_at,
         )
     )
     return done.rowcount == 1
@@ -87,7 +90,12 @@ class TournamentStore:
         self.store = store
 
     async def create_tournament(
-        self, app_id: str, name: str, config: TournamentConfig, standings: Sequence[Standing]
+        self,
+        app_id: str,
+        name: str,
+        config: TournamentConfig,
+        standings: Sequence[Standing],
+        due_at: int | None,
     ) -> str:
         tournament_id = uuid.uuid4().hex
         async with self.store.writing() as conn:
@@ -101,6 +109,7 @@ class TournamentStore:
                     config=dumps(config.to_dict()),
                     events="[]",
                     standings=dumps([st.to_dict() for st in standings]),
+                    due_at=due_at,
                 )
             )
         return tournament_id
@@ -148,12 +157,55 @@ class TournamentStore:
             return int((await conn.execute(q)).scalar_one())
 
     async def append_events(
-        self, row: TournamentRow, new: list[Event], status: str, standings: Sequence[Standing]
+        self,
+        row: TournamentRow,
+        new: list[Event],
+        status: str,
+        standings: Sequence[Standing],
+        due_at: int | None,
     ) -> bool:
         """Append events to the tournament as ``row`` read it, with the standings they
         leave; False if it changed since."""
         async with self.store.writing() as conn:
-            return await _swap(conn, row, [*row.events, *new], status, standings)
+            return await _swap(conn, row, [*row.events, *new], status, standings, due_at)
+
+    async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[tuple[str, str]]:
+        """The scheduled tournaments due by ``now`` (``(id, app_id)``, oldest due
+        first), each claimed by moving its ``due_at`` to ``now + lease_ms`` with a
+        compare-and-swap on the ``due_at`` read: of two replicas sweeping at once
+        exactly one claims each. A replica that dies holding a claim loses it when
+        the lease runs out."""
+        q = (
+            select(TournamentRecord.id, TournamentRecord.app_id, TournamentRecord.due_at)
+            .where(TournamentRecord.due_at <= now)
+            .order_by(TournamentRecord.due_at)
+            .limit(limit)
+        )
+        async with self.store.reading() as conn:
+            due = (await conn.execute(q)).all()
+        claimed: list[tuple[str, str]] = []
+        for r in due:
+            async with self.store.writing() as conn:
+                done = await conn.execute(
+                    update(TournamentRecord)
+                    .where(TournamentRecord.id == r.id, TournamentRecord.due_at == r.due_at)
+                    .values(due_at=now + lease_ms)
+                )
+            if done.rowcount == 1:
+                claimed.append((str(r.id), str(r.app_id)))
+        return claimed
+
+    async def set_due(self, row: TournamentRow, due_at: int | None) -> bool:
+        """When the tournament is next due, if it is still at ``row``'s version (a
+        claim that found nothing to do yet, or was beaten to it); False otherwise (the
+        change that moved it wrote its own)."""
+        async with self.store.writing() as conn:
+            done = await conn.execute(
+                update(TournamentRecord)
+                .where(TournamentRecord.id == row.id, TournamentRecord.version == row.version)
+                .values(due_at=due_at)
+            )
+        return done.rowcount == 1
 
     async def write_round(
         self,
@@ -162,6 +214,7 @@ class TournamentStore:
         status: str,
         games: Sequence[TableGame],
         standings: Sequence[Standing],
+        due_at: int | None,
     ) -> bool:
         """The pairing of a round and all its games with their seats taken, in one
         transaction: a crash leaves either the whole round or nothing, and of two
@@ -176,7 +229,7 @@ class TournamentStore:
         async with store.writing() as conn:
             # The swap first: on PostgreSQL it locks the tournament's row, so a
             # concurrent StartRound waits here and then finds the version moved on.
-            if not await _swap(conn, row, [*row.events, *new], status, standings):
+            if not await _swap(conn, row, [*row.events, *new], status, standings, due_at):
                 return False
             for g in games:
                 await store.sql.insert_game_in(conn, store.game_insert(g.new))
@@ -233,9 +286,14 @@ class TournamentTransaction:
         return found
 
     async def append_events(
-        self, row: TournamentRow, new: list[Event], status: str, standings: Sequence[Standing]
+        self,
+        row: TournamentRow,
+        new: list[Event],
+        status: str,
+        standings: Sequence[Standing],
+        due_at: int | None,
     ) -> bool:
         """Append events to the tournament as ``row`` read it, with the standings they
         leave, in this transaction; False if it changed since."""
         self._tables.clear()
-        return await _swap(self.conn, row, [*row.events, *new], status, standings)
+        return await _swap(self.conn, row, [*row.events, *new], status, standings, due_at)

@@ -2,7 +2,9 @@
 every change that moves them (a result, a pairing's byes, a withdrawal) in the
 transaction that records it, so that reading a tournament does not compute them.
 NULL for a tournament stored before: its standings are computed when it is read,
-until its next change stores them.
+until its next change stores them. And ``tournaments.due_at`` (epoch ms, indexed):
+when a scheduled tournament needs a replica's sweeper next (a round to start, a
+round's deadline), claimed as games' ``deadline_at`` is.
 
 Revision ID: 0008
 Revises: 0007
@@ -25,8 +27,12 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     with op.batch_alter_table("tournaments") as batch:
         batch.add_column(sa.Column("standings", sa.Text(), nullable=True))
+        batch.add_column(sa.Column("due_at", sa.BigInteger(), nullable=True))
+        batch.create_index(op.f("ix_tournaments_due_at"), ["due_at"], unique=False)
 
 
 def downgrade() -> None:
     with op.batch_alter_table("tournaments") as batch:
+        batch.drop_index(op.f("ix_tournaments_due_at"))
+        batch.drop_column("due_at")
         batch.drop_column("standings")
