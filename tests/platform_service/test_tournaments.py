@@ -64,6 +64,7 @@ class TournamentOptions(TypedDict, total=False):
     round_break_seconds: int
     round_time_limit_seconds: int
     round_timeout: pb.RoundTimeout.ValueType
+    check_in_seconds: int
 
 
 class Organiser:
@@ -1214,3 +1215,156 @@ async def test_scheduling_fields_are_checked(org: Organiser) -> None:
         with pytest.raises(grpc.aio.AioRpcError) as exc:
             await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, **change)  # type: ignore[arg-type]
         assert error_reason(exc.value) == "BAD_TOURNAMENT"
+
+
+# ----- registration (issue 27: "Registration") ---------------------------------------------
+
+
+async def register(org: Organiser, tid: str, entrant: str) -> pb.Tournament:
+    done = await org.stub.RegisterEntrant(
+        pb.RegisterEntrantRequest(
+            tournament_id=tid, entrant=pb.Entrant(id=entrant, player_ids=[f"p-{entrant}"])
+        ),
+        metadata=org.md,
+    )
+    return done.tournament
+
+
+async def refusal(call: Awaitable[object]) -> str:
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await call
+    return error_reason(exc.value)
+
+
+async def test_open_registration_with_an_entry_limit_and_withdrawal_before_the_start(
+    org: Organiser,
+) -> None:
+    """Issue 27: "a registration window, entry limits". An open tournament created
+    with no entrants takes registrations up to its limit, in seed order; a
+    registration withdrawn before the start leaves the field (and frees a place); a
+    retry changes nothing; registration closes at the start."""
+    done = await org.stub.CreateTournament(
+        pb.CreateTournamentRequest(
+            name="open",
+            format=pb.TOURNAMENT_FORMAT_SWISS,
+            table_size=2,
+            rules=gpb.Rules(preset=PRESET),
+            registration_open=True,
+            max_entrants=4,
+            rounds=2,
+        ),
+        metadata=org.md,
+    )
+    tid = done.tournament.tournament_id
+    assert done.tournament.registration_open and not done.tournament.entrants
+    for e in ("a", "b", "c", "d"):
+        t = await register(org, tid, e)
+    assert [e.id for e in t.entrants] == ["a", "b", "c", "d"]
+    assert await register(org, tid, "d") == t  # a retry
+    assert await refusal(register(org, tid, "e")) == "TOURNAMENT_FULL"
+    t = (
+        await org.stub.WithdrawEntrant(
+            pb.WithdrawEntrantRequest(tournament_id=tid, entrant="b"), metadata=org.md
+        )
+    ).tournament
+    assert [e.id for e in t.entrants] == ["a", "c", "d"]
+    assert [s.entrant for s in t.standings] and "b" not in {s.entrant for s in t.standings}
+    t = await register(org, tid, "e")
+    assert [e.id for e in t.entrants] == ["a", "c", "d", "e"]
+    rnd = await org.start(tid, 1)
+    seated = {x for tb in rnd.tables for x in (tb.entrant_a, tb.entrant_b)}
+    assert seated == {"a", "c", "d", "e"}
+    assert await refusal(register(org, tid, "f")) == "REGISTRATION_CLOSED"
+
+
+async def test_late_registration_joins_a_swiss_from_the_next_round(org: Organiser) -> None:
+    """Issue 27: "late registration up to a chosen round". With
+    late_registration_rounds 2, an entrant registered after round 1 is paired from
+    round 2 with no points for round 1; once round 2 has started, registration is
+    closed."""
+    done = await org.stub.CreateTournament(
+        pb.CreateTournamentRequest(
+            name="late",
+            format=pb.TOURNAMENT_FORMAT_SWISS,
+            entrants=[pb.Entrant(id=e, player_ids=[f"p-{e}"]) for e in ("a", "b", "c", "d")],
+            table_size=2,
+            rules=gpb.Rules(preset=PRESET),
+            registration_open=True,
+            late_registration_rounds=2,
+            rounds=3,
+        ),
+        metadata=org.md,
+    )
+    tid = done.tournament.tournament_id
+    first = await org.start(tid, 1)
+    await org.play_round(tid, first)
+    t = await register(org, tid, "late")
+    late = next(s for s in t.standings if s.entrant == "late")
+    assert late.points == 0 and late.wins == late.losses == 0
+    second = await org.start(tid, 2)
+    seated = {x for tb in second.tables for x in (tb.entrant_a, tb.entrant_b)} | set(second.byes)
+    assert "late" in seated
+    assert await refusal(register(org, tid, "later")) == "REGISTRATION_CLOSED"
+
+
+async def test_entrants_not_checked_in_are_dropped_at_the_scheduled_start(
+    org: Organiser,
+) -> None:
+    """Issue 27: "check-in before the start (no-shows dropped automatically)". Check-in
+    opens check_in_seconds before the start; at the start the server drops those who
+    did not check in and pairs the rest."""
+    tournaments = org.server.tournaments
+    assert tournaments is not None
+    start_at = now_ms() + 3_600_000
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 5, start_at_ms=start_at, check_in_seconds=600
+    )
+    tid = created.tournament_id
+
+    async def check_in(entrant: str) -> pb.Tournament:
+        done = await org.stub.CheckInEntrant(
+            pb.CheckInEntrantRequest(tournament_id=tid, entrant=entrant), metadata=org.md
+        )
+        return done.tournament
+
+    assert await refusal(check_in("e01")) == "CHECK_IN_CLOSED"  # an hour early
+    tournaments.clock = lambda: start_at - 300_000  # five minutes before
+    for e in ("e01", "e02", "e04"):
+        t = await check_in(e)
+    assert list(t.checked_in) == ["e01", "e02", "e04"]
+    assert await check_in("e04") == t  # a repeat
+    assert await refusal(check_in("nobody")) == "ENTRANT_NOT_FOUND"
+    tournaments.clock = lambda: start_at + 1
+    t = await advance_until(org, tid, lambda t: len(t.rounds) == 1)
+    assert [e.id for e in t.entrants] == ["e01", "e02", "e04"]
+    assert t.total_rounds == 3  # a round robin of three: each rests once
+    seated = {x for tb in t.rounds[0].tables for x in (tb.entrant_a, tb.entrant_b)}
+    assert seated | set(t.rounds[0].byes) == {"e01", "e02", "e04"}
+
+
+async def test_list_tournaments_by_status_preset_and_start_time(org: Organiser) -> None:
+    """Issue 27: "listing and searching tournaments (status, preset, start time)"."""
+    base = now_ms() + 86_400_000
+    ids = []
+    for i in range(3):
+        t = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, start_at_ms=base + i * 1000)
+        ids.append(t.tournament_id)
+    unscheduled = (await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)).tournament_id
+    rnd = await org.start(unscheduled, 1)
+    assert rnd.tables
+
+    async def listing(**kw: Any) -> pb.ListTournamentsResponse:
+        return await org.stub.ListTournaments(pb.ListTournamentsRequest(**kw), metadata=org.md)
+
+    found = await listing(starts_after_ms=base, starts_before_ms=base + 2000)
+    assert [x.tournament_id for x in found.tournaments] == ids[:2]
+    assert all(x.preset == PRESET and x.entrants == 4 for x in found.tournaments)
+    assert found.tournaments[0].format == pb.TOURNAMENT_FORMAT_SWISS
+    running = await listing(status=pb.TOURNAMENT_STATUS_RUNNING)
+    assert [x.tournament_id for x in running.tournaments] == [unscheduled]
+    assert not (await listing(preset="no-such-preset")).tournaments
+    page = await listing(starts_after_ms=base, page_size=2)
+    assert len(page.tournaments) == 2 and page.next_page_token
+    rest = await listing(starts_after_ms=base, page_size=2, page_token=page.next_page_token)
+    assert [x.tournament_id for x in rest.tournaments] == ids[2:] and not rest.next_page_token
+    assert await refusal(listing(page_token="x")) == "MALFORMED_REQUEST"

@@ -25,6 +25,7 @@ from ..services.tournaments import (
     NewTournament,
     RoundShown,
     TokensBySeat,
+    TournamentQuery,
     Tournaments,
     TournamentShown,
 )
@@ -62,6 +63,8 @@ KNOCKOUT_TIE_PB = {
     KnockoutTie.HIGHER_SEED: pb.KNOCKOUT_TIE_HIGHER_SEED,
     KnockoutTie.PLAY_OFF: pb.KNOCKOUT_TIE_PLAY_OFF,
 }
+STATUSES = {v: k for k, v in STATUS_PB.items()}
+FORMAT_BY_NAME = {f.value: v for f, v in FORMAT_PB.items()}
 ROUND_TIMEOUTS = {
     pb.ROUND_TIMEOUT_UNSPECIFIED: RoundTimeout.DOUBLE_NO_SHOW,
     pb.ROUND_TIMEOUT_DOUBLE_NO_SHOW: RoundTimeout.DOUBLE_NO_SHOW,
@@ -100,6 +103,12 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
         round_break_seconds=request.round_break_seconds,
         round_time_limit_seconds=request.round_time_limit_seconds,
         round_timeout=ROUND_TIMEOUTS.get(request.round_timeout, RoundTimeout.DOUBLE_NO_SHOW),
+        registration=request.registration_open,
+        max_entrants=request.max_entrants,
+        late_registration_rounds=request.late_registration_rounds,
+        check_in_seconds=request.check_in_seconds,
+        registration_opens_at=request.registration_opens_at_ms,
+        registration_closes_at=request.registration_closes_at_ms,
     )
 
 
@@ -157,6 +166,53 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             credentials(context), request.tournament_id, request.entrant
         )
         return pb.WithdrawEntrantResponse(tournament=await as_pb(shown))
+
+    @rpc("RegisterEntrant")
+    async def RegisterEntrant(
+        self, request: pb.RegisterEntrantRequest, context: Ctx
+    ) -> pb.RegisterEntrantResponse:
+        e = request.entrant
+        shown = await self.tournaments.register(
+            credentials(context), request.tournament_id, Entrant(e.id, tuple(e.player_ids))
+        )
+        return pb.RegisterEntrantResponse(tournament=await as_pb(shown))
+
+    @rpc("CheckInEntrant")
+    async def CheckInEntrant(
+        self, request: pb.CheckInEntrantRequest, context: Ctx
+    ) -> pb.CheckInEntrantResponse:
+        shown = await self.tournaments.check_in(
+            credentials(context), request.tournament_id, request.entrant
+        )
+        return pb.CheckInEntrantResponse(tournament=await as_pb(shown))
+
+    @rpc("ListTournaments")
+    async def ListTournaments(
+        self, request: pb.ListTournamentsRequest, context: Ctx
+    ) -> pb.ListTournamentsResponse:
+        query = TournamentQuery(
+            status=STATUSES.get(request.status, ""),
+            preset=request.preset,
+            starts_after=request.starts_after_ms,
+            starts_before=request.starts_before_ms,
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        found, token = await self.tournaments.list_tournaments(credentials(context), query)
+        out = pb.ListTournamentsResponse(next_page_token=token)
+        for f in found:
+            out.tournaments.add(
+                tournament_id=f.id,
+                name=f.name,
+                format=FORMAT_BY_NAME.get(f.format, pb.TOURNAMENT_FORMAT_UNSPECIFIED),
+                status=STATUS_PB.get(f.status, pb.TOURNAMENT_STATUS_UNSPECIFIED),
+                preset=f.preset,
+                start_at_ms=f.start_at,
+                entrants=f.entrants,
+                registration_open=f.registration,
+                max_entrants=f.max_entrants,
+            )
+        return out
 
 
 # ----- protobuf ---------------------------------------------------------------------------
@@ -234,7 +290,16 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
         out.round_time_limit_seconds = config.round_time_limit_seconds
         out.round_timeout = ROUND_TIMEOUT_PB[config.round_timeout]
         out.next_at_ms = next_due(config, t, row.events) or 0
-    for e in row.config.entrants:
+    if config.registration:
+        out.registration_open = True
+        out.max_entrants = config.max_entrants
+        out.late_registration_rounds = config.late_registration_rounds
+        out.registration_opens_at_ms = config.registration_opens_at
+        out.registration_closes_at_ms = config.registration_closes_at
+    out.check_in_seconds = config.check_in_seconds
+    out.checked_in.extend(e for e in t.ids if e in t.checked_in)
+    for entrant_id in t.ids:  # registered entrants too, in seed order
+        e = t.entrants[entrant_id]
         out.entrants.add(id=e.id, player_ids=list(e.players))
     for rnd in t.rounds:
         show = rnd.number in shown.decks_shown

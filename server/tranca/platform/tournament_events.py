@@ -9,7 +9,14 @@ The events are plain dicts (the store keeps them as a JSON list, oldest first):
   ``r`` was paired and its games created;
 - ``{"type": "result", "round": r, "table": t, "outcome": "a_wins", "source":
   "game" | "forfeit"}``: a table's result;
-- ``{"type": "withdraw", "entrant": e}``.
+- ``{"type": "withdraw", "entrant": e}``;
+- ``{"type": "register", "entrant": e, "players": [...]}``: a registration (an
+  open tournament's), the entrant last in seed order;
+- ``{"type": "unregister", "entrant": e}``: a registration withdrawn before the
+  start (the entrant leaves the field as if it had never entered);
+- ``{"type": "check_in", "entrant": e}``;
+- ``{"type": "drop", "entrants": [...]}``: the entrants not checked in, dropped
+  when round 1 starts (written with its ``pair`` event).
 
 Pairing is deterministic given the config (its seed) and the events before it. A
 Swiss pairing searches (a backtracking search whose cost grows quickly with the
@@ -112,6 +119,19 @@ class TournamentConfig:
     round_break_seconds: int = 0
     round_time_limit_seconds: int = 0
     round_timeout: RoundTimeout = RoundTimeout.DOUBLE_NO_SHOW
+    # Registration: whether entrants may register (``register`` events) besides
+    # those given at creation; at most ``max_entrants`` (0: the server's limit);
+    # between ``registration_opens_at`` and ``registration_closes_at`` (epoch ms; 0:
+    # from creation, until the start); in a Swiss, also late, until round
+    # ``late_registration_rounds`` has started (0: not after the start).
+    # ``check_in_seconds``: a scheduled tournament's check-in opens this long before
+    # its start, and the entrants not checked in by then are dropped (0: none).
+    registration: bool = False
+    max_entrants: int = 0
+    late_registration_rounds: int = 0
+    check_in_seconds: int = 0
+    registration_opens_at: int = 0
+    registration_closes_at: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +150,12 @@ class TournamentConfig:
             "round_break_seconds": self.round_break_seconds,
             "round_time_limit_seconds": self.round_time_limit_seconds,
             "round_timeout": self.round_timeout.value,
+            "registration": self.registration,
+            "max_entrants": self.max_entrants,
+            "late_registration_rounds": self.late_registration_rounds,
+            "check_in_seconds": self.check_in_seconds,
+            "registration_opens_at": self.registration_opens_at,
+            "registration_closes_at": self.registration_closes_at,
         }
 
     def sides_swapped(self, table_no: int) -> bool:
@@ -172,7 +198,41 @@ class TournamentConfig:
             int(d.get("round_break_seconds") or 0),
             int(d.get("round_time_limit_seconds") or 0),
             RoundTimeout(d.get("round_timeout") or RoundTimeout.DOUBLE_NO_SHOW),
+            bool(d.get("registration", False)),
+            int(d.get("max_entrants") or 0),
+            int(d.get("late_registration_rounds") or 0),
+            int(d.get("check_in_seconds") or 0),
+            int(d.get("registration_opens_at") or 0),
+            int(d.get("registration_closes_at") or 0),
         )
+
+    def registration_refused(self, t: Tournament, now: int, limit: int) -> str | None:
+        """Why a registration is refused now (a reason), or None: registration
+        closed (not an open tournament, outside its window, started without late
+        registration or past its last round for it, over) or the field full
+        (``max_entrants``, else ``limit``)."""
+        if not self.registration or t.is_over:
+            return "REGISTRATION_CLOSED"
+        if self.registration_opens_at and now < self.registration_opens_at:
+            return "REGISTRATION_CLOSED"
+        if t.rounds:
+            if self.format != Format.SWISS or len(t.rounds) >= self.late_registration_rounds:
+                return "REGISTRATION_CLOSED"
+        elif self.registration_closes_at and now >= self.registration_closes_at:
+            return "REGISTRATION_CLOSED"
+        active = len(t.ids) - len(t.withdrawn)
+        if active >= (self.max_entrants or limit):
+            return "TOURNAMENT_FULL"
+        return None
+
+    def check_in_refused(self, t: Tournament, now: int) -> str | None:
+        """Why a check-in is refused now, or None: a tournament without check-in, or
+        outside its window (``check_in_seconds`` before the start, until round 1)."""
+        if not self.check_in_seconds or not self.scheduled:
+            return "NO_CHECK_IN"
+        if t.rounds or now < self.start_at - self.check_in_seconds * 1000:
+            return "CHECK_IN_CLOSED"
+        return None
 
     @property
     def scheduled(self) -> bool:
@@ -215,6 +275,7 @@ class TournamentConfig:
             table_size=self.table_size,
             seed=self.seed,
             rounds=self.rounds,
+            open_field=self.registration,
         )
 
     def duplicate_round(self, round_no: int) -> DuplicateRound | None:
@@ -246,6 +307,15 @@ def rebuild(config: TournamentConfig, events: Sequence[Mapping[str, Any]]) -> To
             t.record(int(event["round"]), int(event["table"]), Outcome(event["outcome"]))
         elif kind == "withdraw":
             t.withdraw(str(event["entrant"]))
+        elif kind == "register":
+            t.add_entrant(Entrant(str(event["entrant"]), tuple(event["players"])))
+        elif kind == "unregister":
+            t.remove_entrant(str(event["entrant"]))
+        elif kind == "check_in":
+            t.checked_in.add(str(event["entrant"]))
+        elif kind == "drop":
+            for entrant in event["entrants"]:
+                t.remove_entrant(str(entrant))
     return t
 
 
@@ -343,6 +413,32 @@ def withdraw_event(entrant: str, at: int) -> Event:
     return {"type": "withdraw", "entrant": entrant, "at": at}
 
 
+def register_event(entrant: Entrant, at: int) -> Event:
+    return {"type": "register", "entrant": entrant.id, "players": list(entrant.players), "at": at}
+
+
+def unregister_event(entrant: str, at: int) -> Event:
+    return {"type": "unregister", "entrant": entrant, "at": at}
+
+
+def check_in_event(entrant: str, at: int) -> Event:
+    return {"type": "check_in", "entrant": entrant, "at": at}
+
+
+def drop_no_shows(config: TournamentConfig, t: Tournament, at: int) -> Event | None:
+    """Round 1 of a tournament with check-in is about to be paired: the entrants not
+    checked in leave the field (``t`` changed) and this is the event that says so;
+    None if there is no check-in or everyone checked in."""
+    if not config.check_in_seconds or t.rounds:
+        return None
+    missing = [e for e in t.ids if e not in t.checked_in]
+    if not missing:
+        return None
+    for e in missing:
+        t.remove_entrant(e)
+    return {"type": "drop", "entrants": missing, "at": at}
+
+
 def round_dealt_out(
     round_no: int, games: Mapping[tuple[int, int], str], statuses: Mapping[str, str]
 ) -> bool:
@@ -369,13 +465,17 @@ __all__ = [
     "PairingMismatch",
     "RoundTimeout",
     "TournamentConfig",
+    "check_in_event",
+    "drop_no_shows",
     "latest_result",
     "next_due",
     "pair_event",
     "pair_round",
     "rebuild",
+    "register_event",
     "result_event",
     "round_dealt_out",
     "status_of",
+    "unregister_event",
     "withdraw_event",
 ]

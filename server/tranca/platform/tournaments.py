@@ -231,13 +231,16 @@ class Tournament:
         seed: int = 0,
         rounds: int | None = None,
         points: Points | None = None,
+        open_field: bool = False,
     ) -> None:
+        """``open_field``: entrants register later (``add_entrant``), so fewer than two
+        are allowed until the first round is paired."""
         if table_size not in (2, 4):
             raise ValueError("tables seat 2 players, or 4 as two fixed pairs")
         size = table_size // 2
         ids = [e.id for e in entrants]
         players = [p for e in entrants for p in e.players]
-        if len(ids) < 2:
+        if len(ids) < 2 and not open_field:
             raise ValueError("a tournament needs at least two entrants")
         if len(set(ids)) != len(ids) or len(set(players)) != len(players):
             raise ValueError("entrants and their players must be distinct")
@@ -256,18 +259,63 @@ class Tournament:
         self._results: dict[tuple[int, int], Outcome] = {}
         self._schedule: list[list[tuple[str | None, str | None]]] = []
         self._slots: list[list[str | None]] = []  # knockout: bracket slots of each round
-        n = len(ids)
+        self.checked_in: set[str] = set()
         if rounds is not None and rounds < 1:
             raise ValueError("a tournament has at least one round")
+        self._rounds_asked = rounds
+        self._set_rounds()
+
+    def _set_rounds(self) -> None:
+        """The number of rounds (and a round robin's schedule) for the field as it is:
+        set again whenever the field changes before the first round."""
+        n, rounds = len(self.ids), self._rounds_asked
         if self.format == Format.ROUND_ROBIN:
-            self._schedule = round_robin_schedule(ids)
-            self.total_rounds = len(self._schedule)
+            self._schedule = round_robin_schedule(self.ids) if n >= 2 else []
+            self.total_rounds = max(1, len(self._schedule))
         elif self.format == Format.SWISS:
-            self.total_rounds = rounds or max(1, math.ceil(math.log2(n)))
+            self.total_rounds = rounds or max(1, math.ceil(math.log2(max(n, 2))))
         else:
-            self.total_rounds = max(1, math.ceil(math.log2(n)))
+            self.total_rounds = max(1, math.ceil(math.log2(max(n, 2))))
         if rounds is not None and rounds != self.total_rounds:
             raise ValueError(f"a {self.format} of {n} entrants has {self.total_rounds} rounds")
+
+    # ----- the field ----------------------------------------------------------------
+
+    def add_entrant(self, entrant: Entrant) -> None:
+        """A registration: the entrant joins the field, last in seed order. Before the
+        first round in any format; afterwards (late registration) only in a Swiss,
+        where it is paired from the next round on with no points for the rounds it
+        missed."""
+        if self.rounds and self.format != Format.SWISS:
+            raise ValueError("only a Swiss takes entrants once it has started")
+        size = self.table_size // 2
+        if len(entrant.players) != size:
+            raise ValueError(
+                f"each entrant must be {size} player(s) at {self.table_size}-player tables"
+            )
+        taken = {p for e in self.entrants.values() for p in e.players}
+        if entrant.id in self.entrants or taken & set(entrant.players):
+            raise ValueError("entrants and their players must be distinct")
+        self.entrants[entrant.id] = entrant
+        self.seed_index[entrant.id] = len(self.ids)
+        self.ids.append(entrant.id)
+        self.lot[entrant.id] = _lot(self.seed, entrant.id)
+        if not self.rounds:
+            self._set_rounds()
+
+    def remove_entrant(self, entrant: str) -> None:
+        """A registration withdrawn before the first round (or a no-show dropped at
+        the start): the entrant leaves the field as if it had never entered."""
+        if self.rounds:
+            raise ValueError("the tournament has started: withdraw the entrant instead")
+        if entrant not in self.entrants:
+            raise ValueError(f"no entrant {entrant!r}")
+        del self.entrants[entrant]
+        self.ids.remove(entrant)
+        self.seed_index = {e: i for i, e in enumerate(self.ids)}
+        del self.lot[entrant]
+        self.checked_in.discard(entrant)
+        self._set_rounds()
 
     # ----- results ------------------------------------------------------------------
 
@@ -318,6 +366,8 @@ class Tournament:
         if self.rounds and not self.round_complete(len(self.rounds)):
             raise ValueError(f"round {len(self.rounds)} still has tables without a result")
         number = len(self.rounds) + 1
+        if len(self.ids) < 2:
+            raise ValueError("fewer than two entrants are left to pair")
         if self.format == Format.ROUND_ROBIN:
             pairs, byes = self._round_robin_pairs(number)
         elif self.format == Format.SWISS:

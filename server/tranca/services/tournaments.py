@@ -61,13 +61,17 @@ from ..platform.tournament_events import (
     Event,
     RoundTimeout,
     TournamentConfig,
+    check_in_event,
+    drop_no_shows,
     latest_result,
     next_due,
     pair_event,
     rebuild,
+    register_event,
     result_event,
     round_dealt_out,
     status_of,
+    unregister_event,
     withdraw_event,
 )
 from ..platform.tournaments import (
@@ -86,7 +90,7 @@ from .compute import Compute, off_loop
 from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed
 from .games import fixed_deck, rules_and_table
-from .limits import DEFAULT_TOKEN_LIFETIME
+from .limits import DEFAULT_TOKEN_LIFETIME, page_offset
 from .matches import Matches
 from .moves import now_ms
 from .ports import AppRecord, GameChange, NewGame, SeatToken
@@ -97,6 +101,8 @@ log = structlog.get_logger("tranca.tournaments")
 MAX_PLAYER_ID = 128
 MAX_ENTRANTS = 1024
 MAX_SWISS_ROUNDS = 64
+# ListTournaments' pages.
+DEFAULT_PAGE, MAX_PAGE = 50, 200
 # Games of a round started at once: enough that a large round starts in a few round
 # trips, few enough not to take every database connection of the pool.
 CONCURRENT_STARTS = 8
@@ -176,6 +182,29 @@ async def standings_of(t: Tournament) -> list[Standing]:
     return await off_loop(t.standings)
 
 
+@dataclass(frozen=True)
+class Written:
+    """What a change writes beside its events, from the tournament it leaves: its
+    status, its standings, when a sweeper is next due (``next_due``) and how many
+    entrants are in (for listings)."""
+
+    status: str
+    standings: Sequence[Standing]
+    due_at: int | None
+    entrants: int
+
+
+async def written(config: TournamentConfig, t: Tournament, events: Sequence[Event]) -> Written:
+    """``Written`` for ``t`` as ``events`` (every event, the new ones included) left
+    it; its standings computed in a worker thread."""
+    return Written(
+        status_of(t),
+        await standings_of(t),
+        next_due(config, t, events),
+        len(t.ids) - len(t.withdrawn),
+    )
+
+
 @dataclass
 class TableGame:
     """A tournament table's new game, written with its round: the game as created
@@ -206,15 +235,9 @@ class TournamentRepository(Protocol):
     """The tournaments, the games of their tables and those games' statuses."""
 
     async def create_tournament(
-        self,
-        app_id: str,
-        name: str,
-        config: TournamentConfig,
-        standings: Sequence[Standing],
-        due_at: int | None,
+        self, app_id: str, name: str, config: TournamentConfig, written: Written
     ) -> str:
-        """Store a new tournament (no events yet, its entrants' standings, when a
-        sweeper is first due); its id."""
+        """Store a new tournament (no events yet) with what ``written`` says; its id."""
         ...
 
     async def load_tournament(self, tournament_id: str, app_id: str) -> TournamentRow | None:
@@ -237,17 +260,16 @@ class TournamentRepository(Protocol):
         """Tournaments running now (every app's)."""
         ...
 
-    async def append_events(
-        self,
-        row: TournamentRow,
-        new: list[Event],
-        status: str,
-        standings: Sequence[Standing],
-        due_at: int | None,
-    ) -> bool:
-        """Append events to the tournament as ``row`` read it, and set its status, the
-        standings the events leave and when a sweeper is next due (``next_due``);
-        False (nothing written) if it changed since."""
+    async def append_events(self, row: TournamentRow, new: list[Event], written: Written) -> bool:
+        """Append events to the tournament as ``row`` read it, with what they leave
+        (``written``: status, standings, when a sweeper is next due); False (nothing
+        written) if it changed since."""
+        ...
+
+    async def list_tournaments(
+        self, app_id: str, query: TournamentQuery, offset: int, limit: int
+    ) -> list[TournamentSummary]:
+        """The app's tournaments matching ``query``, by start time then creation."""
         ...
 
     async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[tuple[str, str]]:
@@ -263,10 +285,8 @@ class TournamentRepository(Protocol):
         self,
         row: TournamentRow,
         new: list[Event],
-        status: str,
         games: Sequence[TableGame],
-        standings: Sequence[Standing],
-        due_at: int | None,
+        written: Written,
     ) -> bool:
         """``append_events`` and the round's games with their seats taken, in one
         transaction: the whole round or nothing. False if the tournament changed."""
@@ -282,19 +302,39 @@ class TournamentResults(Protocol):
         changes until the transaction ends; None for a game of no tournament."""
         ...
 
-    async def append_events(
-        self,
-        row: TournamentRow,
-        new: list[Event],
-        status: str,
-        standings: Sequence[Standing],
-        due_at: int | None,
-    ) -> bool:
+    async def append_events(self, row: TournamentRow, new: list[Event], written: Written) -> bool:
         """As ``TournamentRepository.append_events``, in the caller's transaction."""
         ...
 
 
 # ----- what the use cases take and give ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TournamentQuery:
+    """ListTournaments' filters (empty or 0: any)."""
+
+    status: str = ""
+    preset: str = ""
+    starts_after: int = 0  # epoch ms, inclusive
+    starts_before: int = 0  # epoch ms, exclusive
+    page_size: int = 0
+    page_token: str = ""
+
+
+@dataclass(frozen=True)
+class TournamentSummary:
+    """A tournament in a listing."""
+
+    id: str
+    name: str
+    status: str
+    format: str
+    preset: str
+    start_at: int  # epoch ms; 0: not scheduled
+    entrants: int  # entrants in (withdrawn ones not counted)
+    registration: bool
+    max_entrants: int
 
 
 @dataclass(frozen=True)
@@ -320,6 +360,12 @@ class NewTournament:
     round_break_seconds: int = 0
     round_time_limit_seconds: int = 0
     round_timeout: RoundTimeout = RoundTimeout.DOUBLE_NO_SHOW
+    registration: bool = False  # entrants may register (RegisterEntrant)
+    max_entrants: int = 0  # 0: MAX_ENTRANTS
+    late_registration_rounds: int = 0  # Swiss: registration open until round N started
+    check_in_seconds: int = 0  # scheduled: check-in opens this long before the start
+    registration_opens_at: int = 0  # epoch ms; 0: at once
+    registration_closes_at: int = 0  # epoch ms; 0: at the start
 
 
 @dataclass(frozen=True)
@@ -360,8 +406,32 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         raise bad_config("format is required")
     if new.table_size not in (2, 4):
         raise bad_config("table_size is 2, or 4 for partnerships")
-    if not 2 <= len(new.entrants) <= MAX_ENTRANTS:
-        raise bad_config(f"a tournament has 2 to {MAX_ENTRANTS} entrants")
+    least = 0 if new.registration else 2
+    if not least <= len(new.entrants) <= MAX_ENTRANTS:
+        raise bad_config(f"a tournament has {least} to {MAX_ENTRANTS} entrants")
+    if not 0 <= new.max_entrants <= MAX_ENTRANTS:
+        raise bad_config(f"max_entrants is 0 (the server's {MAX_ENTRANTS}) to {MAX_ENTRANTS}")
+    if new.max_entrants and len(new.entrants) > new.max_entrants:
+        raise bad_config("more entrants than max_entrants")
+    if not new.registration and (
+        new.max_entrants
+        or new.late_registration_rounds
+        or new.registration_opens_at
+        or new.registration_closes_at
+    ):
+        raise bad_config("max_entrants, late registration and its window need registration_open")
+    if new.late_registration_rounds and fmt != Format.SWISS:
+        raise bad_config("late registration is for a Swiss")
+    if not 0 <= new.late_registration_rounds <= MAX_SWISS_ROUNDS:
+        raise bad_config(f"late_registration_rounds is 0 to {MAX_SWISS_ROUNDS}")
+    if new.registration_opens_at < 0 or new.registration_closes_at < 0:
+        raise bad_config("registration times are epoch ms, or 0")
+    if new.registration_closes_at and new.registration_closes_at <= new.registration_opens_at:
+        raise bad_config("registration closes after it opens")
+    if not 0 <= new.check_in_seconds <= MAX_ROUND_BREAK_SECONDS:
+        raise bad_config(f"check_in_seconds is 0 to {MAX_ROUND_BREAK_SECONDS}")
+    if new.check_in_seconds and not new.start_at:
+        raise bad_config("check-in needs a start_at_ms")
     entrants = []
     for e in new.entrants:
         ids = tuple(p.strip() for p in e.players)
@@ -417,6 +487,12 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         new.round_break_seconds,
         new.round_time_limit_seconds,
         new.round_timeout,
+        new.registration,
+        new.max_entrants,
+        new.late_registration_rounds,
+        new.check_in_seconds,
+        new.registration_opens_at,
+        new.registration_closes_at,
     )
     try:
         t = config.new_tournament()
@@ -490,9 +566,8 @@ async def record_game_result(
     event["reason"] = reason
     if tie_break:
         event["tie_break"] = row.config.knockout_tie.value
-    standings = await standings_of(t)
-    due = next_due(row.config, t, [*row.events, event])
-    if not await results.append_events(row, [event], status_of(t), standings, due):
+    done = await written(row.config, t, [*row.events, event])
+    if not await results.append_events(row, [event], done):
         raise TournamentConflict(f"tournament {row.id} kept changing")
 
 
@@ -571,9 +646,9 @@ class Tournaments:
         config = tournament_config(new, app)
         name = new.name.strip()
         fresh = config.new_tournament()
-        standings = await standings_of(fresh)
-        due = next_due(config, fresh, [])
-        tournament_id = await self.repo.create_tournament(app.id, name, config, standings, due)
+        tournament_id = await self.repo.create_tournament(
+            app.id, name, config, await written(config, fresh, [])
+        )
         row = await self._load(app, tournament_id)
         return await self._shown(row, await rebuilt(row))
 
@@ -600,11 +675,10 @@ class Tournaments:
             new = change(row, t)
             if not new:
                 return await self._shown(row, t)
-            standings = await standings_of(t)
-            due = next_due(row.config, t, [*row.events, *new])
-            if await self.repo.append_events(row, new, status_of(t), standings, due):
+            done = await written(row.config, t, [*row.events, *new])
+            if await self.repo.append_events(row, new, done):
                 await self.refresh_running_gauge()
-                return await self._shown(row, t, standings)
+                return await self._shown(row, t, done.standings)
         raise busy()
 
     async def record_forfeit(
@@ -677,10 +751,80 @@ class Tournaments:
                 return []
             if t.is_over:
                 raise refused("TOURNAMENT_OVER", "the tournament is over")
+            if row.config.registration and not t.rounds:
+                # Before the start, a registration withdrawn leaves the field.
+                t.remove_entrant(entrant)
+                return [unregister_event(entrant, now_ms())]
             t.withdraw(entrant)
             return [withdraw_event(entrant, now_ms())]
 
         return await self._change(app, tournament_id, change)
+
+    # ----- registration ------------------------------------------------------------
+
+    async def register(
+        self, credentials: Credentials, tournament_id: str, entrant: Entrant
+    ) -> TournamentShown:
+        """An entrant registered by the app (an open tournament's): last in seed order,
+        within the registration window and the entry limit; in a Swiss with late
+        registration also after the start, until the chosen round has started (it
+        is paired from the next round, with no points for those it missed). A retry
+        (the same entrant and players, still in) changes nothing."""
+        app = await self.access.calling_app(credentials)
+        players = tuple(p.strip() for p in entrant.players)
+        if not entrant.id or not all(players):
+            raise malformed("an entrant needs an id and its player ids")
+        wanted = Entrant(entrant.id, players)
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if t.entrants.get(wanted.id) == wanted and wanted.id not in t.withdrawn:
+                return []  # a retry
+            why = row.config.registration_refused(t, self.clock(), MAX_ENTRANTS)
+            if why is not None:
+                full = why == "TOURNAMENT_FULL"
+                raise refused(why, "the tournament is full" if full else "registration is closed")
+            try:
+                t.add_entrant(wanted)
+            except ValueError as exc:
+                raise Refused(Refusal.EXISTS, "ENTRANT_EXISTS", str(exc)) from None
+            return [register_event(wanted, now_ms())]
+
+        return await self._change(app, tournament_id, change)
+
+    async def check_in(
+        self, credentials: Credentials, tournament_id: str, entrant: str
+    ) -> TournamentShown:
+        """The entrant is here: within the check-in window (``check_in_seconds``
+        before a scheduled start, until round 1); those not checked in are dropped
+        when round 1 starts. A repeat changes nothing."""
+        app = await self.access.calling_app(credentials)
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if entrant not in t.entrants:
+                raise Refused(Refusal.NOT_FOUND, "ENTRANT_NOT_FOUND", "no such entrant")
+            if entrant in t.checked_in:
+                return []
+            why = row.config.check_in_refused(t, self.clock())
+            if why is not None:
+                raise refused(why, "check-in is not open")
+            t.checked_in.add(entrant)
+            return [check_in_event(entrant, now_ms())]
+
+        return await self._change(app, tournament_id, change)
+
+    async def list_tournaments(
+        self, credentials: Credentials, query: TournamentQuery
+    ) -> tuple[list[TournamentSummary], str]:
+        """The app's tournaments matching ``query`` (by start time, then creation), a
+        page at a time; the next page's token ("" after the last)."""
+        app = await self.access.calling_app(credentials)
+        offset = page_offset(query.page_token)
+        size = query.page_size or DEFAULT_PAGE
+        if not 1 <= size <= MAX_PAGE:
+            raise malformed(f"page_size is 0 (the default {DEFAULT_PAGE}) to {MAX_PAGE}")
+        found = await self.repo.list_tournaments(app.id, query, offset, size + 1)
+        more = len(found) > size
+        return found[:size], str(offset + size) if more else ""
 
     # ----- rounds ------------------------------------------------------------------
 
@@ -700,6 +844,10 @@ class Tournaments:
             t = await rebuilt(row)
             if number <= len(t.rounds):
                 return await self._round_again(row, t, number)
+            # Round 1 with check-in: the entrants not checked in leave the field,
+            # written with the round.
+            dropped = drop_no_shows(row.config, t, now_ms())
+            before = [dropped] if dropped else []
             if len(t.rounds) >= t.total_rounds:
                 raise refused("TOURNAMENT_OVER", "every round has been played")
             if number != len(t.rounds) + 1:
@@ -709,17 +857,16 @@ class Tournaments:
                     "ROUND_NOT_COMPLETE", f"round {len(t.rounds)} still has tables without a result"
                 )
             try:
-                rnd = await self._pair(row, t)
+                rnd = await self._pair(row, t, before)
             except ValueError as exc:
                 raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
             expires = now_ms() + self.token_lifetime_ms
             # Hundreds of games dealt for a large round: in a worker thread.
             games, tokens = await off_loop(self._round_games, row, t, rnd, expires)
-            status = status_of(t)
-            standings = await standings_of(t)  # the round's byes score
-            event = pair_event(t, now_ms())
-            due = next_due(row.config, t, [*row.events, event])
-            if not await self.repo.write_round(row, [event], status, games, standings, due):
+            new = [*before, pair_event(t, now_ms())]
+            # (The standings move with the round's byes.)
+            done = await written(row.config, t, [*row.events, *new])
+            if not await self.repo.write_round(row, new, games, done):
                 continue  # another change won: re-read (a concurrent StartRound's round)
             await self.refresh_running_gauge()
             # Whatever happens to a start, answer with the tokens (a retry of the
@@ -807,13 +954,14 @@ class Tournaments:
             with contextlib.suppress(GameError):
                 await self.matches.moves.apply(game_id, Action("end"))
 
-    async def _pair(self, row: TournamentRow, t: Tournament) -> Round:
-        """Pair ``t``'s next round: a Swiss round in the worker process (its search may
-        take seconds), then taken into ``t`` as stored rounds are; a round robin's or
-        a knockout's here (they pair without searching)."""
+    async def _pair(self, row: TournamentRow, t: Tournament, before: Sequence[Event]) -> Round:
+        """Pair ``t``'s next round (``t`` is ``row`` with the events ``before``
+        applied): a Swiss round in the worker process (its search may take seconds),
+        then taken into ``t`` as stored rounds are; a round robin's or a knockout's
+        here (they pair without searching)."""
         if t.format != Format.SWISS:
             return t.pair_next_round()
-        event = await self.compute.pair_round(row.config, row.events)
+        event = await self.compute.pair_round(row.config, [*row.events, *before])
         pairs = [(str(a), str(b)) for a, b in event["tables"]]
         return t.restore_round(int(event["round"]), pairs, [str(e) for e in event["byes"]])
 
@@ -962,11 +1110,14 @@ __all__ = [
     "TableOfGame",
     "TokensBySeat",
     "TournamentConflict",
+    "TournamentQuery",
     "TournamentRepository",
     "TournamentResults",
     "TournamentRow",
     "TournamentShown",
+    "TournamentSummary",
     "Tournaments",
+    "Written",
     "decided_by_forfeit",
     "deck_shown",
     "record_game_result",

@@ -25,10 +25,18 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..platform.tournament_events import REGISTERED, RUNNING, Event, TournamentConfig
+from ..platform.tournament_events import RUNNING, Event, TournamentConfig
 from ..platform.tournaments import Standing
 from ..services.ports import SeatToken
-from ..services.tournaments import GamesByTable, TableGame, TableOfGame, TournamentRow
+from ..services.tournaments import (
+    GamesByTable,
+    TableGame,
+    TableOfGame,
+    TournamentQuery,
+    TournamentRow,
+    TournamentSummary,
+    Written,
+)
 from .codec import dumps, loads
 from .models import Game, TournamentGame, TournamentRecord
 from .repository import Store
@@ -53,31 +61,47 @@ async def _row(r: Any) -> TournamentRow:
     return await asyncio.to_thread(_decode, r)
 
 
+def _summaries(rows: Sequence[Any]) -> list[TournamentSummary]:
+    out = []
+    for r in rows:
+        config = loads(r.config)
+        out.append(
+            TournamentSummary(
+                str(r.id),
+                str(r.name),
+                str(r.status),
+                str(r.format or config.get("format", "")),
+                str(r.preset or config.get("rules", {}).get("name", "")),
+                int(r.start_at or 0),
+                int(r.entrants if r.entrants is not None else len(config.get("entrants", ()))),
+                bool(config.get("registration", False)),
+                int(config.get("max_entrants") or 0),
+            )
+        )
+    return out
+
+
 def _encode(events: list[Event], standings: Sequence[Standing]) -> tuple[str, str]:
     return dumps(events), dumps([s.to_dict() for s in standings])
 
 
 async def _swap(
-    conn: AsyncConnection,
-    row: TournamentRow,
-    events: list[Event],
-    status: str,
-    standings: Sequence[Standing],
-    due_at: int | None,
+    conn: AsyncConnection, row: TournamentRow, events: list[Event], written: Written
 ) -> bool:
     """The compare-and-swap of every change: written only if nobody changed the
-    tournament since ``row`` was read, with the standings the change left and when
-    a sweeper is next due."""
-    events_text, standings_text = await asyncio.to_thread(_encode, events, standings)
+    tournament since ``row`` was read, with what the change left (``written``: its
+    status, standings, when a sweeper is next due, entrants in)."""
+    events_text, standings_text = await asyncio.to_thread(_encode, events, written.standings)
     done = await conn.execute(
         update(TournamentRecord)
         .where(TournamentRecord.id == row.id, TournamentRecord.version == row.version)
         .values(
             version=row.version + 1,
-            status=status,
+            status=written.status,
             events=events_text,
             standings=standings_text,
-            due_at=due_at,
+            due_at=written.due_at,
+            entrants=written.entrants,
         )
     )
     return done.rowcount == 1
@@ -90,12 +114,7 @@ class TournamentStore:
         self.store = store
 
     async def create_tournament(
-        self,
-        app_id: str,
-        name: str,
-        config: TournamentConfig,
-        standings: Sequence[Standing],
-        due_at: int | None,
+        self, app_id: str, name: str, config: TournamentConfig, written: Written
     ) -> str:
         tournament_id = uuid.uuid4().hex
         async with self.store.writing() as conn:
@@ -104,12 +123,16 @@ class TournamentStore:
                     id=tournament_id,
                     app_id=app_id,
                     name=name,
-                    status=REGISTERED,
+                    status=written.status,
                     version=0,
                     config=dumps(config.to_dict()),
                     events="[]",
-                    standings=dumps([st.to_dict() for st in standings]),
-                    due_at=due_at,
+                    standings=dumps([st.to_dict() for st in written.standings]),
+                    due_at=written.due_at,
+                    entrants=written.entrants,
+                    preset=str(config.rules.get("name", ""))[:64],
+                    format=config.format.value,
+                    start_at=config.start_at,
                 )
             )
         return tournament_id
@@ -156,18 +179,31 @@ class TournamentStore:
         async with self.store.reading() as conn:
             return int((await conn.execute(q)).scalar_one())
 
-    async def append_events(
-        self,
-        row: TournamentRow,
-        new: list[Event],
-        status: str,
-        standings: Sequence[Standing],
-        due_at: int | None,
-    ) -> bool:
-        """Append events to the tournament as ``row`` read it, with the standings they
-        leave; False if it changed since."""
+    async def append_events(self, row: TournamentRow, new: list[Event], written: Written) -> bool:
+        """Append events to the tournament as ``row`` read it, with what they leave;
+        False if it changed since."""
         async with self.store.writing() as conn:
-            return await _swap(conn, row, [*row.events, *new], status, standings, due_at)
+            return await _swap(conn, row, [*row.events, *new], written)
+
+    async def list_tournaments(
+        self, app_id: str, query: TournamentQuery, offset: int, limit: int
+    ) -> list[TournamentSummary]:
+        """The app's tournaments matching ``query``, by start time then creation."""
+        T = TournamentRecord
+        q = select(T.id, T.name, T.status, T.format, T.preset, T.start_at, T.entrants, T.config)
+        q = q.where(T.app_id == app_id)
+        if query.status:
+            q = q.where(T.status == query.status)
+        if query.preset:
+            q = q.where(T.preset == query.preset)
+        if query.starts_after:
+            q = q.where(T.start_at >= query.starts_after)
+        if query.starts_before:
+            q = q.where(T.start_at < query.starts_before, T.start_at > 0)
+        q = q.order_by(T.start_at, T.created_at, T.id).offset(offset).limit(limit)
+        async with self.store.reading() as conn:
+            rows = (await conn.execute(q)).all()
+        return await asyncio.to_thread(_summaries, rows)
 
     async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[tuple[str, str]]:
         """The scheduled tournaments due by ``now`` (``(id, app_id)``, oldest due
@@ -211,10 +247,8 @@ class TournamentStore:
         self,
         row: TournamentRow,
         new: list[Event],
-        status: str,
         games: Sequence[TableGame],
-        standings: Sequence[Standing],
-        due_at: int | None,
+        written: Written,
     ) -> bool:
         """The pairing of a round and all its games with their seats taken, in one
         transaction: a crash leaves either the whole round or nothing, and of two
@@ -229,7 +263,7 @@ class TournamentStore:
         async with store.writing() as conn:
             # The swap first: on PostgreSQL it locks the tournament's row, so a
             # concurrent StartRound waits here and then finds the version moved on.
-            if not await _swap(conn, row, [*row.events, *new], status, standings, due_at):
+            if not await _swap(conn, row, [*row.events, *new], written):
                 return False
             for g in games:
                 await store.sql.insert_game_in(conn, store.game_insert(g.new))
@@ -285,15 +319,8 @@ class TournamentTransaction:
         self._tables[game_id] = found
         return found
 
-    async def append_events(
-        self,
-        row: TournamentRow,
-        new: list[Event],
-        status: str,
-        standings: Sequence[Standing],
-        due_at: int | None,
-    ) -> bool:
-        """Append events to the tournament as ``row`` read it, with the standings they
-        leave, in this transaction; False if it changed since."""
+    async def append_events(self, row: TournamentRow, new: list[Event], written: Written) -> bool:
+        """Append events to the tournament as ``row`` read it, with what they leave,
+        in this transaction; False if it changed since."""
         self._tables.clear()
-        return await _swap(self.conn, row, [*row.events, *new], status, standings, due_at)
+        return await _swap(self.conn, row, [*row.events, *new], written)
