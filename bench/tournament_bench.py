@@ -254,9 +254,12 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         try:
             await asyncio.to_thread(migrate.upgrade, url)
             results[str(size)] = await one_size(url, size, args.reads, args.seed)
+        except Exception as exc:  # reported, and the sizes done so far are kept
+            results[str(size)] = {"failed": f"{type(exc).__name__}: {exc}"}
         finally:
             await _pg_drop(url)
         print(json.dumps(results[str(size)]), flush=True)
+        write_report(args, results)  # after each size: a long run's partial figures stay
     return results
 
 
@@ -269,7 +272,11 @@ def main() -> int:
     parser.add_argument("--database-url", default="", help="default: a fresh PostgreSQL database")
     args = parser.parse_args()
     configure_logging("json", "warning")
-    results = asyncio.run(main_async(args))
+    write_report(args, asyncio.run(main_async(args)))
+    return 0
+
+
+def write_report(args: argparse.Namespace, results: dict[str, Any]) -> None:
     database = "the given database" if args.database_url else "PostgreSQL (127.0.0.1:5432)"
     report = {
         "machine": machine(),
@@ -336,7 +343,6 @@ def main() -> int:
         lines.append(f"| {size} | " + " | ".join(cells) + " |")
     (out / "tournaments.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-    return 0
 
 
 if __name__ == "__main__":

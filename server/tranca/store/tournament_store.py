@@ -43,6 +43,9 @@ from .repository import Store
 
 __all__ = ["TournamentStore", "TournamentTransaction"]
 
+# The bound of a round's transaction, per table (the store's own timeout at least).
+ROUND_WRITE_SECONDS_PER_TABLE = 0.05
+
 
 def _decode(r: Any) -> TournamentRow:
     standings = None if r.standings is None else [Standing.from_dict(s) for s in loads(r.standings)]
@@ -260,7 +263,9 @@ class TournamentStore:
         log row, the seat's token: the database's one write of a change), only all in
         one transaction; the use case starts them afterwards (``Matches.start``)."""
         store = self.store
-        async with store.writing() as conn:
+        # Four statements a table (the game, its two or four joins, its link): a
+        # 512-table round is thousands, longer than one call's usual bound.
+        async with store.writing(ROUND_WRITE_SECONDS_PER_TABLE * len(games)) as conn:
             # The swap first: on PostgreSQL it locks the tournament's row, so a
             # concurrent StartRound waits here and then finds the version moved on.
             if not await _swap(conn, row, [*row.events, *new], written):
