@@ -500,3 +500,75 @@ def test_a_rebuild_takes_stored_swiss_rounds_without_pairing_them_again(
     bad[0]["tables"] = [["p01", "p01"], *list(events[0]["tables"])[1:]]  # type: ignore[call-overload]
     with pytest.raises(PairingMismatch):
         rebuild(config, bad)
+
+
+def test_points_and_the_order_of_tie_breaks_are_the_organisers() -> None:
+    """Issue 27: "configurable points for win, draw and loss and the order of
+    tie-breaks". Three points a win and one a draw; ranked by wins before Buchholz."""
+    from tranca.platform.tournaments import Points, TieBreaker
+
+    t = Tournament(
+        Format.ROUND_ROBIN,
+        players(4),
+        seed=3,
+        points=Points(win=3, draw=1, loss=0, bye=3),
+        tie_breaks=(TieBreaker.WINS, TieBreaker.BUCHHOLZ),
+    )
+    results = iter(
+        [Outcome.DRAW, Outcome.A_WINS, Outcome.B_WINS, Outcome.DRAW, Outcome.A_WINS, Outcome.DRAW]
+    )
+    for _ in range(t.total_rounds):
+        rnd = t.pair_next_round()
+        for tb in rnd.tables:
+            t.record(tb.round, tb.number, next(results))
+    standings = t.standings()
+    for s in standings:
+        assert s.points == 3 * s.wins + s.draws
+    keys = [(-s.points, -s.wins, -s.buchholz) for s in standings]
+    assert keys == sorted(keys)
+    with pytest.raises(ValueError):
+        Tournament(Format.SWISS, players(4), tie_breaks=(TieBreaker.WINS, TieBreaker.WINS))
+
+
+def test_a_swiss_then_a_knockout_of_its_top_four() -> None:
+    """Issue 27: "multi-stage events (Swiss, then a knockout of the top N)". After the
+    Swiss rounds the top four of its standings meet 1 v 4 and 2 v 3, then the
+    winners; a play-off table needs a winner; the champion heads the standings, the
+    play-off's entrants before the rest. A rebuild from the events (the play-off's
+    seeds stored with its first round) gives the same tournament."""
+    from tranca.platform.tournament_events import (
+        TournamentConfig,
+        pair_event,
+        rebuild,
+        result_event,
+    )
+
+    config = TournamentConfig(Format.SWISS, tuple(players(12)), 2, 9, 3, {}, {}, playoff=4)
+    t = config.new_tournament()
+    assert (t.swiss_rounds, t.total_rounds) == (3, 5)
+    events: list[dict[str, object]] = []
+    rng = random.Random(4)
+    for number in range(1, 6):
+        rnd = t.pair_next_round()
+        events.append(pair_event(t, 0))
+        if number == 4:
+            top = [s.entrant for s in t.standings()][:4]
+            assert t.playoff_seeds == top
+            assert {frozenset((tb.a, tb.b)) for tb in rnd.tables} == {
+                frozenset((top[0], top[3])),
+                frozenset((top[1], top[2])),
+            }
+            with pytest.raises(ValueError):
+                t.record(4, 1, Outcome.DRAW)
+        for tb in rnd.tables:
+            choices = [Outcome.A_WINS, Outcome.B_WINS]
+            outcome = rng.choice(choices + ([Outcome.DRAW] if number <= 3 else []))
+            t.record(tb.round, tb.number, outcome)
+            events.append(result_event(tb.round, tb.number, outcome, "game", 0))
+    assert t.is_over and t.champion is not None
+    standings = t.standings()
+    assert standings[0].entrant == t.champion
+    assert {s.entrant for s in standings[:4]} == set(t.playoff_seeds)
+    again = rebuild(config, events)
+    assert again.rounds == t.rounds and again.standings() == standings
+    assert again.champion == t.champion

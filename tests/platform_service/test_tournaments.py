@@ -65,6 +65,9 @@ class TournamentOptions(TypedDict, total=False):
     round_time_limit_seconds: int
     round_timeout: pb.RoundTimeout.ValueType
     check_in_seconds: int
+    points: pb.TournamentPoints
+    tie_breaks: list[pb.TieBreaker.ValueType]
+    playoff_size: int
 
 
 class Organiser:
@@ -1368,3 +1371,69 @@ async def test_list_tournaments_by_status_preset_and_start_time(org: Organiser) 
     rest = await listing(starts_after_ms=base, page_size=2, page_token=page.next_page_token)
     assert [x.tournament_id for x in rest.tournaments] == ids[2:] and not rest.next_page_token
     assert await refusal(listing(page_token="x")) == "MALFORMED_REQUEST"
+
+
+# ----- formats (issue 27: "Formats") -------------------------------------------------------
+
+
+async def test_a_swiss_with_a_top_four_play_off_and_the_organisers_points(
+    org: Organiser,
+) -> None:
+    """Issue 27: "multi-stage events (Swiss, then a knockout of the top N);
+    configurable points for win, draw and loss and the order of tie-breaks". Eight
+    entrants, two Swiss rounds scored 3/1/0 and ranked by wins first, then a
+    knockout of the top four seeded by the Swiss standings: a drawn play-off table
+    goes to the higher seed (knockout_tie), and the champion heads the standings."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_SWISS,
+        8,
+        rounds=2,
+        points=pb.TournamentPoints(win=3, draw=1, loss=0, bye=3),
+        tie_breaks=[pb.TIE_BREAKER_WINS, pb.TIE_BREAKER_BUCHHOLZ],
+        playoff_size=4,
+    )
+    tid = created.tournament_id
+    assert (created.total_rounds, created.swiss_rounds, created.playoff_size) == (4, 2, 4)
+    assert created.points.win == 3 and list(created.tie_breaks) == [
+        pb.TIE_BREAKER_WINS,
+        pb.TIE_BREAKER_BUCHHOLZ,
+    ]
+    for number in (1, 2):
+        rnd = await org.start(tid, number)
+        await draw_game(org, rnd.tables[0].game_id)
+        await org.play_round(tid, pb.TournamentRound(tables=rnd.tables[1:]))
+    swiss = await org.get(tid)
+    for s in swiss.standings:
+        assert s.points == 3 * s.wins + s.draws
+    keys = [(-s.points, -s.wins, -s.buchholz) for s in swiss.standings]
+    assert keys == sorted(keys)
+    top = [s.entrant for s in swiss.standings[:4]]
+    semis = await org.start(tid, 3)
+    assert {frozenset((tb.entrant_a, tb.entrant_b)) for tb in semis.tables} == {
+        frozenset((top[0], top[3])),
+        frozenset((top[1], top[2])),
+    }
+    level = next(tb for tb in semis.tables if top[0] in (tb.entrant_a, tb.entrant_b))
+    await draw_game(org, level.game_id)  # a level play-off game: the higher seed wins
+    other = [tb for tb in semis.tables if tb.number != level.number]
+    await org.play_round(tid, pb.TournamentRound(tables=other))
+    final = await org.start(tid, 4)
+    assert top[0] in (final.tables[0].entrant_a, final.tables[0].entrant_b)
+    await org.play_round(tid, final)
+    done = await org.get(tid)
+    assert done.status == pb.TOURNAMENT_STATUS_FINISHED
+    assert done.champion == done.standings[0].entrant
+    assert {s.entrant for s in done.standings[:4]} == set(top)
+
+
+async def test_bad_points_tie_breaks_and_play_offs_are_refused(org: Organiser) -> None:
+    for change in (
+        {"points": pb.TournamentPoints(win=1, draw=2, loss=0, bye=1)},
+        {"tie_breaks": [pb.TIE_BREAKER_WINS, pb.TIE_BREAKER_WINS]},
+        {"tie_breaks": [pb.TIE_BREAKER_UNSPECIFIED]},
+        {"playoff_size": 3},
+        {"playoff_size": 8},  # more than the entrants
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, **change)
+        assert error_reason(exc.value) == "BAD_TOURNAMENT", change

@@ -18,7 +18,16 @@ from ..platform.tournament_events import (
     next_due,
     status_of,
 )
-from ..platform.tournaments import Entrant, Format, KnockoutTie, Outcome, Round, Tournament
+from ..platform.tournaments import (
+    Entrant,
+    Format,
+    KnockoutTie,
+    Outcome,
+    Points,
+    Round,
+    TieBreaker,
+    Tournament,
+)
 from ..rules.cards import card_text
 from ..services.tournaments import (
     GamesByTable,
@@ -64,6 +73,12 @@ KNOCKOUT_TIE_PB = {
     KnockoutTie.PLAY_OFF: pb.KNOCKOUT_TIE_PLAY_OFF,
 }
 STATUSES = {v: k for k, v in STATUS_PB.items()}
+TIE_BREAKER_PB = {
+    TieBreaker.BUCHHOLZ: pb.TIE_BREAKER_BUCHHOLZ,
+    TieBreaker.SONNEBORN_BERGER: pb.TIE_BREAKER_SONNEBORN_BERGER,
+    TieBreaker.WINS: pb.TIE_BREAKER_WINS,
+}
+TIE_BREAKERS = {v: k for k, v in TIE_BREAKER_PB.items()}
 FORMAT_BY_NAME = {f.value: v for f, v in FORMAT_PB.items()}
 ROUND_TIMEOUTS = {
     pb.ROUND_TIMEOUT_UNSPECIFIED: RoundTimeout.DOUBLE_NO_SHOW,
@@ -109,6 +124,13 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
         check_in_seconds=request.check_in_seconds,
         registration_opens_at=request.registration_opens_at_ms,
         registration_closes_at=request.registration_closes_at_ms,
+        points=(
+            Points(request.points.win, request.points.draw, request.points.loss, request.points.bye)
+            if request.HasField("points")
+            else None
+        ),
+        tie_breaks=[TIE_BREAKERS.get(b) for b in request.tie_breaks],
+        playoff=request.playoff_size,
     )
 
 
@@ -281,8 +303,13 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
         duplicate=row.config.duplicate,
         start_deadline_seconds=row.config.start_deadline_seconds,
     )
-    if t.format == Format.SINGLE_ELIMINATION:
+    if t.format == Format.SINGLE_ELIMINATION or t.playoff:
         out.knockout_tie = KNOCKOUT_TIE_PB[row.config.knockout_tie]
+    p = row.config.points
+    out.points.CopyFrom(pb.TournamentPoints(win=p.win, draw=p.draw, loss=p.loss, bye=p.bye))
+    out.tie_breaks.extend(TIE_BREAKER_PB[b] for b in row.config.tie_breaks)
+    out.playoff_size = t.playoff
+    out.swiss_rounds = t.swiss_rounds if t.format == Format.SWISS else 0
     config = row.config
     if config.scheduled:
         out.start_at_ms = config.start_at

@@ -35,7 +35,7 @@ in play).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -43,11 +43,14 @@ from ..app.game import FINISHED as GAME_FINISHED
 from ..rules.presets import Rules, TieBreak, rules_from_dict
 from .duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
 from .tournaments import (
+    DEFAULT_TIE_BREAKS,
     Entrant,
     Format,
     KnockoutTie,
     Outcome,
+    Points,
     Table,
+    TieBreaker,
     Tournament,
     outcome_of_game,
 )
@@ -132,6 +135,11 @@ class TournamentConfig:
     check_in_seconds: int = 0
     registration_opens_at: int = 0
     registration_closes_at: int = 0
+    # Scoring and ranking: the points of a win, a draw, a loss and a bye, the
+    # tie-breaks in order, and a Swiss's play-off (a knockout of its top N; 0: none).
+    points: Points = field(default_factory=Points)
+    tie_breaks: tuple[TieBreaker, ...] = DEFAULT_TIE_BREAKS
+    playoff: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,6 +164,14 @@ class TournamentConfig:
             "check_in_seconds": self.check_in_seconds,
             "registration_opens_at": self.registration_opens_at,
             "registration_closes_at": self.registration_closes_at,
+            "points": {
+                "win": self.points.win,
+                "draw": self.points.draw,
+                "loss": self.points.loss,
+                "bye": self.points.bye,
+            },
+            "tie_breaks": [b.value for b in self.tie_breaks],
+            "playoff": self.playoff,
         }
 
     def sides_swapped(self, table_no: int) -> bool:
@@ -204,6 +220,9 @@ class TournamentConfig:
             int(d.get("check_in_seconds") or 0),
             int(d.get("registration_opens_at") or 0),
             int(d.get("registration_closes_at") or 0),
+            Points(**{k: float(v) for k, v in (d.get("points") or {}).items()}),
+            tuple(TieBreaker(b) for b in d.get("tie_breaks") or DEFAULT_TIE_BREAKS),
+            int(d.get("playoff") or 0),
         )
 
     def registration_refused(self, t: Tournament, now: int, limit: int) -> str | None:
@@ -242,17 +261,20 @@ class TournamentConfig:
         """The result of a table still playing at its round's deadline."""
         if self.round_timeout == RoundTimeout.DOUBLE_NO_SHOW:
             return Outcome.DOUBLE_NO_SHOW
-        if self.format == Format.SINGLE_ELIMINATION:
+        if t.is_knockout_round(table.round):
             return t.knockout_tie_winner(table)
         return Outcome.DRAW
 
-    def game_rules(self) -> Rules:
-        """Every table's rules: the tournament's, except that a knockout played with
-        play-off deals (``KnockoutTie.PLAY_OFF``) settles a level match with another
-        deal where the preset would draw it."""
+    def game_rules(self, knockout: bool | None = None) -> Rules:
+        """A table's rules: the tournament's, except that a knockout round's
+        (``knockout``; None: a single elimination's) played with play-off deals
+        (``KnockoutTie.PLAY_OFF``) settles a level match with another deal where the
+        preset would draw it."""
         rules = rules_from_dict(self.rules)
+        if knockout is None:
+            knockout = self.format == Format.SINGLE_ELIMINATION
         if (
-            self.format == Format.SINGLE_ELIMINATION
+            knockout
             and self.knockout_tie == KnockoutTie.PLAY_OFF
             and rules.tie_break == TieBreak.DRAW
         ):
@@ -263,7 +285,7 @@ class TournamentConfig:
         """The outcome of a table whose game ended level (drawn or annulled): a
         knockout's is decided by its ``knockout_tie`` rule, as a knockout table must
         produce a winner; None elsewhere (the caller records a draw, or nothing)."""
-        if self.format != Format.SINGLE_ELIMINATION:
+        if not t.is_knockout_round(len(t.rounds)):
             return None
         return t.knockout_tie_winner(t.rounds[-1].tables[table_no - 1])
 
@@ -276,6 +298,9 @@ class TournamentConfig:
             seed=self.seed,
             rounds=self.rounds,
             open_field=self.registration,
+            points=self.points,
+            tie_breaks=self.tie_breaks,
+            playoff=self.playoff,
         )
 
     def duplicate_round(self, round_no: int) -> DuplicateRound | None:
@@ -299,8 +324,9 @@ def rebuild(config: TournamentConfig, events: Sequence[Mapping[str, Any]]) -> To
         if kind == "pair":
             stored = [(str(p[0]), str(p[1])) for p in event["tables"]]
             byes = [str(e) for e in event.get("byes") or ()]
+            seeds = [str(e) for e in event.get("seeds") or ()]
             try:
-                t.restore_round(int(event["round"]), stored, byes)
+                t.restore_round(int(event["round"]), stored, byes, seeds)
             except ValueError as exc:
                 raise PairingMismatch(str(exc)) from None
         elif kind == "result":
@@ -375,13 +401,16 @@ def status_of(t: Tournament) -> str:
 def pair_event(t: Tournament, at: int) -> Event:
     """The event of the round just paired (the latest); ``at`` in epoch ms."""
     rnd = t.rounds[-1]
-    return {
+    event: Event = {
         "type": "pair",
         "round": rnd.number,
         "tables": [[tb.a, tb.b] for tb in rnd.tables],
         "byes": list(rnd.byes),
         "at": at,
     }
+    if t.playoff and rnd.number == t.swiss_rounds + 1:
+        event["seeds"] = list(t.playoff_seeds)  # the play-off's field, as drawn
+    return event
 
 
 def result_event(round_no: int, table_no: int, outcome: Outcome, source: str, at: int) -> Event:

@@ -39,14 +39,23 @@ the standings but is not paired again; in a round robin its remaining opponents
 get a bye in its place, in a knockout its next opponent does. A round robin's rest
 (odd field) is a bye too: everyone gets one, so it shifts no one's place.
 
-Standings (round robin and Swiss) rank by points, then
-  1. Buchholz: the sum of the points of every opponent met at a table (forfeited
-     and no-show tables count; a bye adds nothing);
-  2. Sonneborn-Berger: the points of the opponents beaten (forfeit wins
-     included) plus half the points of those drawn;
-  3. a draw by lot, fixed for the whole tournament by its seed (SHA-256 of the seed
-     and the entrant's id).
+Standings (round robin and Swiss) rank by points, then by the tie-breaks in the
+order the organiser chose (``TieBreaker``; by default Buchholz, then
+Sonneborn-Berger), then
+  - a draw by lot, fixed for the whole tournament by its seed (SHA-256 of the seed
+    and the entrant's id).
+The tie-breaks:
+  - Buchholz: the sum of the points of every opponent met at a table (forfeited
+    and no-show tables count; a bye adds nothing);
+  - Sonneborn-Berger: the points of the opponents beaten (forfeit wins
+    included) plus half the points of those drawn;
+  - wins: tables won (forfeit wins included).
 A knockout's standings rank by rounds survived, then seed.
+
+Two stages: a Swiss with a play-off (``playoff``, a power of two N) plays its Swiss
+rounds, then a knockout of the top N of the Swiss standings, seeded by them (1 v N,
+as a knockout's bracket). Its standings put the play-off's entrants first, by
+play-off rounds survived, then Swiss rank; the rest follow in Swiss order.
 """
 
 from __future__ import annotations
@@ -77,6 +86,17 @@ class Outcome(StrEnum):
     A_FORFEITS = "a_forfeits"  # A absent or forfeited: B wins
     B_FORFEITS = "b_forfeits"
     DOUBLE_NO_SHOW = "double_no_show"  # both absent: both lose
+
+
+class TieBreaker(StrEnum):
+    """A standings tie-break (after points; the lot always decides last)."""
+
+    BUCHHOLZ = "buchholz"
+    SONNEBORN_BERGER = "sonneborn_berger"
+    WINS = "wins"
+
+
+DEFAULT_TIE_BREAKS = (TieBreaker.BUCHHOLZ, TieBreaker.SONNEBORN_BERGER)
 
 
 class KnockoutTie(StrEnum):
@@ -232,9 +252,12 @@ class Tournament:
         rounds: int | None = None,
         points: Points | None = None,
         open_field: bool = False,
+        tie_breaks: Sequence[TieBreaker] = DEFAULT_TIE_BREAKS,
+        playoff: int = 0,
     ) -> None:
         """``open_field``: entrants register later (``add_entrant``), so fewer than two
-        are allowed until the first round is paired."""
+        are allowed until the first round is paired. ``playoff``: a Swiss's second
+        stage, a knockout of its top ``playoff`` (a power of two; 0: none)."""
         if table_size not in (2, 4):
             raise ValueError("tables seat 2 players, or 4 as two fixed pairs")
         size = table_size // 2
@@ -260,6 +283,13 @@ class Tournament:
         self._schedule: list[list[tuple[str | None, str | None]]] = []
         self._slots: list[list[str | None]] = []  # knockout: bracket slots of each round
         self.checked_in: set[str] = set()
+        self.tie_breaks = tuple(TieBreaker(b) for b in tie_breaks)
+        if len(set(self.tie_breaks)) != len(self.tie_breaks):
+            raise ValueError("a tie-break is listed once")
+        if playoff and (self.format != Format.SWISS or playoff < 2 or playoff & (playoff - 1)):
+            raise ValueError("a play-off follows a Swiss, with a power of two of entrants")
+        self.playoff = playoff
+        self.playoff_seeds: list[str] = []  # the play-off's entrants, by Swiss rank
         if rounds is not None and rounds < 1:
             raise ValueError("a tournament has at least one round")
         self._rounds_asked = rounds
@@ -278,6 +308,16 @@ class Tournament:
             self.total_rounds = max(1, math.ceil(math.log2(max(n, 2))))
         if rounds is not None and rounds != self.total_rounds:
             raise ValueError(f"a {self.format} of {n} entrants has {self.total_rounds} rounds")
+        # A play-off's rounds follow the Swiss's.
+        self.swiss_rounds = self.total_rounds
+        if self.playoff:
+            self.total_rounds += self.playoff.bit_length() - 1
+
+    def is_knockout_round(self, number: int) -> bool:
+        """Whether round ``number`` is a knockout's (a table needs a winner)."""
+        if self.format == Format.SINGLE_ELIMINATION:
+            return True
+        return bool(self.playoff) and number > self.swiss_rounds
 
     # ----- the field ----------------------------------------------------------------
 
@@ -327,7 +367,7 @@ class Tournament:
         if not 1 <= table_no <= len(tables):
             raise ValueError(f"round {round_no} has no table {table_no}")
         outcome = Outcome(outcome)
-        if self.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
+        if self.is_knockout_round(round_no) and outcome == Outcome.DRAW:
             raise ValueError("a knockout table needs a winner: replay it or decide it")
         self._results[(round_no, table_no)] = outcome
 
@@ -370,17 +410,28 @@ class Tournament:
             raise ValueError("fewer than two entrants are left to pair")
         if self.format == Format.ROUND_ROBIN:
             pairs, byes = self._round_robin_pairs(number)
-        elif self.format == Format.SWISS:
-            pairs, byes = self._swiss_pairs()
+        elif self.is_knockout_round(number):
+            if self.format == Format.SINGLE_ELIMINATION:
+                pairs, byes = self._knockout_pairs(number, self.ids, 1)
+            else:
+                first = self.swiss_rounds + 1
+                if number == first and not self.playoff_seeds:
+                    ranked = [s.entrant for s in self.standings() if not s.withdrawn]
+                    self.playoff_seeds = ranked[: self.playoff]
+                pairs, byes = self._knockout_pairs(number, self.playoff_seeds, first)
         else:
-            pairs, byes = self._knockout_pairs(number)
+            pairs, byes = self._swiss_pairs()
         tables = tuple(Table(number, i, a, b) for i, (a, b) in enumerate(pairs, start=1))
         rnd = Round(number, tables, tuple(byes))
         self.rounds.append(rnd)
         return rnd
 
     def restore_round(
-        self, number: int, pairs: Sequence[tuple[str, str]], byes: Sequence[str]
+        self,
+        number: int,
+        pairs: Sequence[tuple[str, str]],
+        byes: Sequence[str],
+        seeds: Sequence[str] = (),
     ) -> Round:
         """Round ``number`` as it was paired and stored (the next round), without
         pairing it again: a Swiss round's pairs are taken as stored (pairing searches,
@@ -390,7 +441,10 @@ class Tournament:
         unknown entrants or one entrant twice)."""
         if number != len(self.rounds) + 1:
             raise ValueError(f"round {number} is not the next round")
-        if self.format != Format.SWISS:
+        if self.playoff and number == self.swiss_rounds + 1:
+            # The play-off's entrants as they were drawn from the Swiss standings.
+            self.playoff_seeds = list(seeds)
+        if self.format != Format.SWISS or self.is_knockout_round(number):
             rnd = self.pair_next_round()
             if [(t.a, t.b) for t in rnd.tables] != [tuple(p) for p in pairs]:
                 self.rounds.pop()
@@ -458,11 +512,15 @@ class Tournament:
         balanced = [(q, p) if a_sides[p] > a_sides[q] else (p, q) for p, q in pairs]
         return balanced, bye
 
-    def _knockout_pairs(self, number: int) -> tuple[list[tuple[str, str]], list[str]]:
-        if number == 1:
-            n = len(self.ids)
-            size = 1 << self.total_rounds
-            slots = [self.ids[s - 1] if s <= n else None for s in bracket_order(size)]
+    def _knockout_pairs(
+        self, number: int, seeds: Sequence[str], first: int
+    ) -> tuple[list[tuple[str, str]], list[str]]:
+        """A knockout stage's round ``number``: the stage began at round ``first``
+        with ``seeds`` (strongest first) in a seeded bracket."""
+        if number == first:
+            n = len(seeds)
+            size = 1 << (self.total_rounds - first + 1)
+            slots = [seeds[s - 1] if s <= n else None for s in bracket_order(size)]
         else:
             prev = self._slots[-1]
             slots = [
@@ -490,8 +548,8 @@ class Tournament:
 
     @property
     def champion(self) -> str | None:
-        """The knockout's winner, once it is over."""
-        if self.format != Format.SINGLE_ELIMINATION or not self.is_over:
+        """The knockout's (or the play-off's) winner, once it is over."""
+        if not self.is_knockout_round(self.total_rounds) or not self.is_over:
             return None
         final = self._slots[-1]
         return self._advancer(len(self.rounds), final[0], final[1])
@@ -540,10 +598,35 @@ class Tournament:
                     buchholz[e] += recs[opp].points
                     sb[e] += recs[opp].points * share[r]
 
+        values = {
+            TieBreaker.BUCHHOLZ: buchholz,
+            TieBreaker.SONNEBORN_BERGER: sb,
+            TieBreaker.WINS: {e: float(recs[e].wins) for e in self.ids},
+        }
+        order = [values[b] for b in self.tie_breaks]
+        # A play-off's entrants rank first, by play-off rounds survived, then by
+        # their Swiss rank (their play-off seed).
+        playoff_seed = {e: i for i, e in enumerate(self.playoff_seeds)}
+        playoff_survived = dict.fromkeys(self.playoff_seeds, 0)
+        for rnd in self.rounds[self.swiss_rounds :] if self.playoff_seeds else ():
+            for e in rnd.byes:
+                playoff_survived[e] += 1
+            for t in rnd.tables:
+                outcome = self.result(t)
+                if outcome is not None:
+                    ra, rb, _, _ = _EFFECT[outcome]
+                    playoff_survived[t.a] += ra == WIN
+                    playoff_survived[t.b] += rb == WIN
+
         def key(e: str) -> tuple[float, ...]:
             if self.format == Format.SINGLE_ELIMINATION:
                 return (-recs[e].survived, self.seed_index[e])
-            return (-recs[e].points, -buchholz[e], -sb[e], self.lot[e], self.seed_index[e])
+            base = (-recs[e].points, *(-v[e] for v in order), self.lot[e], self.seed_index[e])
+            if not self.playoff_seeds:
+                return base
+            if e in playoff_seed:
+                return (0, -playoff_survived[e], playoff_seed[e], *base)
+            return (1, 0, 0, *base)
 
         return [
             Standing(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
@@ -75,12 +76,15 @@ from ..platform.tournament_events import (
     withdraw_event,
 )
 from ..platform.tournaments import (
+    DEFAULT_TIE_BREAKS,
     Entrant,
     Format,
     KnockoutTie,
     Outcome,
+    Points,
     Round,
     Standing,
+    TieBreaker,
     Tournament,
 )
 from ..rules.match import DRAWN
@@ -366,6 +370,11 @@ class NewTournament:
     check_in_seconds: int = 0  # scheduled: check-in opens this long before the start
     registration_opens_at: int = 0  # epoch ms; 0: at once
     registration_closes_at: int = 0  # epoch ms; 0: at the start
+    points: Points | None = None  # None: 1, 1/2, 0 and a bye 1
+    # The tie-breaks in order (empty: the default; None in it: one this server
+    # does not know, refused).
+    tie_breaks: Sequence[TieBreaker | None] = ()
+    playoff: int = 0  # a Swiss's play-off: a knockout of its top N
 
 
 @dataclass(frozen=True)
@@ -458,6 +467,25 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         raise bad_config(f"round_time_limit_seconds is 0 to {MAX_ROUND_TIME_LIMIT_SECONDS}")
     if not new.start_at and (new.round_break_seconds or new.round_time_limit_seconds):
         raise bad_config("round_break_seconds and round_time_limit_seconds need a start_at_ms")
+    if None in new.tie_breaks:
+        raise bad_config("tie_breaks: an unknown tie-breaker")
+    tie_breaks = tuple(b for b in new.tie_breaks if b is not None) or DEFAULT_TIE_BREAKS
+    if len(set(tie_breaks)) != len(tie_breaks):
+        raise bad_config("tie_breaks: each tie-breaker once")
+    points = new.points or Points()
+    worth = (points.win, points.draw, points.loss, points.bye)
+    if not all(math.isfinite(x) and 0 <= x <= 1000 for x in worth):
+        raise bad_config("points are 0 to 1000")
+    if not points.win >= points.draw >= points.loss:
+        raise bad_config("points: a win is worth at least a draw, a draw at least a loss")
+    if new.playoff and (
+        fmt != Format.SWISS
+        or not 2 <= new.playoff <= MAX_ENTRANTS
+        or new.playoff & (new.playoff - 1)
+    ):
+        raise bad_config("playoff_size is 0, or a power of two from 2 after a Swiss")
+    if new.playoff and not new.registration and new.playoff > len(new.entrants):
+        raise bad_config("playoff_size is more than the entrants")
     if new.rounds < 0 or new.rounds > MAX_SWISS_ROUNDS:
         raise bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
     decks: list[tuple[int, ...]] = []
@@ -493,6 +521,9 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         new.check_in_seconds,
         new.registration_opens_at,
         new.registration_closes_at,
+        points,
+        tie_breaks,
+        new.playoff,
     )
     try:
         t = config.new_tournament()
@@ -959,8 +990,9 @@ class Tournaments:
         applied): a Swiss round in the worker process (its search may take seconds),
         then taken into ``t`` as stored rounds are; a round robin's or a knockout's
         here (they pair without searching)."""
-        if t.format != Format.SWISS:
-            return t.pair_next_round()
+        if t.format != Format.SWISS or t.is_knockout_round(len(t.rounds) + 1):
+            # (A play-off's first round ranks the Swiss: in a worker thread.)
+            return await off_loop(t.pair_next_round)
         event = await self.compute.pair_round(row.config, [*row.events, *before])
         pairs = [(str(a), str(b)) for a, b in event["tables"]]
         return t.restore_round(int(event["round"]), pairs, [str(e) for e in event["byes"]])
@@ -1042,7 +1074,7 @@ class Tournaments:
         """Each table's new game with every seat joined, and the seats' tokens (valid
         until ``expires_at``, epoch ms)."""
         config = row.config
-        rules = config.game_rules()
+        rules = config.game_rules(t.is_knockout_round(rnd.number))
         table = TableOptions.from_dict(config.table)
         dup = config.duplicate_round(rnd.number)
         start_deadline = turn_deadline(now_ms() + config.start_deadline_seconds * 1000)
