@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import random
 import statistics
@@ -125,8 +126,38 @@ def from_scratch_ms(config: TournamentConfig, events: list[dict[str, Any]], time
     return best * 1000
 
 
+class Pauses:
+    """What held the server's process: the interpreter's garbage collections (each
+    one's duration) and the event loop's lag (how late a 5 ms sleep wakes), with
+    their wall-clock times, to attribute the probe's slow calls."""
+
+    def __init__(self) -> None:
+        self.gc: list[tuple[float, float]] = []  # (epoch s, ms)
+        self.lag: list[tuple[float, float]] = []
+        self._gc_started = 0.0
+
+    def on_gc(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        else:
+            self.gc.append((time.time(), (time.perf_counter() - self._gc_started) * 1000))
+
+    async def watch_loop(self) -> None:
+        while True:
+            t0 = time.perf_counter()
+            await asyncio.sleep(0.005)
+            self.lag.append((time.time(), (time.perf_counter() - t0) * 1000 - 5.0))
+
+    @staticmethod
+    def within(samples: list[tuple[float, float]], spans: list[tuple[float, float]]) -> list[float]:
+        return [ms for at, ms in samples if any(a <= at <= b for a, b in spans)]
+
+
 async def one_size(url: str, size: int, reads: int, seed: int) -> dict[str, Any]:
     server = await start(Config(port=0, metrics_port=0, database_url=url, sweep_interval=0))
+    pauses = Pauses()
+    gc.callbacks.append(pauses.on_gc)
+    watcher = asyncio.create_task(pauses.watch_loop())
     probe = subprocess.Popen(
         [sys.executable, "-c", PROBE, str(server.port)],
         stdin=subprocess.PIPE,
@@ -211,12 +242,21 @@ async def one_size(url: str, size: int, reads: int, seed: int) -> dict[str, Any]
             probe.stdin.write("stop\n")
             probe.stdin.flush()
         out, _ = await asyncio.to_thread(probe.communicate)
+        watcher.cancel()
+        gc.callbacks.remove(pauses.on_gc)
         await server.stop(0.5)
     samples = json.loads(out.strip().splitlines()[-1])
     probes: dict[str, dict[str, float]] = {}
+    lag: dict[str, dict[str, float]] = {}
+    gcs: dict[str, dict[str, float]] = {}
     for phase, spans in windows.items():
         inside = [ms for at, ms in samples if any(a <= at <= b for a, b in spans)]
         probes[phase] = summary(inside)
+        lag[phase] = summary(Pauses.within(pauses.lag, spans))
+        collected = Pauses.within(pauses.gc, spans)
+        gcs[phase] = {"count": len(collected), "total_ms": round(sum(collected), 1)} | {
+            "max_ms": round(max(collected), 1) if collected else 0.0
+        }
     tables = len(record_ms)
     idle_p50 = probes["idle"]["p50_ms"] or 1.0
     get = summary(read_ms)
@@ -233,6 +273,8 @@ async def one_size(url: str, size: int, reads: int, seed: int) -> dict[str, Any]
         "get_p99_over_from_scratch": round(get["p99_ms"] / scratch, 3),
         "record_p50_over_from_scratch": round(rec["p50_ms"] / scratch, 3),
         "probe_ms": probes,
+        "loop_lag_ms": lag,
+        "gc_pauses": gcs,
         "probe_max_over_idle_p50": {
             phase: round(p["max_ms"] / idle_p50, 1) for phase, p in probes.items()
         },
@@ -340,6 +382,22 @@ def write_report(args: argparse.Namespace, results: dict[str, Any]) -> None:
             p = r["probe_ms"][phase]
             ratio = r["probe_max_over_idle_p50"][phase]
             cells.append(f"{p['p50_ms']} / {p['p99_ms']} / {p['max_ms']} (max x{ratio})")
+        lines.append(f"| {size} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "What held the server's process, by phase: the event loop's lag (how late a 5 ms "
+        "sleep woke: p99 / max ms) and the garbage collector's pauses (count, longest ms).",
+        "",
+        "| players | idle | rounds starting | results recorded | GetTournament read |",
+        "|---|---|---|---|---|",
+    ]
+    for size, r in results.items():
+        if not isinstance(r, dict) or "loop_lag_ms" not in r:
+            continue
+        cells = []
+        for phase in ("idle", "start_round", "recording", "get_tournament"):
+            lg, g = r["loop_lag_ms"][phase], r["gc_pauses"][phase]
+            cells.append(f"lag {lg['p99_ms']} / {lg['max_ms']}; gc {g['count']}, {g['max_ms']}")
         lines.append(f"| {size} | " + " | ".join(cells) + " |")
     (out / "tournaments.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

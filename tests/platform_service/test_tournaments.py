@@ -9,6 +9,7 @@ and reach the tournament through the settlement, as on a running server.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import uuid
 from collections import Counter, defaultdict
@@ -28,6 +29,8 @@ from tranca.services.moves import now_ms
 from tranca.services.tournaments import record_game_result
 from tranca.store.tournament_store import TournamentStore, TournamentTransaction
 from tranca.v1 import game_pb2 as gpb
+from tranca.v1 import notifications_pb2 as npb
+from tranca.v1 import notifications_pb2_grpc as npb_grpc
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import platform_pb2_grpc as pb_grpc
 
@@ -1437,3 +1440,61 @@ async def test_bad_points_tie_breaks_and_play_offs_are_refused(org: Organiser) -
         with pytest.raises(grpc.aio.AioRpcError) as exc:
             await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, **change)
         assert error_reason(exc.value) == "BAD_TOURNAMENT", change
+
+
+# ----- players told (issue 27: "Players told") ---------------------------------------------
+
+
+async def told(org: Organiser, player: str) -> list[tuple[str, dict[str, Any]]]:
+    """The player's tournament events (kind, payload), oldest first."""
+    stub = npb_grpc.NotificationServiceStub(org.client.channel)
+    done = await stub.ListPlayerEvents(
+        npb.ListPlayerEventsRequest(player_id=player, page_size=500), metadata=org.md
+    )
+    return [
+        (e.kind, json.loads(e.payload_json))
+        for e in done.events
+        if e.kind.startswith("tournament_")
+    ]
+
+
+async def test_players_are_told_their_results_and_whether_they_go_on(org: Organiser) -> None:
+    """Issue 27: "Players told: round ready (with table and seat), result recorded,
+    eliminated or advanced, through the player notification stream and webhooks".
+    A 4-player knockout: every seated player hears of its table, then of its result
+    and whether it goes on; the final's winner is told it is the champion."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 4)
+    tid = created.tournament_id
+    semis = await org.start(tid, 1)
+    await org.play_round(tid, semis, loser_seat=1)  # side A goes on
+    final = await org.start(tid, 2)
+    await org.play_round(tid, final, loser_seat=1)
+    champion = final.tables[0].entrant_a
+    runner_up = final.tables[0].entrant_b
+    out = next(tb.entrant_b for tb in semis.tables)
+    heard = await told(org, "p" + champion[1:])
+    assert [k for k, _ in heard] == [
+        "tournament_round_ready",
+        "tournament_result",
+        "tournament_advanced",
+        "tournament_round_ready",
+        "tournament_result",
+        "tournament_advanced",
+    ]
+    assert heard[0][1]["tournament_id"] == tid and "seat" in heard[0][1]
+    assert heard[1][1]["result"] == "won" and heard[1][1]["source"] == "game"
+    assert heard[2][1] == {
+        "tournament_id": tid,
+        "entrant": champion,
+        "round": 1,
+        "next_round": 2,
+        "champion": False,
+    }
+    assert heard[5][1]["champion"] is True and heard[5][1]["next_round"] == 0
+    second = await told(org, "p" + runner_up[1:])
+    assert second[-2][0] == "tournament_result" and second[-2][1]["result"] == "lost"
+    assert second[-1] == (
+        "tournament_eliminated",
+        {"tournament_id": tid, "entrant": runner_up, "round": 2},
+    )
+    assert [k for k, _ in await told(org, "p" + out[1:])][-1] == "tournament_eliminated"

@@ -189,24 +189,106 @@ async def standings_of(t: Tournament) -> list[Standing]:
 @dataclass(frozen=True)
 class Written:
     """What a change writes beside its events, from the tournament it leaves: its
-    status, its standings, when a sweeper is next due (``next_due``) and how many
-    entrants are in (for listings)."""
+    status, its standings, when a sweeper is next due (``next_due``), how many
+    entrants are in (for listings) and what its players are told (``notices``,
+    written as player events in the same transaction)."""
 
     status: str
     standings: Sequence[Standing]
     due_at: int | None
     entrants: int
+    notices: Sequence[PlayerEvent] = ()
 
 
-async def written(config: TournamentConfig, t: Tournament, events: Sequence[Event]) -> Written:
-    """``Written`` for ``t`` as ``events`` (every event, the new ones included) left
-    it; its standings computed in a worker thread."""
+async def written(
+    row: TournamentRow | str, config: TournamentConfig, t: Tournament, new: Sequence[Event]
+) -> Written:
+    """``Written`` for ``t`` as ``row``'s events and the ``new`` ones left it (``row``:
+    the tournament's id for a new one); its standings computed in a worker thread."""
+    old = row.events if isinstance(row, TournamentRow) else []
+    tid = row.id if isinstance(row, TournamentRow) else row
+    standings = await standings_of(t)
     return Written(
         status_of(t),
-        await standings_of(t),
-        next_due(config, t, events),
+        standings,
+        next_due(config, t, [*old, *new]),
         len(t.ids) - len(t.withdrawn),
+        notices(tid, t, new, standings),
     )
+
+
+def notices(
+    tournament_id: str, t: Tournament, new: Sequence[Event], standings: Sequence[Standing]
+) -> list[PlayerEvent]:
+    """What the players are told of ``new`` events (``t`` as they left it): each
+    recorded result to both sides' players (``tournament_result``: won, lost or
+    drawn, the source, points and rank now); at a knockout table the winner
+    ``tournament_advanced`` (to the next round, or champion) and the loser
+    ``tournament_eliminated``; when a play-off's first round is paired, its entrants
+    ``tournament_advanced`` and the rest ``tournament_eliminated``."""
+    place = {s.entrant: s for s in standings}
+    out: list[PlayerEvent] = []
+
+    def tell(entrant: str, kind: EventKind, payload: dict[str, Any]) -> None:
+        for player in t.entrants[entrant].players:
+            body = {"tournament_id": tournament_id, "entrant": entrant, **payload}
+            out.append(PlayerEvent(player, kind, None, body))
+
+    for event in new:
+        if event["type"] == "result":
+            round_no, table_no = int(event["round"]), int(event["table"])
+            table = t.rounds[round_no - 1].tables[table_no - 1]
+            effects = RESULT_WORDS[Outcome(event["outcome"])]
+            for entrant, said in ((table.a, effects[0]), (table.b, effects[1])):
+                standing = place.get(entrant)
+                tell(
+                    entrant,
+                    EventKind.TOURNAMENT_RESULT,
+                    {
+                        "round": round_no,
+                        "table": table_no,
+                        "result": said,
+                        "outcome": event["outcome"],
+                        "source": event["source"],
+                        "points": standing.points if standing else 0.0,
+                        "rank": standing.rank if standing else 0,
+                    },
+                )
+                if not t.is_knockout_round(round_no):
+                    continue
+                if said == "won":
+                    last = round_no == t.total_rounds
+                    tell(
+                        entrant,
+                        EventKind.TOURNAMENT_ADVANCED,
+                        {
+                            "round": round_no,
+                            "next_round": 0 if last else round_no + 1,
+                            "champion": last,
+                        },
+                    )
+                else:
+                    tell(entrant, EventKind.TOURNAMENT_ELIMINATED, {"round": round_no})
+        elif event["type"] == "pair" and t.playoff and int(event["round"]) == t.swiss_rounds + 1:
+            qualified = set(t.playoff_seeds)
+            for entrant in t.ids:
+                if entrant in qualified:
+                    payload = {"round": t.swiss_rounds, "next_round": t.swiss_rounds + 1}
+                    tell(entrant, EventKind.TOURNAMENT_ADVANCED, {**payload, "champion": False})
+                elif entrant not in t.withdrawn:
+                    tell(entrant, EventKind.TOURNAMENT_ELIMINATED, {"round": t.swiss_rounds})
+    return out
+
+
+# Each outcome as its sides A and B are told it.
+RESULT_WORDS = {
+    Outcome.A_WINS: ("won", "lost"),
+    Outcome.B_WINS: ("lost", "won"),
+    Outcome.DRAW: ("drawn", "drawn"),
+    Outcome.A_FORFEITS: ("lost", "won"),
+    Outcome.B_FORFEITS: ("won", "lost"),
+    Outcome.DOUBLE_NO_SHOW: ("lost", "lost"),
+}
 
 
 @dataclass
@@ -597,7 +679,7 @@ async def record_game_result(
     event["reason"] = reason
     if tie_break:
         event["tie_break"] = row.config.knockout_tie.value
-    done = await written(row.config, t, [*row.events, event])
+    done = await written(row, row.config, t, [event])
     if not await results.append_events(row, [event], done):
         raise TournamentConflict(f"tournament {row.id} kept changing")
 
@@ -678,7 +760,7 @@ class Tournaments:
         name = new.name.strip()
         fresh = config.new_tournament()
         tournament_id = await self.repo.create_tournament(
-            app.id, name, config, await written(config, fresh, [])
+            app.id, name, config, await written("", config, fresh, [])
         )
         row = await self._load(app, tournament_id)
         return await self._shown(row, await rebuilt(row))
@@ -706,7 +788,7 @@ class Tournaments:
             new = change(row, t)
             if not new:
                 return await self._shown(row, t)
-            done = await written(row.config, t, [*row.events, *new])
+            done = await written(row, row.config, t, new)
             if await self.repo.append_events(row, new, done):
                 await self.refresh_running_gauge()
                 return await self._shown(row, t, done.standings)
@@ -896,7 +978,7 @@ class Tournaments:
             games, tokens = await off_loop(self._round_games, row, t, rnd, expires)
             new = [*before, pair_event(t, now_ms())]
             # (The standings move with the round's byes.)
-            done = await written(row.config, t, [*row.events, *new])
+            done = await written(row, row.config, t, new)
             if not await self.repo.write_round(row, new, games, done):
                 continue  # another change won: re-read (a concurrent StartRound's round)
             await self.refresh_running_gauge()

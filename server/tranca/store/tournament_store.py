@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform.tournament_events import RUNNING, Event, TournamentConfig
 from ..platform.tournaments import Standing
+from ..services.moves import now_ms
 from ..services.ports import SeatToken
 from ..services.tournaments import (
     GamesByTable,
@@ -39,6 +40,7 @@ from ..services.tournaments import (
 )
 from .codec import dumps, loads
 from .models import Game, TournamentGame, TournamentRecord
+from .notifications_store import write_events
 from .repository import Store
 
 __all__ = ["TournamentStore", "TournamentTransaction"]
@@ -107,7 +109,11 @@ async def _swap(
             entrants=written.entrants,
         )
     )
-    return done.rowcount == 1
+    if done.rowcount != 1:
+        return False
+    # What the players are told: with the change, in its transaction, or not at all.
+    await write_events(conn, row.app_id, written.notices, now_ms())
+    return True
 
 
 class TournamentStore:
