@@ -71,6 +71,7 @@ class TournamentOptions(TypedDict, total=False):
     points: pb.TournamentPoints
     tie_breaks: list[pb.TieBreaker.ValueType]
     playoff_size: int
+    spectators_allowed: bool
 
 
 class Organiser:
@@ -1498,3 +1499,40 @@ async def test_players_are_told_their_results_and_whether_they_go_on(org: Organi
         {"tournament_id": tid, "entrant": runner_up, "round": 2},
     )
     assert [k for k, _ in await told(org, "p" + out[1:])][-1] == "tournament_eliminated"
+
+
+# ----- the organiser's tools (issue 27) ----------------------------------------------------
+
+
+async def test_spectators_watch_tournament_tables_where_the_organiser_allows(
+    org: Organiser,
+) -> None:
+    """Issue 27: "spectators at tournament tables where the organiser allows it"; never
+    at duplicate deals (what one table shows is another's hidden cards)."""
+
+    async def spectate(game_id: str) -> gpb.JoinGameResponse:
+        return await org.client.stub.JoinGame(
+            gpb.JoinGameRequest(game_id=game_id, spectator=True, player_name="fan"),
+            metadata=org.md,
+        )
+
+    watched = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2, spectators_allowed=True)
+    assert watched.spectators_allowed
+    table = (await org.start(watched.tournament_id, 1)).tables[0]
+    seat = await spectate(table.game_id)
+    assert seat.seat == -1 and seat.player_token
+    view = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=table.game_id), metadata=org.client.player(seat.player_token)
+    )
+    assert view.view.status == gpb.GAME_STATUS_PLAYING and not view.view.hand
+    closed = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)
+    other = (await org.start(closed.tournament_id, 1)).tables[0]
+    assert await refusal(spectate(other.game_id)) == "NO_SPECTATORS"
+    bad = org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        2,
+        4,
+        spectators_allowed=True,
+        duplicate=True,
+    )
+    assert await refusal(bad) == "BAD_TOURNAMENT"

@@ -131,6 +131,7 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
         ),
         tie_breaks=[TIE_BREAKERS.get(b) for b in request.tie_breaks],
         playoff=request.playoff_size,
+        spectators=request.spectators_allowed,
     )
 
 
@@ -309,6 +310,7 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
     out.points.CopyFrom(pb.TournamentPoints(win=p.win, draw=p.draw, loss=p.loss, bye=p.bye))
     out.tie_breaks.extend(TIE_BREAKER_PB[b] for b in row.config.tie_breaks)
     out.playoff_size = t.playoff
+    out.spectators_allowed = row.config.spectators
     out.swiss_rounds = t.swiss_rounds if t.format == Format.SWISS else 0
     config = row.config
     if config.scheduled:

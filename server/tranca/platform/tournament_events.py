@@ -140,6 +140,8 @@ class TournamentConfig:
     points: Points = field(default_factory=Points)
     tie_breaks: tuple[TieBreaker, ...] = DEFAULT_TIE_BREAKS
     playoff: int = 0
+    # Whether spectators may watch the tables' games (JoinGame as a spectator).
+    spectators: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -172,6 +174,7 @@ class TournamentConfig:
             },
             "tie_breaks": [b.value for b in self.tie_breaks],
             "playoff": self.playoff,
+            "spectators": self.spectators,
         }
 
     def sides_swapped(self, table_no: int) -> bool:
@@ -223,6 +226,7 @@ class TournamentConfig:
             Points(**{k: float(v) for k, v in (d.get("points") or {}).items()}),
             tuple(TieBreaker(b) for b in d.get("tie_breaks") or DEFAULT_TIE_BREAKS),
             int(d.get("playoff") or 0),
+            bool(d.get("spectators", False)),
         )
 
     def registration_refused(self, t: Tournament, now: int, limit: int) -> str | None:

@@ -457,6 +457,7 @@ class NewTournament:
     # does not know, refused).
     tie_breaks: Sequence[TieBreaker | None] = ()
     playoff: int = 0  # a Swiss's play-off: a knockout of its top N
+    spectators: bool = False  # spectators may watch the tables
 
 
 @dataclass(frozen=True)
@@ -535,6 +536,10 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
     rules = rules_and_table(new.preset, new.overrides(), new.table_size, table, bad_config)
     if new.duplicate and table.verifiable:
         raise bad_config("a verifiable table shuffles its own decks: no duplicate deals")
+    if new.spectators and new.duplicate:
+        # Every table is dealt the same cards: what a spectator sees at one table
+        # (its discards and melds) is the cards still hidden at another.
+        raise bad_config("no spectators at duplicate deals")
     if new.round_decks and not new.duplicate:
         raise bad_config("round_decks are for duplicate deals")
     if not 0 <= new.start_deadline_seconds <= MAX_START_DEADLINE_SECONDS:
@@ -606,6 +611,7 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         points,
         tie_breaks,
         new.playoff,
+        new.spectators,
     )
     try:
         t = config.new_tournament()
@@ -617,14 +623,19 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
 
 
 def table_setup(
-    rules: Rules, players: int, table: TableOptions, dup: DuplicateRound | None
+    rules: Rules,
+    players: int,
+    table: TableOptions,
+    dup: DuplicateRound | None,
+    spectators: bool = False,
 ) -> Setup:
     """A table's setup: with duplicate deals the round's deck and match seed (so the
-    first dealer and every later deal match too), otherwise a fresh seed."""
+    first dealer and every later deal match too), otherwise a fresh seed; spectators
+    where the organiser allows them."""
     if dup is not None:
         return Setup(rules, players, dup.match_seed, list(dup.deck), False, table)
     secret = new_server_secret() if table.verifiable else None
-    return Setup(rules, players, secrets.randbits(63), None, False, table, secret)
+    return Setup(rules, players, secrets.randbits(63), None, spectators, table, secret)
 
 
 def deck_shown(t: Tournament, round_no: int, games: GamesByTable, statuses: dict[str, str]) -> bool:
@@ -1163,7 +1174,7 @@ class Tournaments:
         games: list[TableGame] = []
         tokens: TokensBySeat = {}
         for tb in rnd.tables:
-            setup = table_setup(rules, config.table_size, table, dup)
+            setup = table_setup(rules, config.table_size, table, dup, config.spectators)
             game_id = uuid.uuid4().hex
             label = f"tournament {row.id} round {rnd.number} table {tb.number}"
             new = NewGame(row.app_id, setup, new_game(setup), label, None, game_id)
