@@ -9,6 +9,8 @@ and reach the tournament through the settlement, as on a running server.
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import threading
 import uuid
@@ -1536,3 +1538,35 @@ async def test_spectators_watch_tournament_tables_where_the_organiser_allows(
         duplicate=True,
     )
     assert await refusal(bad) == "BAD_TOURNAMENT"
+
+
+async def test_standings_and_rounds_export_as_csv_and_json(org: Organiser) -> None:
+    """Issue 27: "export standings, pairings and results per round as CSV and JSON"."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 5, rounds=2)
+    tid = created.tournament_id
+    first = await org.start(tid, 1)
+    await org.play_round(tid, first)
+    t = await org.get(tid)
+
+    async def export(**kw: Any) -> pb.ExportTournamentResponse:
+        return await org.stub.ExportTournament(
+            pb.ExportTournamentRequest(tournament_id=tid, **kw), metadata=org.md
+        )
+
+    standings = await export(format=pb.EXPORT_FORMAT_CSV)
+    assert standings.content_type == "text/csv"
+    rows = list(csv.DictReader(io.StringIO(standings.content)))
+    assert [r["entrant"] for r in rows] == [s.entrant for s in t.standings]
+    assert [float(r["points"]) for r in rows] == [s.points for s in t.standings]
+    as_json = await export(format=pb.EXPORT_FORMAT_JSON, content=pb.EXPORT_CONTENT_ROUNDS)
+    assert as_json.content_type == "application/json"
+    tables = json.loads(as_json.content)
+    assert [(r["round"], r["table"]) for r in tables] == [(1, 1), (1, 2), (1, 0)]
+    assert tables[0]["entrant_a"] == first.tables[0].entrant_a
+    assert tables[0]["outcome"] == "a_wins" and tables[0]["source"] == "game"
+    assert tables[0]["game_id"] == first.tables[0].game_id
+    assert tables[2]["outcome"] == "bye" and tables[2]["entrant_a"] == first.byes[0]
+    await org.start(tid, 2)
+    one = await export(content=pb.EXPORT_CONTENT_ROUNDS, round=2)
+    second = list(csv.DictReader(io.StringIO(one.content)))
+    assert {r["round"] for r in second} == {"2"} and second[0]["outcome"] == ""

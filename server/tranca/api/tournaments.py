@@ -209,6 +209,21 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         )
         return pb.CheckInEntrantResponse(tournament=await as_pb(shown))
 
+    @rpc("ExportTournament")
+    async def ExportTournament(
+        self, request: pb.ExportTournamentRequest, context: Ctx
+    ) -> pb.ExportTournamentResponse:
+        as_json = request.format == pb.EXPORT_FORMAT_JSON
+        content = await self.tournaments.export(
+            credentials(context),
+            request.tournament_id,
+            request.content == pb.EXPORT_CONTENT_ROUNDS,
+            as_json,
+            request.round,
+        )
+        kind = "application/json" if as_json else "text/csv"
+        return pb.ExportTournamentResponse(content_type=kind, content=content)
+
     @rpc("ListTournaments")
     async def ListTournaments(
         self, request: pb.ListTournamentsRequest, context: Ctx

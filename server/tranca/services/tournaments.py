@@ -54,6 +54,7 @@ from ..app.game import (
 )
 from ..app.notifications import Event as PlayerEvent
 from ..app.notifications import EventKind
+from ..platform import tournament_export as export
 from ..platform.duplicate import DuplicateRound
 from ..platform.tournament_events import (
     DEFAULT_START_DEADLINE_SECONDS,
@@ -883,6 +884,35 @@ class Tournaments:
             return [withdraw_event(entrant, now_ms())]
 
         return await self._change(app, tournament_id, change)
+
+    # ----- exports -----------------------------------------------------------------
+
+    async def export(
+        self,
+        credentials: Credentials,
+        tournament_id: str,
+        rounds: bool,
+        as_json: bool,
+        round_no: int,
+    ) -> str:
+        """The standings (or, with ``rounds``, the pairings and results of round
+        ``round_no``, 0: of every round) as CSV or JSON (``tournament_export``)."""
+        app = await self.access.calling_app(credentials)
+        if round_no < 0:
+            raise malformed("round is 0 (every round) or a round's number")
+        row = await self._load(app, tournament_id)
+        t = await rebuilt(row)
+        if rounds:
+            games = await self.repo.table_games(row.id)
+            rows = await off_loop(export.round_rows, t, row.events, games, round_no)
+            columns: Sequence[str] = export.ROUND_COLUMNS
+        else:
+            standings = row.standings if row.standings is not None else await standings_of(t)
+            rows = export.standings_rows(t, standings)
+            columns = export.STANDINGS_COLUMNS
+        if as_json:
+            return await off_loop(export.as_json, rows)
+        return await off_loop(export.as_csv, columns, rows)
 
     # ----- registration ------------------------------------------------------------
 
