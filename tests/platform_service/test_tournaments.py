@@ -1570,3 +1570,57 @@ async def test_standings_and_rounds_export_as_csv_and_json(org: Organiser) -> No
     one = await export(content=pb.EXPORT_CONTENT_ROUNDS, round=2)
     second = list(csv.DictReader(io.StringIO(one.content)))
     assert {r["round"] for r in second} == {"2"} and second[0]["outcome"] == ""
+
+
+async def test_a_corrected_result_keeps_its_audit_trail_and_moves_the_standings(
+    org: Organiser,
+) -> None:
+    """Issue 27: "correct a result after a round with an audit trail and standings
+    recomputed". A round 1 result corrected once round 2 is under way: the
+    correction is listed (the result it replaced, the reason), the standings
+    follow it, and a knockout's result is fixed once the next round is paired."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, rounds=2)
+    tid = created.tournament_id
+    first = await org.start(tid, 1)
+    await org.play_round(tid, first)  # side A wins both tables
+    await org.start(tid, 2)
+    table = first.tables[0]
+
+    async def correct(number: int, outcome: pb.TableOutcome.ValueType, why: str) -> pb.Tournament:
+        done = await org.stub.CorrectResult(
+            pb.CorrectResultRequest(
+                tournament_id=tid, round=number, table=table.number, outcome=outcome, reason=why
+            ),
+            metadata=org.md,
+        )
+        return done.tournament
+
+    t = await correct(1, pb.TABLE_OUTCOME_B_WINS, "the scoresheet was swapped")
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_B_WINS
+    assert [(c.round, c.table, c.previous, c.outcome, c.reason) for c in t.corrections] == [
+        (1, 1, pb.TABLE_OUTCOME_A_WINS, pb.TABLE_OUTCOME_B_WINS, "the scoresheet was swapped")
+    ]
+    points = {s.entrant: s.points for s in t.standings}
+    assert points[table.entrant_b] == 1 and points[table.entrant_a] == 0
+    assert await correct(1, pb.TABLE_OUTCOME_B_WINS, "again") == t  # a repeat
+    assert await refusal(correct(1, pb.TABLE_OUTCOME_DRAW, " ")) == "MALFORMED_REQUEST"
+    assert await refusal(correct(2, pb.TABLE_OUTCOME_DRAW, "early")) == "NO_RESULT_YET"
+    assert await refusal(correct(3, pb.TABLE_OUTCOME_DRAW, "later")) == "ROUND_NOT_PLAYED"
+    heard = await told(org, "p" + table.entrant_b[1:])
+    assert heard[-1][0] == "tournament_result" and heard[-1][1]["source"] == "correction"
+
+    knockout = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 4)
+    semis = await org.start(knockout.tournament_id, 1)
+    await org.play_round(knockout.tournament_id, semis)
+    await org.start(knockout.tournament_id, 2)
+    fixed = org.stub.CorrectResult(
+        pb.CorrectResultRequest(
+            tournament_id=knockout.tournament_id,
+            round=1,
+            table=1,
+            outcome=pb.TABLE_OUTCOME_B_WINS,
+            reason="too late",
+        ),
+        metadata=org.md,
+    )
+    assert await refusal(fixed) == "RESULT_FIXED"

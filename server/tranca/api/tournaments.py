@@ -73,6 +73,7 @@ KNOCKOUT_TIE_PB = {
     KnockoutTie.PLAY_OFF: pb.KNOCKOUT_TIE_PLAY_OFF,
 }
 STATUSES = {v: k for k, v in STATUS_PB.items()}
+OUTCOMES = {v: k for k, v in OUTCOME_PB.items()}
 TIE_BREAKER_PB = {
     TieBreaker.BUCHHOLZ: pb.TIE_BREAKER_BUCHHOLZ,
     TieBreaker.SONNEBORN_BERGER: pb.TIE_BREAKER_SONNEBORN_BERGER,
@@ -209,6 +210,20 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         )
         return pb.CheckInEntrantResponse(tournament=await as_pb(shown))
 
+    @rpc("CorrectResult")
+    async def CorrectResult(
+        self, request: pb.CorrectResultRequest, context: Ctx
+    ) -> pb.CorrectResultResponse:
+        shown = await self.tournaments.correct_result(
+            credentials(context),
+            request.tournament_id,
+            request.round,
+            request.table,
+            OUTCOMES.get(request.outcome),
+            request.reason,
+        )
+        return pb.CorrectResultResponse(tournament=await as_pb(shown))
+
     @rpc("ExportTournament")
     async def ExportTournament(
         self, request: pb.ExportTournamentRequest, context: Ctx
@@ -326,6 +341,19 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
     out.tie_breaks.extend(TIE_BREAKER_PB[b] for b in row.config.tie_breaks)
     out.playoff_size = t.playoff
     out.spectators_allowed = row.config.spectators
+    for event in row.events:
+        if event["type"] == "correction":
+            previous = event.get("previous") or ""
+            out.corrections.add(
+                round=int(event["round"]),
+                table=int(event["table"]),
+                previous=OUTCOME_PB[Outcome(previous)]
+                if previous
+                else pb.TABLE_OUTCOME_UNSPECIFIED,
+                outcome=OUTCOME_PB[Outcome(event["outcome"])],
+                reason=str(event.get("reason", "")),
+                at_ms=int(event.get("at") or 0),
+            )
     out.swiss_rounds = t.swiss_rounds if t.format == Format.SWISS else 0
     config = row.config
     if config.scheduled:

@@ -15,6 +15,9 @@ The events are plain dicts (the store keeps them as a JSON list, oldest first):
 - ``{"type": "unregister", "entrant": e}``: a registration withdrawn before the
   start (the entrant leaves the field as if it had never entered);
 - ``{"type": "check_in", "entrant": e}``;
+- ``{"type": "correction", "round": r, "table": t, "outcome": ..., "previous": ...,
+  "reason": "..."}``: the organiser corrected a result after the fact (the audit
+  trail: every correction stays, with the result it replaced and why);
 - ``{"type": "drop", "entrants": [...]}``: the entrants not checked in, dropped
   when round 1 starts (written with its ``pair`` event).
 
@@ -341,6 +344,8 @@ def rebuild(config: TournamentConfig, events: Sequence[Mapping[str, Any]]) -> To
             t.add_entrant(Entrant(str(event["entrant"]), tuple(event["players"])))
         elif kind == "unregister":
             t.remove_entrant(str(event["entrant"]))
+        elif kind == "correction":
+            t.correct(int(event["round"]), int(event["table"]), Outcome(event["outcome"]))
         elif kind == "check_in":
             t.checked_in.add(str(event["entrant"]))
         elif kind == "drop":
@@ -454,6 +459,20 @@ def unregister_event(entrant: str, at: int) -> Event:
     return {"type": "unregister", "entrant": entrant, "at": at}
 
 
+def correction_event(
+    round_no: int, table_no: int, outcome: Outcome, previous: Outcome | None, reason: str, at: int
+) -> Event:
+    return {
+        "type": "correction",
+        "round": round_no,
+        "table": table_no,
+        "outcome": outcome.value,
+        "previous": previous.value if previous else "",
+        "reason": reason,
+        "at": at,
+    }
+
+
 def check_in_event(entrant: str, at: int) -> Event:
     return {"type": "check_in", "entrant": entrant, "at": at}
 
@@ -499,6 +518,7 @@ __all__ = [
     "RoundTimeout",
     "TournamentConfig",
     "check_in_event",
+    "correction_event",
     "drop_no_shows",
     "latest_result",
     "next_due",

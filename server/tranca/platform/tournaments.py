@@ -371,6 +371,26 @@ class Tournament:
             raise ValueError("a knockout table needs a winner: replay it or decide it")
         self._results[(round_no, table_no)] = outcome
 
+    def correct(self, round_no: int, table_no: int, outcome: Outcome) -> Outcome | None:
+        """Correct a table's result in any round played so far (the organiser's
+        ruling after the fact); the previous result (None: it had none). Later
+        pairings stand, the standings follow. A knockout round's result is fixed
+        once the next round is paired (it decided who went on)."""
+        if not 1 <= round_no <= len(self.rounds):
+            raise ValueError(f"round {round_no} has not been played")
+        tables = self.rounds[round_no - 1].tables
+        if not 1 <= table_no <= len(tables):
+            raise ValueError(f"round {round_no} has no table {table_no}")
+        outcome = Outcome(outcome)
+        if self.is_knockout_round(round_no):
+            if outcome == Outcome.DRAW:
+                raise ValueError("a knockout table needs a winner")
+            if round_no < len(self.rounds):
+                raise ValueError("the knockout has moved on from that round")
+        previous = self._results.get((round_no, table_no))
+        self._results[(round_no, table_no)] = outcome
+        return previous
+
     def knockout_tie_winner(self, table: Table) -> Outcome:
         """The outcome of a knockout table whose game ended level: the entrant seeded
         higher wins (``KnockoutTie``)."""

@@ -30,7 +30,7 @@ import math
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import structlog
@@ -64,6 +64,7 @@ from ..platform.tournament_events import (
     RoundTimeout,
     TournamentConfig,
     check_in_event,
+    correction_event,
     drop_no_shows,
     latest_result,
     next_due,
@@ -236,7 +237,7 @@ def notices(
             out.append(PlayerEvent(player, kind, None, body))
 
     for event in new:
-        if event["type"] == "result":
+        if event["type"] in ("result", "correction"):
             round_no, table_no = int(event["round"]), int(event["table"])
             table = t.rounds[round_no - 1].tables[table_no - 1]
             effects = RESULT_WORDS[Outcome(event["outcome"])]
@@ -250,12 +251,12 @@ def notices(
                         "table": table_no,
                         "result": said,
                         "outcome": event["outcome"],
-                        "source": event["source"],
+                        "source": event.get("source", "correction"),
                         "points": standing.points if standing else 0.0,
                         "rank": standing.rank if standing else 0,
                     },
                 )
-                if not t.is_knockout_round(round_no):
+                if not t.is_knockout_round(round_no) or event["type"] == "correction":
                     continue
                 if said == "won":
                     last = round_no == t.total_rounds
@@ -803,7 +804,13 @@ class Tournaments:
             done = await written(row, row.config, t, new)
             if await self.repo.append_events(row, new, done):
                 await self.refresh_running_gauge()
-                return await self._shown(row, t, done.standings)
+                after = replace(
+                    row,
+                    version=row.version + 1,
+                    events=[*row.events, *new],
+                    standings=list(done.standings),
+                )
+                return await self._shown(after, t, done.standings)
         raise busy()
 
     async def record_forfeit(
@@ -882,6 +889,51 @@ class Tournaments:
                 return [unregister_event(entrant, now_ms())]
             t.withdraw(entrant)
             return [withdraw_event(entrant, now_ms())]
+
+        return await self._change(app, tournament_id, change)
+
+    # ----- corrections ---------------------------------------------------------------
+
+    async def correct_result(
+        self,
+        credentials: Credentials,
+        tournament_id: str,
+        round_no: int,
+        table_no: int,
+        outcome: Outcome | None,
+        reason: str,
+    ) -> TournamentShown:
+        """The organiser corrects a table's result after its round (any outcome; a
+        knockout round's only until the next round is paired). The correction is an
+        event of its own (the audit trail: the result it replaced, the reason, when),
+        the standings are recomputed with it and the table's players told. What the
+        game already counted for (ratings, ranking points, chips) stays: they were
+        settled with the game. A repeat of the same correction changes nothing."""
+        app = await self.access.calling_app(credentials)
+        if outcome is None:
+            raise malformed("outcome is a table outcome")
+        reason = reason.strip()
+        if not reason:
+            raise malformed("a correction needs its reason")
+        wanted = outcome
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if not 1 <= round_no <= len(t.rounds):
+                raise refused("ROUND_NOT_PLAYED", f"round {round_no} has not been played")
+            tables = t.rounds[round_no - 1].tables
+            if not 1 <= table_no <= len(tables):
+                raise malformed(f"round {round_no} has tables 1 to {len(tables)}")
+            current = t.result(tables[table_no - 1])
+            if current is None:
+                # Not decided yet: its game's end, or RecordForfeit, decides it.
+                raise refused("NO_RESULT_YET", f"table {table_no} has no result to correct")
+            if current == wanted:
+                return []
+            try:
+                previous = t.correct(round_no, table_no, wanted)
+            except ValueError as exc:
+                raise refused("RESULT_FIXED", str(exc)) from None
+            return [correction_event(round_no, table_no, wanted, previous, reason, now_ms())]
 
         return await self._change(app, tournament_id, change)
 
