@@ -1624,3 +1624,46 @@ async def test_a_corrected_result_keeps_its_audit_trail_and_moves_the_standings(
         metadata=org.md,
     )
     assert await refusal(fixed) == "RESULT_FIXED"
+
+
+async def test_the_organiser_pairs_a_swiss_round_by_hand(org: Organiser) -> None:
+    """Issue 27: "manual pairing overrides before a round starts". StartRound with the
+    organiser's tables and byes pairs the round so (and it stays so); a pairing that
+    leaves an entrant out or names one twice is refused, as is one for a format that
+    pairs by its own rules."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 5, rounds=2)
+    tid = created.tournament_id
+
+    def start(pairs: list[tuple[str, str]], byes: list[str]) -> Awaitable[pb.StartRoundResponse]:
+        return org.stub.StartRound(
+            pb.StartRoundRequest(
+                tournament_id=tid,
+                round=1,
+                pairings=[pb.TablePairing(entrant_a=a, entrant_b=b) for a, b in pairs],
+                byes=byes,
+            ),
+            metadata=org.md,
+        )
+
+    assert await refusal(start([("e01", "e02"), ("e03", "e04")], [])) == "BAD_PAIRING"
+    assert await refusal(start([("e01", "e02"), ("e02", "e04")], ["e05"])) == "BAD_PAIRING"
+    rnd = (await start([("e05", "e01"), ("e02", "e04")], ["e03"])).round
+    assert [(tb.entrant_a, tb.entrant_b) for tb in rnd.tables] == [("e05", "e01"), ("e02", "e04")]
+    assert list(rnd.byes) == ["e03"]
+    t = await org.get(tid)
+    assert [(tb.entrant_a, tb.entrant_b) for tb in t.rounds[0].tables] == [
+        ("e05", "e01"),
+        ("e02", "e04"),
+    ]
+    await org.play_round(tid, rnd)
+    assert len((await org.start(tid, 2)).tables) == 2  # the server pairs the next one
+    robin = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)
+    by_hand = org.stub.StartRound(
+        pb.StartRoundRequest(
+            tournament_id=robin.tournament_id,
+            round=1,
+            pairings=[pb.TablePairing(entrant_a="e02", entrant_b="e01")],
+        ),
+        metadata=org.md,
+    )
+    assert await refusal(by_hand) == "PAIRING_NOT_ALLOWED"

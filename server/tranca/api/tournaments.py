@@ -164,8 +164,14 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
     async def StartRound(
         self, request: pb.StartRoundRequest, context: Ctx
     ) -> pb.StartRoundResponse:
+        override = None
+        if request.pairings or request.byes:
+            override = (
+                [(p.entrant_a, p.entrant_b) for p in request.pairings],
+                list(request.byes),
+            )
         started = await self.tournaments.start_round(
-            credentials(context), request.tournament_id, request.round
+            credentials(context), request.tournament_id, request.round, override
         )
         return pb.StartRoundResponse(round=round_shown_to_pb(started))
 

@@ -491,6 +491,30 @@ class RoundShown:
 # ----- rules ------------------------------------------------------------------------------
 
 
+# An organiser's pairing: the tables (side A, side B) and the byes.
+PairingOverride = tuple[Sequence[tuple[str, str]], Sequence[str]]
+
+
+def overridden(t: Tournament, number: int, override: PairingOverride) -> Round:
+    """Round ``number`` of ``t`` as the organiser paired it: a Swiss round (not a
+    play-off's), every entrant still in at exactly one table or among the byes
+    (BAD_PAIRING otherwise); ``t`` takes it as a stored round."""
+    pairs, byes = override
+    if t.format != Format.SWISS or t.is_knockout_round(number):
+        raise refused("PAIRING_NOT_ALLOWED", "only a Swiss round takes the organiser's pairing")
+    named = [e for p in pairs for e in p] + list(byes)
+    active = {e for e in t.ids if e not in t.withdrawn}
+    if len(named) != len(set(named)) or set(named) != active:
+        raise Refused(
+            Refusal.MALFORMED,
+            "BAD_PAIRING",
+            "every entrant still in, once: at a table or among the byes",
+        )
+    if not pairs:
+        raise Refused(Refusal.MALFORMED, "BAD_PAIRING", "a round has at least one table")
+    return t.restore_round(number, list(pairs), list(byes))
+
+
 def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
     """The tournament's configuration, every refusal a MALFORMED one (BAD_TOURNAMENT,
     or INVALID_RULES for the rules) but FIXED_DECK_NOT_ALLOWED for decks without the
@@ -1035,14 +1059,26 @@ class Tournaments:
     # ----- rounds ------------------------------------------------------------------
 
     async def start_round(
-        self, credentials: Credentials, tournament_id: str, number: int
+        self,
+        credentials: Credentials,
+        tournament_id: str,
+        number: int,
+        override: PairingOverride | None = None,
     ) -> RoundShown:
         """Pair round ``number`` (the next one), write it with all its games and start
-        them; a round already started is answered again (``_round_again``)."""
+        them; a round already started is answered again (``_round_again``).
+        ``override``: the organiser's pairing of a Swiss round (its tables and byes)
+        instead of the server's."""
         app = await self.access.calling_app(credentials)
-        return await self._start_round(app.id, tournament_id, number)
+        return await self._start_round(app.id, tournament_id, number, override)
 
-    async def _start_round(self, app_id: str, tournament_id: str, number: int) -> RoundShown:
+    async def _start_round(
+        self,
+        app_id: str,
+        tournament_id: str,
+        number: int,
+        override: PairingOverride | None = None,
+    ) -> RoundShown:
         if number < 1:
             raise malformed("round is 1 or more: the round expected next")
         for _ in range(CAS_ATTEMPTS):
@@ -1062,14 +1098,20 @@ class Tournaments:
                 raise refused(
                     "ROUND_NOT_COMPLETE", f"round {len(t.rounds)} still has tables without a result"
                 )
-            try:
-                rnd = await self._pair(row, t, before)
-            except ValueError as exc:
-                raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
+            if override is not None:
+                rnd = overridden(t, number, override)
+            else:
+                try:
+                    rnd = await self._pair(row, t, before)
+                except ValueError as exc:
+                    raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
             expires = now_ms() + self.token_lifetime_ms
             # Hundreds of games dealt for a large round: in a worker thread.
             games, tokens = await off_loop(self._round_games, row, t, rnd, expires)
-            new = [*before, pair_event(t, now_ms())]
+            paired = pair_event(t, now_ms())
+            if override is not None:
+                paired["manual"] = True  # the organiser's pairing
+            new = [*before, paired]
             # (The standings move with the round's byes.)
             done = await written(row, row.config, t, new)
             if not await self.repo.write_round(row, new, games, done):
