@@ -1667,3 +1667,40 @@ async def test_the_organiser_pairs_a_swiss_round_by_hand(org: Organiser) -> None
         metadata=org.md,
     )
     assert await refusal(by_hand) == "PAIRING_NOT_ALLOWED"
+
+
+async def test_a_cancelled_tournament_ends_its_games_and_starts_no_round(
+    org: Organiser,
+) -> None:
+    """Issue 27: "cancel an event". Cancelled with a round under way: the status says
+    so, the games still going are ended (by the app: they count for no one), no
+    round starts again, and a repeat changes nothing."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, rounds=2)
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    await org.play_round(tid, pb.TournamentRound(tables=rnd.tables[:1]))
+
+    async def cancel() -> pb.Tournament:
+        done = await org.stub.CancelTournament(
+            pb.CancelTournamentRequest(tournament_id=tid, reason="the venue closed"),
+            metadata=org.md,
+        )
+        return done.tournament
+
+    t = await cancel()
+    assert t.status == pb.TOURNAMENT_STATUS_CANCELLED
+    view = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=rnd.tables[1].game_id), metadata=org.client.app()
+    )
+    assert view.view.status == gpb.GAME_STATUS_FINISHED
+    await org.settle([rnd.tables[1].game_id])
+    t = await org.get(tid)
+    assert t.status == pb.TOURNAMENT_STATUS_CANCELLED
+    assert t.rounds[0].tables[0].outcome != pb.TABLE_OUTCOME_UNSPECIFIED  # results stay
+    assert t.rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
+    assert (await cancel()).status == pb.TOURNAMENT_STATUS_CANCELLED
+    assert await refusal(org.start(tid, 2)) == "TOURNAMENT_OVER"
+    listed = await org.stub.ListTournaments(
+        pb.ListTournamentsRequest(status=pb.TOURNAMENT_STATUS_CANCELLED), metadata=org.md
+    )
+    assert [x.tournament_id for x in listed.tournaments] == [tid]

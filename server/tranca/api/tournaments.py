@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 from ..platform.tournament_events import (
+    CANCELLED,
     FINISHED,
     REGISTERED,
     RUNNING,
@@ -54,6 +55,7 @@ STATUS_PB = {
     REGISTERED: pb.TOURNAMENT_STATUS_REGISTERED,
     RUNNING: pb.TOURNAMENT_STATUS_RUNNING,
     FINISHED: pb.TOURNAMENT_STATUS_FINISHED,
+    CANCELLED: pb.TOURNAMENT_STATUS_CANCELLED,
 }
 OUTCOME_PB = {
     Outcome.A_WINS: pb.TABLE_OUTCOME_A_WINS,
@@ -215,6 +217,15 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             credentials(context), request.tournament_id, request.entrant
         )
         return pb.CheckInEntrantResponse(tournament=await as_pb(shown))
+
+    @rpc("CancelTournament")
+    async def CancelTournament(
+        self, request: pb.CancelTournamentRequest, context: Ctx
+    ) -> pb.CancelTournamentResponse:
+        shown = await self.tournaments.cancel(
+            credentials(context), request.tournament_id, request.reason
+        )
+        return pb.CancelTournamentResponse(tournament=await as_pb(shown))
 
     @rpc("CorrectResult")
     async def CorrectResult(

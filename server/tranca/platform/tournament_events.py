@@ -15,6 +15,7 @@ The events are plain dicts (the store keeps them as a JSON list, oldest first):
 - ``{"type": "unregister", "entrant": e}``: a registration withdrawn before the
   start (the entrant leaves the field as if it had never entered);
 - ``{"type": "check_in", "entrant": e}``;
+- ``{"type": "cancel", "reason": "..."}``: the organiser cancelled the tournament;
 - ``{"type": "correction", "round": r, "table": t, "outcome": ..., "previous": ...,
   "reason": "..."}``: the organiser corrected a result after the fact (the audit
   trail: every correction stays, with the result it replaced and why);
@@ -60,6 +61,7 @@ from .tournaments import (
 
 # A tournament's status, as stored beside its events and shown to its organiser.
 REGISTERED, RUNNING, FINISHED = "registered", "running", "finished"
+CANCELLED = "cancelled"
 
 Event = dict[str, Any]
 
@@ -344,6 +346,8 @@ def rebuild(config: TournamentConfig, events: Sequence[Mapping[str, Any]]) -> To
             t.add_entrant(Entrant(str(event["entrant"]), tuple(event["players"])))
         elif kind == "unregister":
             t.remove_entrant(str(event["entrant"]))
+        elif kind == "cancel":
+            t.cancelled = True
         elif kind == "correction":
             t.correct(int(event["round"]), int(event["table"]), Outcome(event["outcome"]))
         elif kind == "check_in":
@@ -402,6 +406,8 @@ def next_due(
 
 
 def status_of(t: Tournament) -> str:
+    if t.cancelled:
+        return CANCELLED
     if t.is_over:
         return FINISHED
     return RUNNING if t.rounds else REGISTERED
@@ -507,6 +513,7 @@ def round_dealt_out(
 
 
 __all__ = [
+    "CANCELLED",
     "DEFAULT_START_DEADLINE_SECONDS",
     "FINISHED",
     "MAX_START_DEADLINE_SECONDS",

@@ -283,6 +283,7 @@ class Tournament:
         self._schedule: list[list[tuple[str | None, str | None]]] = []
         self._slots: list[list[str | None]] = []  # knockout: bracket slots of each round
         self.checked_in: set[str] = set()
+        self.cancelled = False  # the organiser cancelled it: over, with no winner
         self.tie_breaks = tuple(TieBreaker(b) for b in tie_breaks)
         if len(set(self.tie_breaks)) != len(self.tie_breaks):
             raise ValueError("a tie-break is listed once")
@@ -411,6 +412,8 @@ class Tournament:
 
     @property
     def is_over(self) -> bool:
+        if self.cancelled:
+            return True
         return len(self.rounds) == self.total_rounds and self.round_complete(len(self.rounds))
 
     def seats(self, table: Table) -> tuple[str, ...]:
@@ -569,7 +572,7 @@ class Tournament:
     @property
     def champion(self) -> str | None:
         """The knockout's (or the play-off's) winner, once it is over."""
-        if not self.is_knockout_round(self.total_rounds) or not self.is_over:
+        if not self.is_knockout_round(self.total_rounds) or not self.is_over or self.cancelled:
             return None
         final = self._slots[-1]
         return self._advancer(len(self.rounds), final[0], final[1])

@@ -691,7 +691,7 @@ async def record_game_result(
         return
     row, round_no, table_no = found.row, found.round_no, found.table_no
     t = await rebuilt(row)
-    if len(t.rounds) != round_no:
+    if len(t.rounds) != round_no or t.cancelled:
         return
     table = t.rounds[-1].tables[table_no - 1]
     if t.result(table) is not None:
@@ -916,6 +916,36 @@ class Tournaments:
 
         return await self._change(app, tournament_id, change)
 
+    # ----- cancelling ----------------------------------------------------------------
+
+    async def cancel(
+        self, credentials: Credentials, tournament_id: str, reason: str
+    ) -> TournamentShown:
+        """The organiser cancels the tournament: it is over (status cancelled), no
+        round starts again, and the games of the current round still going are ended
+        (by the app: they count for no one and every stake goes back). Its results so
+        far stay. A repeat changes nothing; a finished tournament is not cancelled."""
+        app = await self.access.calling_app(credentials)
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if t.cancelled:
+                return []
+            if t.is_over:
+                raise refused("TOURNAMENT_OVER", "the tournament is over")
+            t.cancelled = True
+            return [{"type": "cancel", "reason": reason.strip(), "at": now_ms()}]
+
+        shown = await self._change(app, tournament_id, change)
+        statuses = await self.repo.game_statuses(list(shown.games.values()))
+        for game_id, status in statuses.items():
+            if status == FINISHED:
+                continue
+            if await self._close_unstarted(game_id):
+                continue
+            with contextlib.suppress(GameError):  # over meanwhile
+                await self.matches.moves.apply(game_id, Action("end"))
+        return shown
+
     # ----- corrections ---------------------------------------------------------------
 
     async def correct_result(
@@ -1090,6 +1120,8 @@ class Tournaments:
             # written with the round.
             dropped = drop_no_shows(row.config, t, now_ms())
             before = [dropped] if dropped else []
+            if t.cancelled:
+                raise refused("TOURNAMENT_OVER", "the tournament was cancelled")
             if len(t.rounds) >= t.total_rounds:
                 raise refused("TOURNAMENT_OVER", "every round has been played")
             if number != len(t.rounds) + 1:
