@@ -216,7 +216,10 @@ async def one_size(url: str, size: int, reads: int, seed: int) -> dict[str, Any]
                 draws += winner == DRAWN
                 reason = "drawn" if winner == DRAWN else "won"
                 t0 = time.perf_counter()
-                async with server.store.writing() as conn:
+                # Bounded at a minute rather than a call's 5 s: on a loaded machine a
+                # large event's recording can take longer (the settlement, which this
+                # stands for, would retry it at its next sweep; here it is measured).
+                async with server.store.writing(60.0) as conn:
                     await record_game_result(
                         TournamentTransaction(conn), tb.game_id, winner, reason
                     )
