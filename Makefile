@@ -15,6 +15,7 @@ SDK_GEN := $(SDK)/tranca_client/v1/.generated
 .PHONY: play
 .PHONY: node-deps
 .PHONY: bench-scale
+.PHONY: acceptance-tournament
 .PHONY: fuzz
 .PHONY: system-deps deploy-check rig rig-down audit
 
@@ -75,6 +76,13 @@ play: venv
 ## Bots playing a match in the terminal, on the rules engine alone.
 demo: venv
 	$(BIN)/tranca demo --preset tranca-000 --players 4 --seed 1
+
+## Tournaments' acceptance test at the issue's size: a scheduled 64-entrant event (check-in,
+## 6 Swiss rounds, a top-8 play-off) run by two `tranca serve` processes on PostgreSQL
+## with no organiser call after its creation (about 6 minutes here; `make test` runs a
+## 16-entrant one). Prints the largest request latency on either process meanwhile.
+acceptance-tournament: venv
+	TRANCA_TOURNAMENT_ACCEPTANCE=full $(BIN)/pytest -q -s -n 0 tests/faults/test_tournament_acceptance.py
 
 ## A short service benchmark: SubmitMove throughput and latency on SQLite and PostgreSQL.
 bench-service: venv
