@@ -572,3 +572,75 @@ def test_a_swiss_then_a_knockout_of_its_top_four() -> None:
     again = rebuild(config, events)
     assert again.rounds == t.rounds and again.standings() == standings
     assert again.champion == t.champion
+
+
+@given(
+    n=st.integers(min_value=2, max_value=14),
+    playoff=st.sampled_from([0, 2, 4]),
+    seed=st.integers(min_value=0, max_value=2**31),
+    data=st.data(),
+)
+def test_a_tournament_rebuilt_from_its_events_is_the_one_that_wrote_them(
+    n: int, playoff: int, seed: int, data: st.DataObject
+) -> None:
+    """Issue 27: rounds are paired once and loads take the stored pairs, so whatever
+    happened (results with draws, withdrawals, late registrations, corrections, a
+    play-off), a rebuild from the events has the same rounds, results, standings
+    and champion as the tournament that wrote them."""
+    from tranca.platform.tournament_events import (
+        TournamentConfig,
+        correction_event,
+        pair_event,
+        rebuild,
+        register_event,
+        result_event,
+        withdraw_event,
+    )
+
+    playoff = playoff if playoff <= n else 0
+    config = TournamentConfig(
+        Format.SWISS,
+        tuple(players(n)),
+        2,
+        seed,
+        3,
+        {},
+        {},
+        registration=True,
+        late_registration_rounds=2,
+        playoff=playoff,
+    )
+    t = config.new_tournament()
+    events: list[dict[str, object]] = []
+    late = 0
+    while not t.is_over:
+        number = len(t.rounds) + 1
+        if number <= 2 and data.draw(st.booleans()):
+            late += 1
+            entrant = Entrant.player(f"late{late}")
+            t.add_entrant(entrant)
+            events.append(register_event(entrant, 0))
+        active = [e for e in t.ids if e not in t.withdrawn]
+        if len(active) > 3 and not t.is_knockout_round(number) and data.draw(st.booleans()):
+            gone = data.draw(st.sampled_from(active))
+            t.withdraw(gone)
+            events.append(withdraw_event(gone, 0))
+        rnd = t.pair_next_round()
+        events.append(pair_event(t, 0))
+        for tb in rnd.tables:
+            choices = [Outcome.A_WINS, Outcome.B_WINS, Outcome.A_FORFEITS]
+            if not t.is_knockout_round(number):
+                choices += [Outcome.DRAW, Outcome.DOUBLE_NO_SHOW]
+            outcome = data.draw(st.sampled_from(choices))
+            t.record(tb.round, tb.number, outcome)
+            events.append(result_event(tb.round, tb.number, outcome, "game", 0))
+        if rnd.tables and not t.is_knockout_round(number) and data.draw(st.booleans()):
+            tb = rnd.tables[0]
+            fixed = Outcome.B_WINS if t.result(tb) != Outcome.B_WINS else Outcome.A_WINS
+            previous = t.correct(tb.round, tb.number, fixed)
+            events.append(correction_event(tb.round, tb.number, fixed, previous, "audit", 0))
+    again = rebuild(config, events)
+    assert again.rounds == t.rounds
+    assert again.standings() == t.standings()
+    assert again.champion == t.champion
+    assert again.is_over
