@@ -58,12 +58,17 @@ venv: $(STAMP) $(GEN) $(SDK_GEN)
 
 DB_URL      ?= sqlite:///tranca.db
 DEV_API_KEY ?= dev-key-change-me
+WEB_PORT    ?= 8080
 
-## The server on the embedded SQLite default (./tranca.db), with a development API key.
+## The server on the embedded SQLite default (./tranca.db), with a development API key:
+## gRPC on 127.0.0.1:50051, and the browser port (the web table, Connect and gRPC-Web)
+## on http://127.0.0.1:$(WEB_PORT)/.
 run: venv
 	$(BIN)/tranca migrate --database-url $(DB_URL)
 	@echo "development API key: $(DEV_API_KEY)  (send it as the x-api-key header)"
-	$(BIN)/tranca serve --database-url $(DB_URL) --dev-api-key $(DEV_API_KEY) --log-format console
+	@echo "web table: http://127.0.0.1:$(WEB_PORT)/  (open it in a browser)"
+	$(BIN)/tranca serve --database-url $(DB_URL) --dev-api-key $(DEV_API_KEY) \
+	  --web-port $(WEB_PORT) --log-format console
 
 ## A terminal table against a server started by `make run` (starts nothing itself):
 ## you and the server's robots (its greedy bot, played by the server's sweeper, so they
@@ -134,6 +139,7 @@ pytest: venv node-deps
 ## Engine benchmark (one core) compiled and interpreted, then the service against this
 ## machine's ceilings (PostgreSQL and SQLite transactions, gRPC echo):
 ## bench/results/engine.{json,md}, engine-interpreted.{json,md} and service.{json,md}. PostgreSQL on 127.0.0.1:5432 (skipped if down) and pgbench.
+## The browser port's cost per call beside native gRPC: bench/results/browser.{json,md}.
 ## Then webhook deliveries a second and their p99 delay: bench/results/webhooks.{json,md};
 ## and quick play's matchmaker (a queue of 1,000 players, the wait in a steady stream):
 ## bench/results/matchmaking.{json,md}. Then tournaments' GetTournament p99 and the time to record
@@ -142,6 +148,7 @@ bench: venv compiled
 	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
 	$(BIN)/python bench/edge_bench.py --out bench/results
+	$(BIN)/python bench/browser_bench.py --out bench/results --seconds 4 --rounds 2
 	$(BIN)/python bench/pool_bench.py --out bench/results
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results

@@ -17,6 +17,10 @@ disable_created_metrics()  # type: ignore[no-untyped-call]
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 
 RPCS = Counter("tranca_rpc_requests_total", "RPCs handled", ["method", "code"])
+# Calls that came through the browser port (Connect or gRPC-Web); RPCS counts them too.
+BROWSER_CALLS = Counter(
+    "tranca_browser_requests_total", "Calls made through the browser port", ["method"]
+)
 RPC_LATENCY = Histogram(
     "tranca_rpc_latency_seconds", "RPC latency", ["method"], buckets=LATENCY_BUCKETS
 )

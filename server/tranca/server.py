@@ -21,12 +21,14 @@ from wsgiref.simple_server import WSGIServer
 import grpc
 import orjson
 import structlog
+from google.protobuf.descriptor import ServiceDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from . import metrics
 from .api.admin import AdminService
+from .api.browser import service_apps
 from .api.edge import add_service
 from .api.notifications import NotificationService
 from .api.players import PlayerService
@@ -34,6 +36,7 @@ from .api.quick_play import QuickPlayService
 from .api.servicer import GameService
 from .api.sessions import SessionService
 from .api.tournaments import TournamentService
+from .api.web import BrowserApp
 from .outbound import HttpPoster
 from .services.access import Access, FailedAuthThrottle
 from .services.admin import Admin
@@ -51,6 +54,7 @@ from .services.matches import Matches
 from .services.matchmaker import Matchmaker
 from .services.moves import Moves, now_ms
 from .services.notifications import Notifications
+from .services.origins import Origins
 from .services.players import Players
 from .services.presence import Presence
 from .services.quick_play import QuickPlay
@@ -73,6 +77,7 @@ from .store.settlement import SettlementStore
 from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
 from .v1 import admin_pb2, game_pb2, notifications_pb2, platform_pb2, quick_play_pb2, session_pb2
+from .web_port import WebPort, allow_guests, web_root
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
@@ -142,6 +147,11 @@ class Config:
     webhook_attempts: int = 10
     webhook_backoff: float = 5.0
     event_retention_hours: float = 168.0
+    # The browser port (api/web.py): Connect and gRPC-Web, and the web table's files
+    # from web_root (default: clients/web/table/dist of this checkout, if built).
+    # -1: none.
+    web_port: int = -1
+    web_root: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -270,6 +280,19 @@ class Config:
             default=float(env.get("TRANCA_EVENT_RETENTION_HOURS", cls.event_retention_hours)),
             help="hours players' events (and their deliveries) are kept",
         )
+        p.add_argument(
+            "--web-port",
+            type=int,
+            default=int(env.get("TRANCA_WEB_PORT", cls.web_port)),
+            help="port of the browser endpoint (the Connect protocol and gRPC-Web, over "
+            "HTTP/1.1 and HTTP/2, and the web table); -1: none",
+        )
+        p.add_argument(
+            "--web-root",
+            default=env.get("TRANCA_WEB_ROOT", cls.web_root),
+            help="directory of the web table's files served on the browser port "
+            "(default: clients/web/table/dist of this checkout, when it exists)",
+        )
         a = p.parse_args(argv)
         if bool(a.tls_cert) != bool(a.tls_key):
             p.error("--tls-cert and --tls-key go together")
@@ -299,6 +322,8 @@ class Config:
             health_interval=a.health_interval,
             db_timeout=a.db_timeout,
             db_pool_size=a.db_pool_size,
+            web_port=a.web_port,
+            web_root=a.web_root,
             snapshot_schema=a.snapshot_schema,
             max_connection_age=a.max_connection_age,
             sweep_interval=a.sweep_interval,
@@ -370,6 +395,7 @@ class Running:
         self.compute: Compute | None = None
         # The tournaments' use cases: the sweeper advances the scheduled ones.
         self.tournaments: Tournaments | None = None
+        self.web: WebPort | None = None  # the browser port, when one is served
 
     def new_sweeper(self, **options: Any) -> Sweeper:
         """A sweeper on this server's store and moves, settling finished matches as it
@@ -382,6 +408,8 @@ class Running:
     async def stop(self, grace: float = 5.0) -> None:
         """Health goes NOT_SERVING first, then in-flight calls get ``grace`` seconds."""
         await self.health.enter_graceful_shutdown()
+        if self.web is not None:
+            await self.web.stop()
         await self.server.stop(grace)
         for task in self.tasks:
             task.cancel()
@@ -416,8 +444,9 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         pool_size=cfg.db_pool_size,
         snapshot_schema=cfg.snapshot_schema,
     )
+    dev_app = ""
     if cfg.dev_api_key:
-        await store.ensure_app("development", cfg.dev_api_key, frozenset({"fixed_deck"}))
+        dev_app = await store.ensure_app("development", cfg.dev_api_key, frozenset({"fixed_deck"}))
     listener = None
     if not is_sqlite(url):
         dsn = "postgresql://" + url.split("://", 1)[1]
@@ -440,11 +469,14 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         ]
     )
     # The use cases, wired to this process's store and hub (services/).
+    sessions_store = SessionsStore(store)
+    origins = Origins(sessions_store)
     access = Access(
         store,
         FailedAuthThrottle(cfg.auth_failures_per_peer, 4 * cfg.auth_failures_per_peer),
         token_limiter=RateLimiter(cfg.rate_per_token, 2 * cfg.rate_per_token),
         app_limiter=RateLimiter(cfg.rate_per_app, 2 * cfg.rate_per_app),
+        origins=origins,
     )
     # Players' event streams are woken by their own hub: its subscribers are no
     # game's watchers, and must not start the PostgreSQL listener.
@@ -468,42 +500,9 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     tournaments = Tournaments(
         TournamentStore(store), access, matches, cfg.token_lifetime, compute=compute
     )
-    sessions_store = SessionsStore(store)
     sessions = Sessions(sessions_store, access, clock=now_ms)
     tickets = QuickPlayStore(store)
     quick_play = QuickPlay(tickets, access, matches, sessions_store, now_ms, cfg.token_lifetime)
-    # Every request is decoded and checked against the contracts' limits at the edge
-    # (api/edge.py) before a servicer sees it.
-    add_service(
-        server,
-        GameService(games, Tables(games), Lobby(LobbyStore(store), access)),
-        game_pb2.DESCRIPTOR.services_by_name["GameService"],
-    )
-    add_service(
-        server,
-        PlayerService(players),
-        platform_pb2.DESCRIPTOR.services_by_name["PlayerService"],
-    )
-    add_service(
-        server,
-        TournamentService(tournaments),
-        platform_pb2.DESCRIPTOR.services_by_name["TournamentService"],
-    )
-    add_service(
-        server,
-        SessionService(sessions),
-        session_pb2.DESCRIPTOR.services_by_name["SessionService"],
-    )
-    add_service(
-        server,
-        AdminService(Admin(store, access, moves)),
-        admin_pb2.DESCRIPTOR.services_by_name["AdminService"],
-    )
-    add_service(
-        server,
-        QuickPlayService(quick_play),
-        quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"],
-    )
     notes = NotificationsStore(store)
     notifications = Notifications(
         notes,
@@ -511,11 +510,32 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         event_hub,
         WatchCounts(cfg.max_watches_per_token, cfg.max_watches_per_app),
     )
-    add_service(
-        server,
-        NotificationService(notifications, Webhooks(notes, access)),
-        NOTIFICATION_SERVICE,
-    )
+    # Each service's servicer, served on the gRPC port and on the browser port alike.
+    services: list[tuple[object, ServiceDescriptor]] = [
+        (
+            GameService(games, Tables(games), Lobby(LobbyStore(store), access)),
+            game_pb2.DESCRIPTOR.services_by_name["GameService"],
+        ),
+        (PlayerService(players), platform_pb2.DESCRIPTOR.services_by_name["PlayerService"]),
+        (
+            TournamentService(tournaments),
+            platform_pb2.DESCRIPTOR.services_by_name["TournamentService"],
+        ),
+        (SessionService(sessions), session_pb2.DESCRIPTOR.services_by_name["SessionService"]),
+        (
+            AdminService(Admin(store, access, moves)),
+            admin_pb2.DESCRIPTOR.services_by_name["AdminService"],
+        ),
+        (
+            QuickPlayService(quick_play),
+            quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"],
+        ),
+        (NotificationService(notifications, Webhooks(notes, access)), NOTIFICATION_SERVICE),
+    ]
+    # Every request is decoded and checked against the contracts' limits at the edge
+    # (api/edge.py) before a servicer sees it.
+    for servicer, descriptor in services:
+        add_service(server, servicer, descriptor)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -550,6 +570,25 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     running = Running(server, port, store, moves, health_servicer, listener)
     running.compute = compute
     running.tournaments = tournaments
+    if cfg.web_port >= 0:
+        web_app = ""
+        if dev_app:
+            # The web table signs players into the development app, as guests.
+            web_app = dev_app
+            await allow_guests(sessions_store, dev_app)
+        running.web = await WebPort.start(
+            BrowserApp(
+                service_apps(services, read_max_bytes=cfg.max_message_bytes),
+                origins,
+                web_root(cfg.web_root),
+                {"appId": web_app, "guestSignIn": bool(web_app)},
+            ),
+            cfg.host,
+            cfg.web_port,
+            grace=cfg.grace_seconds,
+            tls=(cfg.tls_cert, cfg.tls_key) if cfg.tls_cert else None,
+            reuse_port=reuse_port,
+        )
     running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))
     running.watch_leases = watch_leases
     if watch_leases.enabled:
@@ -611,6 +650,8 @@ async def _serve(cfg: Config, reuse_port: bool, metrics_server: WSGIServer | Non
     # on every pass and show up as pauses in the move latency's tail.
     gc.freeze()
     log.info("listening", address=f"{cfg.host}:{running.port}", pid=os.getpid())
+    if running.web is not None:
+        log.info("browser_port", url=f"http://{cfg.host}:{running.web.port}/")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -642,6 +683,13 @@ def serve(argv: list[str] | None = None) -> int:
     cfg = Config.from_args(argv)
     configure_logging(cfg.log_format, cfg.log_level)
     print(f"tranca server: {cfg.host}:{cfg.port} (database {cfg.database_url})", flush=True)
+    if cfg.web_port >= 0:
+        scheme = "https" if cfg.tls_cert else "http"
+        print(
+            f"web table and browser endpoint (Connect, gRPC-Web): "
+            f"{scheme}://{cfg.host}:{cfg.web_port}/",
+            flush=True,
+        )
     if cfg.workers <= 1:
         metrics_server = None
         if cfg.metrics_port:

@@ -10,6 +10,9 @@ import grpc
 from ..services.access import Credentials
 
 API_KEY_HEADER = "x-api-key"
+# The Origin of a page on another site, as the browser port hands a call on
+# (api/browser.py, which drops any a client sent itself).
+ORIGIN_METADATA = "tranca-browser-origin"
 
 Ctx: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
@@ -26,7 +29,7 @@ def peer_address(peer: str) -> str:
 
 def credentials(context: Ctx) -> Credentials:
     """The call's API key and player token (either may be empty), and its peer."""
-    key = token = ""
+    key = token = origin = ""
     for name, value in context.invocation_metadata() or ():
         if not isinstance(value, str):
             continue
@@ -35,4 +38,6 @@ def credentials(context: Ctx) -> Credentials:
             key = value
         elif name == "authorization" and value.lower().startswith("bearer "):
             token = value[7:].strip()
-    return Credentials(key, token, lambda: peer_address(context.peer()))
+        elif name == ORIGIN_METADATA:
+            origin = value
+    return Credentials(key, token, lambda: peer_address(context.peer()), origin)

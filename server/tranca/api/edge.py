@@ -42,10 +42,11 @@ class Rejected:
     error: Refused
 
 
-# Where a message breaks the limits and how ("cards[2]", "is at most 4 characters"),
-# or None. The hot path (nothing wrong) builds no string: a parent prefixes its
-# field's name only on the way out of a refusal.
-Problem = tuple[str, str]
+# Where a message breaks the limits, how, and the field's limit in characters
+# ("cards[2]", "is at most 4 characters", 4), or None. The hot path (nothing wrong)
+# builds no string: a parent prefixes its field's name only on the way out of a
+# refusal.
+Problem = tuple[str, str, int]
 Check = Callable[[Any], "Problem | None"]
 
 
@@ -79,7 +80,7 @@ def _string_step(name: str, limit: int, repeated: bool) -> Check:
                 if len(item) > limit or not item.isprintable():
                     found = _bad_string(item, limit)
                     if found:
-                        return f"{name}[{i}]", found
+                        return f"{name}[{i}]", found, limit
             return None
 
         return strings
@@ -89,7 +90,7 @@ def _string_step(name: str, limit: int, repeated: bool) -> Check:
         if len(value) <= limit and value.isprintable():
             return None
         found = _bad_string(value, limit)
-        return None if found is None else (name, found)
+        return None if found is None else (name, found, limit)
 
     return string
 
@@ -101,7 +102,7 @@ def _message_step(name: str, inner: Check, repeated: bool, in_oneof: bool) -> Ch
             for i, item in enumerate(getattr(message, name)):
                 found = inner(item)
                 if found:
-                    return f"{name}[{i}].{found[0]}", found[1]
+                    return f"{name}[{i}].{found[0]}", found[1], found[2]
             return None
 
         return messages
@@ -111,7 +112,7 @@ def _message_step(name: str, inner: Check, repeated: bool, in_oneof: bool) -> Ch
         if not in_oneof and not message.HasField(name):
             return None
         found = inner(getattr(message, name))
-        return None if found is None else (f"{name}.{found[0]}", found[1])
+        return None if found is None else (f"{name}.{found[0]}", found[1], found[2])
 
     return one
 
@@ -122,11 +123,11 @@ def _map_step(name: str, key_limit: int, values: Check | None) -> Check:
         for key in mapping:
             found = _bad_string(key, key_limit)
             if found:
-                return f"{name} key {quoted(key)}", found
+                return f"{name} key {quoted(key)}", found, key_limit
             if values is not None:
                 inner = values(mapping[key])
                 if inner:
-                    return f"{name}[{quoted(key)}].{inner[0]}", inner[1]
+                    return f"{name}[{quoted(key)}].{inner[0]}", inner[1], inner[2]
         return None
 
     return entries
@@ -206,10 +207,24 @@ def decoder(cls: type[Message]) -> Callable[[bytes], Message | Rejected]:
             return Rejected(malformed(f"the body is not a valid {cls.DESCRIPTOR.name}"))
         found = check(request) if check is not None else None
         if found is not None:
-            return Rejected(malformed(f"{found[0]} {found[1]}"))
+            return Rejected(breaks_limits(found))
         return request
 
     return decode
+
+
+def breaks_limits(found: Problem) -> Refused:
+    """MALFORMED_REQUEST for a request that breaks the contracts' limits, with the
+    field and its limit as particulars (``field``, ``max_chars``) for an app's own
+    wording."""
+    path, problem, limit = found
+    refused = malformed(f"{path} {problem}")
+    return Refused(
+        refused.kind,
+        refused.reason,
+        refused.message,
+        {"field": path[:200], "max_chars": str(limit)},
+    )
 
 
 Behavior = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Any]
@@ -221,7 +236,9 @@ def _api_error(refused: Rejected) -> ApiError:
     return error
 
 
-def _unary(name: str, behavior: Behavior) -> Behavior:
+def guarded_unary(name: str, behavior: Behavior) -> Behavior:
+    """A unary handler that answers a refused request (``Rejected``) itself."""
+
     async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         if type(request) is Rejected:
             error = _api_error(request)
@@ -232,7 +249,9 @@ def _unary(name: str, behavior: Behavior) -> Behavior:
     return handle
 
 
-def _stream(name: str, behavior: Behavior) -> Behavior:
+def guarded_stream(name: str, behavior: Behavior) -> Behavior:
+    """The same for a server-streaming handler."""
+
     async def handle(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
@@ -257,13 +276,13 @@ def add_service(server: grpc.aio.Server, servicer: object, service: ServiceDescr
         behavior = getattr(servicer, method.name)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _stream(method.name, behavior),
+                guarded_stream(method.name, behavior),
                 request_deserializer=decoder(request_cls),
                 response_serializer=response_cls.SerializeToString,
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _unary(method.name, behavior),
+                guarded_unary(method.name, behavior),
                 request_deserializer=decoder(request_cls),
                 response_serializer=response_cls.SerializeToString,
             )

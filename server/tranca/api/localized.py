@@ -393,6 +393,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Este app não permite jogar como convidado.",
         "Esta app no permite jugar como invitado.",
     ),
+    "ORIGIN_NOT_ALLOWED": (
+        "This app does not accept calls from this web page.",
+        "Este app não aceita chamadas desta página da web.",
+        "Esta app no acepta llamadas desde esta página web.",
+    ),
     "PLAYERS_MAY_NOT_CREATE_TABLES": (
         "Players may not create tables here: join one or use quick play.",
         "Aqui os jogadores não criam mesas: entre numa ou use o jogo rápido.",

@@ -57,6 +57,7 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         max_stake=p.max_stake,
         robots_after_seconds=p.robots_after_seconds,
         quick_play_turn_seconds=p.quick_play_turn_seconds,
+        allowed_origins=list(p.allowed_origins),
     )
 
 
@@ -72,6 +73,7 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         max_stake=p.max_stake,
         robots_after_seconds=p.robots_after_seconds,
         quick_play_turn_seconds=p.quick_play_turn_seconds,
+        allowed_origins=tuple(p.allowed_origins),
     )
 
 

@@ -20,6 +20,7 @@ from typing import Protocol
 from .credentials import hash_secret
 from .errors import Refusal, Refused, game_not_found, malformed, rate_limited
 from .limits import RateLimiter
+from .origins import Origins, check_origin, origin_not_allowed
 from .ports import AppRecord, SeatGame, SessionRecord, TokenRecord
 
 # An access token of a player session starts so (services/sessions.py); a seat's
@@ -44,6 +45,9 @@ class Credentials:
     api_key: str = ""
     token: str = ""
     peer: Callable[[], str] = lambda: ""
+    # The Origin of a web page on another site calling through the browser port
+    # (services/origins.py); empty for native clients and the server's own page.
+    origin: str = ""
 
 
 class CredentialRepository(Protocol):
@@ -167,8 +171,12 @@ class Access:
         token_limiter: RateLimiter | None = None,
         app_limiter: RateLimiter | None = None,
         clock: Callable[[], int] | None = None,
+        origins: Origins | None = None,
     ) -> None:
         self.repo = repo
+        # The apps' allow-lists of web pages; without it, a call from a page on
+        # another site is refused whenever its app is known only by its key.
+        self.origins = origins
         # Now in epoch ms, to which sessions' expiries compare (tests move it).
         self.clock = clock or (lambda: int(time.time() * 1000))
         self.throttle = throttle or FailedAuthThrottle()
@@ -212,6 +220,7 @@ class Access:
             if session is None:
                 raise self._refused(credentials, bad_session())
             self.throttle.accepted(session_hash)
+            check_origin(session.policy, credentials.origin)
             return Caller(session=session)
         if credentials.token:
             self.throttle.check(credentials.peer, credentials.token)
@@ -226,6 +235,10 @@ class Access:
             if app is None:
                 raise self._refused(credentials, bad_api_key())
             self.throttle.accepted(hash_secret(credentials.api_key))
+            if credentials.origin:
+                if self.origins is None:
+                    raise origin_not_allowed(credentials.origin)
+                await self.origins.check_app(app.id, credentials.origin)
             return Caller(app=app)
         raise no_credentials()
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
+from urllib.parse import urlsplit
 
+from ..rules.errors import quoted
 from ..rules.presets import PRESETS
 from .errors import malformed
 
@@ -26,6 +28,49 @@ DEFAULT_REFRESH_SECONDS = 30 * 24 * 3600
 MAX_REFRESH_SECONDS = 365 * 24 * 3600
 MAX_WAIT_SECONDS = 3600
 MAX_STAKE = 10**12
+# Pages on other sites an app lets call the browser port (services/origins.py).
+MAX_ORIGINS = 20
+MAX_ORIGIN_CHARS = 200
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalise_origin(origin: str) -> str | None:
+    """The serialised origin, or None for something that is not one."""
+    if len(origin) > MAX_ORIGIN_CHARS:
+        return None
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        return None
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if port is None or port == _DEFAULT_PORTS[parts.scheme]:
+        return f"{parts.scheme}://{host}"
+    return f"{parts.scheme}://{host}:{port}"
+
+
+def checked_origins(origins: tuple[str, ...]) -> tuple[str, ...]:
+    """A policy's allow-list in its serialised form; MALFORMED_REQUEST naming the
+    first entry that is no origin."""
+    if len(origins) > MAX_ORIGINS:
+        raise malformed(f"allowed_origins holds at most {MAX_ORIGINS} origins")
+    out: list[str] = []
+    for origin in origins:
+        norm = normalise_origin(origin)
+        if norm is None:
+            raise malformed(
+                f"allowed_origins: {quoted(origin)} is not an origin"
+                ' ("https://host" or "https://host:port", no path)'
+            )
+        if norm not in out:
+            out.append(norm)
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -50,10 +95,15 @@ class AppPolicy:
     # 0: no limit). A silent player's seat is played by a robot after the same time,
     # at practice tables.
     quick_play_turn_seconds: int = 60
+    # Web pages on other sites that may call for the app through the browser port
+    # (its CORS allow-list), as serialised origins ("https://play.example.com").
+    # Empty: none (the page the server serves itself is always allowed).
+    allowed_origins: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["presets"] = list(self.presets)
+        out["allowed_origins"] = list(self.allowed_origins)
         return out
 
     @classmethod
@@ -64,6 +114,8 @@ class AppPolicy:
         values = {k: v for k, v in data.items() if k in known}
         if "presets" in values:
             values["presets"] = tuple(values["presets"])
+        if "allowed_origins" in values:
+            values["allowed_origins"] = tuple(values["allowed_origins"])
         return replace(cls(), **values)
 
     def check(self) -> AppPolicy:
@@ -81,7 +133,7 @@ class AppPolicy:
             raise malformed(f"robots_after_seconds is 0 (never) to {MAX_WAIT_SECONDS}")
         if not 0 <= self.quick_play_turn_seconds <= MAX_WAIT_SECONDS:
             raise malformed(f"quick_play_turn_seconds is 0 (no limit) to {MAX_WAIT_SECONDS}")
-        return self
+        return replace(self, allowed_origins=checked_origins(self.allowed_origins))
 
     def access_expiry(self, now: int) -> int:
         """When an access token issued at ``now`` (epoch ms) expires."""

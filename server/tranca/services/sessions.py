@@ -35,6 +35,7 @@ from .access import Access, Caller, Credentials
 from .credentials import hash_secret, new_secret
 from .errors import Refusal, Refused, malformed, rate_limited
 from .limits import RateLimiter, page_offset
+from .origins import check_origin
 from .policy import AppPolicy
 from .ports import SessionKind, SessionRecord
 
@@ -258,6 +259,7 @@ class Sessions:
         if policy is None:
             self.access.throttle.failed(credentials.peer())
             raise Refused(Refusal.NOT_FOUND, "APP_NOT_FOUND", "no such app")
+        check_origin(policy, credentials.origin)
         return policy
 
     async def sign_in_device(
@@ -380,8 +382,9 @@ class Sessions:
 
     async def set_policy(self, credentials: Credentials, policy: AppPolicy) -> AppPolicy:
         app = await self.access.calling_app(credentials)
-        await self.repo.set_app_policy(app.id, policy.check())
-        return policy
+        checked = policy.check()
+        await self.repo.set_app_policy(app.id, checked)
+        return checked
 
 
 def require_session(caller: Caller) -> SessionRecord:

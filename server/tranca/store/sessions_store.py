@@ -42,6 +42,16 @@ class SessionsStore:
             row = (await conn.execute(q)).first()
         return None if row is None else AppPolicy.from_dict(loads(row.policy))
 
+    async def listed_origins(self) -> frozenset[str]:
+        """Every origin a live app's policy lists (apps are few; read whole)."""
+        q = select(App.policy).where(App.revoked.is_(False))
+        async with self.store.reading() as conn:
+            rows = (await conn.execute(q)).all()
+        found: set[str] = set()
+        for row in rows:
+            found.update(AppPolicy.from_dict(loads(row.policy)).allowed_origins)
+        return frozenset(found)
+
     async def set_app_policy(self, app_id: str, policy: AppPolicy) -> None:
         async with self.store.writing() as conn:
             await conn.execute(

@@ -1,0 +1,160 @@
+"""The browser port's HTTP application (ASGI): the services' Connect and gRPC-Web
+endpoints (``browser.py``), browsers' CORS preflights, and the web table's files.
+
+Routes, by path:
+- ``/tranca.v1.<Service>/<Method>``: a call, in whichever protocol its content type
+  says (Connect JSON or binary, gRPC-Web, gRPC where the HTTP server sends trailers).
+- ``/tranca-web.json``: what the web table needs to know of this server (the app it
+  signs players into, and whether guests may sign in).
+- anything else, by GET: a file of the web table (``web_root``), ``index.html`` for
+  a directory.
+
+CORS: a preflight (OPTIONS) from a page on another site is answered when some app's
+policy lists its origin (``services/origins.py``); an answer to such a page carries
+``Access-Control-Allow-Origin`` on the same condition, so a browser lets the page
+read it. Which app a call may act for is decided by the use cases, with the origin
+in the call's credentials: listing an origin lets pages from it call for that app
+only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+from starlette.exceptions import HTTPException
+from starlette.staticfiles import StaticFiles
+
+from ..services.origins import Origins
+from .browser import is_same_origin
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+# What a page may send and read beyond the CORS-safelisted headers: the Connect and
+# gRPC-Web protocols' own, and the credentials, language and request id of ours.
+ALLOW_HEADERS = (
+    "authorization, x-api-key, accept-language, x-request-id, content-type, "
+    "connect-protocol-version, connect-timeout-ms, connect-accept-encoding, "
+    "connect-content-encoding, grpc-timeout, x-grpc-web, x-user-agent"
+)
+EXPOSE_HEADERS = (
+    "grpc-status, grpc-message, grpc-status-details-bin, connect-content-encoding, content-encoding"
+)
+PREFLIGHT_MAX_AGE = "7200"
+
+
+def _header(scope: Scope, name: bytes) -> str:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return ""
+
+
+async def _respond(
+    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
+) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BrowserApp:
+    """The browser port (see the module's docstring)."""
+
+    def __init__(
+        self,
+        services: Mapping[str, ASGIApp],
+        origins: Origins,
+        web_root: Path | None,
+        web_config: Mapping[str, Any],
+    ) -> None:
+        self.services = dict(services)
+        self.origins = origins
+        self.static: Any = (
+            StaticFiles(directory=web_root, html=True) if web_root is not None else None
+        )
+        self.config_body = orjson.dumps(dict(web_config))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        origin = _header(scope, b"origin")
+        cross = bool(origin) and not is_same_origin(origin, _header(scope, b"host"))
+        allowed = cross and await self.origins.listed_anywhere(origin)
+        if scope["method"] == "OPTIONS" and cross:
+            await self._preflight(origin, allowed, send)
+            return
+        if allowed:
+            send = _with_cors(send, origin)
+        service = self.services.get(path[: path.rfind("/")]) if path.count("/") == 2 else None
+        if service is not None:
+            await service(scope, receive, send)
+        elif path == "/tranca-web.json":
+            await _respond(
+                send,
+                200,
+                [(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
+                self.config_body,
+            )
+        elif self.static is not None and scope["method"] in ("GET", "HEAD"):
+            try:
+                await self.static(scope, receive, send)
+            except HTTPException as exc:  # no such file (StaticFiles raises it)
+                await _respond(
+                    send, exc.status_code, [(b"content-type", b"text/plain")], b"not found\n"
+                )
+        else:
+            await _respond(send, 404, [(b"content-type", b"text/plain")], b"not found\n")
+
+    @staticmethod
+    async def _preflight(origin: str, allowed: bool, send: Send) -> None:
+        if not allowed:
+            # No CORS header: the browser refuses the page its call.
+            await _respond(send, 403, [(b"vary", b"origin")], b"")
+            return
+        await _respond(
+            send,
+            204,
+            [
+                (b"access-control-allow-origin", origin.encode("latin-1")),
+                (b"access-control-allow-methods", b"POST, GET"),
+                (b"access-control-allow-headers", ALLOW_HEADERS.encode()),
+                (b"access-control-max-age", PREFLIGHT_MAX_AGE.encode()),
+                (b"vary", b"origin"),
+            ],
+            b"",
+        )
+
+    @staticmethod
+    async def _lifespan(receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+
+def _with_cors(send: Send, origin: str) -> Send:
+    """``send`` with the headers that let a page on ``origin`` read the answer."""
+    extra = [
+        (b"access-control-allow-origin", origin.encode("latin-1")),
+        (b"access-control-expose-headers", EXPOSE_HEADERS.encode()),
+        (b"vary", b"origin"),
+    ]
+
+    async def sending(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", ()), *extra]}
+        await send(message)
+
+    return sending
