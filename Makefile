@@ -84,7 +84,7 @@ demo: venv
 
 ## Tournaments' acceptance test at the issue's size: a scheduled 64-entrant event (check-in,
 ## 6 Swiss rounds, a top-8 play-off) run by two `tranca serve` processes on PostgreSQL
-## with no organiser call after its creation (about 6 minutes here; `make test` runs a
+## with no organiser call after its creation (about 3 minutes here; `make test` runs a
 ## 16-entrant one). Prints the largest request latency on either process meanwhile.
 acceptance-tournament: venv
 	TRANCA_TOURNAMENT_ACCEPTANCE=full $(BIN)/pytest -q -s -n 0 tests/faults/test_tournament_acceptance.py
