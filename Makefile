@@ -16,6 +16,7 @@ SDK_GEN := $(SDK)/tranca_client/v1/.generated
 .PHONY: node-deps
 .PHONY: web
 .PHONY: bench-scale
+.PHONY: acceptance-tournament
 .PHONY: fuzz
 .PHONY: system-deps deploy-check rig rig-down audit
 
@@ -81,6 +82,13 @@ play: venv
 ## Bots playing a match in the terminal, on the rules engine alone.
 demo: venv
 	$(BIN)/tranca demo --preset tranca-000 --players 4 --seed 1
+
+## Tournaments' acceptance test at the issue's size: a scheduled 64-entrant event (check-in,
+## 6 Swiss rounds, a top-8 play-off) run by two `tranca serve` processes on PostgreSQL
+## with no organiser call after its creation (about 3 minutes here; `make test` runs a
+## 16-entrant one). Prints the largest request latency on either process meanwhile.
+acceptance-tournament: venv
+	TRANCA_TOURNAMENT_ACCEPTANCE=full $(BIN)/pytest -q -s -n 0 tests/faults/test_tournament_acceptance.py
 
 ## A short service benchmark: SubmitMove throughput and latency on SQLite and PostgreSQL.
 bench-service: venv
@@ -178,7 +186,8 @@ pytest: venv node-deps web
 ## The browser port's cost per call beside native gRPC: bench/results/browser.{json,md}.
 ## Then webhook deliveries a second and their p99 delay: bench/results/webhooks.{json,md};
 ## and quick play's matchmaker (a queue of 1,000 players, the wait in a steady stream):
-## bench/results/matchmaking.{json,md}.
+## bench/results/matchmaking.{json,md}. Then tournaments' GetTournament p99 and the time to record
+## a result, for 64-, 256- and 1,024-player Swiss events with draws: bench/results/tournaments.{json,md}.
 bench: venv compiled peer-deps
 	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
@@ -188,6 +197,7 @@ bench: venv compiled peer-deps
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results
 	$(BIN)/python bench/matchmaking_bench.py --out bench/results --players 1000 --arrivals 50 --seconds 20
+	$(BIN)/python bench/tournament_bench.py --out bench/results --sizes 64 256 1024
 
 ## The benchmark's peer (bench/peer: boardgame.io and its PostgreSQL adapter, pinned
 ## with their lock file), for `make bench`; without npm the peer's runs are skipped.

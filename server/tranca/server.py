@@ -40,6 +40,7 @@ from .api.web import BrowserApp
 from .outbound import HttpPoster
 from .services.access import Access, FailedAuthThrottle
 from .services.admin import Admin
+from .services.compute import Compute
 from .services.games import Games
 from .services.limits import (
     DEFAULT_TOKEN_LIFETIME,
@@ -425,12 +426,19 @@ class Running:
         self.settlement = Settlement(SettlementStore(store))
         # The tournaments' rows, for the tranca_tournaments_running gauge's refresh.
         self.tournament_store = TournamentStore(store)
+        # The worker process of Swiss pairings (services/compute.py), stopped with us.
+        self.compute: Compute | None = None
+        # The tournaments' use cases: the sweeper advances the scheduled ones.
+        self.tournaments: Tournaments | None = None
         self.web: WebPort | None = None  # the browser port, when one is served
 
     def new_sweeper(self, **options: Any) -> Sweeper:
         """A sweeper on this server's store and moves, settling finished matches as it
         sweeps (``options``: ``Sweeper``'s lease, batch and clock)."""
-        return Sweeper(self.store, self.moves, self.settlement.settle_pending, **options)
+        schedule = None if self.tournaments is None else self.tournaments.run_due
+        return Sweeper(
+            self.store, self.moves, self.settlement.settle_pending, schedule=schedule, **options
+        )
 
     async def stop(self, grace: float = 5.0) -> None:
         """Health goes NOT_SERVING first, then in-flight calls get ``grace`` seconds."""
@@ -449,6 +457,8 @@ class Running:
             await self.feed.stop()
         if self.poster is not None:
             await self.poster.close()
+        if self.compute is not None:
+            self.compute.close()
         await self.store.close()
 
 
@@ -541,7 +551,10 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         cfg.token_lifetime,
     )
     players = Players(PlayersStore(store), access)
-    tournaments = Tournaments(TournamentStore(store), access, matches, cfg.token_lifetime)
+    compute = Compute()
+    tournaments = Tournaments(
+        TournamentStore(store), access, matches, cfg.token_lifetime, compute=compute
+    )
     sessions = Sessions(sessions_store, access, clock=now_ms)
     tickets = QuickPlayStore(store)
     quick_play = QuickPlay(tickets, access, matches, sessions_store, now_ms, cfg.token_lifetime)
@@ -611,6 +624,8 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, moves, health_servicer, listener)
     running.feed = feed
+    running.compute = compute
+    running.tournaments = tournaments
     if cfg.web_port >= 0:
         web_app = ""
         if dev_app:

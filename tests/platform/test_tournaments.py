@@ -460,3 +460,187 @@ def test_play_off_deals_replace_a_drawn_match_at_knockout_tables_only() -> None:
     old = played.to_dict()
     del old["knockout_tie"]
     assert TournamentConfig.from_dict(old).knockout_tie == KnockoutTie.HIGHER_SEED
+
+
+def test_a_rebuild_takes_stored_swiss_rounds_without_pairing_them_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 27 ("Standings stall the server"): a Swiss pairing searches, so a stored
+    round is taken as stored when the tournament is rebuilt from its events; stored
+    pairs that name an unknown entrant, or one twice, are refused."""
+    from tranca.platform.tournament_events import (
+        PairingMismatch,
+        TournamentConfig,
+        pair_event,
+        rebuild,
+        result_event,
+    )
+
+    config = TournamentConfig(Format.SWISS, tuple(players(12)), 2, 5, 3, {}, {})
+    t = config.new_tournament()
+    events: list[dict[str, object]] = []
+    for _ in range(3):
+        rnd = t.pair_next_round()
+        events.append(pair_event(t, 0))
+        for tb in rnd.tables:
+            outcome = (Outcome.DRAW, Outcome.A_WINS, Outcome.B_WINS)[tb.number % 3]
+            t.record(tb.round, tb.number, outcome)
+            events.append(result_event(tb.round, tb.number, outcome, "game", 0))
+
+    def fail(*_: object) -> None:
+        raise AssertionError("a stored Swiss round was paired again")
+
+    monkeypatch.setattr(Tournament, "_swiss_pairs", fail)
+    again = rebuild(config, events)
+    assert again.rounds == t.rounds and again.standings() == t.standings()
+    bad = [dict(e) for e in events]
+    bad[0]["tables"] = [["p01", "nobody"], *list(bad[0]["tables"])[1:]]  # type: ignore[call-overload]
+    with pytest.raises(PairingMismatch):
+        rebuild(config, bad)
+    bad[0]["tables"] = [["p01", "p01"], *list(events[0]["tables"])[1:]]  # type: ignore[call-overload]
+    with pytest.raises(PairingMismatch):
+        rebuild(config, bad)
+
+
+def test_points_and_the_order_of_tie_breaks_are_the_organisers() -> None:
+    """Issue 27: "configurable points for win, draw and loss and the order of
+    tie-breaks". Three points a win and one a draw; ranked by wins before Buchholz."""
+    from tranca.platform.tournaments import Points, TieBreaker
+
+    t = Tournament(
+        Format.ROUND_ROBIN,
+        players(4),
+        seed=3,
+        points=Points(win=3, draw=1, loss=0, bye=3),
+        tie_breaks=(TieBreaker.WINS, TieBreaker.BUCHHOLZ),
+    )
+    results = iter(
+        [Outcome.DRAW, Outcome.A_WINS, Outcome.B_WINS, Outcome.DRAW, Outcome.A_WINS, Outcome.DRAW]
+    )
+    for _ in range(t.total_rounds):
+        rnd = t.pair_next_round()
+        for tb in rnd.tables:
+            t.record(tb.round, tb.number, next(results))
+    standings = t.standings()
+    for s in standings:
+        assert s.points == 3 * s.wins + s.draws
+    keys = [(-s.points, -s.wins, -s.buchholz) for s in standings]
+    assert keys == sorted(keys)
+    with pytest.raises(ValueError):
+        Tournament(Format.SWISS, players(4), tie_breaks=(TieBreaker.WINS, TieBreaker.WINS))
+
+
+def test_a_swiss_then_a_knockout_of_its_top_four() -> None:
+    """Issue 27: "multi-stage events (Swiss, then a knockout of the top N)". After the
+    Swiss rounds the top four of its standings meet 1 v 4 and 2 v 3, then the
+    winners; a play-off table needs a winner; the champion heads the standings, the
+    play-off's entrants before the rest. A rebuild from the events (the play-off's
+    seeds stored with its first round) gives the same tournament."""
+    from tranca.platform.tournament_events import (
+        TournamentConfig,
+        pair_event,
+        rebuild,
+        result_event,
+    )
+
+    config = TournamentConfig(Format.SWISS, tuple(players(12)), 2, 9, 3, {}, {}, playoff=4)
+    t = config.new_tournament()
+    assert (t.swiss_rounds, t.total_rounds) == (3, 5)
+    events: list[dict[str, object]] = []
+    rng = random.Random(4)
+    for number in range(1, 6):
+        rnd = t.pair_next_round()
+        events.append(pair_event(t, 0))
+        if number == 4:
+            top = [s.entrant for s in t.standings()][:4]
+            assert t.playoff_seeds == top
+            assert {frozenset((tb.a, tb.b)) for tb in rnd.tables} == {
+                frozenset((top[0], top[3])),
+                frozenset((top[1], top[2])),
+            }
+            with pytest.raises(ValueError):
+                t.record(4, 1, Outcome.DRAW)
+        for tb in rnd.tables:
+            choices = [Outcome.A_WINS, Outcome.B_WINS]
+            outcome = rng.choice(choices + ([Outcome.DRAW] if number <= 3 else []))
+            t.record(tb.round, tb.number, outcome)
+            events.append(result_event(tb.round, tb.number, outcome, "game", 0))
+    assert t.is_over and t.champion is not None
+    standings = t.standings()
+    assert standings[0].entrant == t.champion
+    assert {s.entrant for s in standings[:4]} == set(t.playoff_seeds)
+    again = rebuild(config, events)
+    assert again.rounds == t.rounds and again.standings() == standings
+    assert again.champion == t.champion
+
+
+@given(
+    n=st.integers(min_value=2, max_value=14),
+    playoff=st.sampled_from([0, 2, 4]),
+    seed=st.integers(min_value=0, max_value=2**31),
+    data=st.data(),
+)
+def test_a_tournament_rebuilt_from_its_events_is_the_one_that_wrote_them(
+    n: int, playoff: int, seed: int, data: st.DataObject
+) -> None:
+    """Issue 27: rounds are paired once and loads take the stored pairs, so whatever
+    happened (results with draws, withdrawals, late registrations, corrections, a
+    play-off), a rebuild from the events has the same rounds, results, standings
+    and champion as the tournament that wrote them."""
+    from tranca.platform.tournament_events import (
+        TournamentConfig,
+        correction_event,
+        pair_event,
+        rebuild,
+        register_event,
+        result_event,
+        withdraw_event,
+    )
+
+    playoff = playoff if playoff <= n else 0
+    config = TournamentConfig(
+        Format.SWISS,
+        tuple(players(n)),
+        2,
+        seed,
+        3,
+        {},
+        {},
+        registration=True,
+        late_registration_rounds=2,
+        playoff=playoff,
+    )
+    t = config.new_tournament()
+    events: list[dict[str, object]] = []
+    late = 0
+    while not t.is_over:
+        number = len(t.rounds) + 1
+        if number <= 2 and data.draw(st.booleans()):
+            late += 1
+            entrant = Entrant.player(f"late{late}")
+            t.add_entrant(entrant)
+            events.append(register_event(entrant, 0))
+        active = [e for e in t.ids if e not in t.withdrawn]
+        if len(active) > 3 and not t.is_knockout_round(number) and data.draw(st.booleans()):
+            gone = data.draw(st.sampled_from(active))
+            t.withdraw(gone)
+            events.append(withdraw_event(gone, 0))
+        rnd = t.pair_next_round()
+        events.append(pair_event(t, 0))
+        for tb in rnd.tables:
+            choices = [Outcome.A_WINS, Outcome.B_WINS, Outcome.A_FORFEITS]
+            if not t.is_knockout_round(number):
+                choices += [Outcome.DRAW, Outcome.DOUBLE_NO_SHOW]
+            outcome = data.draw(st.sampled_from(choices))
+            t.record(tb.round, tb.number, outcome)
+            events.append(result_event(tb.round, tb.number, outcome, "game", 0))
+        if rnd.tables and not t.is_knockout_round(number) and data.draw(st.booleans()):
+            tb = rnd.tables[0]
+            fixed = Outcome.B_WINS if t.result(tb) != Outcome.B_WINS else Outcome.A_WINS
+            previous = t.correct(tb.round, tb.number, fixed)
+            events.append(correction_event(tb.round, tb.number, fixed, previous, "audit", 0))
+    again = rebuild(config, events)
+    assert again.rounds == t.rounds
+    assert again.standings() == t.standings()
+    assert again.champion == t.champion
+    assert again.is_over

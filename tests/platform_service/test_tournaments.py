@@ -9,9 +9,13 @@ and reach the tournament through the settlement, as on a running server.
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
+import json
+import threading
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypedDict, Unpack
 
 import grpc
@@ -19,12 +23,16 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from tranca.platform.duplicate import DuplicateRound, check_tables
+from tranca.platform.tournaments import Standing, Tournament
 from tranca.rules.cards import card_text, parse_card, shuffled_deck
 from tranca.rules.match import DRAWN
 from tranca.server import Running
+from tranca.services.moves import now_ms
 from tranca.services.tournaments import record_game_result
 from tranca.store.tournament_store import TournamentStore, TournamentTransaction
 from tranca.v1 import game_pb2 as gpb
+from tranca.v1 import notifications_pb2 as npb
+from tranca.v1 import notifications_pb2_grpc as npb_grpc
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import platform_pb2_grpc as pb_grpc
 
@@ -57,6 +65,15 @@ class TournamentOptions(TypedDict, total=False):
     round_decks: list[str]
     knockout_tie: pb.KnockoutTie.ValueType
     start_deadline_seconds: int
+    start_at_ms: int
+    round_break_seconds: int
+    round_time_limit_seconds: int
+    round_timeout: pb.RoundTimeout.ValueType
+    check_in_seconds: int
+    points: pb.TournamentPoints
+    tie_breaks: list[pb.TieBreaker.ValueType]
+    playoff_size: int
+    spectators_allowed: bool
 
 
 class Organiser:
@@ -1032,3 +1049,658 @@ async def test_a_staked_table_that_never_starts_is_a_no_show_at_its_deadline(
     t = await org.forfeit(tid, 1, stuck.number, absent)
     assert {tb.number: tb.outcome for tb in t.rounds[0].tables}[stuck.number] == absent
     assert (await org.start(tid, 2)).tables  # the round is complete
+
+
+# ----- standings off the event loop (issue 27: "Standings stall the server") -------------
+
+
+async def test_standings_are_stored_with_each_result_and_a_read_computes_nothing(
+    org: Organiser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: "standings are kept up to date as results arrive, not recomputed from
+    scratch on every read". A Swiss with drawn tables (half-point score groups, where
+    pairing searches): once its results are recorded, GetTournament answers the
+    standings as stored even with the standings computation and the Swiss pairing
+    made to fail in this process; the stored standings are those recomputed from the
+    tables."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 8, rounds=3)
+    tid = created.tournament_id
+    for number in (1, 2):
+        rnd = await org.start(tid, number)
+        for tb in rnd.tables:
+            if tb.number % 2:
+                await draw_game(org, tb.game_id)
+        await org.play_round(
+            tid, pb.TournamentRound(tables=[tb for tb in rnd.tables if tb.number % 2 == 0])
+        )
+    before = await org.get(tid)
+    check_standings(before)
+    assert any(s.draws for s in before.standings)
+
+    def fail(*_: object, **__: object) -> None:
+        raise AssertionError("a read computed the standings or paired a round")
+
+    monkeypatch.setattr(Tournament, "standings", fail)
+    monkeypatch.setattr(Tournament, "_swiss_pairs", fail)
+    monkeypatch.setattr(Tournament, "pair_next_round", fail)
+    after = await org.get(tid)
+    assert list(after.standings) == list(before.standings)
+    assert [list(r.tables) for r in after.rounds] == [list(r.tables) for r in before.rounds]
+
+
+async def test_a_swiss_round_is_paired_outside_the_server_process(
+    org: Organiser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27: "Heavy computation never runs on the event loop". A Swiss pairing
+    searches (seconds for a large field): StartRound pairs it in a worker process,
+    so it still pairs with the pairing made to fail in the server's own process, and
+    the standings computed by the round's results never run on the event loop's
+    thread."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 9, rounds=2)  # a bye
+    tid = created.tournament_id
+    loop_thread = threading.get_ident()
+    computed_on: list[int] = []
+    real_standings = Tournament.standings
+
+    def standings(self: Tournament) -> list[Standing]:
+        computed_on.append(threading.get_ident())
+        return real_standings(self)
+
+    def fail(*_: object, **__: object) -> None:
+        raise AssertionError("a Swiss round was paired in the server's process")
+
+    monkeypatch.setattr(Tournament, "standings", standings)
+    monkeypatch.setattr(Tournament, "_swiss_pairs", fail)
+    first = await org.start(tid, 1)
+    assert len(first.tables) == 4 and len(first.byes) == 1
+    await org.play_round(tid, first)
+    second = await org.start(tid, 2)
+    met = {frozenset((tb.entrant_a, tb.entrant_b)) for tb in first.tables}
+    assert not met & {frozenset((tb.entrant_a, tb.entrant_b)) for tb in second.tables}
+    assert second.byes != first.byes
+    await org.play_round(tid, second)
+    final = await org.get(tid)
+    assert final.status == pb.TOURNAMENT_STATUS_FINISHED
+    check_standings(final)
+    assert computed_on and loop_thread not in computed_on
+
+
+# ----- scheduled tournaments (issue 27: "Scheduling") --------------------------------------
+
+
+async def advance_until(
+    org: Organiser, tid: str, done: Callable[[pb.Tournament], bool], tries: int = 100
+) -> pb.Tournament:
+    """What a replica's sweeper does for scheduled tournaments, now and again (the
+    server's own sweeper may get there first), until ``done`` holds."""
+    tournaments = org.server.tournaments
+    assert tournaments is not None
+    for _ in range(tries):
+        await tournaments.run_due()
+        t = await org.get(tid)
+        if done(t):
+            return t
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the tournament did not get there: {t}")
+
+
+async def test_a_scheduled_swiss_starts_its_rounds_and_settles_them_by_the_clock(
+    org: Organiser,
+) -> None:
+    """Issue 27: "rounds start by themselves when the previous one is over or at a
+    scheduled time ... with a deadline per round after which unfinished tables are
+    settled by the rules the organiser chose". No StartRound call: round 1 at its
+    start time, round 2 once round 1 is over; a table still playing at the round's
+    deadline is drawn (ROUND_TIMEOUT_DRAW) and its game ended, counting for no one."""
+    tournaments = org.server.tournaments
+    assert tournaments is not None
+    start_at = now_ms() + 60_000
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_SWISS,
+        4,
+        rounds=2,
+        start_at_ms=start_at,
+        round_time_limit_seconds=120,
+        round_timeout=pb.ROUND_TIMEOUT_DRAW,
+    )
+    tid = created.tournament_id
+    assert created.next_at_ms == start_at and created.round_timeout == pb.ROUND_TIMEOUT_DRAW
+    await tournaments.run_due()
+    assert not (await org.get(tid)).rounds, "nothing before the start time"
+    tournaments.clock = lambda: now_ms() + 61_000  # the start time has passed
+    t = await advance_until(org, tid, lambda t: len(t.rounds) == 1)
+    assert t.status == pb.TOURNAMENT_STATUS_RUNNING
+    first = t.rounds[0].tables
+    assert len(first) == 2 and all(tb.game_id for tb in first)
+    # The clock: the round's deadline is 120 s after it started.
+    assert start_at < t.next_at_ms <= now_ms() + 121_000
+    await draw_game(org, first[0].game_id, 0, "won")  # table 1 won by side A
+    t = await org.get(tid)
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_A_WINS
+    assert len(t.rounds) == 1, "round 2 waits for table 2"
+    tournaments.clock = lambda: now_ms() + 200_000  # round 1's clock has run out
+    t = await advance_until(org, tid, lambda t: len(t.rounds) == 2)
+    assert t.rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_DRAW
+    view = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=first[1].game_id), metadata=org.client.app()
+    )
+    assert view.view.status == gpb.GAME_STATUS_FINISHED, "the clock ended the game"
+    for tb in t.rounds[1].tables:
+        await draw_game(org, tb.game_id, 1, "won")
+    t = await org.get(tid)
+    assert t.status == pb.TOURNAMENT_STATUS_FINISHED and t.next_at_ms == 0
+    check_standings(t)
+
+
+async def test_only_one_replica_starts_a_scheduled_round(replicas: list[Running]) -> None:
+    """Issue 27: rounds "run by any replica (no state in one process)": two replicas
+    sweeping at once claim the due tournament through the database; the round is
+    started once."""
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{replicas[0].port}")
+    _, key = await replicas[0].store.create_app("scheduled")
+    org = Organiser(Client(channel, key), replicas[0])
+    try:
+        created = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 4, start_at_ms=now_ms() - 1)
+        sweeps = [r.tournaments.run_due() for r in replicas if r.tournaments is not None]
+        acted = await asyncio.gather(*sweeps)
+        assert sum(acted) == 1
+        t = await org.get(created.tournament_id)
+        assert len(t.rounds) == 1 and len(t.rounds[0].tables) == 2
+        assert (
+            sum(await asyncio.gather(*(r.tournaments.run_due() for r in replicas if r.tournaments)))
+            == 0
+        )
+    finally:
+        await channel.close()
+
+
+async def test_scheduling_fields_are_checked(org: Organiser) -> None:
+    """A round clock or break without a start time, or out of range, is refused."""
+    for change in (
+        {"round_time_limit_seconds": 60},
+        {"start_at_ms": now_ms(), "round_break_seconds": 86_401},
+        {"start_at_ms": now_ms(), "round_time_limit_seconds": -1},
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, **change)  # type: ignore[arg-type]
+        assert error_reason(exc.value) == "BAD_TOURNAMENT"
+
+
+# ----- registration (issue 27: "Registration") ---------------------------------------------
+
+
+async def register(org: Organiser, tid: str, entrant: str) -> pb.Tournament:
+    done = await org.stub.RegisterEntrant(
+        pb.RegisterEntrantRequest(
+            tournament_id=tid, entrant=pb.Entrant(id=entrant, player_ids=[f"p-{entrant}"])
+        ),
+        metadata=org.md,
+    )
+    return done.tournament
+
+
+async def refusal(call: Awaitable[object]) -> str:
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await call
+    return error_reason(exc.value)
+
+
+async def test_open_registration_with_an_entry_limit_and_withdrawal_before_the_start(
+    org: Organiser,
+) -> None:
+    """Issue 27: "a registration window, entry limits". An open tournament created
+    with no entrants takes registrations up to its limit, in seed order; a
+    registration withdrawn before the start leaves the field (and frees a place); a
+    retry changes nothing; registration closes at the start."""
+    done = await org.stub.CreateTournament(
+        pb.CreateTournamentRequest(
+            name="open",
+            format=pb.TOURNAMENT_FORMAT_SWISS,
+            table_size=2,
+            rules=gpb.Rules(preset=PRESET),
+            registration_open=True,
+            max_entrants=4,
+            rounds=2,
+        ),
+        metadata=org.md,
+    )
+    tid = done.tournament.tournament_id
+    assert done.tournament.registration_open and not done.tournament.entrants
+    for e in ("a", "b", "c", "d"):
+        t = await register(org, tid, e)
+    assert [e.id for e in t.entrants] == ["a", "b", "c", "d"]
+    assert await register(org, tid, "d") == t  # a retry
+    assert await refusal(register(org, tid, "e")) == "TOURNAMENT_FULL"
+    t = (
+        await org.stub.WithdrawEntrant(
+            pb.WithdrawEntrantRequest(tournament_id=tid, entrant="b"), metadata=org.md
+        )
+    ).tournament
+    assert [e.id for e in t.entrants] == ["a", "c", "d"]
+    assert [s.entrant for s in t.standings] and "b" not in {s.entrant for s in t.standings}
+    t = await register(org, tid, "e")
+    assert [e.id for e in t.entrants] == ["a", "c", "d", "e"]
+    rnd = await org.start(tid, 1)
+    seated = {x for tb in rnd.tables for x in (tb.entrant_a, tb.entrant_b)}
+    assert seated == {"a", "c", "d", "e"}
+    assert await refusal(register(org, tid, "f")) == "REGISTRATION_CLOSED"
+
+
+async def test_late_registration_joins_a_swiss_from_the_next_round(org: Organiser) -> None:
+    """Issue 27: "late registration up to a chosen round". With
+    late_registration_rounds 2, an entrant registered after round 1 is paired from
+    round 2 with no points for round 1; once round 2 has started, registration is
+    closed."""
+    done = await org.stub.CreateTournament(
+        pb.CreateTournamentRequest(
+            name="late",
+            format=pb.TOURNAMENT_FORMAT_SWISS,
+            entrants=[pb.Entrant(id=e, player_ids=[f"p-{e}"]) for e in ("a", "b", "c", "d")],
+            table_size=2,
+            rules=gpb.Rules(preset=PRESET),
+            registration_open=True,
+            late_registration_rounds=2,
+            rounds=3,
+        ),
+        metadata=org.md,
+    )
+    tid = done.tournament.tournament_id
+    first = await org.start(tid, 1)
+    await org.play_round(tid, first)
+    t = await register(org, tid, "late")
+    late = next(s for s in t.standings if s.entrant == "late")
+    assert late.points == 0 and late.wins == late.losses == 0
+    second = await org.start(tid, 2)
+    seated = {x for tb in second.tables for x in (tb.entrant_a, tb.entrant_b)} | set(second.byes)
+    assert "late" in seated
+    assert await refusal(register(org, tid, "later")) == "REGISTRATION_CLOSED"
+
+
+async def test_entrants_not_checked_in_are_dropped_at_the_scheduled_start(
+    org: Organiser,
+) -> None:
+    """Issue 27: "check-in before the start (no-shows dropped automatically)". Check-in
+    opens check_in_seconds before the start; at the start the server drops those who
+    did not check in and pairs the rest."""
+    tournaments = org.server.tournaments
+    assert tournaments is not None
+    start_at = now_ms() + 3_600_000
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 5, start_at_ms=start_at, check_in_seconds=600
+    )
+    tid = created.tournament_id
+
+    async def check_in(entrant: str) -> pb.Tournament:
+        done = await org.stub.CheckInEntrant(
+            pb.CheckInEntrantRequest(tournament_id=tid, entrant=entrant), metadata=org.md
+        )
+        return done.tournament
+
+    assert await refusal(check_in("e01")) == "CHECK_IN_CLOSED"  # an hour early
+    tournaments.clock = lambda: start_at - 300_000  # five minutes before
+    for e in ("e01", "e02", "e04"):
+        t = await check_in(e)
+    assert list(t.checked_in) == ["e01", "e02", "e04"]
+    assert await check_in("e04") == t  # a repeat
+    assert await refusal(check_in("nobody")) == "ENTRANT_NOT_FOUND"
+    tournaments.clock = lambda: start_at + 1
+    t = await advance_until(org, tid, lambda t: len(t.rounds) == 1)
+    assert [e.id for e in t.entrants] == ["e01", "e02", "e04"]
+    assert t.total_rounds == 3  # a round robin of three: each rests once
+    seated = {x for tb in t.rounds[0].tables for x in (tb.entrant_a, tb.entrant_b)}
+    assert seated | set(t.rounds[0].byes) == {"e01", "e02", "e04"}
+
+
+async def test_list_tournaments_by_status_preset_and_start_time(org: Organiser) -> None:
+    """Issue 27: "listing and searching tournaments (status, preset, start time)"."""
+    base = now_ms() + 86_400_000
+    ids = []
+    for i in range(3):
+        t = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, start_at_ms=base + i * 1000)
+        ids.append(t.tournament_id)
+    unscheduled = (await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)).tournament_id
+    rnd = await org.start(unscheduled, 1)
+    assert rnd.tables
+
+    async def listing(**kw: Any) -> pb.ListTournamentsResponse:
+        return await org.stub.ListTournaments(pb.ListTournamentsRequest(**kw), metadata=org.md)
+
+    found = await listing(starts_after_ms=base, starts_before_ms=base + 2000)
+    assert [x.tournament_id for x in found.tournaments] == ids[:2]
+    assert all(x.preset == PRESET and x.entrants == 4 for x in found.tournaments)
+    assert found.tournaments[0].format == pb.TOURNAMENT_FORMAT_SWISS
+    running = await listing(status=pb.TOURNAMENT_STATUS_RUNNING)
+    assert [x.tournament_id for x in running.tournaments] == [unscheduled]
+    assert not (await listing(preset="no-such-preset")).tournaments
+    page = await listing(starts_after_ms=base, page_size=2)
+    assert len(page.tournaments) == 2 and page.next_page_token
+    rest = await listing(starts_after_ms=base, page_size=2, page_token=page.next_page_token)
+    assert [x.tournament_id for x in rest.tournaments] == ids[2:] and not rest.next_page_token
+    assert await refusal(listing(page_token="x")) == "MALFORMED_REQUEST"
+
+
+# ----- formats (issue 27: "Formats") -------------------------------------------------------
+
+
+async def test_a_swiss_with_a_top_four_play_off_and_the_organisers_points(
+    org: Organiser,
+) -> None:
+    """Issue 27: "multi-stage events (Swiss, then a knockout of the top N);
+    configurable points for win, draw and loss and the order of tie-breaks". Eight
+    entrants, two Swiss rounds scored 3/1/0 and ranked by wins first, then a
+    knockout of the top four seeded by the Swiss standings: a drawn play-off table
+    goes to the higher seed (knockout_tie), and the champion heads the standings."""
+    created = await org.create(
+        pb.TOURNAMENT_FORMAT_SWISS,
+        8,
+        rounds=2,
+        points=pb.TournamentPoints(win=3, draw=1, loss=0, bye=3),
+        tie_breaks=[pb.TIE_BREAKER_WINS, pb.TIE_BREAKER_BUCHHOLZ],
+        playoff_size=4,
+    )
+    tid = created.tournament_id
+    assert (created.total_rounds, created.swiss_rounds, created.playoff_size) == (4, 2, 4)
+    assert created.points.win == 3 and list(created.tie_breaks) == [
+        pb.TIE_BREAKER_WINS,
+        pb.TIE_BREAKER_BUCHHOLZ,
+    ]
+    for number in (1, 2):
+        rnd = await org.start(tid, number)
+        await draw_game(org, rnd.tables[0].game_id)
+        await org.play_round(tid, pb.TournamentRound(tables=rnd.tables[1:]))
+    swiss = await org.get(tid)
+    for s in swiss.standings:
+        assert s.points == 3 * s.wins + s.draws
+    keys = [(-s.points, -s.wins, -s.buchholz) for s in swiss.standings]
+    assert keys == sorted(keys)
+    top = [s.entrant for s in swiss.standings[:4]]
+    semis = await org.start(tid, 3)
+    assert {frozenset((tb.entrant_a, tb.entrant_b)) for tb in semis.tables} == {
+        frozenset((top[0], top[3])),
+        frozenset((top[1], top[2])),
+    }
+    level = next(tb for tb in semis.tables if top[0] in (tb.entrant_a, tb.entrant_b))
+    await draw_game(org, level.game_id)  # a level play-off game: the higher seed wins
+    other = [tb for tb in semis.tables if tb.number != level.number]
+    await org.play_round(tid, pb.TournamentRound(tables=other))
+    final = await org.start(tid, 4)
+    assert top[0] in (final.tables[0].entrant_a, final.tables[0].entrant_b)
+    await org.play_round(tid, final)
+    done = await org.get(tid)
+    assert done.status == pb.TOURNAMENT_STATUS_FINISHED
+    assert done.champion == done.standings[0].entrant
+    assert {s.entrant for s in done.standings[:4]} == set(top)
+
+
+async def test_bad_points_tie_breaks_and_play_offs_are_refused(org: Organiser) -> None:
+    for change in (
+        {"points": pb.TournamentPoints(win=1, draw=2, loss=0, bye=1)},
+        {"tie_breaks": [pb.TIE_BREAKER_WINS, pb.TIE_BREAKER_WINS]},
+        {"tie_breaks": [pb.TIE_BREAKER_UNSPECIFIED]},
+        {"playoff_size": 3},
+        {"playoff_size": 8},  # more than the entrants
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, **change)
+        assert error_reason(exc.value) == "BAD_TOURNAMENT", change
+
+
+# ----- players told (issue 27: "Players told") ---------------------------------------------
+
+
+async def told(org: Organiser, player: str) -> list[tuple[str, dict[str, Any]]]:
+    """The player's tournament events (kind, payload), oldest first."""
+    stub = npb_grpc.NotificationServiceStub(org.client.channel)
+    done = await stub.ListPlayerEvents(
+        npb.ListPlayerEventsRequest(player_id=player, page_size=500), metadata=org.md
+    )
+    return [
+        (e.kind, json.loads(e.payload_json))
+        for e in done.events
+        if e.kind.startswith("tournament_")
+    ]
+
+
+async def test_players_are_told_their_results_and_whether_they_go_on(org: Organiser) -> None:
+    """Issue 27: "Players told: round ready (with table and seat), result recorded,
+    eliminated or advanced, through the player notification stream and webhooks".
+    A 4-player knockout: every seated player hears of its table, then of its result
+    and whether it goes on; the final's winner is told it is the champion."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 4)
+    tid = created.tournament_id
+    semis = await org.start(tid, 1)
+    await org.play_round(tid, semis, loser_seat=1)  # side A goes on
+    final = await org.start(tid, 2)
+    await org.play_round(tid, final, loser_seat=1)
+    champion = final.tables[0].entrant_a
+    runner_up = final.tables[0].entrant_b
+    out = next(tb.entrant_b for tb in semis.tables)
+    heard = await told(org, "p" + champion[1:])
+    assert [k for k, _ in heard] == [
+        "tournament_round_ready",
+        "tournament_result",
+        "tournament_advanced",
+        "tournament_round_ready",
+        "tournament_result",
+        "tournament_advanced",
+    ]
+    assert heard[0][1]["tournament_id"] == tid and "seat" in heard[0][1]
+    assert heard[1][1]["result"] == "won" and heard[1][1]["source"] == "game"
+    assert heard[2][1] == {
+        "tournament_id": tid,
+        "entrant": champion,
+        "round": 1,
+        "next_round": 2,
+        "champion": False,
+    }
+    assert heard[5][1]["champion"] is True and heard[5][1]["next_round"] == 0
+    second = await told(org, "p" + runner_up[1:])
+    assert second[-2][0] == "tournament_result" and second[-2][1]["result"] == "lost"
+    assert second[-1] == (
+        "tournament_eliminated",
+        {"tournament_id": tid, "entrant": runner_up, "round": 2},
+    )
+    assert [k for k, _ in await told(org, "p" + out[1:])][-1] == "tournament_eliminated"
+
+
+# ----- the organiser's tools (issue 27) ----------------------------------------------------
+
+
+async def test_spectators_watch_tournament_tables_where_the_organiser_allows(
+    org: Organiser,
+) -> None:
+    """Issue 27: "spectators at tournament tables where the organiser allows it"; never
+    at duplicate deals (what one table shows is another's hidden cards)."""
+
+    async def spectate(game_id: str) -> gpb.JoinGameResponse:
+        return await org.client.stub.JoinGame(
+            gpb.JoinGameRequest(game_id=game_id, spectator=True, player_name="fan"),
+            metadata=org.md,
+        )
+
+    watched = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2, spectators_allowed=True)
+    assert watched.spectators_allowed
+    table = (await org.start(watched.tournament_id, 1)).tables[0]
+    seat = await spectate(table.game_id)
+    assert seat.seat == -1 and seat.player_token
+    view = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=table.game_id), metadata=org.client.player(seat.player_token)
+    )
+    assert view.view.status == gpb.GAME_STATUS_PLAYING and not view.view.hand
+    closed = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)
+    other = (await org.start(closed.tournament_id, 1)).tables[0]
+    assert await refusal(spectate(other.game_id)) == "NO_SPECTATORS"
+    bad = org.create(
+        pb.TOURNAMENT_FORMAT_ROUND_ROBIN,
+        2,
+        4,
+        spectators_allowed=True,
+        duplicate=True,
+    )
+    assert await refusal(bad) == "BAD_TOURNAMENT"
+
+
+async def test_standings_and_rounds_export_as_csv_and_json(org: Organiser) -> None:
+    """Issue 27: "export standings, pairings and results per round as CSV and JSON"."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 5, rounds=2)
+    tid = created.tournament_id
+    first = await org.start(tid, 1)
+    await org.play_round(tid, first)
+    t = await org.get(tid)
+
+    async def export(**kw: Any) -> pb.ExportTournamentResponse:
+        return await org.stub.ExportTournament(
+            pb.ExportTournamentRequest(tournament_id=tid, **kw), metadata=org.md
+        )
+
+    standings = await export(format=pb.EXPORT_FORMAT_CSV)
+    assert standings.content_type == "text/csv"
+    rows = list(csv.DictReader(io.StringIO(standings.content)))
+    assert [r["entrant"] for r in rows] == [s.entrant for s in t.standings]
+    assert [float(r["points"]) for r in rows] == [s.points for s in t.standings]
+    as_json = await export(format=pb.EXPORT_FORMAT_JSON, content=pb.EXPORT_CONTENT_ROUNDS)
+    assert as_json.content_type == "application/json"
+    tables = json.loads(as_json.content)
+    assert [(r["round"], r["table"]) for r in tables] == [(1, 1), (1, 2), (1, 0)]
+    assert tables[0]["entrant_a"] == first.tables[0].entrant_a
+    assert tables[0]["outcome"] == "a_wins" and tables[0]["source"] == "game"
+    assert tables[0]["game_id"] == first.tables[0].game_id
+    assert tables[2]["outcome"] == "bye" and tables[2]["entrant_a"] == first.byes[0]
+    await org.start(tid, 2)
+    one = await export(content=pb.EXPORT_CONTENT_ROUNDS, round=2)
+    second = list(csv.DictReader(io.StringIO(one.content)))
+    assert {r["round"] for r in second} == {"2"} and second[0]["outcome"] == ""
+
+
+async def test_a_corrected_result_keeps_its_audit_trail_and_moves_the_standings(
+    org: Organiser,
+) -> None:
+    """Issue 27: "correct a result after a round with an audit trail and standings
+    recomputed". A round 1 result corrected once round 2 is under way: the
+    correction is listed (the result it replaced, the reason), the standings
+    follow it, and a knockout's result is fixed once the next round is paired."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, rounds=2)
+    tid = created.tournament_id
+    first = await org.start(tid, 1)
+    await org.play_round(tid, first)  # side A wins both tables
+    await org.start(tid, 2)
+    table = first.tables[0]
+
+    async def correct(number: int, outcome: pb.TableOutcome.ValueType, why: str) -> pb.Tournament:
+        done = await org.stub.CorrectResult(
+            pb.CorrectResultRequest(
+                tournament_id=tid, round=number, table=table.number, outcome=outcome, reason=why
+            ),
+            metadata=org.md,
+        )
+        return done.tournament
+
+    t = await correct(1, pb.TABLE_OUTCOME_B_WINS, "the scoresheet was swapped")
+    assert t.rounds[0].tables[0].outcome == pb.TABLE_OUTCOME_B_WINS
+    assert [(c.round, c.table, c.previous, c.outcome, c.reason) for c in t.corrections] == [
+        (1, 1, pb.TABLE_OUTCOME_A_WINS, pb.TABLE_OUTCOME_B_WINS, "the scoresheet was swapped")
+    ]
+    points = {s.entrant: s.points for s in t.standings}
+    assert points[table.entrant_b] == 1 and points[table.entrant_a] == 0
+    assert await correct(1, pb.TABLE_OUTCOME_B_WINS, "again") == t  # a repeat
+    assert await refusal(correct(1, pb.TABLE_OUTCOME_DRAW, " ")) == "MALFORMED_REQUEST"
+    assert await refusal(correct(2, pb.TABLE_OUTCOME_DRAW, "early")) == "NO_RESULT_YET"
+    assert await refusal(correct(3, pb.TABLE_OUTCOME_DRAW, "later")) == "ROUND_NOT_PLAYED"
+    heard = await told(org, "p" + table.entrant_b[1:])
+    assert heard[-1][0] == "tournament_result" and heard[-1][1]["source"] == "correction"
+
+    knockout = await org.create(pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION, 4)
+    semis = await org.start(knockout.tournament_id, 1)
+    await org.play_round(knockout.tournament_id, semis)
+    await org.start(knockout.tournament_id, 2)
+    fixed = org.stub.CorrectResult(
+        pb.CorrectResultRequest(
+            tournament_id=knockout.tournament_id,
+            round=1,
+            table=1,
+            outcome=pb.TABLE_OUTCOME_B_WINS,
+            reason="too late",
+        ),
+        metadata=org.md,
+    )
+    assert await refusal(fixed) == "RESULT_FIXED"
+
+
+async def test_the_organiser_pairs_a_swiss_round_by_hand(org: Organiser) -> None:
+    """Issue 27: "manual pairing overrides before a round starts". StartRound with the
+    organiser's tables and byes pairs the round so (and it stays so); a pairing that
+    leaves an entrant out or names one twice is refused, as is one for a format that
+    pairs by its own rules."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 5, rounds=2)
+    tid = created.tournament_id
+
+    def start(pairs: list[tuple[str, str]], byes: list[str]) -> Awaitable[pb.StartRoundResponse]:
+        return org.stub.StartRound(
+            pb.StartRoundRequest(
+                tournament_id=tid,
+                round=1,
+                pairings=[pb.TablePairing(entrant_a=a, entrant_b=b) for a, b in pairs],
+                byes=byes,
+            ),
+            metadata=org.md,
+        )
+
+    assert await refusal(start([("e01", "e02"), ("e03", "e04")], [])) == "BAD_PAIRING"
+    assert await refusal(start([("e01", "e02"), ("e02", "e04")], ["e05"])) == "BAD_PAIRING"
+    rnd = (await start([("e05", "e01"), ("e02", "e04")], ["e03"])).round
+    assert [(tb.entrant_a, tb.entrant_b) for tb in rnd.tables] == [("e05", "e01"), ("e02", "e04")]
+    assert list(rnd.byes) == ["e03"]
+    t = await org.get(tid)
+    assert [(tb.entrant_a, tb.entrant_b) for tb in t.rounds[0].tables] == [
+        ("e05", "e01"),
+        ("e02", "e04"),
+    ]
+    await org.play_round(tid, rnd)
+    assert len((await org.start(tid, 2)).tables) == 2  # the server pairs the next one
+    robin = await org.create(pb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)
+    by_hand = org.stub.StartRound(
+        pb.StartRoundRequest(
+            tournament_id=robin.tournament_id,
+            round=1,
+            pairings=[pb.TablePairing(entrant_a="e02", entrant_b="e01")],
+        ),
+        metadata=org.md,
+    )
+    assert await refusal(by_hand) == "PAIRING_NOT_ALLOWED"
+
+
+async def test_a_cancelled_tournament_ends_its_games_and_starts_no_round(
+    org: Organiser,
+) -> None:
+    """Issue 27: "cancel an event". Cancelled with a round under way: the status says
+    so, the games still going are ended (by the app: they count for no one), no
+    round starts again, and a repeat changes nothing."""
+    created = await org.create(pb.TOURNAMENT_FORMAT_SWISS, 4, rounds=2)
+    tid = created.tournament_id
+    rnd = await org.start(tid, 1)
+    await org.play_round(tid, pb.TournamentRound(tables=rnd.tables[:1]))
+
+    async def cancel() -> pb.Tournament:
+        done = await org.stub.CancelTournament(
+            pb.CancelTournamentRequest(tournament_id=tid, reason="the venue closed"),
+            metadata=org.md,
+        )
+        return done.tournament
+
+    t = await cancel()
+    assert t.status == pb.TOURNAMENT_STATUS_CANCELLED
+    view = await org.client.stub.GetView(
+        gpb.GetViewRequest(game_id=rnd.tables[1].game_id), metadata=org.client.app()
+    )
+    assert view.view.status == gpb.GAME_STATUS_FINISHED
+    await org.settle([rnd.tables[1].game_id])
+    t = await org.get(tid)
+    assert t.status == pb.TOURNAMENT_STATUS_CANCELLED
+    assert t.rounds[0].tables[0].outcome != pb.TABLE_OUTCOME_UNSPECIFIED  # results stay
+    assert t.rounds[0].tables[1].outcome == pb.TABLE_OUTCOME_UNSPECIFIED
+    assert (await cancel()).status == pb.TOURNAMENT_STATUS_CANCELLED
+    assert await refusal(org.start(tid, 2)) == "TOURNAMENT_OVER"
+    listed = await org.stub.ListTournaments(
+        pb.ListTournamentsRequest(status=pb.TOURNAMENT_STATUS_CANCELLED), metadata=org.md
+    )
+    assert [x.tournament_id for x in listed.tournaments] == [tid]

@@ -7,20 +7,35 @@ standings are written back as protobuf. See docs/platform/tournaments.md.
 
 from __future__ import annotations
 
+import asyncio
+
 from ..platform.tournament_events import (
+    CANCELLED,
     FINISHED,
     REGISTERED,
     RUNNING,
+    RoundTimeout,
     TournamentConfig,
+    next_due,
     status_of,
 )
-from ..platform.tournaments import Entrant, Format, KnockoutTie, Outcome, Round, Tournament
+from ..platform.tournaments import (
+    Entrant,
+    Format,
+    KnockoutTie,
+    Outcome,
+    Points,
+    Round,
+    TieBreaker,
+    Tournament,
+)
 from ..rules.cards import card_text
 from ..services.tournaments import (
     GamesByTable,
     NewTournament,
     RoundShown,
     TokensBySeat,
+    TournamentQuery,
     Tournaments,
     TournamentShown,
 )
@@ -40,6 +55,7 @@ STATUS_PB = {
     REGISTERED: pb.TOURNAMENT_STATUS_REGISTERED,
     RUNNING: pb.TOURNAMENT_STATUS_RUNNING,
     FINISHED: pb.TOURNAMENT_STATUS_FINISHED,
+    CANCELLED: pb.TOURNAMENT_STATUS_CANCELLED,
 }
 OUTCOME_PB = {
     Outcome.A_WINS: pb.TABLE_OUTCOME_A_WINS,
@@ -57,6 +73,24 @@ KNOCKOUT_TIES = {
 KNOCKOUT_TIE_PB = {
     KnockoutTie.HIGHER_SEED: pb.KNOCKOUT_TIE_HIGHER_SEED,
     KnockoutTie.PLAY_OFF: pb.KNOCKOUT_TIE_PLAY_OFF,
+}
+STATUSES = {v: k for k, v in STATUS_PB.items()}
+OUTCOMES = {v: k for k, v in OUTCOME_PB.items()}
+TIE_BREAKER_PB = {
+    TieBreaker.BUCHHOLZ: pb.TIE_BREAKER_BUCHHOLZ,
+    TieBreaker.SONNEBORN_BERGER: pb.TIE_BREAKER_SONNEBORN_BERGER,
+    TieBreaker.WINS: pb.TIE_BREAKER_WINS,
+}
+TIE_BREAKERS = {v: k for k, v in TIE_BREAKER_PB.items()}
+FORMAT_BY_NAME = {f.value: v for f, v in FORMAT_PB.items()}
+ROUND_TIMEOUTS = {
+    pb.ROUND_TIMEOUT_UNSPECIFIED: RoundTimeout.DOUBLE_NO_SHOW,
+    pb.ROUND_TIMEOUT_DOUBLE_NO_SHOW: RoundTimeout.DOUBLE_NO_SHOW,
+    pb.ROUND_TIMEOUT_DRAW: RoundTimeout.DRAW,
+}
+ROUND_TIMEOUT_PB = {
+    RoundTimeout.DOUBLE_NO_SHOW: pb.ROUND_TIMEOUT_DOUBLE_NO_SHOW,
+    RoundTimeout.DRAW: pb.ROUND_TIMEOUT_DRAW,
 }
 FORFEITS = {
     pb.TABLE_OUTCOME_A_FORFEITS: Outcome.A_FORFEITS,
@@ -83,7 +117,31 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
         # An unknown value (a newer client's) reads as the default.
         knockout_tie=KNOCKOUT_TIES.get(request.knockout_tie, KnockoutTie.HIGHER_SEED),
         start_deadline_seconds=request.start_deadline_seconds,
+        start_at=request.start_at_ms,
+        round_break_seconds=request.round_break_seconds,
+        round_time_limit_seconds=request.round_time_limit_seconds,
+        round_timeout=ROUND_TIMEOUTS.get(request.round_timeout, RoundTimeout.DOUBLE_NO_SHOW),
+        registration=request.registration_open,
+        max_entrants=request.max_entrants,
+        late_registration_rounds=request.late_registration_rounds,
+        check_in_seconds=request.check_in_seconds,
+        registration_opens_at=request.registration_opens_at_ms,
+        registration_closes_at=request.registration_closes_at_ms,
+        points=(
+            Points(request.points.win, request.points.draw, request.points.loss, request.points.bye)
+            if request.HasField("points")
+            else None
+        ),
+        tie_breaks=[TIE_BREAKERS.get(b) for b in request.tie_breaks],
+        playoff=request.playoff_size,
+        spectators=request.spectators_allowed,
     )
+
+
+async def as_pb(shown: TournamentShown) -> pb.Tournament:
+    """``shown_to_pb`` in a worker thread: a thousand-entrant tournament is thousands
+    of tables, too many to translate on the event loop (every call's)."""
+    return await asyncio.to_thread(shown_to_pb, shown)
 
 
 class TournamentService(pb_grpc.TournamentServiceServicer):
@@ -95,21 +153,27 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         self, request: pb.CreateTournamentRequest, context: Ctx
     ) -> pb.CreateTournamentResponse:
         shown = await self.tournaments.create(credentials(context), new_tournament_from_pb(request))
-        return pb.CreateTournamentResponse(tournament=shown_to_pb(shown))
+        return pb.CreateTournamentResponse(tournament=await as_pb(shown))
 
     @rpc("GetTournament")
     async def GetTournament(
         self, request: pb.GetTournamentRequest, context: Ctx
     ) -> pb.GetTournamentResponse:
         shown = await self.tournaments.get(credentials(context), request.tournament_id)
-        return pb.GetTournamentResponse(tournament=shown_to_pb(shown))
+        return pb.GetTournamentResponse(tournament=await as_pb(shown))
 
     @rpc("StartRound")
     async def StartRound(
         self, request: pb.StartRoundRequest, context: Ctx
     ) -> pb.StartRoundResponse:
+        override = None
+        if request.pairings or request.byes:
+            override = (
+                [(p.entrant_a, p.entrant_b) for p in request.pairings],
+                list(request.byes),
+            )
         started = await self.tournaments.start_round(
-            credentials(context), request.tournament_id, request.round
+            credentials(context), request.tournament_id, request.round, override
         )
         return pb.StartRoundResponse(round=round_shown_to_pb(started))
 
@@ -124,7 +188,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
             request.table,
             FORFEITS.get(request.outcome),  # None: not a forfeit (refused)
         )
-        return pb.RecordForfeitResponse(tournament=shown_to_pb(shown))
+        return pb.RecordForfeitResponse(tournament=await as_pb(shown))
 
     @rpc("WithdrawEntrant")
     async def WithdrawEntrant(
@@ -133,7 +197,92 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         shown = await self.tournaments.withdraw(
             credentials(context), request.tournament_id, request.entrant
         )
-        return pb.WithdrawEntrantResponse(tournament=shown_to_pb(shown))
+        return pb.WithdrawEntrantResponse(tournament=await as_pb(shown))
+
+    @rpc("RegisterEntrant")
+    async def RegisterEntrant(
+        self, request: pb.RegisterEntrantRequest, context: Ctx
+    ) -> pb.RegisterEntrantResponse:
+        e = request.entrant
+        shown = await self.tournaments.register(
+            credentials(context), request.tournament_id, Entrant(e.id, tuple(e.player_ids))
+        )
+        return pb.RegisterEntrantResponse(tournament=await as_pb(shown))
+
+    @rpc("CheckInEntrant")
+    async def CheckInEntrant(
+        self, request: pb.CheckInEntrantRequest, context: Ctx
+    ) -> pb.CheckInEntrantResponse:
+        shown = await self.tournaments.check_in(
+            credentials(context), request.tournament_id, request.entrant
+        )
+        return pb.CheckInEntrantResponse(tournament=await as_pb(shown))
+
+    @rpc("CancelTournament")
+    async def CancelTournament(
+        self, request: pb.CancelTournamentRequest, context: Ctx
+    ) -> pb.CancelTournamentResponse:
+        shown = await self.tournaments.cancel(
+            credentials(context), request.tournament_id, request.reason
+        )
+        return pb.CancelTournamentResponse(tournament=await as_pb(shown))
+
+    @rpc("CorrectResult")
+    async def CorrectResult(
+        self, request: pb.CorrectResultRequest, context: Ctx
+    ) -> pb.CorrectResultResponse:
+        shown = await self.tournaments.correct_result(
+            credentials(context),
+            request.tournament_id,
+            request.round,
+            request.table,
+            OUTCOMES.get(request.outcome),
+            request.reason,
+        )
+        return pb.CorrectResultResponse(tournament=await as_pb(shown))
+
+    @rpc("ExportTournament")
+    async def ExportTournament(
+        self, request: pb.ExportTournamentRequest, context: Ctx
+    ) -> pb.ExportTournamentResponse:
+        as_json = request.format == pb.EXPORT_FORMAT_JSON
+        content = await self.tournaments.export(
+            credentials(context),
+            request.tournament_id,
+            request.content == pb.EXPORT_CONTENT_ROUNDS,
+            as_json,
+            request.round,
+        )
+        kind = "application/json" if as_json else "text/csv"
+        return pb.ExportTournamentResponse(content_type=kind, content=content)
+
+    @rpc("ListTournaments")
+    async def ListTournaments(
+        self, request: pb.ListTournamentsRequest, context: Ctx
+    ) -> pb.ListTournamentsResponse:
+        query = TournamentQuery(
+            status=STATUSES.get(request.status, ""),
+            preset=request.preset,
+            starts_after=request.starts_after_ms,
+            starts_before=request.starts_before_ms,
+            page_size=request.page_size,
+            page_token=request.page_token,
+        )
+        found, token = await self.tournaments.list_tournaments(credentials(context), query)
+        out = pb.ListTournamentsResponse(next_page_token=token)
+        for f in found:
+            out.tournaments.add(
+                tournament_id=f.id,
+                name=f.name,
+                format=FORMAT_BY_NAME.get(f.format, pb.TOURNAMENT_FORMAT_UNSPECIFIED),
+                status=STATUS_PB.get(f.status, pb.TOURNAMENT_STATUS_UNSPECIFIED),
+                preset=f.preset,
+                start_at_ms=f.start_at,
+                entrants=f.entrants,
+                registration_open=f.registration,
+                max_entrants=f.max_entrants,
+            )
+        return out
 
 
 # ----- protobuf ---------------------------------------------------------------------------
@@ -202,14 +351,49 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
         duplicate=row.config.duplicate,
         start_deadline_seconds=row.config.start_deadline_seconds,
     )
-    if t.format == Format.SINGLE_ELIMINATION:
+    if t.format == Format.SINGLE_ELIMINATION or t.playoff:
         out.knockout_tie = KNOCKOUT_TIE_PB[row.config.knockout_tie]
-    for e in row.config.entrants:
+    p = row.config.points
+    out.points.CopyFrom(pb.TournamentPoints(win=p.win, draw=p.draw, loss=p.loss, bye=p.bye))
+    out.tie_breaks.extend(TIE_BREAKER_PB[b] for b in row.config.tie_breaks)
+    out.playoff_size = t.playoff
+    out.spectators_allowed = row.config.spectators
+    for event in row.events:
+        if event["type"] == "correction":
+            previous = event.get("previous") or ""
+            out.corrections.add(
+                round=int(event["round"]),
+                table=int(event["table"]),
+                previous=OUTCOME_PB[Outcome(previous)]
+                if previous
+                else pb.TABLE_OUTCOME_UNSPECIFIED,
+                outcome=OUTCOME_PB[Outcome(event["outcome"])],
+                reason=str(event.get("reason", "")),
+                at_ms=int(event.get("at") or 0),
+            )
+    out.swiss_rounds = t.swiss_rounds if t.format == Format.SWISS else 0
+    config = row.config
+    if config.scheduled:
+        out.start_at_ms = config.start_at
+        out.round_break_seconds = config.round_break_seconds
+        out.round_time_limit_seconds = config.round_time_limit_seconds
+        out.round_timeout = ROUND_TIMEOUT_PB[config.round_timeout]
+        out.next_at_ms = next_due(config, t, row.events) or 0
+    if config.registration:
+        out.registration_open = True
+        out.max_entrants = config.max_entrants
+        out.late_registration_rounds = config.late_registration_rounds
+        out.registration_opens_at_ms = config.registration_opens_at
+        out.registration_closes_at_ms = config.registration_closes_at
+    out.check_in_seconds = config.check_in_seconds
+    out.checked_in.extend(e for e in t.ids if e in t.checked_in)
+    for entrant_id in t.ids:  # registered entrants too, in seed order
+        e = t.entrants[entrant_id]
         out.entrants.add(id=e.id, player_ids=list(e.players))
     for rnd in t.rounds:
         show = rnd.number in shown.decks_shown
         out.rounds.append(round_to_pb(row.config, t, rnd, shown.games, {}, show_deck=show))
-    for s in t.standings():
+    for s in shown.standings:
         out.standings.add(
             rank=s.rank,
             entrant=s.entrant,

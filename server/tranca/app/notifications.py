@@ -35,6 +35,9 @@ class EventKind(StrEnum):
     MATCH_FOUND = "match_found"
     INVITED = "invited"
     TOURNAMENT_ROUND_READY = "tournament_round_ready"
+    TOURNAMENT_RESULT = "tournament_result"  # a table's result recorded
+    TOURNAMENT_ADVANCED = "tournament_advanced"  # through a knockout round, or to a play-off
+    TOURNAMENT_ELIMINATED = "tournament_eliminated"  # out of a knockout, or of the play-off cut
 
 
 EVENT_KINDS: frozenset[str] = frozenset(k.value for k in EventKind)

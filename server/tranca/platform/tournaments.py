@@ -39,14 +39,23 @@ the standings but is not paired again; in a round robin its remaining opponents
 get a bye in its place, in a knockout its next opponent does. A round robin's rest
 (odd field) is a bye too: everyone gets one, so it shifts no one's place.
 
-Standings (round robin and Swiss) rank by points, then
-  1. Buchholz: the sum of the points of every opponent met at a table (forfeited
-     and no-show tables count; a bye adds nothing);
-  2. Sonneborn-Berger: the points of the opponents beaten (forfeit wins
-     included) plus half the points of those drawn;
-  3. a draw by lot, fixed for the whole tournament by its seed (SHA-256 of the seed
-     and the entrant's id).
+Standings (round robin and Swiss) rank by points, then by the tie-breaks in the
+order the organiser chose (``TieBreaker``; by default Buchholz, then
+Sonneborn-Berger), then
+  - a draw by lot, fixed for the whole tournament by its seed (SHA-256 of the seed
+    and the entrant's id).
+The tie-breaks:
+  - Buchholz: the sum of the points of every opponent met at a table (forfeited
+    and no-show tables count; a bye adds nothing);
+  - Sonneborn-Berger: the points of the opponents beaten (forfeit wins
+    included) plus half the points of those drawn;
+  - wins: tables won (forfeit wins included).
 A knockout's standings rank by rounds survived, then seed.
+
+Two stages: a Swiss with a play-off (``playoff``, a power of two N) plays its Swiss
+rounds, then a knockout of the top N of the Swiss standings, seeded by them (1 v N,
+as a knockout's bracket). Its standings put the play-off's entrants first, by
+play-off rounds survived, then Swiss rank; the rest follow in Swiss order.
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from ..rules.match import DRAWN
 
@@ -76,6 +86,17 @@ class Outcome(StrEnum):
     A_FORFEITS = "a_forfeits"  # A absent or forfeited: B wins
     B_FORFEITS = "b_forfeits"
     DOUBLE_NO_SHOW = "double_no_show"  # both absent: both lose
+
+
+class TieBreaker(StrEnum):
+    """A standings tie-break (after points; the lot always decides last)."""
+
+    BUCHHOLZ = "buchholz"
+    SONNEBORN_BERGER = "sonneborn_berger"
+    WINS = "wins"
+
+
+DEFAULT_TIE_BREAKS = (TieBreaker.BUCHHOLZ, TieBreaker.SONNEBORN_BERGER)
 
 
 class KnockoutTie(StrEnum):
@@ -178,6 +199,28 @@ class Standing:
     withdrawn: bool
     survived: int  # rounds won or passed by a bye (what ranks a knockout)
 
+    def to_dict(self) -> dict[str, object]:
+        """As stored beside the tournament's events (JSON)."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Standing:
+        return cls(
+            rank=int(d["rank"]),
+            entrant=str(d["entrant"]),
+            points=float(d["points"]),
+            wins=int(d["wins"]),
+            draws=int(d["draws"]),
+            losses=int(d["losses"]),
+            byes=int(d["byes"]),
+            forfeits=int(d["forfeits"]),
+            buchholz=float(d["buchholz"]),
+            sonneborn_berger=float(d["sonneborn_berger"]),
+            lot=int(d["lot"]),
+            withdrawn=bool(d["withdrawn"]),
+            survived=int(d["survived"]),
+        )
+
 
 @dataclass
 class _Record:
@@ -208,13 +251,19 @@ class Tournament:
         seed: int = 0,
         rounds: int | None = None,
         points: Points | None = None,
+        open_field: bool = False,
+        tie_breaks: Sequence[TieBreaker] = DEFAULT_TIE_BREAKS,
+        playoff: int = 0,
     ) -> None:
+        """``open_field``: entrants register later (``add_entrant``), so fewer than two
+        are allowed until the first round is paired. ``playoff``: a Swiss's second
+        stage, a knockout of its top ``playoff`` (a power of two; 0: none)."""
         if table_size not in (2, 4):
             raise ValueError("tables seat 2 players, or 4 as two fixed pairs")
         size = table_size // 2
         ids = [e.id for e in entrants]
         players = [p for e in entrants for p in e.players]
-        if len(ids) < 2:
+        if len(ids) < 2 and not open_field:
             raise ValueError("a tournament needs at least two entrants")
         if len(set(ids)) != len(ids) or len(set(players)) != len(players):
             raise ValueError("entrants and their players must be distinct")
@@ -233,18 +282,81 @@ class Tournament:
         self._results: dict[tuple[int, int], Outcome] = {}
         self._schedule: list[list[tuple[str | None, str | None]]] = []
         self._slots: list[list[str | None]] = []  # knockout: bracket slots of each round
-        n = len(ids)
+        self.checked_in: set[str] = set()
+        self.cancelled = False  # the organiser cancelled it: over, with no winner
+        self.tie_breaks = tuple(TieBreaker(b) for b in tie_breaks)
+        if len(set(self.tie_breaks)) != len(self.tie_breaks):
+            raise ValueError("a tie-break is listed once")
+        if playoff and (self.format != Format.SWISS or playoff < 2 or playoff & (playoff - 1)):
+            raise ValueError("a play-off follows a Swiss, with a power of two of entrants")
+        self.playoff = playoff
+        self.playoff_seeds: list[str] = []  # the play-off's entrants, by Swiss rank
         if rounds is not None and rounds < 1:
             raise ValueError("a tournament has at least one round")
+        self._rounds_asked = rounds
+        self._set_rounds()
+
+    def _set_rounds(self) -> None:
+        """The number of rounds (and a round robin's schedule) for the field as it is:
+        set again whenever the field changes before the first round."""
+        n, rounds = len(self.ids), self._rounds_asked
         if self.format == Format.ROUND_ROBIN:
-            self._schedule = round_robin_schedule(ids)
-            self.total_rounds = len(self._schedule)
+            self._schedule = round_robin_schedule(self.ids) if n >= 2 else []
+            self.total_rounds = max(1, len(self._schedule))
         elif self.format == Format.SWISS:
-            self.total_rounds = rounds or max(1, math.ceil(math.log2(n)))
+            self.total_rounds = rounds or max(1, math.ceil(math.log2(max(n, 2))))
         else:
-            self.total_rounds = max(1, math.ceil(math.log2(n)))
+            self.total_rounds = max(1, math.ceil(math.log2(max(n, 2))))
         if rounds is not None and rounds != self.total_rounds:
             raise ValueError(f"a {self.format} of {n} entrants has {self.total_rounds} rounds")
+        # A play-off's rounds follow the Swiss's.
+        self.swiss_rounds = self.total_rounds
+        if self.playoff:
+            self.total_rounds += self.playoff.bit_length() - 1
+
+    def is_knockout_round(self, number: int) -> bool:
+        """Whether round ``number`` is a knockout's (a table needs a winner)."""
+        if self.format == Format.SINGLE_ELIMINATION:
+            return True
+        return bool(self.playoff) and number > self.swiss_rounds
+
+    # ----- the field ----------------------------------------------------------------
+
+    def add_entrant(self, entrant: Entrant) -> None:
+        """A registration: the entrant joins the field, last in seed order. Before the
+        first round in any format; afterwards (late registration) only in a Swiss,
+        where it is paired from the next round on with no points for the rounds it
+        missed."""
+        if self.rounds and self.format != Format.SWISS:
+            raise ValueError("only a Swiss takes entrants once it has started")
+        size = self.table_size // 2
+        if len(entrant.players) != size:
+            raise ValueError(
+                f"each entrant must be {size} player(s) at {self.table_size}-player tables"
+            )
+        taken = {p for e in self.entrants.values() for p in e.players}
+        if entrant.id in self.entrants or taken & set(entrant.players):
+            raise ValueError("entrants and their players must be distinct")
+        self.entrants[entrant.id] = entrant
+        self.seed_index[entrant.id] = len(self.ids)
+        self.ids.append(entrant.id)
+        self.lot[entrant.id] = _lot(self.seed, entrant.id)
+        if not self.rounds:
+            self._set_rounds()
+
+    def remove_entrant(self, entrant: str) -> None:
+        """A registration withdrawn before the first round (or a no-show dropped at
+        the start): the entrant leaves the field as if it had never entered."""
+        if self.rounds:
+            raise ValueError("the tournament has started: withdraw the entrant instead")
+        if entrant not in self.entrants:
+            raise ValueError(f"no entrant {entrant!r}")
+        del self.entrants[entrant]
+        self.ids.remove(entrant)
+        self.seed_index = {e: i for i, e in enumerate(self.ids)}
+        del self.lot[entrant]
+        self.checked_in.discard(entrant)
+        self._set_rounds()
 
     # ----- results ------------------------------------------------------------------
 
@@ -256,9 +368,29 @@ class Tournament:
         if not 1 <= table_no <= len(tables):
             raise ValueError(f"round {round_no} has no table {table_no}")
         outcome = Outcome(outcome)
-        if self.format == Format.SINGLE_ELIMINATION and outcome == Outcome.DRAW:
+        if self.is_knockout_round(round_no) and outcome == Outcome.DRAW:
             raise ValueError("a knockout table needs a winner: replay it or decide it")
         self._results[(round_no, table_no)] = outcome
+
+    def correct(self, round_no: int, table_no: int, outcome: Outcome) -> Outcome | None:
+        """Correct a table's result in any round played so far (the organiser's
+        ruling after the fact); the previous result (None: it had none). Later
+        pairings stand, the standings follow. A knockout round's result is fixed
+        once the next round is paired (it decided who went on)."""
+        if not 1 <= round_no <= len(self.rounds):
+            raise ValueError(f"round {round_no} has not been played")
+        tables = self.rounds[round_no - 1].tables
+        if not 1 <= table_no <= len(tables):
+            raise ValueError(f"round {round_no} has no table {table_no}")
+        outcome = Outcome(outcome)
+        if self.is_knockout_round(round_no):
+            if outcome == Outcome.DRAW:
+                raise ValueError("a knockout table needs a winner")
+            if round_no < len(self.rounds):
+                raise ValueError("the knockout has moved on from that round")
+        previous = self._results.get((round_no, table_no))
+        self._results[(round_no, table_no)] = outcome
+        return previous
 
     def knockout_tie_winner(self, table: Table) -> Outcome:
         """The outcome of a knockout table whose game ended level: the entrant seeded
@@ -280,6 +412,8 @@ class Tournament:
 
     @property
     def is_over(self) -> bool:
+        if self.cancelled:
+            return True
         return len(self.rounds) == self.total_rounds and self.round_complete(len(self.rounds))
 
     def seats(self, table: Table) -> tuple[str, ...]:
@@ -295,12 +429,59 @@ class Tournament:
         if self.rounds and not self.round_complete(len(self.rounds)):
             raise ValueError(f"round {len(self.rounds)} still has tables without a result")
         number = len(self.rounds) + 1
+        if len(self.ids) < 2:
+            raise ValueError("fewer than two entrants are left to pair")
         if self.format == Format.ROUND_ROBIN:
             pairs, byes = self._round_robin_pairs(number)
-        elif self.format == Format.SWISS:
-            pairs, byes = self._swiss_pairs()
+        elif self.is_knockout_round(number):
+            if self.format == Format.SINGLE_ELIMINATION:
+                pairs, byes = self._knockout_pairs(number, self.ids, 1)
+            else:
+                first = self.swiss_rounds + 1
+                if number == first and not self.playoff_seeds:
+                    ranked = [s.entrant for s in self.standings() if not s.withdrawn]
+                    self.playoff_seeds = ranked[: self.playoff]
+                pairs, byes = self._knockout_pairs(number, self.playoff_seeds, first)
         else:
-            pairs, byes = self._knockout_pairs(number)
+            pairs, byes = self._swiss_pairs()
+        tables = tuple(Table(number, i, a, b) for i, (a, b) in enumerate(pairs, start=1))
+        rnd = Round(number, tables, tuple(byes))
+        self.rounds.append(rnd)
+        return rnd
+
+    def restore_round(
+        self,
+        number: int,
+        pairs: Sequence[tuple[str, str]],
+        byes: Sequence[str],
+        seeds: Sequence[str] = (),
+    ) -> Round:
+        """Round ``number`` as it was paired and stored (the next round), without
+        pairing it again: a Swiss round's pairs are taken as stored (pairing searches,
+        and a stored round must not be searched for again on every load); a round
+        robin's or a knockout's, which pair without searching, are paired again and
+        must be the stored ones (ValueError otherwise, as for pairs that name
+        unknown entrants or one entrant twice)."""
+        if number != len(self.rounds) + 1:
+            raise ValueError(f"round {number} is not the next round")
+        if self.playoff and number == self.swiss_rounds + 1:
+            # The play-off's entrants as they were drawn from the Swiss standings.
+            self.playoff_seeds = list(seeds)
+        if self.format != Format.SWISS or self.is_knockout_round(number):
+            rnd = self.pair_next_round()
+            if [(t.a, t.b) for t in rnd.tables] != [tuple(p) for p in pairs]:
+                self.rounds.pop()
+                if self._slots and len(self._slots) > len(self.rounds):
+                    self._slots.pop()
+                raise ValueError(f"round {number} does not pair as it was stored")
+            return rnd
+        if len(self.rounds) >= self.total_rounds:
+            raise ValueError("every round has been paired")
+        if self.rounds and not self.round_complete(len(self.rounds)):
+            raise ValueError(f"round {len(self.rounds)} still has tables without a result")
+        seen = [e for p in pairs for e in p] + list(byes)
+        if len(set(seen)) != len(seen) or any(e not in self.entrants for e in seen):
+            raise ValueError(f"round {number}: unknown or repeated entrants")
         tables = tuple(Table(number, i, a, b) for i, (a, b) in enumerate(pairs, start=1))
         rnd = Round(number, tables, tuple(byes))
         self.rounds.append(rnd)
@@ -354,11 +535,15 @@ class Tournament:
         balanced = [(q, p) if a_sides[p] > a_sides[q] else (p, q) for p, q in pairs]
         return balanced, bye
 
-    def _knockout_pairs(self, number: int) -> tuple[list[tuple[str, str]], list[str]]:
-        if number == 1:
-            n = len(self.ids)
-            size = 1 << self.total_rounds
-            slots = [self.ids[s - 1] if s <= n else None for s in bracket_order(size)]
+    def _knockout_pairs(
+        self, number: int, seeds: Sequence[str], first: int
+    ) -> tuple[list[tuple[str, str]], list[str]]:
+        """A knockout stage's round ``number``: the stage began at round ``first``
+        with ``seeds`` (strongest first) in a seeded bracket."""
+        if number == first:
+            n = len(seeds)
+            size = 1 << (self.total_rounds - first + 1)
+            slots = [seeds[s - 1] if s <= n else None for s in bracket_order(size)]
         else:
             prev = self._slots[-1]
             slots = [
@@ -386,8 +571,8 @@ class Tournament:
 
     @property
     def champion(self) -> str | None:
-        """The knockout's winner, once it is over."""
-        if self.format != Format.SINGLE_ELIMINATION or not self.is_over:
+        """The knockout's (or the play-off's) winner, once it is over."""
+        if not self.is_knockout_round(self.total_rounds) or not self.is_over or self.cancelled:
             return None
         final = self._slots[-1]
         return self._advancer(len(self.rounds), final[0], final[1])
@@ -396,6 +581,7 @@ class Tournament:
 
     def _records(self) -> dict[str, _Record]:
         recs = {e: _Record() for e in self.ids}
+        worth = {WIN: self.points.win, DRAW: self.points.draw, LOSS: self.points.loss}
         for rnd in self.rounds:
             for e in rnd.byes:
                 recs[e].byes += 1
@@ -408,7 +594,7 @@ class Tournament:
                 ra, rb, absent_a, absent_b = _EFFECT[outcome]
                 for e, r, absent in ((t.a, ra, absent_a), (t.b, rb, absent_b)):
                     rec = recs[e]
-                    rec.points += self.points.of(r)
+                    rec.points += worth[r]
                     rec.wins += r == WIN
                     rec.draws += r == DRAW
                     rec.losses += r == LOSS
@@ -417,7 +603,12 @@ class Tournament:
         return recs
 
     def standings(self) -> list[Standing]:
+        """Every entrant's place, computed from every result so far: linear in the
+        tables played, but tens of milliseconds for a thousand entrants, so the
+        service computes it when a result is recorded (off the event loop) and
+        stores it, and a read shows what was stored."""
         recs = self._records()
+        share = {WIN: 1.0, DRAW: 0.5, LOSS: 0.0}
         buchholz = dict.fromkeys(self.ids, 0.0)
         sb = dict.fromkeys(self.ids, 0.0)
         for rnd in self.rounds:
@@ -428,12 +619,37 @@ class Tournament:
                 ra, rb, _, _ = _EFFECT[outcome]
                 for e, opp, r in ((t.a, t.b, ra), (t.b, t.a, rb)):
                     buchholz[e] += recs[opp].points
-                    sb[e] += recs[opp].points * {WIN: 1.0, DRAW: 0.5, LOSS: 0.0}[r]
+                    sb[e] += recs[opp].points * share[r]
+
+        values = {
+            TieBreaker.BUCHHOLZ: buchholz,
+            TieBreaker.SONNEBORN_BERGER: sb,
+            TieBreaker.WINS: {e: float(recs[e].wins) for e in self.ids},
+        }
+        order = [values[b] for b in self.tie_breaks]
+        # A play-off's entrants rank first, by play-off rounds survived, then by
+        # their Swiss rank (their play-off seed).
+        playoff_seed = {e: i for i, e in enumerate(self.playoff_seeds)}
+        playoff_survived = dict.fromkeys(self.playoff_seeds, 0)
+        for rnd in self.rounds[self.swiss_rounds :] if self.playoff_seeds else ():
+            for e in rnd.byes:
+                playoff_survived[e] += 1
+            for t in rnd.tables:
+                outcome = self.result(t)
+                if outcome is not None:
+                    ra, rb, _, _ = _EFFECT[outcome]
+                    playoff_survived[t.a] += ra == WIN
+                    playoff_survived[t.b] += rb == WIN
 
         def key(e: str) -> tuple[float, ...]:
             if self.format == Format.SINGLE_ELIMINATION:
                 return (-recs[e].survived, self.seed_index[e])
-            return (-recs[e].points, -buchholz[e], -sb[e], self.lot[e], self.seed_index[e])
+            base = (-recs[e].points, *(-v[e] for v in order), self.lot[e], self.seed_index[e])
+            if not self.playoff_seeds:
+                return base
+            if e in playoff_seed:
+                return (0, -playoff_survived[e], playoff_seed[e], *base)
+            return (1, 0, 0, *base)
 
         return [
             Standing(

@@ -1,5 +1,7 @@
 """The sweeper: every replica runs one; together they fire expired turn timers, play
-robots' turns and settle finished matches, each exactly once (see run_once).
+robots' turns and settle finished matches, each exactly once (see run_once), and
+advance the scheduled tournaments that are due (``Tournaments.run_due``: claimed
+through the database as games are, below).
 
 games.deadline_at says when a game needs the sweeper next (written with every move
 that starts a turn, see ``app.deadlines.next_deadline``). A sweep claims the overdue
@@ -113,6 +115,7 @@ class Sweeper:
         moves: Moves,
         settle: Callable[[], Awaitable[int]] | None = None,
         *,
+        schedule: Callable[[], Awaitable[int]] | None = None,
         lease_ms: int = LEASE_MS,
         batch: int = BATCH,
         clock: Callable[[], int] = now_ms,
@@ -122,6 +125,9 @@ class Sweeper:
         # Settles finished matches (their ratings, points, chips, tournament results);
         # returns how many it settled.
         self.settle = settle
+        # Advances the scheduled tournaments that are due (``Tournaments.run_due``:
+        # rounds started, rounds' clocks run out); returns how many it advanced.
+        self.schedule = schedule
         self.lease_ms = lease_ms
         self.batch = batch
         # Epoch ms; a test may run it ahead to find every clock run out at once.
@@ -138,6 +144,11 @@ class Sweeper:
         except Exception:
             # Logged, never fatal to the sweep: timers must fire whatever settling does.
             log.exception("settle_failed")
+        try:
+            if self.schedule is not None:
+                acted += await self.schedule()
+        except Exception:
+            log.exception("schedule_failed")
         metrics.SWEEP_SECONDS.observe(time.perf_counter() - started)
         return acted
 

@@ -14,15 +14,23 @@ games (``Matches.start``, which takes a staked table's stakes); a retry of the r
 starts a game left waiting and answers fresh seat tokens. A game's result reaches
 its tournament through the settlement (``services/settlement.py``), which calls
 ``record_game_result`` inside its own transaction. See docs/platform/tournaments.md.
+
+Nothing heavy runs on the event loop (``services/compute.py``): a Swiss round is
+paired in a worker process, once, when it starts (a load takes the stored pairs);
+the standings are computed in a worker thread by the change that moves them (a
+result, a round's byes, a withdrawal) and stored in its transaction, so a read
+shows them as stored.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import math
 import secrets
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import structlog
@@ -46,35 +54,49 @@ from ..app.game import (
 )
 from ..app.notifications import Event as PlayerEvent
 from ..app.notifications import EventKind
+from ..platform import tournament_export as export
 from ..platform.duplicate import DuplicateRound
 from ..platform.tournament_events import (
     DEFAULT_START_DEADLINE_SECONDS,
     MAX_START_DEADLINE_SECONDS,
+    SCHEDULE_LEASE_MS,
     Event,
+    RoundTimeout,
     TournamentConfig,
+    check_in_event,
+    correction_event,
+    drop_no_shows,
     latest_result,
+    next_due,
     pair_event,
     rebuild,
+    register_event,
     result_event,
     round_dealt_out,
     status_of,
+    unregister_event,
     withdraw_event,
 )
 from ..platform.tournaments import (
+    DEFAULT_TIE_BREAKS,
     Entrant,
     Format,
     KnockoutTie,
     Outcome,
+    Points,
     Round,
+    Standing,
+    TieBreaker,
     Tournament,
 )
 from ..rules.match import DRAWN
 from ..rules.presets import Rules
 from .access import Access, Credentials
+from .compute import Compute, off_loop
 from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed
 from .games import fixed_deck, rules_and_table
-from .limits import DEFAULT_TOKEN_LIFETIME
+from .limits import DEFAULT_TOKEN_LIFETIME, page_offset
 from .matches import Matches
 from .moves import now_ms
 from .ports import AppRecord, GameChange, NewGame, SeatToken
@@ -83,8 +105,10 @@ log = structlog.get_logger("tranca.tournaments")
 
 # A player id's length (JoinGameRequest.player_id's max_chars; Entrant's).
 MAX_PLAYER_ID = 128
-MAX_ENTRANTS = 256
+MAX_ENTRANTS = 1024
 MAX_SWISS_ROUNDS = 64
+# ListTournaments' pages.
+DEFAULT_PAGE, MAX_PAGE = 50, 200
 # Games of a round started at once: enough that a large round starts in a few round
 # trips, few enough not to take every database connection of the pool.
 CONCURRENT_STARTS = 8
@@ -95,6 +119,16 @@ CAS_ATTEMPTS = 8
 # The outcomes an organiser records (RecordForfeit); a game's own result is recorded
 # by the settlement.
 FORFEIT_OUTCOMES = frozenset({Outcome.A_FORFEITS, Outcome.B_FORFEITS, Outcome.DOUBLE_NO_SHOW})
+
+# A scheduled tournament's limits: a round break up to a day, a round clock up to a
+# week (a correspondence event).
+MAX_ROUND_BREAK_SECONDS = 86_400
+MAX_ROUND_TIME_LIMIT_SECONDS = 7 * 86_400
+# Scheduled tournaments a sweep claims at once.
+SCHEDULE_BATCH = 10
+# The result events' sources: a game's settlement, the organiser's forfeit, the
+# round's clock (a table without a result at the round's deadline).
+FROM_GAME, FROM_FORFEIT, FROM_CLOCK = "game", "forfeit", "clock"
 
 # (round, table) -> game id, and (round, table, seat) -> a new seat's token.
 GamesByTable = dict[tuple[int, int], str]
@@ -135,9 +169,128 @@ class TournamentRow:
     version: int
     config: TournamentConfig
     events: list[Event]
+    # The standings the latest change stored; None for a tournament stored before
+    # they were kept (computed when it is read, until its next change).
+    standings: list[Standing] | None = None
 
     def rebuild(self) -> Tournament:
         return rebuild(self.config, self.events)
+
+
+async def rebuilt(row: TournamentRow) -> Tournament:
+    """``row.rebuild()`` in a worker thread (linear in the events: milliseconds for a
+    large event)."""
+    return await off_loop(row.rebuild)
+
+
+async def standings_of(t: Tournament) -> list[Standing]:
+    """``t.standings()`` in a worker thread."""
+    return await off_loop(t.standings)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a change writes beside its events, from the tournament it leaves: its
+    status, its standings, when a sweeper is next due (``next_due``), how many
+    entrants are in (for listings) and what its players are told (``notices``,
+    written as player events in the same transaction)."""
+
+    status: str
+    standings: Sequence[Standing]
+    due_at: int | None
+    entrants: int
+    notices: Sequence[PlayerEvent] = ()
+
+
+async def written(
+    row: TournamentRow | str, config: TournamentConfig, t: Tournament, new: Sequence[Event]
+) -> Written:
+    """``Written`` for ``t`` as ``row``'s events and the ``new`` ones left it (``row``:
+    the tournament's id for a new one); its standings computed in a worker thread."""
+    old = row.events if isinstance(row, TournamentRow) else []
+    tid = row.id if isinstance(row, TournamentRow) else row
+    standings = await standings_of(t)
+    return Written(
+        status_of(t),
+        standings,
+        next_due(config, t, [*old, *new]),
+        len(t.ids) - len(t.withdrawn),
+        notices(tid, t, new, standings),
+    )
+
+
+def notices(
+    tournament_id: str, t: Tournament, new: Sequence[Event], standings: Sequence[Standing]
+) -> list[PlayerEvent]:
+    """What the players are told of ``new`` events (``t`` as they left it): each
+    recorded result to both sides' players (``tournament_result``: won, lost or
+    drawn, the source, points and rank now); at a knockout table the winner
+    ``tournament_advanced`` (to the next round, or champion) and the loser
+    ``tournament_eliminated``; when a play-off's first round is paired, its entrants
+    ``tournament_advanced`` and the rest ``tournament_eliminated``."""
+    place = {s.entrant: s for s in standings}
+    out: list[PlayerEvent] = []
+
+    def tell(entrant: str, kind: EventKind, payload: dict[str, Any]) -> None:
+        for player in t.entrants[entrant].players:
+            body = {"tournament_id": tournament_id, "entrant": entrant, **payload}
+            out.append(PlayerEvent(player, kind, None, body))
+
+    for event in new:
+        if event["type"] in ("result", "correction"):
+            round_no, table_no = int(event["round"]), int(event["table"])
+            table = t.rounds[round_no - 1].tables[table_no - 1]
+            effects = RESULT_WORDS[Outcome(event["outcome"])]
+            for entrant, said in ((table.a, effects[0]), (table.b, effects[1])):
+                standing = place.get(entrant)
+                tell(
+                    entrant,
+                    EventKind.TOURNAMENT_RESULT,
+                    {
+                        "round": round_no,
+                        "table": table_no,
+                        "result": said,
+                        "outcome": event["outcome"],
+                        "source": event.get("source", "correction"),
+                        "points": standing.points if standing else 0.0,
+                        "rank": standing.rank if standing else 0,
+                    },
+                )
+                if not t.is_knockout_round(round_no) or event["type"] == "correction":
+                    continue
+                if said == "won":
+                    last = round_no == t.total_rounds
+                    tell(
+                        entrant,
+                        EventKind.TOURNAMENT_ADVANCED,
+                        {
+                            "round": round_no,
+                            "next_round": 0 if last else round_no + 1,
+                            "champion": last,
+                        },
+                    )
+                else:
+                    tell(entrant, EventKind.TOURNAMENT_ELIMINATED, {"round": round_no})
+        elif event["type"] == "pair" and t.playoff and int(event["round"]) == t.swiss_rounds + 1:
+            qualified = set(t.playoff_seeds)
+            for entrant in t.ids:
+                if entrant in qualified:
+                    payload = {"round": t.swiss_rounds, "next_round": t.swiss_rounds + 1}
+                    tell(entrant, EventKind.TOURNAMENT_ADVANCED, {**payload, "champion": False})
+                elif entrant not in t.withdrawn:
+                    tell(entrant, EventKind.TOURNAMENT_ELIMINATED, {"round": t.swiss_rounds})
+    return out
+
+
+# Each outcome as its sides A and B are told it.
+RESULT_WORDS = {
+    Outcome.A_WINS: ("won", "lost"),
+    Outcome.B_WINS: ("lost", "won"),
+    Outcome.DRAW: ("drawn", "drawn"),
+    Outcome.A_FORFEITS: ("lost", "won"),
+    Outcome.B_FORFEITS: ("won", "lost"),
+    Outcome.DOUBLE_NO_SHOW: ("lost", "lost"),
+}
 
 
 @dataclass
@@ -169,8 +322,10 @@ class TableOfGame:
 class TournamentRepository(Protocol):
     """The tournaments, the games of their tables and those games' statuses."""
 
-    async def create_tournament(self, app_id: str, name: str, config: TournamentConfig) -> str:
-        """Store a new tournament (no events yet); its id."""
+    async def create_tournament(
+        self, app_id: str, name: str, config: TournamentConfig, written: Written
+    ) -> str:
+        """Store a new tournament (no events yet) with what ``written`` says; its id."""
         ...
 
     async def load_tournament(self, tournament_id: str, app_id: str) -> TournamentRow | None:
@@ -193,13 +348,33 @@ class TournamentRepository(Protocol):
         """Tournaments running now (every app's)."""
         ...
 
-    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
-        """Append events to the tournament as ``row`` read it, and set its status;
-        False (nothing written) if it changed since."""
+    async def append_events(self, row: TournamentRow, new: list[Event], written: Written) -> bool:
+        """Append events to the tournament as ``row`` read it, with what they leave
+        (``written``: status, standings, when a sweeper is next due); False (nothing
+        written) if it changed since."""
+        ...
+
+    async def list_tournaments(
+        self, app_id: str, query: TournamentQuery, offset: int, limit: int
+    ) -> list[TournamentSummary]:
+        """The app's tournaments matching ``query``, by start time then creation."""
+        ...
+
+    async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[tuple[str, str]]:
+        """Scheduled tournaments due by ``now`` (``(id, app_id)``), each claimed for
+        ``lease_ms`` by this caller alone."""
+        ...
+
+    async def set_due(self, row: TournamentRow, due_at: int | None) -> bool:
+        """When the tournament is next due, if still at ``row``'s version."""
         ...
 
     async def write_round(
-        self, row: TournamentRow, new: list[Event], status: str, games: Sequence[TableGame]
+        self,
+        row: TournamentRow,
+        new: list[Event],
+        games: Sequence[TableGame],
+        written: Written,
     ) -> bool:
         """``append_events`` and the round's games with their seats taken, in one
         transaction: the whole round or nothing. False if the tournament changed."""
@@ -215,12 +390,39 @@ class TournamentResults(Protocol):
         changes until the transaction ends; None for a game of no tournament."""
         ...
 
-    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
+    async def append_events(self, row: TournamentRow, new: list[Event], written: Written) -> bool:
         """As ``TournamentRepository.append_events``, in the caller's transaction."""
         ...
 
 
 # ----- what the use cases take and give ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TournamentQuery:
+    """ListTournaments' filters (empty or 0: any)."""
+
+    status: str = ""
+    preset: str = ""
+    starts_after: int = 0  # epoch ms, inclusive
+    starts_before: int = 0  # epoch ms, exclusive
+    page_size: int = 0
+    page_token: str = ""
+
+
+@dataclass(frozen=True)
+class TournamentSummary:
+    """A tournament in a listing."""
+
+    id: str
+    name: str
+    status: str
+    format: str
+    preset: str
+    start_at: int  # epoch ms; 0: not scheduled
+    entrants: int  # entrants in (withdrawn ones not counted)
+    registration: bool
+    max_entrants: int
 
 
 @dataclass(frozen=True)
@@ -242,6 +444,22 @@ class NewTournament:
     round_decks: Sequence[str] = ()  # card texts, separated by spaces or commas
     knockout_tie: KnockoutTie = KnockoutTie.HIGHER_SEED
     start_deadline_seconds: int = 0  # 0: DEFAULT_START_DEADLINE_SECONDS
+    start_at: int = 0  # epoch ms; 0: not scheduled
+    round_break_seconds: int = 0
+    round_time_limit_seconds: int = 0
+    round_timeout: RoundTimeout = RoundTimeout.DOUBLE_NO_SHOW
+    registration: bool = False  # entrants may register (RegisterEntrant)
+    max_entrants: int = 0  # 0: MAX_ENTRANTS
+    late_registration_rounds: int = 0  # Swiss: registration open until round N started
+    check_in_seconds: int = 0  # scheduled: check-in opens this long before the start
+    registration_opens_at: int = 0  # epoch ms; 0: at once
+    registration_closes_at: int = 0  # epoch ms; 0: at the start
+    points: Points | None = None  # None: 1, 1/2, 0 and a bye 1
+    # The tie-breaks in order (empty: the default; None in it: one this server
+    # does not know, refused).
+    tie_breaks: Sequence[TieBreaker | None] = ()
+    playoff: int = 0  # a Swiss's play-off: a knockout of its top N
+    spectators: bool = False  # spectators may watch the tables
 
 
 @dataclass(frozen=True)
@@ -252,6 +470,7 @@ class TournamentShown:
     row: TournamentRow
     tournament: Tournament
     games: GamesByTable
+    standings: Sequence[Standing]
     decks_shown: frozenset[int] = frozenset()
 
 
@@ -272,6 +491,30 @@ class RoundShown:
 # ----- rules ------------------------------------------------------------------------------
 
 
+# An organiser's pairing: the tables (side A, side B) and the byes.
+PairingOverride = tuple[Sequence[tuple[str, str]], Sequence[str]]
+
+
+def overridden(t: Tournament, number: int, override: PairingOverride) -> Round:
+    """Round ``number`` of ``t`` as the organiser paired it: a Swiss round (not a
+    play-off's), every entrant still in at exactly one table or among the byes
+    (BAD_PAIRING otherwise); ``t`` takes it as a stored round."""
+    pairs, byes = override
+    if t.format != Format.SWISS or t.is_knockout_round(number):
+        raise refused("PAIRING_NOT_ALLOWED", "only a Swiss round takes the organiser's pairing")
+    named = [e for p in pairs for e in p] + list(byes)
+    active = {e for e in t.ids if e not in t.withdrawn}
+    if len(named) != len(set(named)) or set(named) != active:
+        raise Refused(
+            Refusal.MALFORMED,
+            "BAD_PAIRING",
+            "every entrant still in, once: at a table or among the byes",
+        )
+    if not pairs:
+        raise Refused(Refusal.MALFORMED, "BAD_PAIRING", "a round has at least one table")
+    return t.restore_round(number, list(pairs), list(byes))
+
+
 def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
     """The tournament's configuration, every refusal a MALFORMED one (BAD_TOURNAMENT,
     or INVALID_RULES for the rules) but FIXED_DECK_NOT_ALLOWED for decks without the
@@ -281,8 +524,32 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         raise bad_config("format is required")
     if new.table_size not in (2, 4):
         raise bad_config("table_size is 2, or 4 for partnerships")
-    if not 2 <= len(new.entrants) <= MAX_ENTRANTS:
-        raise bad_config(f"a tournament has 2 to {MAX_ENTRANTS} entrants")
+    least = 0 if new.registration else 2
+    if not least <= len(new.entrants) <= MAX_ENTRANTS:
+        raise bad_config(f"a tournament has {least} to {MAX_ENTRANTS} entrants")
+    if not 0 <= new.max_entrants <= MAX_ENTRANTS:
+        raise bad_config(f"max_entrants is 0 (the server's {MAX_ENTRANTS}) to {MAX_ENTRANTS}")
+    if new.max_entrants and len(new.entrants) > new.max_entrants:
+        raise bad_config("more entrants than max_entrants")
+    if not new.registration and (
+        new.max_entrants
+        or new.late_registration_rounds
+        or new.registration_opens_at
+        or new.registration_closes_at
+    ):
+        raise bad_config("max_entrants, late registration and its window need registration_open")
+    if new.late_registration_rounds and fmt != Format.SWISS:
+        raise bad_config("late registration is for a Swiss")
+    if not 0 <= new.late_registration_rounds <= MAX_SWISS_ROUNDS:
+        raise bad_config(f"late_registration_rounds is 0 to {MAX_SWISS_ROUNDS}")
+    if new.registration_opens_at < 0 or new.registration_closes_at < 0:
+        raise bad_config("registration times are epoch ms, or 0")
+    if new.registration_closes_at and new.registration_closes_at <= new.registration_opens_at:
+        raise bad_config("registration closes after it opens")
+    if not 0 <= new.check_in_seconds <= MAX_ROUND_BREAK_SECONDS:
+        raise bad_config(f"check_in_seconds is 0 to {MAX_ROUND_BREAK_SECONDS}")
+    if new.check_in_seconds and not new.start_at:
+        raise bad_config("check-in needs a start_at_ms")
     entrants = []
     for e in new.entrants:
         ids = tuple(p.strip() for p in e.players)
@@ -295,12 +562,43 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
     rules = rules_and_table(new.preset, new.overrides(), new.table_size, table, bad_config)
     if new.duplicate and table.verifiable:
         raise bad_config("a verifiable table shuffles its own decks: no duplicate deals")
+    if new.spectators and new.duplicate:
+        # Every table is dealt the same cards: what a spectator sees at one table
+        # (its discards and melds) is the cards still hidden at another.
+        raise bad_config("no spectators at duplicate deals")
     if new.round_decks and not new.duplicate:
         raise bad_config("round_decks are for duplicate deals")
     if not 0 <= new.start_deadline_seconds <= MAX_START_DEADLINE_SECONDS:
         raise bad_config(
             f"start_deadline_seconds is 0 (the default) to {MAX_START_DEADLINE_SECONDS}"
         )
+    if new.start_at < 0:
+        raise bad_config("start_at_ms is an epoch time in ms, or 0 (not scheduled)")
+    if not 0 <= new.round_break_seconds <= MAX_ROUND_BREAK_SECONDS:
+        raise bad_config(f"round_break_seconds is 0 to {MAX_ROUND_BREAK_SECONDS}")
+    if not 0 <= new.round_time_limit_seconds <= MAX_ROUND_TIME_LIMIT_SECONDS:
+        raise bad_config(f"round_time_limit_seconds is 0 to {MAX_ROUND_TIME_LIMIT_SECONDS}")
+    if not new.start_at and (new.round_break_seconds or new.round_time_limit_seconds):
+        raise bad_config("round_break_seconds and round_time_limit_seconds need a start_at_ms")
+    if None in new.tie_breaks:
+        raise bad_config("tie_breaks: an unknown tie-breaker")
+    tie_breaks = tuple(b for b in new.tie_breaks if b is not None) or DEFAULT_TIE_BREAKS
+    if len(set(tie_breaks)) != len(tie_breaks):
+        raise bad_config("tie_breaks: each tie-breaker once")
+    points = new.points or Points()
+    worth = (points.win, points.draw, points.loss, points.bye)
+    if not all(math.isfinite(x) and 0 <= x <= 1000 for x in worth):
+        raise bad_config("points are 0 to 1000")
+    if not points.win >= points.draw >= points.loss:
+        raise bad_config("points: a win is worth at least a draw, a draw at least a loss")
+    if new.playoff and (
+        fmt != Format.SWISS
+        or not 2 <= new.playoff <= MAX_ENTRANTS
+        or new.playoff & (new.playoff - 1)
+    ):
+        raise bad_config("playoff_size is 0, or a power of two from 2 after a Swiss")
+    if new.playoff and not new.registration and new.playoff > len(new.entrants):
+        raise bad_config("playoff_size is more than the entrants")
     if new.rounds < 0 or new.rounds > MAX_SWISS_ROUNDS:
         raise bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
     decks: list[tuple[int, ...]] = []
@@ -326,6 +624,20 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         tuple(decks),
         new.knockout_tie,
         new.start_deadline_seconds or DEFAULT_START_DEADLINE_SECONDS,
+        new.start_at,
+        new.round_break_seconds,
+        new.round_time_limit_seconds,
+        new.round_timeout,
+        new.registration,
+        new.max_entrants,
+        new.late_registration_rounds,
+        new.check_in_seconds,
+        new.registration_opens_at,
+        new.registration_closes_at,
+        points,
+        tie_breaks,
+        new.playoff,
+        new.spectators,
     )
     try:
         t = config.new_tournament()
@@ -337,14 +649,19 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
 
 
 def table_setup(
-    rules: Rules, players: int, table: TableOptions, dup: DuplicateRound | None
+    rules: Rules,
+    players: int,
+    table: TableOptions,
+    dup: DuplicateRound | None,
+    spectators: bool = False,
 ) -> Setup:
     """A table's setup: with duplicate deals the round's deck and match seed (so the
-    first dealer and every later deal match too), otherwise a fresh seed."""
+    first dealer and every later deal match too), otherwise a fresh seed; spectators
+    where the organiser allows them."""
     if dup is not None:
         return Setup(rules, players, dup.match_seed, list(dup.deck), False, table)
     secret = new_server_secret() if table.verifiable else None
-    return Setup(rules, players, secrets.randbits(63), None, False, table, secret)
+    return Setup(rules, players, secrets.randbits(63), None, spectators, table, secret)
 
 
 def deck_shown(t: Tournament, round_no: int, games: GamesByTable, statuses: dict[str, str]) -> bool:
@@ -373,8 +690,8 @@ async def record_game_result(
     if found is None:
         return
     row, round_no, table_no = found.row, found.round_no, found.table_no
-    t = row.rebuild()
-    if len(t.rounds) != round_no:
+    t = await rebuilt(row)
+    if len(t.rounds) != round_no or t.cancelled:
         return
     table = t.rounds[-1].tables[table_no - 1]
     if t.result(table) is not None:
@@ -395,11 +712,12 @@ async def record_game_result(
     else:
         return
     t.record(round_no, table_no, outcome)
-    event = {**result_event(round_no, table_no, outcome, "game", now_ms()), "game_id": game_id}
+    event = {**result_event(round_no, table_no, outcome, FROM_GAME, now_ms()), "game_id": game_id}
     event["reason"] = reason
     if tie_break:
         event["tie_break"] = row.config.knockout_tie.value
-    if not await results.append_events(row, [event], status_of(t)):
+    done = await written(row, row.config, t, [event])
+    if not await results.append_events(row, [event], done):
         raise TournamentConflict(f"tournament {row.id} kept changing")
 
 
@@ -414,7 +732,8 @@ async def decided_by_forfeit(results: TournamentResults, game_id: str) -> bool:
     if found is None:
         return False
     latest = latest_result(found.row.events, found.round_no, found.table_no)
-    return latest is not None and latest["source"] == "forfeit"
+    # A table settled by its round's clock is decided as a forfeit's is.
+    return latest is not None and latest["source"] in (FROM_FORFEIT, FROM_CLOCK)
 
 
 # ----- the use cases ---------------------------------------------------------------------
@@ -427,24 +746,38 @@ class Tournaments:
         access: Access,
         matches: Matches,
         token_lifetime_seconds: int = DEFAULT_TOKEN_LIFETIME,
+        compute: Compute | None = None,
+        clock: Callable[[], int] = now_ms,
     ) -> None:
         self.repo = repo
         self.access = access
         self.matches = matches
+        self.compute = compute or Compute()
+        # Epoch ms; a test may run it ahead to find a round's clock run out.
+        self.clock = clock
         self.token_lifetime_ms = token_lifetime_seconds * 1000
 
     # ----- reading -----------------------------------------------------------------
 
-    async def _load(self, app: AppRecord, tournament_id: str) -> TournamentRow:
-        """The app's tournament; other apps' tournaments are invisible (NOT_FOUND)."""
+    async def _load(self, app: AppRecord | str, tournament_id: str) -> TournamentRow:
+        """The app's tournament (``app``: the app or its id); other apps' tournaments
+        are invisible (NOT_FOUND)."""
         if not tournament_id:
             raise malformed("tournament_id is required")
-        row = await self.repo.load_tournament(tournament_id, app.id)
+        app_id = app if isinstance(app, str) else app.id
+        row = await self.repo.load_tournament(tournament_id, app_id)
         if row is None:
             raise not_found()
         return row
 
-    async def _shown(self, row: TournamentRow, t: Tournament) -> TournamentShown:
+    async def _shown(
+        self, row: TournamentRow, t: Tournament, standings: Sequence[Standing] | None = None
+    ) -> TournamentShown:
+        """The tournament as shown: its standings as stored (``standings``: those a
+        change just computed), computed here only for a row stored before they were
+        kept."""
+        if standings is None:
+            standings = row.standings if row.standings is not None else await standings_of(t)
         games = await self.repo.table_games(row.id)
         shown: frozenset[int] = frozenset()
         if row.config.duplicate:
@@ -452,7 +785,7 @@ class Tournaments:
             shown = frozenset(
                 r.number for r in t.rounds if deck_shown(t, r.number, games, statuses)
             )
-        return TournamentShown(row, t, games, shown)
+        return TournamentShown(row, t, games, standings, shown)
 
     async def refresh_running_gauge(self) -> None:
         """tranca_tournaments_running from the database (every replica sets the same)."""
@@ -462,20 +795,25 @@ class Tournaments:
         app = await self.access.calling_app(credentials)
         config = tournament_config(new, app)
         name = new.name.strip()
-        tournament_id = await self.repo.create_tournament(app.id, name, config)
+        fresh = config.new_tournament()
+        tournament_id = await self.repo.create_tournament(
+            app.id, name, config, await written("", config, fresh, [])
+        )
         row = await self._load(app, tournament_id)
-        return await self._shown(row, row.rebuild())
+        return await self._shown(row, await rebuilt(row))
 
     async def get(self, credentials: Credentials, tournament_id: str) -> TournamentShown:
+        """The tournament as stored: rebuilt from its events without pairing any
+        round again, its standings as its latest change stored them."""
         app = await self.access.calling_app(credentials)
         row = await self._load(app, tournament_id)
-        return await self._shown(row, row.rebuild())
+        return await self._shown(row, await rebuilt(row))
 
     # ----- changing ----------------------------------------------------------------
 
     async def _change(
         self,
-        app: AppRecord,
+        app: AppRecord | str,
         tournament_id: str,
         change: Callable[[TournamentRow, Tournament], list[Event]],
     ) -> TournamentShown:
@@ -483,13 +821,20 @@ class Tournaments:
         tournament as it is now, retrying on a lost compare-and-swap."""
         for _ in range(CAS_ATTEMPTS):
             row = await self._load(app, tournament_id)
-            t = row.rebuild()
+            t = await rebuilt(row)
             new = change(row, t)
             if not new:
                 return await self._shown(row, t)
-            if await self.repo.append_events(row, new, status_of(t)):
+            done = await written(row, row.config, t, new)
+            if await self.repo.append_events(row, new, done):
                 await self.refresh_running_gauge()
-                return await self._shown(row, t)
+                after = replace(
+                    row,
+                    version=row.version + 1,
+                    events=[*row.events, *new],
+                    standings=list(done.standings),
+                )
+                return await self._shown(after, t, done.standings)
         raise busy()
 
     async def record_forfeit(
@@ -516,7 +861,7 @@ class Tournaments:
             if t.result(tables[table_no - 1]) == forfeit:
                 return []  # a retry (even of the forfeit that ended the tournament)
             latest = latest_result(row.events, round_no, table_no)
-            if latest and latest["source"] == "game" and latest.get("reason") not in NO_RESULT:
+            if latest and latest["source"] == FROM_GAME and latest.get("reason") not in NO_RESULT:
                 # The game's own result (a win or a draw) was settled with it: rated,
                 # scored and paid. A forfeit now would credit a win the ratings call a
                 # loss. A level end the game did not decide (an annulled knockout
@@ -525,12 +870,12 @@ class Tournaments:
             if t.is_over:
                 raise refused("TOURNAMENT_OVER", "the tournament is over")
             t.record(round_no, table_no, forfeit)
-            return [result_event(round_no, table_no, forfeit, "forfeit", now_ms())]
+            return [result_event(round_no, table_no, forfeit, FROM_FORFEIT, now_ms())]
 
         shown = await self._change(app, tournament_id, change)
         # A retry closes it too, should the call have died between the two writes.
         if await self._close_unstarted(shown.games.get((round_no, table_no))):
-            return await self._shown(shown.row, shown.tournament)
+            return await self._shown(shown.row, shown.tournament, shown.standings)
         return shown
 
     async def _close_unstarted(self, game_id: str | None) -> bool:
@@ -562,26 +907,221 @@ class Tournaments:
                 return []
             if t.is_over:
                 raise refused("TOURNAMENT_OVER", "the tournament is over")
+            if row.config.registration and not t.rounds:
+                # Before the start, a registration withdrawn leaves the field.
+                t.remove_entrant(entrant)
+                return [unregister_event(entrant, now_ms())]
             t.withdraw(entrant)
             return [withdraw_event(entrant, now_ms())]
 
         return await self._change(app, tournament_id, change)
 
+    # ----- cancelling ----------------------------------------------------------------
+
+    async def cancel(
+        self, credentials: Credentials, tournament_id: str, reason: str
+    ) -> TournamentShown:
+        """The organiser cancels the tournament: it is over (status cancelled), no
+        round starts again, and the games of the current round still going are ended
+        (by the app: they count for no one and every stake goes back). Its results so
+        far stay. A repeat changes nothing; a finished tournament is not cancelled."""
+        app = await self.access.calling_app(credentials)
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if t.cancelled:
+                return []
+            if t.is_over:
+                raise refused("TOURNAMENT_OVER", "the tournament is over")
+            t.cancelled = True
+            return [{"type": "cancel", "reason": reason.strip(), "at": now_ms()}]
+
+        shown = await self._change(app, tournament_id, change)
+        statuses = await self.repo.game_statuses(list(shown.games.values()))
+        for game_id, status in statuses.items():
+            if status == FINISHED:
+                continue
+            if await self._close_unstarted(game_id):
+                continue
+            with contextlib.suppress(GameError):  # over meanwhile
+                await self.matches.moves.apply(game_id, Action("end"))
+        return shown
+
+    # ----- corrections ---------------------------------------------------------------
+
+    async def correct_result(
+        self,
+        credentials: Credentials,
+        tournament_id: str,
+        round_no: int,
+        table_no: int,
+        outcome: Outcome | None,
+        reason: str,
+    ) -> TournamentShown:
+        """The organiser corrects a table's result after its round (any outcome; a
+        knockout round's only until the next round is paired). The correction is an
+        event of its own (the audit trail: the result it replaced, the reason, when),
+        the standings are recomputed with it and the table's players told. What the
+        game already counted for (ratings, ranking points, chips) stays: they were
+        settled with the game. A repeat of the same correction changes nothing."""
+        app = await self.access.calling_app(credentials)
+        if outcome is None:
+            raise malformed("outcome is a table outcome")
+        reason = reason.strip()
+        if not reason:
+            raise malformed("a correction needs its reason")
+        wanted = outcome
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if not 1 <= round_no <= len(t.rounds):
+                raise refused("ROUND_NOT_PLAYED", f"round {round_no} has not been played")
+            tables = t.rounds[round_no - 1].tables
+            if not 1 <= table_no <= len(tables):
+                raise malformed(f"round {round_no} has tables 1 to {len(tables)}")
+            current = t.result(tables[table_no - 1])
+            if current is None:
+                # Not decided yet: its game's end, or RecordForfeit, decides it.
+                raise refused("NO_RESULT_YET", f"table {table_no} has no result to correct")
+            if current == wanted:
+                return []
+            try:
+                previous = t.correct(round_no, table_no, wanted)
+            except ValueError as exc:
+                raise refused("RESULT_FIXED", str(exc)) from None
+            return [correction_event(round_no, table_no, wanted, previous, reason, now_ms())]
+
+        return await self._change(app, tournament_id, change)
+
+    # ----- exports -----------------------------------------------------------------
+
+    async def export(
+        self,
+        credentials: Credentials,
+        tournament_id: str,
+        rounds: bool,
+        as_json: bool,
+        round_no: int,
+    ) -> str:
+        """The standings (or, with ``rounds``, the pairings and results of round
+        ``round_no``, 0: of every round) as CSV or JSON (``tournament_export``)."""
+        app = await self.access.calling_app(credentials)
+        if round_no < 0:
+            raise malformed("round is 0 (every round) or a round's number")
+        row = await self._load(app, tournament_id)
+        t = await rebuilt(row)
+        if rounds:
+            games = await self.repo.table_games(row.id)
+            rows = await off_loop(export.round_rows, t, row.events, games, round_no)
+            columns: Sequence[str] = export.ROUND_COLUMNS
+        else:
+            standings = row.standings if row.standings is not None else await standings_of(t)
+            rows = export.standings_rows(t, standings)
+            columns = export.STANDINGS_COLUMNS
+        if as_json:
+            return await off_loop(export.as_json, rows)
+        return await off_loop(export.as_csv, columns, rows)
+
+    # ----- registration ------------------------------------------------------------
+
+    async def register(
+        self, credentials: Credentials, tournament_id: str, entrant: Entrant
+    ) -> TournamentShown:
+        """An entrant registered by the app (an open tournament's): last in seed order,
+        within the registration window and the entry limit; in a Swiss with late
+        registration also after the start, until the chosen round has started (it
+        is paired from the next round, with no points for those it missed). A retry
+        (the same entrant and players, still in) changes nothing."""
+        app = await self.access.calling_app(credentials)
+        players = tuple(p.strip() for p in entrant.players)
+        if not entrant.id or not all(players):
+            raise malformed("an entrant needs an id and its player ids")
+        wanted = Entrant(entrant.id, players)
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if t.entrants.get(wanted.id) == wanted and wanted.id not in t.withdrawn:
+                return []  # a retry
+            why = row.config.registration_refused(t, self.clock(), MAX_ENTRANTS)
+            if why is not None:
+                full = why == "TOURNAMENT_FULL"
+                raise refused(why, "the tournament is full" if full else "registration is closed")
+            try:
+                t.add_entrant(wanted)
+            except ValueError as exc:
+                raise Refused(Refusal.EXISTS, "ENTRANT_EXISTS", str(exc)) from None
+            return [register_event(wanted, now_ms())]
+
+        return await self._change(app, tournament_id, change)
+
+    async def check_in(
+        self, credentials: Credentials, tournament_id: str, entrant: str
+    ) -> TournamentShown:
+        """The entrant is here: within the check-in window (``check_in_seconds``
+        before a scheduled start, until round 1); those not checked in are dropped
+        when round 1 starts. A repeat changes nothing."""
+        app = await self.access.calling_app(credentials)
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            if entrant not in t.entrants:
+                raise Refused(Refusal.NOT_FOUND, "ENTRANT_NOT_FOUND", "no such entrant")
+            if entrant in t.checked_in:
+                return []
+            why = row.config.check_in_refused(t, self.clock())
+            if why is not None:
+                raise refused(why, "check-in is not open")
+            t.checked_in.add(entrant)
+            return [check_in_event(entrant, now_ms())]
+
+        return await self._change(app, tournament_id, change)
+
+    async def list_tournaments(
+        self, credentials: Credentials, query: TournamentQuery
+    ) -> tuple[list[TournamentSummary], str]:
+        """The app's tournaments matching ``query`` (by start time, then creation), a
+        page at a time; the next page's token ("" after the last)."""
+        app = await self.access.calling_app(credentials)
+        offset = page_offset(query.page_token)
+        size = query.page_size or DEFAULT_PAGE
+        if not 1 <= size <= MAX_PAGE:
+            raise malformed(f"page_size is 0 (the default {DEFAULT_PAGE}) to {MAX_PAGE}")
+        found = await self.repo.list_tournaments(app.id, query, offset, size + 1)
+        more = len(found) > size
+        return found[:size], str(offset + size) if more else ""
+
     # ----- rounds ------------------------------------------------------------------
 
     async def start_round(
-        self, credentials: Credentials, tournament_id: str, number: int
+        self,
+        credentials: Credentials,
+        tournament_id: str,
+        number: int,
+        override: PairingOverride | None = None,
     ) -> RoundShown:
         """Pair round ``number`` (the next one), write it with all its games and start
-        them; a round already started is answered again (``_round_again``)."""
+        them; a round already started is answered again (``_round_again``).
+        ``override``: the organiser's pairing of a Swiss round (its tables and byes)
+        instead of the server's."""
         app = await self.access.calling_app(credentials)
+        return await self._start_round(app.id, tournament_id, number, override)
+
+    async def _start_round(
+        self,
+        app_id: str,
+        tournament_id: str,
+        number: int,
+        override: PairingOverride | None = None,
+    ) -> RoundShown:
         if number < 1:
             raise malformed("round is 1 or more: the round expected next")
         for _ in range(CAS_ATTEMPTS):
-            row = await self._load(app, tournament_id)
-            t = row.rebuild()
+            row = await self._load(app_id, tournament_id)
+            t = await rebuilt(row)
             if number <= len(t.rounds):
                 return await self._round_again(row, t, number)
+            # Round 1 with check-in: the entrants not checked in leave the field,
+            # written with the round.
+            dropped = drop_no_shows(row.config, t, now_ms())
+            before = [dropped] if dropped else []
+            if t.cancelled:
+                raise refused("TOURNAMENT_OVER", "the tournament was cancelled")
             if len(t.rounds) >= t.total_rounds:
                 raise refused("TOURNAMENT_OVER", "every round has been played")
             if number != len(t.rounds) + 1:
@@ -590,14 +1130,23 @@ class Tournaments:
                 raise refused(
                     "ROUND_NOT_COMPLETE", f"round {len(t.rounds)} still has tables without a result"
                 )
-            try:
-                rnd = t.pair_next_round()
-            except ValueError as exc:
-                raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
+            if override is not None:
+                rnd = overridden(t, number, override)
+            else:
+                try:
+                    rnd = await self._pair(row, t, before)
+                except ValueError as exc:
+                    raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
             expires = now_ms() + self.token_lifetime_ms
-            games, tokens = self._round_games(row, t, rnd, expires)
-            status = status_of(t)
-            if not await self.repo.write_round(row, [pair_event(t, now_ms())], status, games):
+            # Hundreds of games dealt for a large round: in a worker thread.
+            games, tokens = await off_loop(self._round_games, row, t, rnd, expires)
+            paired = pair_event(t, now_ms())
+            if override is not None:
+                paired["manual"] = True  # the organiser's pairing
+            new = [*before, paired]
+            # (The standings move with the round's byes.)
+            done = await written(row, row.config, t, new)
+            if not await self.repo.write_round(row, new, games, done):
                 continue  # another change won: re-read (a concurrent StartRound's round)
             await self.refresh_running_gauge()
             # Whatever happens to a start, answer with the tokens (a retry of the
@@ -607,6 +1156,95 @@ class Tournaments:
             # A round just started has no result yet: its deck is not shown.
             return RoundShown(row.config, t, rnd, by_table, tokens, False, expires)
         raise busy()
+
+    # ----- the schedule ------------------------------------------------------------
+
+    async def run_due(self) -> int:
+        """What scheduled tournaments need now, run by every replica's sweeper: claim
+        the tournaments due (``TournamentRepository.claim_due``: through the
+        database, so replicas share the work and no state stays in a process) and
+        advance each (``advance``). Returns how many were advanced."""
+        claimed = await self.repo.claim_due(self.clock(), SCHEDULE_LEASE_MS, SCHEDULE_BATCH)
+        acted = 0
+        for tournament_id, app_id in claimed:
+            try:
+                acted += await self.advance(app_id, tournament_id)
+            except Exception:
+                # Logged; the claim's lease runs out and a sweep tries again.
+                log.exception("tournament_schedule_failed", tournament_id=tournament_id)
+        return acted
+
+    async def advance(self, app_id: str, tournament_id: str) -> int:
+        """One step of a scheduled tournament, if one is due: start round 1 at the
+        start time, the next round once the current one is over (and its break has
+        passed), or settle the current round's tables still without a result at its
+        deadline by the organiser's ``round_timeout`` (their games, if still going,
+        are ended: they count for no one, as a forfeited table's game). Then store
+        when it is next due. Returns 1 if it acted."""
+        row = await self._load(app_id, tournament_id)
+        t = await rebuilt(row)
+        due = next_due(row.config, t, row.events)
+        now = self.clock()
+        if due is None or due > now:
+            await self.repo.set_due(row, due)  # a claim that came early: put it back
+            return 0
+        current = len(t.rounds)
+        if current == 0 or t.round_complete(current):
+            try:
+                await self._start_round(app_id, tournament_id, current + 1)
+            except Refused as exc:
+                # No round can be paired (too few entrants left): nothing more to do
+                # by itself; the organiser decides.
+                log.warning(
+                    "tournament_round_not_started", tournament_id=tournament_id, reason=exc.reason
+                )
+                await self.repo.set_due(row, None)
+                return 0
+            return 1
+        await self._settle_round_by_clock(app_id, tournament_id, current)
+        return 1
+
+    async def _settle_round_by_clock(self, app_id: str, tournament_id: str, round_no: int) -> None:
+        """The round's tables without a result get the clock's (``round_timeout``); the
+        games still going at them are ended (by the app, for no one)."""
+        decided: list[int] = []
+
+        def change(row: TournamentRow, t: Tournament) -> list[Event]:
+            decided.clear()
+            if len(t.rounds) != round_no:
+                return []
+            events: list[Event] = []
+            at = now_ms()
+            for tb in t.rounds[-1].tables:
+                if t.result(tb) is None:
+                    outcome = row.config.timeout_outcome(t, tb)
+                    t.record(round_no, tb.number, outcome)
+                    events.append(result_event(round_no, tb.number, outcome, FROM_CLOCK, at))
+                    decided.append(tb.number)
+            return events
+
+        shown = await self._change(app_id, tournament_id, change)
+        for table_no in decided:
+            game_id = shown.games.get((round_no, table_no))
+            if game_id is None:
+                continue
+            if await self._close_unstarted(game_id):
+                continue
+            # Over meanwhile: its settlement finds the clock's result.
+            with contextlib.suppress(GameError):
+                await self.matches.moves.apply(game_id, Action("end"))
+
+    async def _pair(self, row: TournamentRow, t: Tournament, before: Sequence[Event]) -> Round:
+        """Pair ``t``'s next round (``t`` is ``row`` with the events ``before``
+        applied): a Swiss round in the worker process (its search may take seconds),
+        then taken into ``t`` as stored rounds are; a round robin's or a knockout's
+        here (they pair without searching)."""
+        if t.format != Format.SWISS or t.is_knockout_round(len(t.rounds) + 1):
+            # (A play-off's first round ranks the Swiss: in a worker thread.)
+            return await off_loop(t.pair_next_round)
+        event = await self.compute.pair_round(row.config, [*row.events, *before])
+        pairs = [(str(a), str(b)) for a, b in event["tables"]]
+        return t.restore_round(int(event["round"]), pairs, [str(e) for e in event["byes"]])
 
     async def _round_again(self, row: TournamentRow, t: Tournament, number: int) -> RoundShown:
         """A round already started. If it is the current round, its games still
@@ -685,14 +1323,14 @@ class Tournaments:
         """Each table's new game with every seat joined, and the seats' tokens (valid
         until ``expires_at``, epoch ms)."""
         config = row.config
-        rules = config.game_rules()
+        rules = config.game_rules(t.is_knockout_round(rnd.number))
         table = TableOptions.from_dict(config.table)
         dup = config.duplicate_round(rnd.number)
         start_deadline = turn_deadline(now_ms() + config.start_deadline_seconds * 1000)
         games: list[TableGame] = []
         tokens: TokensBySeat = {}
         for tb in rnd.tables:
-            setup = table_setup(rules, config.table_size, table, dup)
+            setup = table_setup(rules, config.table_size, table, dup, config.spectators)
             game_id = uuid.uuid4().hex
             label = f"tournament {row.id} round {rnd.number} table {tb.number}"
             new = NewGame(row.app_id, setup, new_game(setup), label, None, game_id)
@@ -753,11 +1391,14 @@ __all__ = [
     "TableOfGame",
     "TokensBySeat",
     "TournamentConflict",
+    "TournamentQuery",
     "TournamentRepository",
     "TournamentResults",
     "TournamentRow",
     "TournamentShown",
+    "TournamentSummary",
     "Tournaments",
+    "Written",
     "decided_by_forfeit",
     "deck_shown",
     "record_game_result",

@@ -253,6 +253,7 @@ class TournamentRecord(Base):
     results, withdrawals), from which ``platform.tournaments`` rebuilds it."""
 
     __tablename__ = "tournaments"
+    __table_args__ = (Index("ix_tournaments_app_id_status", "app_id", "status"),)
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), index=True)
@@ -261,6 +262,17 @@ class TournamentRecord(Base):
     version: Mapped[int] = mapped_column(BigInteger)
     config: Mapped[str] = mapped_column(Text)  # JSON
     events: Mapped[str] = mapped_column(Text)  # JSON list
+    # The standings as the latest change left them (JSON list of Standing.to_dict,
+    # best first), written in that change's transaction; NULL before migration 0009.
+    standings: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # When a scheduled tournament needs a sweeper next (epoch ms; NULL: never by
+    # itself), written with every change; a sweeper's claim moves it to a lease.
+    due_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    # What ListTournaments filters and shows (NULL for a tournament stored before).
+    preset: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    format: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    start_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    entrants: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

@@ -114,9 +114,10 @@ class Store:
         self._kept: dict[str, tuple[int, GameState]] = {}
         self._kept_hits = 0
 
-    def _guard(self) -> Bounded:
-        """A bounded database call whose driver errors become ``Unavailable``."""
-        return Bounded(self.timeout)
+    def _guard(self, seconds: float | None = None) -> Bounded:
+        """A bounded database call whose driver errors become ``Unavailable``
+        (``seconds``: longer than the store's timeout, for a large write)."""
+        return Bounded(self.timeout if seconds is None else max(seconds, self.timeout))
 
     def _one_writer(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """On SQLite, every write of this process waits here, in turn, rather than in
@@ -131,12 +132,14 @@ class Store:
             yield conn
 
     @contextlib.asynccontextmanager
-    async def writing(self) -> AsyncIterator[AsyncConnection]:
+    async def writing(self, seconds: float | None = None) -> AsyncIterator[AsyncConnection]:
         """One bounded transaction for the store's modules, taken in turn with this
         process's other writers on SQLite (``_one_writer``): committed when the block
         ends, rolled back if it raises; driver errors and timeouts become
-        ``Unavailable``."""
-        async with self._guard(), self._one_writer(), self.engine.begin() as conn:
+        ``Unavailable``. ``seconds``: a longer bound for a transaction of many
+        statements (a large tournament round's games), each statement still bound by
+        the database's own statement timeout."""
+        async with self._guard(seconds), self._one_writer(), self.engine.begin() as conn:
             yield conn
 
     def _timed(self, op: str, started: float) -> None:

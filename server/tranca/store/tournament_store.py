@@ -5,8 +5,11 @@ their tables, read and written for the use cases of ``services/tournaments.py``
 how it is rebuilt from its events and what a change appends are decided there and in
 ``platform/tournament_events.py``; this module only stores and loads.
 
-A tournament row holds what it was created with (``config``, JSON) and every change
-since (``events``, a JSON list, oldest first). Every change is a compare-and-swap on
+A tournament row holds what it was created with (``config``, JSON), every change
+since (``events``, a JSON list, oldest first) and the standings that change left
+(``standings``, JSON, written in the change's transaction: a read shows them as
+stored and computes nothing). A row's JSON is decoded and encoded in a worker
+thread: a thousand-entrant event's events are half a megabyte. Every change is a compare-and-swap on
 ``tournaments.version`` (``UPDATE ... WHERE version = :read``), so two concurrent
 changes never both apply to the same version: the loser's write finds nothing to
 update, and the use case re-reads and sees the other's.
@@ -14,6 +17,7 @@ update, and the use case re-reads and sees the other's.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -21,17 +25,32 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..platform.tournament_events import REGISTERED, RUNNING, Event, TournamentConfig
+from ..platform.tournament_events import RUNNING, Event, TournamentConfig
+from ..platform.tournaments import Standing
+from ..services.moves import now_ms
 from ..services.ports import SeatToken
-from ..services.tournaments import GamesByTable, TableGame, TableOfGame, TournamentRow
+from ..services.tournaments import (
+    GamesByTable,
+    TableGame,
+    TableOfGame,
+    TournamentQuery,
+    TournamentRow,
+    TournamentSummary,
+    Written,
+)
 from .codec import dumps, loads
 from .models import Game, TournamentGame, TournamentRecord
+from .notifications_store import write_events
 from .repository import Store
 
 __all__ = ["TournamentStore", "TournamentTransaction"]
 
+# The bound of a round's transaction, per table (the store's own timeout at least).
+ROUND_WRITE_SECONDS_PER_TABLE = 0.05
 
-def _row(r: Any) -> TournamentRow:
+
+def _decode(r: Any) -> TournamentRow:
+    standings = None if r.standings is None else [Standing.from_dict(s) for s in loads(r.standings)]
     return TournamentRow(
         r.id,
         r.app_id,
@@ -39,20 +58,62 @@ def _row(r: Any) -> TournamentRow:
         int(r.version),
         TournamentConfig.from_dict(loads(r.config)),
         list(loads(r.events)),
+        standings,
     )
+
+
+async def _row(r: Any) -> TournamentRow:
+    return await asyncio.to_thread(_decode, r)
+
+
+def _summaries(rows: Sequence[Any]) -> list[TournamentSummary]:
+    out = []
+    for r in rows:
+        config = loads(r.config)
+        out.append(
+            TournamentSummary(
+                str(r.id),
+                str(r.name),
+                str(r.status),
+                str(r.format or config.get("format", "")),
+                str(r.preset or config.get("rules", {}).get("name", "")),
+                int(r.start_at or 0),
+                int(r.entrants if r.entrants is not None else len(config.get("entrants", ()))),
+                bool(config.get("registration", False)),
+                int(config.get("max_entrants") or 0),
+            )
+        )
+    return out
+
+
+def _encode(events: list[Event], standings: Sequence[Standing]) -> tuple[str, str]:
+    return dumps(events), dumps([s.to_dict() for s in standings])
 
 
 async def _swap(
-    conn: AsyncConnection, row: TournamentRow, events: list[Event], status: str
+    conn: AsyncConnection, row: TournamentRow, events: list[Event], written: Written
 ) -> bool:
     """The compare-and-swap of every change: written only if nobody changed the
-    tournament since ``row`` was read."""
+    tournament since ``row`` was read, with what the change left (``written``: its
+    status, standings, when a sweeper is next due, entrants in)."""
+    events_text, standings_text = await asyncio.to_thread(_encode, events, written.standings)
     done = await conn.execute(
         update(TournamentRecord)
         .where(TournamentRecord.id == row.id, TournamentRecord.version == row.version)
-        .values(version=row.version + 1, status=status, events=dumps(events))
+        .values(
+            version=row.version + 1,
+            status=written.status,
+            events=events_text,
+            standings=standings_text,
+            due_at=written.due_at,
+            entrants=written.entrants,
+        )
     )
-    return done.rowcount == 1
+    if done.rowcount != 1:
+        return False
+    # What the players are told: with the change, in its transaction, or not at all.
+    await write_events(conn, row.app_id, written.notices, now_ms())
+    return True
 
 
 class TournamentStore:
@@ -61,7 +122,9 @@ class TournamentStore:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    async def create_tournament(self, app_id: str, name: str, config: TournamentConfig) -> str:
+    async def create_tournament(
+        self, app_id: str, name: str, config: TournamentConfig, written: Written
+    ) -> str:
         tournament_id = uuid.uuid4().hex
         async with self.store.writing() as conn:
             await conn.execute(
@@ -69,10 +132,16 @@ class TournamentStore:
                     id=tournament_id,
                     app_id=app_id,
                     name=name,
-                    status=REGISTERED,
+                    status=written.status,
                     version=0,
                     config=dumps(config.to_dict()),
                     events="[]",
+                    standings=dumps([st.to_dict() for st in written.standings]),
+                    due_at=written.due_at,
+                    entrants=written.entrants,
+                    preset=str(config.rules.get("name", ""))[:64],
+                    format=config.format.value,
+                    start_at=config.start_at,
                 )
             )
         return tournament_id
@@ -84,7 +153,7 @@ class TournamentStore:
         )
         async with self.store.reading() as conn:
             r = (await conn.execute(q)).first()
-        return None if r is None else _row(r)
+        return None if r is None else await _row(r)
 
     async def table_games(self, tournament_id: str) -> GamesByTable:
         """The game of every table created so far, by (round, table)."""
@@ -119,13 +188,76 @@ class TournamentStore:
         async with self.store.reading() as conn:
             return int((await conn.execute(q)).scalar_one())
 
-    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
-        """Append events to the tournament as ``row`` read it; False if it changed since."""
+    async def append_events(self, row: TournamentRow, new: list[Event], written: Written) -> bool:
+        """Append events to the tournament as ``row`` read it, with what they leave;
+        False if it changed since."""
         async with self.store.writing() as conn:
-            return await _swap(conn, row, [*row.events, *new], status)
+            return await _swap(conn, row, [*row.events, *new], written)
+
+    async def list_tournaments(
+        self, app_id: str, query: TournamentQuery, offset: int, limit: int
+    ) -> list[TournamentSummary]:
+        """The app's tournaments matching ``query``, by start time then creation."""
+        T = TournamentRecord
+        q = select(T.id, T.name, T.status, T.format, T.preset, T.start_at, T.entrants, T.config)
+        q = q.where(T.app_id == app_id)
+        if query.status:
+            q = q.where(T.status == query.status)
+        if query.preset:
+            q = q.where(T.preset == query.preset)
+        if query.starts_after:
+            q = q.where(T.start_at >= query.starts_after)
+        if query.starts_before:
+            q = q.where(T.start_at < query.starts_before, T.start_at > 0)
+        q = q.order_by(T.start_at, T.created_at, T.id).offset(offset).limit(limit)
+        async with self.store.reading() as conn:
+            rows = (await conn.execute(q)).all()
+        return await asyncio.to_thread(_summaries, rows)
+
+    async def claim_due(self, now: int, lease_ms: int, limit: int) -> list[tuple[str, str]]:
+        """The scheduled tournaments due by ``now`` (``(id, app_id)``, oldest due
+        first), each claimed by moving its ``due_at`` to ``now + lease_ms`` with a
+        compare-and-swap on the ``due_at`` read: of two replicas sweeping at once
+        exactly one claims each. A replica that dies holding a claim loses it when
+        the lease runs out."""
+        q = (
+            select(TournamentRecord.id, TournamentRecord.app_id, TournamentRecord.due_at)
+            .where(TournamentRecord.due_at <= now)
+            .order_by(TournamentRecord.due_at)
+            .limit(limit)
+        )
+        async with self.store.reading() as conn:
+            due = (await conn.execute(q)).all()
+        claimed: list[tuple[str, str]] = []
+        for r in due:
+            async with self.store.writing() as conn:
+                done = await conn.execute(
+                    update(TournamentRecord)
+                    .where(TournamentRecord.id == r.id, TournamentRecord.due_at == r.due_at)
+                    .values(due_at=now + lease_ms)
+                )
+            if done.rowcount == 1:
+                claimed.append((str(r.id), str(r.app_id)))
+        return claimed
+
+    async def set_due(self, row: TournamentRow, due_at: int | None) -> bool:
+        """When the tournament is next due, if it is still at ``row``'s version (a
+        claim that found nothing to do yet, or was beaten to it); False otherwise (the
+        change that moved it wrote its own)."""
+        async with self.store.writing() as conn:
+            done = await conn.execute(
+                update(TournamentRecord)
+                .where(TournamentRecord.id == row.id, TournamentRecord.version == row.version)
+                .values(due_at=due_at)
+            )
+        return done.rowcount == 1
 
     async def write_round(
-        self, row: TournamentRow, new: list[Event], status: str, games: Sequence[TableGame]
+        self,
+        row: TournamentRow,
+        new: list[Event],
+        games: Sequence[TableGame],
+        written: Written,
     ) -> bool:
         """The pairing of a round and all its games with their seats taken, in one
         transaction: a crash leaves either the whole round or nothing, and of two
@@ -137,10 +269,12 @@ class TournamentStore:
         log row, the seat's token: the database's one write of a change), only all in
         one transaction; the use case starts them afterwards (``Matches.start``)."""
         store = self.store
-        async with store.writing() as conn:
+        # Four statements a table (the game, its two or four joins, its link): a
+        # 512-table round is thousands, longer than one call's usual bound.
+        async with store.writing(ROUND_WRITE_SECONDS_PER_TABLE * len(games)) as conn:
             # The swap first: on PostgreSQL it locks the tournament's row, so a
             # concurrent StartRound waits here and then finds the version moved on.
-            if not await _swap(conn, row, [*row.events, *new], status):
+            if not await _swap(conn, row, [*row.events, *new], written):
                 return False
             for g in games:
                 await store.sql.insert_game_in(conn, store.game_insert(g.new))
@@ -164,6 +298,9 @@ class TournamentTransaction:
 
     def __init__(self, conn: AsyncConnection) -> None:
         self.conn = conn
+        # The table of a game as this transaction read it (the settlement asks twice:
+        # whether a forfeit decided it, then to record its result); a change drops it.
+        self._tables: dict[str, TableOfGame | None] = {}
 
     async def table_of_game(self, game_id: str) -> TableOfGame | None:
         """The tournament table ``game_id`` is played at, its tournament's row read
@@ -171,6 +308,8 @@ class TournamentTransaction:
         tournament waits, so that this transaction's swap cannot lose (a settlement is
         not retried lightly). On SQLite the transaction holds the database's write
         lock."""
+        if game_id in self._tables:
+            return self._tables[game_id]
         conn = self.conn
         link = (
             await conn.execute(
@@ -187,9 +326,12 @@ class TournamentTransaction:
         r = (await conn.execute(q)).first()
         if r is None:
             return None
-        return TableOfGame(_row(r), int(link.round), int(link.table_no))
+        found = TableOfGame(await _row(r), int(link.round), int(link.table_no))
+        self._tables[game_id] = found
+        return found
 
-    async def append_events(self, row: TournamentRow, new: list[Event], status: str) -> bool:
-        """Append events to the tournament as ``row`` read it, in this transaction;
-        False if it changed since."""
-        return await _swap(self.conn, row, [*row.events, *new], status)
+    async def append_events(self, row: TournamentRow, new: list[Event], written: Written) -> bool:
+        """Append events to the tournament as ``row`` read it, with what they leave,
+        in this transaction; False if it changed since."""
+        self._tables.clear()
+        return await _swap(self.conn, row, [*row.events, *new], written)
