@@ -48,6 +48,8 @@ MODULES = [
     "tranca/rules/match.py",
     "tranca/rules/views.py",
     "tranca/rules/bots.py",
+    "tranca/rules/information.py",
+    "tranca/rules/expert.py",
     "tranca/rules/simulate.py",
     "tranca/app/game.py",
 ]

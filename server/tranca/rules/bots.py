@@ -96,13 +96,35 @@ class GreedyBot:
 
 
 BOT_LEVELS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+# Every level, the expert's too (expert.py, which builds on the greedy bot).
+LEVELS = ("random", "greedy", "expert")
 
 
-def make_bot(level: str, seed: int = 0) -> Bot:
+def make_bot(
+    level: str,
+    seed: int = 0,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+    clock: Callable[[], float] | None = None,
+) -> Bot:
+    """A bot of ``level``. The expert's budget per decision: ``iterations`` and
+    ``seconds`` (on ``clock``; without one, iterations only), each defaulting to the
+    expert's own default."""
+    if level == "expert":
+        from .expert import DEFAULT_ITERATIONS, DEFAULT_SECONDS, Budget, ExpertBot
+
+        if iterations is None and seconds is None:
+            iterations, seconds = DEFAULT_ITERATIONS, DEFAULT_SECONDS
+        if clock is None:
+            seconds = None  # no clock: the iterations alone (reproducible)
+        if iterations is None and seconds is None:
+            iterations = DEFAULT_ITERATIONS
+        return ExpertBot(seed, Budget(iterations, seconds), clock=clock)
     try:
         return BOT_LEVELS[level](seed)
     except KeyError:
-        raise ValueError(f"unknown bot level {level!r}; known: {', '.join(BOT_LEVELS)}") from None
+        raise ValueError(f"unknown bot level {level!r}; known: {', '.join(LEVELS)}") from None
 
 
 def bot_move(bot: Bot, s: DealState) -> Move:

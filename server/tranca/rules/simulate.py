@@ -8,6 +8,7 @@ from typing import Any
 
 from .bots import Bot, make_bot
 from .engine import apply, apply_unchecked, legal_moves, new_deal, validate
+from .information import event_after, event_before
 from .invariants import check_invariants
 from .presets import Rules
 from .scoring import score_deal
@@ -36,6 +37,8 @@ def play_deal(
     """Play one deal to its end. Each move is generated, validated and applied
     (``validate_moves=False`` skips the separate validation, for profiling)."""
     s = new_deal(rules, n_players, seed=seed, dealer=seed % n_players)
+    # Bots that remember the public events (the expert) see every move's.
+    observers = [o for o in (getattr(b, "observe", None) for b in bots) if o is not None]
     failures: list[str] = []
     moves = 0
     while not s.is_over:
@@ -50,7 +53,14 @@ def play_deal(
         move = bots[seat].choose(s, legal)
         if validate_moves:
             validate(s, seat, move)
-        apply_unchecked(s, seat, move)
+        if observers:
+            before = event_before(s, seat, move)
+            apply_unchecked(s, seat, move)
+            event = event_after(before, s)
+            for observe in observers:
+                observe(event)
+        else:
+            apply_unchecked(s, seat, move)
         moves += 1
         if check:
             failures += [f"after move {moves}: {p}" for p in check_invariants(s)]
