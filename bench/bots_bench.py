@@ -117,6 +117,7 @@ def main() -> int:
     p.add_argument("--iterations", type=int, default=40)
     p.add_argument("--budget-pairs", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--horizon", type=int, default=None, help="the expert's playout length")
     p.add_argument("--only", default="", help="comma-separated preset:players to run")
     p.add_argument("--name", default="bots", help="the results' file name, without suffix")
     p.add_argument("--merge", nargs="*", type=Path, help="join these results into --name")
@@ -150,7 +151,7 @@ def main() -> int:
         (args.out / f"{args.name}.json").write_text(json.dumps(doc, indent=2) + "\n")
         (args.out / f"{args.name}.md").write_text(markdown(doc))
 
-    config = LevelConfig(args.iterations, None)
+    config = LevelConfig(args.iterations, None, args.horizon)
     for run in runs:
         started = time.perf_counter()
         doc["runs"].append({})

@@ -45,6 +45,7 @@ class LevelConfig:
 
     iterations: int | None = None
     seconds: float | None = None
+    horizon: int | None = None
 
 
 def bot_for(level: str, seed: int, config: LevelConfig, rules: Rules, players: int) -> Bot:
@@ -58,6 +59,7 @@ def bot_for(level: str, seed: int, config: LevelConfig, rules: Rules, players: i
         iterations=config.iterations,
         seconds=config.seconds,
         clock=time.perf_counter,
+        horizon=config.horizon,
     )
 
 

@@ -107,12 +107,19 @@ def make_bot(
     iterations: int | None = None,
     seconds: float | None = None,
     clock: Callable[[], float] | None = None,
+    horizon: int | None = None,
 ) -> Bot:
     """A bot of ``level``. The expert's budget per decision: ``iterations`` and
     ``seconds`` (on ``clock``; without one, iterations only), each defaulting to the
-    expert's own default."""
+    expert's own default, and the atomic moves its playouts run (``horizon``)."""
     if level == "expert":
-        from .expert import DEFAULT_ITERATIONS, DEFAULT_SECONDS, Budget, ExpertBot
+        from .expert import (
+            DEFAULT_HORIZON,
+            DEFAULT_ITERATIONS,
+            DEFAULT_SECONDS,
+            Budget,
+            ExpertBot,
+        )
 
         if iterations is None and seconds is None:
             iterations, seconds = DEFAULT_ITERATIONS, DEFAULT_SECONDS
@@ -120,7 +127,9 @@ def make_bot(
             seconds = None  # no clock: the iterations alone (reproducible)
         if iterations is None and seconds is None:
             iterations = DEFAULT_ITERATIONS
-        return ExpertBot(seed, Budget(iterations, seconds), clock=clock)
+        return ExpertBot(
+            seed, Budget(iterations, seconds), clock=clock, horizon=horizon or DEFAULT_HORIZON
+        )
     try:
         return BOT_LEVELS[level](seed)
     except KeyError:

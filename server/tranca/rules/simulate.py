@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,15 +76,29 @@ def simulate(
     seed: int,
     level: str = "random",
     check: bool = False,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
-    """Play ``deals`` deals and summarise them as JSON-ready data."""
+    """Play ``deals`` deals and summarise them as JSON-ready data (``iterations``,
+    ``seconds`` and ``clock``: the expert's budget, ``bots.make_bot``)."""
     total_moves = 0
     sums = [0] * (2 if n_players == 4 else n_players)
     reasons: dict[str, int] = {}
     failures: list[str] = []
     started = time.perf_counter()
     for i in range(deals):
-        bots = [make_bot(level, seed * 1000 + i * 10 + k) for k in range(n_players)]
+        bots = [
+            make_bot(
+                level,
+                seed * 1000 + i * 10 + k,
+                iterations=iterations,
+                seconds=seconds,
+                clock=clock,
+            )
+            for k in range(n_players)
+        ]
         _, result = play_deal(rules, n_players, seed + i, bots, check=check)
         total_moves += result.moves
         for k, v in enumerate(result.scores):
