@@ -21,14 +21,16 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tranca.arena import LevelConfig, arena
 from tranca.rules import engine
 from tranca.rules.presets import PRESETS, make_rules
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from engine_bench import machine
+if TYPE_CHECKING:  # mypy reads bench/ as the package it is
+    from bench.engine_bench import machine
+else:  # run as a script: bench/ is on sys.path
+    from engine_bench import machine
 
 ACCEPTANCE = [("tranca-000", 2), ("tranca-003", 4), ("canasta-002", 4)]
 
@@ -36,6 +38,8 @@ ACCEPTANCE = [("tranca-000", 2), ("tranca-003", 4), ("canasta-002", 4)]
 def plan(args: argparse.Namespace) -> list[dict[str, Any]]:
     runs: list[dict[str, Any]] = []
     matchups = [("greedy", "random"), ("expert", "greedy")]
+    if args.matchups:
+        matchups = [(m.split("-")[0], m.split("-")[1]) for m in args.matchups.split(",")]
     for preset, players in ACCEPTANCE:
         for a, b in matchups:
             runs.append({"preset": preset, "players": players, "a": a, "b": b, "pairs": args.pairs})
@@ -54,7 +58,7 @@ def plan(args: argparse.Namespace) -> list[dict[str, Any]]:
                             "pairs": args.other_pairs,
                         }
                     )
-    return runs
+    return [r for r in runs if r["pairs"] > 0]
 
 
 def markdown(doc: dict[str, Any]) -> str:
@@ -119,6 +123,7 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--horizon", type=int, default=None, help="the expert's playout length")
     p.add_argument("--only", default="", help="comma-separated preset:players to run")
+    p.add_argument("--matchups", default="", help="A-B,... (default greedy-random,expert-greedy)")
     p.add_argument("--name", default="bots", help="the results' file name, without suffix")
     p.add_argument("--merge", nargs="*", type=Path, help="join these results into --name")
     args = p.parse_args()

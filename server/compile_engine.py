@@ -50,6 +50,7 @@ MODULES = [
     "tranca/rules/bots.py",
     "tranca/rules/information.py",
     "tranca/rules/expert.py",
+    "tranca/rules/levels.py",
     "tranca/rules/simulate.py",
     "tranca/app/game.py",
 ]

@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .platform.duplicate import round_from_seed
-from .rules.bots import LEVELS, Bot, make_bot
+from .rules.bots import Bot
 from .rules.engine import apply_unchecked, legal_moves, new_deal
 from .rules.information import event_after, event_before
+from .rules.levels import LEVELS, make_bot
 from .rules.presets import Rules
 from .rules.scoring import score_deal
 

@@ -46,8 +46,8 @@ from .command_line import (
     sqlite_file,
     usage_error,
 )
-from .rules.bots import LEVELS, make_bot
 from .rules.engine import apply, legal_moves
+from .rules.levels import LEVELS, make_bot
 from .rules.match import Match
 from .rules.moves import move_text
 from .rules.presets import make_rules, preset_names

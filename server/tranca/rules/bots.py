@@ -76,10 +76,10 @@ class GreedyBot:
                 return m
         discards = by_kind.get(DISCARD, [])
         if discards:
-            return min(discards, key=lambda m: self._keep_value(hand, m.cards[0], s))
+            return min(discards, key=lambda m: self.keep_value(hand, m.cards[0], s))
         return moves[0]
 
-    def _keep_value(self, hand: list[int], card: int, s: DealState) -> tuple[int, float]:
+    def keep_value(self, hand: list[int], card: int, s: DealState) -> tuple[int, float]:
         if is_black_three(card):
             return (0, self.rng.random())
         if is_wild(card):
@@ -96,44 +96,14 @@ class GreedyBot:
 
 
 BOT_LEVELS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
-# Every level, the expert's too (expert.py, which builds on the greedy bot).
-LEVELS = ("random", "greedy", "expert")
 
 
-def make_bot(
-    level: str,
-    seed: int = 0,
-    *,
-    iterations: int | None = None,
-    seconds: float | None = None,
-    clock: Callable[[], float] | None = None,
-    horizon: int | None = None,
-) -> Bot:
-    """A bot of ``level``. The expert's budget per decision: ``iterations`` and
-    ``seconds`` (on ``clock``; without one, iterations only), each defaulting to the
-    expert's own default, and the atomic moves its playouts run (``horizon``)."""
-    if level == "expert":
-        from .expert import (
-            DEFAULT_HORIZON,
-            DEFAULT_ITERATIONS,
-            DEFAULT_SECONDS,
-            Budget,
-            ExpertBot,
-        )
-
-        if iterations is None and seconds is None:
-            iterations, seconds = DEFAULT_ITERATIONS, DEFAULT_SECONDS
-        if clock is None:
-            seconds = None  # no clock: the iterations alone (reproducible)
-        if iterations is None and seconds is None:
-            iterations = DEFAULT_ITERATIONS
-        return ExpertBot(
-            seed, Budget(iterations, seconds), clock=clock, horizon=horizon or DEFAULT_HORIZON
-        )
+def make_bot(level: str, seed: int = 0) -> Bot:
+    """A random or greedy bot (``levels.make_bot`` makes the expert too)."""
     try:
         return BOT_LEVELS[level](seed)
     except KeyError:
-        raise ValueError(f"unknown bot level {level!r}; known: {', '.join(LEVELS)}") from None
+        raise ValueError(f"unknown bot level {level!r}; known: {', '.join(BOT_LEVELS)}") from None
 
 
 def bot_move(bot: Bot, s: DealState) -> Move:

@@ -22,7 +22,6 @@ the layers above).
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from .information import (
     sample_state,
     unseen_cards,
 )
-from .moves import Move
+from .moves import DISCARD, Move
 from .scoring import score_deal
 from .state import DealState
 
@@ -48,7 +47,8 @@ from .state import DealState
 DEFAULT_SECONDS = 0.2
 DEFAULT_ITERATIONS = 400
 DEFAULT_HORIZON = 40  # atomic moves played by the rollout before scoring
-EXPLORATION = 0.7  # UCB1's constant, on values scaled to about [-1, 1]
+MAX_DISCARDS = 4  # the discards searched: those the greedy bot would keep least
+MAX_CANDIDATES = 10
 VALUE_SCALE = 500.0
 MAX_PLAYERS = 4  # points: a canastra's bonus and some cards
 
@@ -84,6 +84,19 @@ def decision_seed(seed: int, info: Information) -> int:
     return (seed * 1_000_003 + info.move_count * 8191 + info.seat) & ((1 << 62) - 1)
 
 
+def candidates(s: DealState, moves: list[Move], greedy: GreedyBot) -> list[Move]:
+    """The moves worth searching, the greedy bot's choice first: every move but the
+    discards the greedy bot would keep most, at most ``MAX_CANDIDATES``."""
+    first = greedy.choose(s, moves)
+    discards = [m for m in moves if m.kind == DISCARD and m != first]
+    others = [m for m in moves if m.kind != DISCARD and m != first]
+    if len(discards) > MAX_DISCARDS:
+        hand = s.hands[s.turn]
+        discards.sort(key=lambda m: greedy.keep_value(hand, m.cards[0], s))
+        discards = discards[:MAX_DISCARDS]
+    return [first, *others, *discards][:MAX_CANDIDATES]
+
+
 def search(
     info: Information,
     moves: list[Move],
@@ -94,54 +107,61 @@ def search(
     clock: Callable[[], float] | None = None,
 ) -> tuple[Move, int]:
     """The best of ``moves`` (the seat's legal moves, never empty) by the search, and
-    the number of playouts it ran."""
+    the number of playouts it ran.
+
+    Each sampled deal (a "world") is played out once from every candidate move, with
+    the same rollout seeds: the candidates are compared on the same cards, so the
+    luck of the sample cancels out of their differences. The budget counts playouts
+    (a world costs one per candidate; the first world is always played)."""
     if len(moves) == 1:
         return moves[0], 0
     rng = random.Random(decision_seed(seed, info))
     unseen = list(unseen_cards(info).elements())
     side = info.seat % info.n_sides
-    n = len(moves)
-    visits = [0] * n
-    totals = [0.0] * n
     limit = budget.iterations
     if limit is None and clock is None:
         limit = DEFAULT_ITERATIONS  # a time budget without a clock: the default count
     deadline = None
     if budget.seconds is not None and clock is not None:
         deadline = clock() + budget.seconds
-    rollout = [GreedyBot(rng.getrandbits(32)) for _ in range(info.n_players)]
+    pool = unseen[:]
+    rng.shuffle(pool)
+    world = sample_state(info, pool)
+    cands = candidates(world, moves, GreedyBot(rng.getrandbits(32)))
+    n = len(cands)
+    if n == 1:
+        return cands[0], 0
+    totals = [0.0] * n
     done = 0
-    while limit is None or done < limit:
-        if deadline is not None and done >= n and clock is not None and clock() >= deadline:
-            break
-        if done < n:
-            i = done
-        else:
-            log_n = math.log(done)
-            i = max(
-                range(n),
-                key=lambda k: totals[k] / visits[k] + EXPLORATION * math.sqrt(log_n / visits[k]),
-            )
-        pool = unseen[:]
-        rng.shuffle(pool)
-        s = sample_state(info, pool)
-        apply_unchecked(s, info.seat, moves[i])
-        steps = 0
-        while not s.is_over and steps < horizon:
-            legal = legal_moves(s)
-            if not legal:
+    worlds = 0
+    while True:
+        if worlds:
+            if limit is not None and done + n > limit:
                 break
-            seat = s.turn
-            apply_unchecked(s, seat, rollout[seat].choose(s, legal))
-            steps += 1
-        value = evaluate(s, side)
-        visits[i] += 1
-        totals[i] += value
-        done += 1
-    best = max(
-        range(n), key=lambda k: (totals[k] / visits[k] if visits[k] else -1e9, visits[k], -k)
-    )
-    return moves[best], done
+            if deadline is not None and clock is not None and clock() >= deadline:
+                break
+            pool = unseen[:]
+            rng.shuffle(pool)
+            world = sample_state(info, pool)
+        rollout_seed = rng.getrandbits(32)
+        for i in range(n):
+            s = world.copy()
+            apply_unchecked(s, info.seat, cands[i])
+            rollout = [GreedyBot(rollout_seed + k) for k in range(info.n_players)]
+            steps = 0
+            while not s.is_over and steps < horizon:
+                legal = legal_moves(s)
+                if not legal:
+                    break
+                seat = s.turn
+                apply_unchecked(s, seat, rollout[seat].choose(s, legal))
+                steps += 1
+            totals[i] += evaluate(s, side)
+        done += n
+        worlds += 1
+    # The best mean; a tie goes to the earlier candidate (the greedy bot's first).
+    best = max(range(n), key=lambda k: (totals[k], -k))
+    return cands[best], done
 
 
 class ExpertBot:

@@ -7,10 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import Bot, make_bot
+from .bots import Bot
 from .engine import apply, apply_unchecked, legal_moves, new_deal, validate
 from .information import event_after, event_before
 from .invariants import check_invariants
+from .levels import make_bot
 from .presets import Rules
 from .scoring import score_deal
 from .state import DealState, EndReason
