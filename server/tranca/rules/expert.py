@@ -1,20 +1,24 @@
 """The expert bot: determinized Monte Carlo search over the seat's information set.
 
-For each decision it has a budget (iterations, or seconds on a clock it is given).
-Each iteration draws one deal consistent with everything the seat knows
-(``information.sample_state``: the unseen cards shuffled into the other hands, the
-stock, the face-down mortos and the pile's unseen part), picks one of the legal moves
-by UCB1 over the iterations so far, plays it, lets greedy bots play every seat on from
-there for ``horizon`` moves (or to the end of the deal), and scores the position
-reached: the seat's side's score minus the best other side's, as ``score_deal``
-counts it (cards on the table, canastras, red threes, minus the hands and the
-mortos not taken). The move with the best mean wins (ties: the most tried, then the
-canonical order).
+For each decision it has a budget (playouts, and seconds on a clock it is given).
+It draws deals consistent with everything the seat knows ("worlds":
+``information.sample_state`` shuffles the unseen cards into the other hands, the
+stock, the face-down mortos and the pile's unseen part). In each world it plays
+every candidate move (``candidates``: the greedy bot's choice first, every move but
+the discards the greedy bot would keep most), lets greedy bots play every seat on
+for ``horizon`` atomic moves (or to the end of the deal) with the same seeds for
+every candidate, and scores the position reached: the seat's side's score minus the
+best other side's, as ``score_deal`` counts it (cards on the table, canastras, red
+threes, minus the hands and the mortos not taken). Comparing the candidates on the
+same worlds cancels the luck of each sample out of their differences. The candidate
+with the best total wins; a tie goes to the greedy bot's choice.
 
 Its input is an ``Information`` only (``information.py``): it cannot see a card the
-seat cannot. With an iteration budget it is a pure function of the information and
-its seed, so the same position and seed give the same move; a time budget stops
-early on a slow machine and is then not reproducible.
+seat cannot. With a budget in playouts alone it is a pure function of the
+information and its seed, so the same position and seed give the same move. A
+time budget stops at the first playout that ends past it (a world cut short is
+dropped; within the first, the greedy choice stands), so a decision overruns its
+budget by one playout at most; it then depends on the machine's speed.
 
 Pure: no I/O. The clock for a time budget is passed in (``time.perf_counter`` from
 the layers above).
@@ -144,7 +148,10 @@ def search(
             rng.shuffle(pool)
             world = sample_state(info, pool)
         rollout_seed = rng.getrandbits(32)
+        values: list[float] = []
         for i in range(n):
+            if deadline is not None and clock is not None and clock() >= deadline:
+                break  # a world cut short is dropped: the candidates stay paired
             s = world.copy()
             apply_unchecked(s, info.seat, cands[i])
             rollout = [GreedyBot(rollout_seed + k) for k in range(info.n_players)]
@@ -156,9 +163,15 @@ def search(
                 seat = s.turn
                 apply_unchecked(s, seat, rollout[seat].choose(s, legal))
                 steps += 1
-            totals[i] += evaluate(s, side)
-        done += n
+            values.append(evaluate(s, side))
+        done += len(values)
+        if len(values) < n:
+            break
+        for i in range(n):
+            totals[i] += values[i]
         worlds += 1
+    if not worlds:
+        return cands[0], done  # out of time within the first world: the greedy choice
     # The best mean; a tie goes to the earlier candidate (the greedy bot's first).
     best = max(range(n), key=lambda k: (totals[k], -k))
     return cands[best], done
