@@ -11,7 +11,7 @@ SDK     := clients/python
 SDK_GEN := $(SDK)/tranca_client/v1/.generated
 
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
-.PHONY: compiled
+.PHONY: compiled arena
 .PHONY: play
 .PHONY: node-deps
 .PHONY: bench-scale
@@ -137,6 +137,22 @@ bench: venv compiled
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results
 	$(BIN)/python bench/matchmaking_bench.py --out bench/results --players 1000 --arrivals 50 --seconds 20
+	$(MAKE) arena
+
+## The bots' arena (docs/BOTS.md): duplicate pairs of greedy against random and expert
+## against greedy, ARENA_PAIRS pairs on the acceptance presets (tranca-000 with 2
+## players, tranca-003 and canasta-002 with 4) and ARENA_OTHER_PAIRS on every other
+## preset, the expert at ARENA_ITERATIONS playouts a decision; then its decision time
+## at its default budget, and the clients' move throughput while the server's robots
+## think. Writes bench/results/bots.{json,md} and robots.{json,md}. Long: the full
+## size is hours of one core (the sizes that ran are in bots.md).
+ARENA_PAIRS       ?= 400
+ARENA_OTHER_PAIRS ?= 20
+ARENA_ITERATIONS  ?= 40
+arena: venv compiled
+	PYTHONPATH=$(COMPILED) nice -n 10 $(BIN)/python bench/bots_bench.py --out bench/results \
+	  --pairs $(ARENA_PAIRS) --other-pairs $(ARENA_OTHER_PAIRS) --iterations $(ARENA_ITERATIONS) --budget-pairs 2
+	nice -n 10 $(BIN)/python bench/robots_bench.py --out bench/results
 
 ## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150
 ## gameplay cases per database there): every RPC's contract with hostile input, and

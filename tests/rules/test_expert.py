@@ -11,6 +11,7 @@ hand, no stock card, no face-down morto card, no buried pile card"); a buried pi
 card the seat watched being discarded is history it saw, and it is kept.
 """
 
+import json
 import random
 from collections import Counter
 
@@ -219,3 +220,60 @@ def test_every_level_is_made_by_name() -> None:
     assert {make_bot(level, 1).name for level in LEVELS} == set(LEVELS)
     with pytest.raises(ValueError, match="unknown bot level"):
         make_bot("grandmaster")
+
+
+def test_the_arena_plays_duplicate_pairs_and_reports_intervals(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tranca.cli import main
+
+    code = main(
+        [
+            "arena",
+            "--preset",
+            "tranca-000",
+            "--players",
+            "2",
+            "--a",
+            "greedy",
+            "--b",
+            "random",
+            "--pairs",
+            "3",
+        ]
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert summary["pairs"] == 3 and summary["deals"] == 6
+    low, high = summary["a_win_rate_ci95"]
+    assert 0 <= low <= summary["a_win_rate"] <= high <= 1
+    assert set(summary["move_time"]) == {"greedy", "random"}
+
+
+def test_a_duplicate_pair_of_one_level_against_itself_is_even() -> None:
+    """Each deck is played twice with the sides swapped: a level against itself
+    (deterministic bots with the same seeds per seat) gains nothing on the pair."""
+    from tranca.arena import arena
+
+    out = arena(make_rules("tranca-000"), 2, "greedy", "greedy", 2)
+    assert out["a_mean_diff_per_deal"] == 0
+    assert out["a_win_rate"] == 0.5  # every pair a tie
+    assert out["deals"] == 4
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--players", "3"],
+        ["--pairs", "0"],
+        ["--a", "grandmaster"],
+        ["--iterations", "0"],
+        ["--seconds", "-1"],
+    ],
+)
+def test_the_arena_refuses_bad_arguments(argv: list[str]) -> None:
+    from tranca.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["arena", "--preset", "tranca-000", *argv])
+    assert exc.value.code == 2
