@@ -129,6 +129,15 @@ async def run(url: str, args: argparse.Namespace, level: str | None) -> dict[str
         stub = pb_grpc.GameServiceStub(channel)
         if level is not None:
             robot_games += [await robots_game(stub, 10 + i) for i in range(args.robot_games)]
+            # Until the robots play (the expert's worker processes take a while to
+            # start on a busy machine): the run measures robots that think.
+            start_versions = [(await server.store.game(g)).version for g in robot_games]
+            waited = time.perf_counter()
+            while time.perf_counter() - waited < 120:
+                now = [(await server.store.game(g)).version for g in robot_games]
+                if sum(now) - sum(start_versions) >= 4 * len(robot_games):
+                    break
+                await asyncio.sleep(0.5)
         deadline = time.perf_counter() + 2.0  # warm-up (the expert's workers start)
         await asyncio.gather(*(one_game(stub, random.Random(i)) for i in range(args.games)))
         latencies.clear()

@@ -581,13 +581,11 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     if watch_leases.enabled:
         running.tasks.append(asyncio.create_task(watch_leases.renew_forever()))
     if cfg.sweep_interval > 0:
-        running.sweeper = running.new_sweeper(
-            robots=Robots(
-                RobotSettings(
-                    cfg.robot_level, cfg.robot_ms, cfg.robot_iterations, cfg.robot_workers
-                )
-            )
+        robots = Robots(
+            RobotSettings(cfg.robot_level, cfg.robot_ms, cfg.robot_iterations, cfg.robot_workers)
         )
+        running.sweeper = running.new_sweeper(robots=robots)
+        running.tasks.append(asyncio.create_task(robots.warm()))
         running.tasks.append(asyncio.create_task(running.sweeper.run(cfg.sweep_interval)))
     running.matchmaker = Matchmaker(tickets, hub, now_ms)
     if cfg.match_interval > 0:

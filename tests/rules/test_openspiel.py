@@ -8,22 +8,20 @@ import random
 from typing import Any
 
 import numpy as np
+import pyspiel  # the open_spiel package: pyproject's dev extras, installed by `make venv`
 import pytest
+from open_spiel.python.algorithms import ismcts, mcts
 
-pyspiel = pytest.importorskip("pyspiel")  # installed by `make venv` (pyproject's dev extras)
-
-from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
-
-from tests.rules.test_expert import advance, hidden_twin  # noqa: E402
-from tranca.openspiel import (  # noqa: E402
+from tests.rules.test_expert import advance, hidden_twin
+from tranca.openspiel import (
     GAME_NAME,
     OpenSpielISMCTS,
     TrancaState,
     action_to_move,
     move_to_action,
 )
-from tranca.rules.engine import legal_moves  # noqa: E402
-from tranca.rules.presets import PRESETS, make_rules  # noqa: E402
+from tranca.rules.engine import legal_moves
+from tranca.rules.presets import PRESETS, make_rules
 
 GAMES = [(name, n) for name, r in sorted(PRESETS.items()) for n in r.player_counts if n != 3]
 

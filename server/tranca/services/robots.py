@@ -45,6 +45,11 @@ class RobotSettings:
             raise ValueError("the robots' budget and workers must be at least 1")
 
 
+def ready() -> bool:
+    """Nothing: a worker that answers has imported the engine and the search."""
+    return True
+
+
 def think(info: Information, moves: list[Move], seed: int, iterations: int, ms: int) -> Move:
     """The expert's decision, in a worker process: information in, a move out."""
     move, _ = search(info, moves, seed, Budget(iterations, ms / 1000), clock=time.perf_counter)
@@ -71,6 +76,17 @@ class Robots:
             )
         return self._pool
 
+    async def warm(self) -> None:
+        """Start the expert's worker processes now (a spawned worker takes seconds to
+        import the engine), rather than on the first robot's decision."""
+        if self.settings.level != "expert":
+            return
+        loop = asyncio.get_running_loop()
+        pool = self._executor()
+        await asyncio.gather(
+            *(loop.run_in_executor(pool, ready) for _ in range(self.settings.workers))
+        )
+
     async def move(self, deal: DealState, seed: int) -> Move | None:
         """The robot's move for the seat to act, one of ``legal_moves``; None when
         there is none."""
@@ -92,4 +108,4 @@ class Robots:
             self._pool = None
 
 
-__all__ = ["ROBOT_LEVELS", "RobotSettings", "Robots", "think"]
+__all__ = ["ROBOT_LEVELS", "RobotSettings", "Robots", "ready", "think"]
