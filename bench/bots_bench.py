@@ -104,9 +104,9 @@ def markdown(doc: dict[str, Any]) -> str:
             f"{budget['preset']}, {budget['players']} players, {budget['pairs']} pairs "
             f"against greedy, the expert at 200 ms / 400 playouts on the clock: "
             f"{t['decisions']} decisions, p50 {t['p50_ms']} ms, p99 {t['p99_ms']} ms, "
-            f"max {t['max_ms']} ms: p99 / budget = {t['p99_ms'] / 200:.2f} (a search stops "
-            "at the first playout that ends past its budget, so it overruns by at most "
-            "one playout).",
+            f"max {t['max_ms']} ms: p99 / budget = {t['p99_ms'] / 200:.2f} (a search looks "
+            "at the clock between playouts and every 8 moves within one). Engine: "
+            f"{budget.get('engine', doc['engine'])}.",
         ]
     for note in doc.get("notes", []):
         lines += ["", note]

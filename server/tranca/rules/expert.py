@@ -156,13 +156,24 @@ def search(
             apply_unchecked(s, info.seat, cands[i])
             rollout = [GreedyBot(rollout_seed + k) for k in range(info.n_players)]
             steps = 0
+            late = False
             while not s.is_over and steps < horizon:
+                if (
+                    steps % 8 == 7
+                    and deadline is not None
+                    and clock is not None
+                    and clock() >= deadline
+                ):
+                    late = True  # out of time within a playout: the world is dropped
+                    break
                 legal = legal_moves(s)
                 if not legal:
                     break
                 seat = s.turn
                 apply_unchecked(s, seat, rollout[seat].choose(s, legal))
                 steps += 1
+            if late:
+                break
             values.append(evaluate(s, side))
         done += len(values)
         if len(values) < n:
