@@ -126,13 +126,18 @@ def main() -> int:
     p.add_argument("--matchups", default="", help="A-B,... (default greedy-random,expert-greedy)")
     p.add_argument("--name", default="bots", help="the results' file name, without suffix")
     p.add_argument("--merge", nargs="*", type=Path, help="join these results into --name")
+    p.add_argument("--note", action="append", default=[], help="a paragraph for the report")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.merge:
-        docs = [json.loads(f.read_text()) for f in args.merge]
+        # Each file is a document of this script or one `tranca arena` summary.
+        loaded = [json.loads(f.read_text()) for f in args.merge]
+        docs = [d for d in loaded if "runs" in d]
         merged = dict(docs[0])
         merged["runs"] = [r for d in docs for r in d["runs"] if r]
+        merged["runs"] += [d for d in loaded if "runs" not in d]
         merged["command"] = "; ".join(d["command"] for d in docs)
+        merged["notes"] = args.note
         budgets = [d["budget"] for d in docs if d.get("budget")]
         if budgets:
             merged["budget"] = budgets[0]
