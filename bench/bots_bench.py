@@ -138,7 +138,7 @@ def main() -> int:
         merged["runs"] += [d for d in loaded if "runs" not in d]
         merged["command"] = "; ".join(d["command"] for d in docs)
         merged["notes"] = args.note
-        budgets = [d["budget"] for d in docs if d.get("budget")]
+        budgets = [{**d["budget"], "engine": d["engine"]} for d in docs if d.get("budget")]
         if budgets:
             merged["budget"] = budgets[0]
         (args.out / f"{args.name}.json").write_text(json.dumps(merged, indent=2) + "\n")
