@@ -11,7 +11,7 @@ SDK     := clients/python
 SDK_GEN := $(SDK)/tranca_client/v1/.generated
 
 .PHONY: venv proto run demo test lint typecheck pytest bench bench-service simulate clean
-.PHONY: compiled
+.PHONY: compiled arena
 .PHONY: play
 .PHONY: node-deps
 .PHONY: web
@@ -198,6 +198,7 @@ bench: venv compiled peer-deps
 	$(BIN)/python bench/webhook_bench.py --out bench/results
 	$(BIN)/python bench/matchmaking_bench.py --out bench/results --players 1000 --arrivals 50 --seconds 20
 	$(BIN)/python bench/tournament_bench.py --out bench/results --sizes 64 256 1024
+	$(MAKE) arena
 
 ## The benchmark's peer (bench/peer: boardgame.io and its PostgreSQL adapter, pinned
 ## with their lock file), for `make bench`; without npm the peer's runs are skipped.
@@ -213,6 +214,21 @@ peer-deps:
 	  echo "npm ci --prefix $(PEER_DIR) --ignore-scripts"; \
 	  npm ci --prefix $(PEER_DIR) --ignore-scripts --no-audit --no-fund && touch $(PEER_LOCK); \
 	fi
+
+## The bots' arena (docs/BOTS.md): duplicate pairs of greedy against random and expert
+## against greedy, ARENA_PAIRS pairs on the acceptance presets (tranca-000 with 2
+## players, tranca-003 and canasta-002 with 4) and ARENA_OTHER_PAIRS on every other
+## preset, the expert at ARENA_ITERATIONS playouts a decision; then its decision time
+## at its default budget, and the clients' move throughput while the server's robots
+## think. Writes bench/results/bots.{json,md} and robots.{json,md}. Long: the full
+## size is hours of one core (the sizes that ran are in bots.md).
+ARENA_PAIRS       ?= 400
+ARENA_OTHER_PAIRS ?= 20
+ARENA_ITERATIONS  ?= 40
+arena: venv compiled
+	PYTHONPATH=$(COMPILED) nice -n 10 $(BIN)/python bench/bots_bench.py --out bench/results \
+	  --pairs $(ARENA_PAIRS) --other-pairs $(ARENA_OTHER_PAIRS) --iterations $(ARENA_ITERATIONS) --budget-pairs 2
+	nice -n 10 $(BIN)/python bench/robots_bench.py --out bench/results
 
 ## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150
 ## gameplay cases per database there): every RPC's contract with hostile input, and

@@ -48,6 +48,9 @@ MODULES = [
     "tranca/rules/match.py",
     "tranca/rules/views.py",
     "tranca/rules/bots.py",
+    "tranca/rules/information.py",
+    "tranca/rules/expert.py",
+    "tranca/rules/levels.py",
     "tranca/rules/simulate.py",
     "tranca/app/game.py",
 ]

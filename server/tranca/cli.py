@@ -29,9 +29,11 @@ import json
 import os
 import socket
 import sys
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .arena import ARENA_LEVELS, OPENSPIEL_ISMCTS
 from .command_line import (
     DEFAULT_DATABASE_URL,
     REFUSED,
@@ -44,8 +46,8 @@ from .command_line import (
     sqlite_file,
     usage_error,
 )
-from .rules.bots import make_bot
 from .rules.engine import apply, legal_moves
+from .rules.levels import LEVELS, make_bot
 from .rules.match import Match
 from .rules.moves import move_text
 from .rules.presets import make_rules, preset_names
@@ -77,18 +79,83 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     _check_players(args.parser, args.preset, args.players)
     if args.deals < 1:
         args.parser.error(f"argument --deals: at least 1, not {args.deals}")
+    _check_budget(args.parser, args)
     rules = make_rules(args.preset)
-    summary = simulate(rules, args.players, args.deals, args.seed, args.bots, check=args.check)
+    summary = simulate(
+        rules,
+        args.players,
+        args.deals,
+        args.seed,
+        args.bots,
+        check=args.check,
+        iterations=args.iterations,
+        seconds=args.seconds,
+        clock=time.perf_counter,
+    )
     json.dump(summary, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0 if summary["invariants_ok"] in (True, None) else 1
+
+
+def _check_budget(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.iterations is not None and args.iterations < 1:
+        parser.error(f"argument --iterations: at least 1, not {args.iterations}")
+    if args.seconds is not None and not args.seconds > 0:
+        parser.error(f"argument --seconds: a positive number, not {args.seconds}")
+
+
+def _cmd_arena(args: argparse.Namespace) -> int:
+    from .arena import LevelConfig, arena
+
+    _check_players(args.parser, args.preset, args.players)
+    if args.players not in (2, 4):
+        args.parser.error("argument --players: the arena plays two sides, 2 or 4 players")
+    if args.pairs < 1:
+        args.parser.error(f"argument --pairs: at least 1, not {args.pairs}")
+    _check_budget(args.parser, args)
+    if args.a == OPENSPIEL_ISMCTS or args.b == OPENSPIEL_ISMCTS:
+        try:
+            import pyspiel  # noqa: F401
+        except ImportError:
+            raise Refusal("the open_spiel package is not installed") from None
+    config = LevelConfig(args.iterations, args.seconds)
+    summary = arena(
+        make_rules(args.preset),
+        args.players,
+        args.a,
+        args.b,
+        args.pairs,
+        seed=args.seed,
+        config_a=config,
+        config_b=config,
+    )
+    json.dump(summary, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _budget_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="the expert's playouts a decision (default 400, with --seconds 0.2)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="the expert's seconds a decision (default 0.2; with --iterations alone, none)",
+    )
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     _check_players(args.parser, args.preset, args.players)
     rules = make_rules(args.preset)
     match = Match(rules, args.players, args.seed)
-    bots = [make_bot(args.bots, args.seed + k) for k in range(args.players)]
+    bots = [
+        make_bot(args.bots, args.seed + k, clock=time.perf_counter) for k in range(args.players)
+    ]
     out = sys.stdout
     while not match.is_over:
         s = match.deal
@@ -291,17 +358,35 @@ def _parser() -> Parser:
     sim.add_argument("--players", type=int, default=4)
     sim.add_argument("--deals", type=int, default=100)
     sim.add_argument("--seed", type=int, default=1)
-    sim.add_argument("--bots", default="random", choices=["random", "greedy"])
+    sim.add_argument("--bots", default="random", choices=LEVELS)
+    _budget_options(sim)
     sim.add_argument("--check", action="store_true", help="check invariants after every move")
     sim.set_defaults(func=_cmd_simulate, parser=sim)
     demo = sub.add_parser("demo", help="watch bots play a match in the terminal")
     demo.add_argument("--preset", default="tranca-000", choices=preset_names())
     demo.add_argument("--players", type=int, default=4)
     demo.add_argument("--seed", type=int, default=1)
-    demo.add_argument("--bots", default="greedy", choices=["random", "greedy"])
+    demo.add_argument("--bots", default="greedy", choices=LEVELS)
     demo.add_argument("--quiet", action="store_true", help="print only the results")
     demo.add_argument("--one-deal", action="store_true", help="stop after one deal")
     demo.set_defaults(func=_cmd_demo, parser=demo)
+    are = sub.add_parser(
+        "arena",
+        help="two bot levels over duplicate pairs of deals; print a JSON summary",
+        description=(
+            "Each pair is one deck played twice with the sides swapped. Prints A's win "
+            "rate over the pairs and its mean point difference per deal, with 95 %% "
+            "intervals, and each level's decision time p50 and p99."
+        ),
+    )
+    are.add_argument("--preset", default="tranca-000", choices=preset_names())
+    are.add_argument("--players", type=int, default=2)
+    are.add_argument("--a", default="expert", choices=ARENA_LEVELS)
+    are.add_argument("--b", default="greedy", choices=ARENA_LEVELS)
+    are.add_argument("--pairs", type=int, default=20)
+    are.add_argument("--seed", type=int, default=1)
+    _budget_options(are)
+    are.set_defaults(func=_cmd_arena, parser=are)
     sub.add_parser("serve", help="run the game server (see tranca serve --help)")
     sub.add_parser("loadtest", help="concurrent bot games against a server (--help)")
     sub.add_parser("bot", help="a bot playing a seat through the API (see tranca bot --help)")

@@ -58,6 +58,7 @@ from .services.origins import Origins
 from .services.players import Players
 from .services.presence import Presence
 from .services.quick_play import QuickPlay
+from .services.robots import Robots, RobotSettings
 from .services.sessions import Sessions
 from .services.settlement import Settlement
 from .services.tables import Tables
@@ -147,6 +148,12 @@ class Config:
     snapshot_schema: int = 3
     sweep_interval: float = 0.5  # seconds between sweeps for timers, robots, settlements; 0: none
     match_interval: float = 1.0  # seconds between quick play's passes here; 0: none
+    # The server's robots (services/robots.py): their bot, and the expert's budget
+    # per decision and worker processes.
+    robot_level: str = "greedy"
+    robot_ms: int = 200
+    robot_iterations: int = 400
+    robot_workers: int = 1
     # Webhooks (services/webhooks.py): seconds between this replica's sweeps of the
     # outbox (0: it delivers none), one POST's timeout, attempts before a delivery
     # fails, the wait before the second attempt (doubling after), and how long
@@ -267,6 +274,31 @@ class Config:
             "turns and finished matches to settle; 0 runs no sweeper here",
         )
         p.add_argument(
+            "--robot-level",
+            choices=("greedy", "expert"),
+            default=env.get("TRANCA_ROBOT_LEVEL", cls.robot_level),
+            help="the bot that plays the robots' seats: greedy (on the event loop) or "
+            "expert (a search, in --robot-workers processes)",
+        )
+        p.add_argument(
+            "--robot-ms",
+            type=int,
+            default=int(env.get("TRANCA_ROBOT_MS", cls.robot_ms)),
+            help="the expert robot's milliseconds a decision (one core)",
+        )
+        p.add_argument(
+            "--robot-iterations",
+            type=int,
+            default=int(env.get("TRANCA_ROBOT_ITERATIONS", cls.robot_iterations)),
+            help="the expert robot's playouts a decision, at most",
+        )
+        p.add_argument(
+            "--robot-workers",
+            type=int,
+            default=int(env.get("TRANCA_ROBOT_WORKERS", cls.robot_workers)),
+            help="worker processes the expert robots think in, per server process",
+        )
+        p.add_argument(
             "--match-interval",
             type=float,
             default=float(env.get("TRANCA_MATCH_INTERVAL", 1.0)),
@@ -329,6 +361,8 @@ class Config:
             p.error("--tls-client-ca needs --tls-cert and --tls-key")
         if a.change_feed and not a.change_feed.startswith(("nats://", "tls://")):
             p.error("--change-feed is empty (NOTIFY) or a nats:// URL")
+        if min(a.robot_ms, a.robot_iterations, a.robot_workers) < 1:
+            p.error("--robot-ms, --robot-iterations and --robot-workers are at least 1")
         if not MIN_TOKEN_LIFETIME <= a.token_lifetime <= MAX_TOKEN_LIFETIME:
             p.error(f"--token-lifetime is {MIN_TOKEN_LIFETIME} to {MAX_TOKEN_LIFETIME} seconds")
         return cls(
@@ -362,6 +396,10 @@ class Config:
             max_connection_age=a.max_connection_age,
             sweep_interval=a.sweep_interval,
             match_interval=a.match_interval,
+            robot_level=a.robot_level,
+            robot_ms=a.robot_ms,
+            robot_iterations=a.robot_iterations,
+            robot_workers=a.robot_workers,
             webhook_interval=a.webhook_interval,
             webhook_timeout=a.webhook_timeout,
             webhook_attempts=a.webhook_attempts,
@@ -459,6 +497,9 @@ class Running:
             await self.poster.close()
         if self.compute is not None:
             self.compute.close()
+        if self.sweeper is not None:
+            # The expert robots' worker processes (none were started for greedy).
+            await asyncio.to_thread(self.sweeper.robots.close)
         await self.store.close()
 
 
@@ -650,7 +691,11 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     if watch_leases.enabled:
         running.tasks.append(asyncio.create_task(watch_leases.renew_forever()))
     if cfg.sweep_interval > 0:
-        running.sweeper = running.new_sweeper()
+        robots = Robots(
+            RobotSettings(cfg.robot_level, cfg.robot_ms, cfg.robot_iterations, cfg.robot_workers)
+        )
+        running.sweeper = running.new_sweeper(robots=robots)
+        running.tasks.append(asyncio.create_task(robots.warm()))
         running.tasks.append(asyncio.create_task(running.sweeper.run(cfg.sweep_interval)))
     running.matchmaker = Matchmaker(tickets, hub, now_ms)
     if cfg.match_interval > 0:

@@ -2,11 +2,12 @@
 document: run once on the sources and once on build/compiled/ by
 ``test_compiled_engine.py``, which compares the two.
 
-For every preset and player count: greedy and random bots play whole deals with
-the invariants checked after every move (rules: engine, bots, simulate, scoring),
-every seat's view of the final position (views), and a whole match played through
-the game the service keeps (app/game.py, rules/match.py) with its snapshot at the
-end. Prints the document and, on stderr, the file each compiled module came from.
+For every preset and player count: greedy and random bots (and the expert, one deal)
+play whole deals with the invariants checked after every move (rules: engine, bots,
+simulate, scoring, information, expert), every seat's view of the final position
+(views), and a whole match played through the game the service keeps (app/game.py,
+rules/match.py) with its snapshot at the end. Prints the document and, on stderr,
+the file each compiled module came from.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tranca.app.game import Action, GameStatus, Setup, apply_action, new_game, p
 from tranca.rules import bots, engine, match, simulate, views
 from tranca.rules.bots import make_bot
 from tranca.rules.engine import legal_moves
+from tranca.rules.levels import make_bot as expert_bot
 from tranca.rules.presets import PRESETS
 from tranca.rules.simulate import play_deal
 from tranca.rules.views import seat_view
@@ -47,6 +49,21 @@ def deals(preset: str, players: int) -> dict[str, Any]:
                 "final": _digest(state.to_dict()),
                 "views": _digest([seat_view(state, seat) for seat in range(-1, players)]),
             }
+    # The expert (one sampled world a decision, short playouts: its search and its
+    # information compiled), against greedy bots, one deal.
+    players_bots = [
+        expert_bot("expert", 7 + k, iterations=1, horizon=6)
+        if k % 2 == 0
+        else make_bot("greedy", k)
+        for k in range(players)
+    ]
+    state, result = play_deal(rules, players, SEEDS[0], players_bots, check=True)
+    out["expert"] = {
+        "moves": result.moves,
+        "scores": result.scores,
+        "invariant_failures": result.invariant_failures,
+        "final": _digest(state.to_dict()),
+    }
     return out
 
 

@@ -76,10 +76,10 @@ class GreedyBot:
                 return m
         discards = by_kind.get(DISCARD, [])
         if discards:
-            return min(discards, key=lambda m: self._keep_value(hand, m.cards[0], s))
+            return min(discards, key=lambda m: self.keep_value(hand, m.cards[0], s))
         return moves[0]
 
-    def _keep_value(self, hand: list[int], card: int, s: DealState) -> tuple[int, float]:
+    def keep_value(self, hand: list[int], card: int, s: DealState) -> tuple[int, float]:
         if is_black_three(card):
             return (0, self.rng.random())
         if is_wild(card):
@@ -99,6 +99,7 @@ BOT_LEVELS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "greedy": Gr
 
 
 def make_bot(level: str, seed: int = 0) -> Bot:
+    """A random or greedy bot (``levels.make_bot`` makes the expert too)."""
     try:
         return BOT_LEVELS[level](seed)
     except KeyError:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bots import Bot, make_bot
+from .bots import Bot
 from .engine import apply, apply_unchecked, legal_moves, new_deal, validate
+from .information import event_after, event_before
 from .invariants import check_invariants
+from .levels import make_bot
 from .presets import Rules
 from .scoring import score_deal
 from .state import DealState, EndReason
@@ -36,6 +39,8 @@ def play_deal(
     """Play one deal to its end. Each move is generated, validated and applied
     (``validate_moves=False`` skips the separate validation, for profiling)."""
     s = new_deal(rules, n_players, seed=seed, dealer=seed % n_players)
+    # Bots that remember the public events (the expert) see every move's.
+    observers = [o for o in (getattr(b, "observe", None) for b in bots) if o is not None]
     failures: list[str] = []
     moves = 0
     while not s.is_over:
@@ -50,7 +55,14 @@ def play_deal(
         move = bots[seat].choose(s, legal)
         if validate_moves:
             validate(s, seat, move)
-        apply_unchecked(s, seat, move)
+        if observers:
+            before = event_before(s, seat, move)
+            apply_unchecked(s, seat, move)
+            event = event_after(before, s)
+            for observe in observers:
+                observe(event)
+        else:
+            apply_unchecked(s, seat, move)
         moves += 1
         if check:
             failures += [f"after move {moves}: {p}" for p in check_invariants(s)]
@@ -65,15 +77,29 @@ def simulate(
     seed: int,
     level: str = "random",
     check: bool = False,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> dict[str, Any]:
-    """Play ``deals`` deals and summarise them as JSON-ready data."""
+    """Play ``deals`` deals and summarise them as JSON-ready data (``iterations``,
+    ``seconds`` and ``clock``: the expert's budget, ``bots.make_bot``)."""
     total_moves = 0
     sums = [0] * (2 if n_players == 4 else n_players)
     reasons: dict[str, int] = {}
     failures: list[str] = []
     started = time.perf_counter()
     for i in range(deals):
-        bots = [make_bot(level, seed * 1000 + i * 10 + k) for k in range(n_players)]
+        bots = [
+            make_bot(
+                level,
+                seed * 1000 + i * 10 + k,
+                iterations=iterations,
+                seconds=seconds,
+                clock=clock,
+            )
+            for k in range(n_players)
+        ]
         _, result = play_deal(rules, n_players, seed + i, bots, check=check)
         total_moves += result.moves
         for k, v in enumerate(result.scores):

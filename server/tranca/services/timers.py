@@ -52,6 +52,7 @@ from ..rules.state import DealState
 from .errors import ServiceError, VersionConflict
 from .moves import Moves, now_ms
 from .ports import Claim, GameRecord
+from .robots import Robots
 
 
 class TimerRepository(Protocol):
@@ -119,8 +120,12 @@ class Sweeper:
         lease_ms: int = LEASE_MS,
         batch: int = BATCH,
         clock: Callable[[], int] = now_ms,
+        robots: Robots | None = None,
     ) -> None:
         self.store = store
+        # Who plays the robots' seats (services/robots.py): the greedy bot on the
+        # event loop, or the expert in worker processes.
+        self.robots = robots or Robots()
         self.moves = moves
         # Settles finished matches (their ratings, points, chips, tournament results);
         # returns how many it settled.
@@ -155,20 +160,29 @@ class Sweeper:
     async def sweep_timers(self) -> int:
         """Claim the overdue games and act on each; returns on how many a turn was
         played (by a robot or for a timed-out player) or a seat taken over."""
-        acted = 0
         claims = await self.store.claim_due(self.clock(), self.lease_ms, self.batch)
-        for claim in claims:
-            try:
-                if await self._act(claim):
-                    acted += 1
-            except ServiceError as exc:
-                # The game is still claimed: another sweep retries it when the lease ends.
-                log.warning("sweep_game_failed", game_id=claim.game_id, error=str(exc))
-            except Exception:
-                # A bug (the rules refusing the server's own move, say): logged with the
-                # game, and the other claimed games still get their turn.
-                log.exception("sweep_game_bug", game_id=claim.game_id)
-        return acted
+        # Games are acted on one at a time, or as many at once as the robots have
+        # worker processes to think in (each game's turn stays in order).
+        gate = asyncio.Semaphore(self.robots.concurrency)
+
+        async def act(claim: Claim) -> bool:
+            async with gate:
+                try:
+                    return await self._act(claim)
+                except ServiceError as exc:
+                    # Still claimed: another sweep retries it when the lease ends.
+                    log.warning("sweep_game_failed", game_id=claim.game_id, error=str(exc))
+                except Exception:
+                    # A bug (the rules refusing the server's own move, say): logged with
+                    # the game, and the other claimed games still get their turn.
+                    log.exception("sweep_game_bug", game_id=claim.game_id)
+                return False
+
+        if self.robots.concurrency == 1:
+            done = [await act(claim) for claim in claims]
+        else:
+            done = list(await asyncio.gather(*(act(claim) for claim in claims)))
+        return sum(done)
 
     async def run(self, interval: float) -> None:
         """Sweep every ``interval`` seconds until cancelled. A sweep that claimed a
@@ -266,14 +280,17 @@ class Sweeper:
         assert deal is not None
         seat = deal.turn
         deal_number = g.deal_number
-        choose = robot_move if by == BY_ROBOT else fallback_move
         for played in range(MAX_TURN_MOVES):
             deal = g.deal
             if g.status != PLAYING or deal is None or g.deal_number != deal_number:
                 return
             if deal.turn != seat or (by == BY_ROBOT) != (seat in g.robots):
                 return
-            move = choose(deal, g.setup.seed ^ version)
+            seed = g.setup.seed ^ version
+            if by == BY_ROBOT:
+                move = await self.robots.move(deal, seed)
+            else:
+                move = fallback_move(deal, seed)
             if move is None:
                 log.error("no_legal_move", game_id=game_id, version=version, seat=seat)
                 return
