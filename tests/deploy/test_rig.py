@@ -269,9 +269,17 @@ async def open_table(
 
 
 async def play(
-    table: Table, stub: game_pb2_grpc.GameServiceAsyncStub, stats: Stats, progress: asyncio.Event
+    table: Table,
+    stub: game_pb2_grpc.GameServiceAsyncStub,
+    stats: Stats,
+    progress: asyncio.Event,
+    go: asyncio.Event | None = None,
 ) -> None:
+    """Play the table's seats to the end of its match; while ``go`` is clear, wait
+    before each move (a test holds the games still across a slow step)."""
     while table.view.status == pb.GAME_STATUS_PLAYING:
+        if go is not None:
+            await go.wait()
         assert len(table.acked) < MAX_MOVES, "the match did not end"
         seat = table.view.turn
         me = _player(table.tokens[seat])

@@ -128,15 +128,46 @@ async def _feeds(replicas: list[dict[str, Any]], name: str) -> list[float]:
     )
 
 
-async def _until_moved(tables: list[Table], moves: int, players: list[asyncio.Task[None]]) -> None:
-    """Until every game has ``moves`` more moves acknowledged than now."""
+class Gates:
+    """One gate a game: its player waits before each move while its gate is shut. The
+    games move at very different speeds (a deal's length and the calls' luck), and a
+    deal is finite: each step holds a game once it has made its moves, so that no game
+    runs to its end before the steps after."""
+
+    def __init__(self, tables: list[Table]) -> None:
+        self.events = {t.game_id: asyncio.Event() for t in tables}
+        self.open_all()
+
+    def open_all(self) -> None:
+        for event in self.events.values():
+            event.set()
+
+    def shut_all(self) -> None:
+        for event in self.events.values():
+            event.clear()
+
+
+async def _until_moved(
+    tables: list[Table], moves: int, players: list[asyncio.Task[None]], gates: Gates
+) -> None:
+    """Until every game has ``moves`` more moves acknowledged than now, each held
+    once it has; the gates are left shut."""
     goal = {t.game_id: len(t.acked) + moves for t in tables}
-    while not all(len(t.acked) >= goal[t.game_id] for t in tables):
+    gates.open_all()
+    while True:
         for p in players:
             if p.done():
                 p.result()
-        assert all(t.view.status == pb.GAME_STATUS_PLAYING for t in tables), "a game ended early"
-        await asyncio.sleep(0.05)
+        assert all(t.view.status == pb.GAME_STATUS_PLAYING for t in tables), (
+            "a game ended early",
+            [(t.view.status, t.view.version, len(t.acked)) for t in tables],
+        )
+        for t in tables:
+            if len(t.acked) >= goal[t.game_id]:
+                gates.events[t.game_id].clear()
+        if all(len(t.acked) >= goal[t.game_id] for t in tables):
+            return
+        await asyncio.sleep(0.02)
 
 
 async def test_nats_feed_and_pgbouncer_through_a_bus_restart_and_a_killed_replica(
@@ -168,16 +199,24 @@ async def test_nats_feed_and_pgbouncer_through_a_bus_restart_and_a_killed_replic
                 while not all(w.seen for t in tables for w in t.watches):
                     await asyncio.sleep(0.02)
             progress = asyncio.Event()
-            players += [asyncio.create_task(play(t, stub, stats, progress)) for t in tables]
-            await _until_moved(tables, STOP_BUS_AFTER, players)
+            # The players stop between moves while the test waits on the watchers'
+            # timers and the bus's restart: a deal is finite, and the moves made while
+            # it waits must not end a game before the steps after it.
+            gates = Gates(tables)
+            players += [
+                asyncio.create_task(play(t, stub, stats, progress, gates.events[t.game_id]))
+                for t in tables
+            ]
+            await _until_moved(tables, STOP_BUS_AFTER, players, gates)
 
             # The bus goes away: every replica sees it, moves go on.
             _rig(rig, "stop", "--name", "nats")
             while await _feeds(replicas, "tranca_change_feed_up") != [0.0] * 3:
                 await asyncio.sleep(0.2)
             hints_down = await _feeds(replicas, "tranca_change_feed_hints_total")
-            await _until_moved(tables, WHILE_DOWN, players)
-            # The watchers catch up without the bus, on their timer's re-reads.
+            await _until_moved(tables, WHILE_DOWN, players, gates)
+            # The watchers catch up without the bus, on their timer's re-reads (no move
+            # wakes them now).
             latest = {t.game_id: max(t.acked) for t in tables}
             for t in tables:
                 for w in t.watches:
@@ -189,18 +228,21 @@ async def test_nats_feed_and_pgbouncer_through_a_bus_restart_and_a_killed_replic
             _rig(rig, "start", "--name", "nats")
             while await _feeds(replicas, "tranca_change_feed_up") != [1.0] * 3:
                 await asyncio.sleep(0.2)
-            await _until_moved(tables, KILL_AFTER, players)
+            await _until_moved(tables, KILL_AFTER, players, gates)
             while True:
                 hints = await _feeds(replicas, "tranca_change_feed_hints_total")
                 if all(h > d for h, d in zip(hints, hints_down, strict=True)):
                     break
-                await asyncio.sleep(0.2)
+                await _until_moved(tables, 1, players, gates)
+            await asyncio.sleep(0.5)  # the moves under way are answered
+            assert all(t.view.status == pb.GAME_STATUS_PLAYING for t in tables)
 
             # A replica killed: the games end through the survivors.
             for t in tables:
                 t.at_kill = t.view.version
             dead.add(KILLED)
             os.kill(int(replicas[KILLED]["pid"]), signal.SIGKILL)
+            gates.open_all()
             await asyncio.gather(*players)
             await asyncio.gather(*watchers)
 

@@ -393,6 +393,41 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Este app não permite jogar como convidado.",
         "Esta app no permite jugar como invitado.",
     ),
+    "BAD_PAIRING": (
+        "The pairing must seat every entrant still in exactly once, at a table or with a bye.",
+        "O emparceiramento deve pôr cada participante ainda no torneio uma única vez, numa "
+        "mesa ou de folga.",
+        "El emparejamiento debe ubicar a cada participante que sigue en el torneo una sola "
+        "vez, en una mesa o con descanso.",
+    ),
+    "ENTRANT_EXISTS": (
+        "This player is already registered in the tournament.",
+        "Este jogador já está inscrito no torneio.",
+        "Este jugador ya está inscrito en el torneo.",
+    ),
+    "NO_RESULT_YET": (
+        "This table has no result to correct yet.",
+        "Esta mesa ainda não tem resultado para corrigir.",
+        "Esta mesa todavía no tiene resultado para corregir.",
+    ),
+    "PAIRING_NOT_ALLOWED": (
+        "Only a Swiss round takes the organiser's own pairing.",
+        "Só uma rodada suíça aceita o emparceiramento do organizador.",
+        "Solo una ronda suiza acepta el emparejamiento del organizador.",
+    ),
+    "RESULT_FIXED": (
+        "This knockout result cannot be corrected so (it needs a winner, and is fixed once "
+        "the next round is paired).",
+        "Este resultado do mata-mata não pode ser corrigido assim (precisa de um vencedor e "
+        "fica fixo depois que a próxima rodada é emparceirada).",
+        "Este resultado de la eliminatoria no se puede corregir así (necesita un ganador y "
+        "queda fijo cuando la siguiente ronda ya está emparejada).",
+    ),
+    "ROUND_NOT_PLAYED": (
+        "That round has not been played yet.",
+        "Essa rodada ainda não foi jogada.",
+        "Esa ronda todavía no se jugó.",
+    ),
     "ORIGIN_NOT_ALLOWED": (
         "This app does not accept calls from this web page.",
         "Este app não aceita chamadas desta página da web.",
