@@ -72,7 +72,10 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 def server_config(database_url: str, **changes: Any) -> Config:
     """A server for the tests: on loopback, any free port, no metrics endpoint, and
-    rate limits off (they have tests of their own: test_limits_security.py)."""
+    rate limits off (they have tests of their own: test_limits_security.py). A
+    database call may wait 15 s rather than 5: a worker's SQLite file is shared by
+    every test it runs, and under a loaded 2-core machine a test's call once waited
+    over 5 s for the write lock behind a sweep of the matches earlier tests left."""
     settings: dict[str, Any] = {
         "host": "127.0.0.1",
         "port": 0,
@@ -80,6 +83,7 @@ def server_config(database_url: str, **changes: Any) -> Config:
         "database_url": database_url,
         "rate_per_token": 0,
         "rate_per_app": 0,
+        "db_timeout": 15.0,
     }
     return Config(**{**settings, **changes})
 
