@@ -522,8 +522,14 @@ class AsyncTrancaClient:
             move=move,
             include_legal_moves=include_legal_moves,
         )
+        answer: pb.SubmitMoveResponse = await self._submit(self._stub.SubmitMove, request)
+        return answer
+
+    async def _submit(self, method: Any, request: Any) -> Any:
+        """A move or a turn, retried with its request id; a version conflict raised
+        with the game's view as it is now (or None if that cannot be read)."""
         try:
-            return await self._unary(self._stub.SubmitMove, request, _PLAYER, retry=True)
+            return await self._unary(method, request, _PLAYER, retry=True)
         except VersionConflict as exc:
             conflict = exc
         if conflict.attempts > 1:
@@ -531,11 +537,11 @@ class AsyncTrancaClient:
             # running on the server and applied since: the log knows, so ask again
             # with the same request id (a replayed answer if it was applied).
             try:
-                return await self._unary(self._stub.SubmitMove, request, _PLAYER, retry=True)
+                return await self._unary(method, request, _PLAYER, retry=True)
             except VersionConflict as exc:
                 conflict = exc
         try:
-            conflict.view = await self.get_view(game_id)
+            conflict.view = await self.get_view(request.game_id)
         except TrancaError:
             conflict.view = None
         raise conflict
@@ -564,22 +570,8 @@ class AsyncTrancaClient:
             moves=[parse_move(m) if isinstance(m, str) else m for m in moves],
             include_legal_moves=include_legal_moves,
         )
-        try:
-            return await self._unary(self._stub.SubmitTurn, request, _PLAYER, retry=True)
-        except VersionConflict as exc:
-            conflict = exc
-        if conflict.attempts > 1:
-            # As submit_move: a retry refused with ABORTED may have raced its own
-            # first attempt; the same request id again gets its answer if applied.
-            try:
-                return await self._unary(self._stub.SubmitTurn, request, _PLAYER, retry=True)
-            except VersionConflict as exc:
-                conflict = exc
-        try:
-            conflict.view = await self.get_view(game_id)
-        except TrancaError:
-            conflict.view = None
-        raise conflict
+        answer: pb.SubmitTurnResponse = await self._submit(self._stub.SubmitTurn, request)
+        return answer
 
     async def play(
         self, view: pb.GameView, move: pb.Move | str, *, request_id: str | None = None
