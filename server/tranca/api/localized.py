@@ -368,9 +368,9 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Ya se añadió suficiente entropía.",
     ),
     "INSUFFICIENT_CHIPS": (
-        "Not enough chips to cover the stake.",
-        "Fichas insuficientes para cobrir a aposta.",
-        "No hay fichas suficientes para cubrir la apuesta.",
+        "Not enough chips to cover the stake or the entry fee.",
+        "Fichas insuficientes para cobrir a aposta ou a inscrição.",
+        "No hay fichas suficientes para cubrir la apuesta o la inscripción.",
     ),
     "PLATFORM_NOT_ENABLED": (
         "This server does not offer that yet.",
@@ -414,6 +414,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Only a Swiss round takes the organiser's own pairing.",
         "Só uma rodada suíça aceita o emparceiramento do organizador.",
         "Solo una ronda suiza acepta el emparejamiento del organizador.",
+    ),
+    "PRIZES_PAID": (
+        "The prizes of this tournament are paid: its results are final.",
+        "Os prêmios deste torneio já foram pagos: os resultados são definitivos.",
+        "Los premios de este torneo ya se pagaron: los resultados son definitivos.",
     ),
     "RESULT_FIXED": (
         "This knockout result cannot be corrected so (it needs a winner, and is fixed once "

@@ -135,6 +135,9 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
         tie_breaks=[TIE_BREAKERS.get(b) for b in request.tie_breaks],
         playoff=request.playoff_size,
         spectators=request.spectators_allowed,
+        entry_fee=request.entry_fee,
+        payout=list(request.payout_percents),
+        house_percent=request.house_percent if request.HasField("house_percent") else None,
     )
 
 
@@ -393,8 +396,15 @@ def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
     for rnd in t.rounds:
         show = rnd.number in shown.decks_shown
         out.rounds.append(round_to_pb(row.config, t, rnd, shown.games, {}, show_deck=show))
+    prizes = config.prizes
+    if prizes.entry_fee:
+        out.entry_fee = prizes.entry_fee
+        out.payout_percents.extend(prizes.payout)
+        out.house_percent = prizes.house_percent
+    out.prize_pool = shown.prize_pool
     for s in shown.standings:
         out.standings.add(
+            prize=shown.prizes.get(s.entrant, 0),
             rank=s.rank,
             entrant=s.entrant,
             points=s.points,

@@ -45,6 +45,8 @@ class AccountKind(StrEnum):
     HOUSE = "house"
     POT = "pot"  # one per match: the stakes held in escrow until it is settled
     MINT = "mint"
+    # One per tournament: its entry fees, held until it is paid out or refunded.
+    PRIZE_POOL = "prize_pool"
 
 
 @dataclass(frozen=True, order=True)
@@ -65,12 +67,21 @@ def pot_account(match_id: str) -> Account:
     return Account(AccountKind.POT, match_id)
 
 
+def prize_pool_account(tournament_id: str) -> Account:
+    return Account(AccountKind.PRIZE_POOL, tournament_id)
+
+
 class Purpose(StrEnum):
     GRANT = "grant"  # mint -> player; ref is the grant id
     STAKE = "stake"  # player -> pot; ref is the match id (so are the rest)
     PAYOUT = "payout"  # pot -> winner
     HOUSE_SHARE = "house_share"  # pot -> house
     REFUND = "refund"  # pot -> player, on annulment
+    # A tournament's (ref: the tournament id): a player's entry fee into its prize
+    # pool, a fee returned, a prize paid from it (the house share is HOUSE_SHARE).
+    ENTRY_FEE = "entry_fee"
+    ENTRY_REFUND = "entry_refund"
+    PRIZE = "prize"
 
 
 @dataclass(frozen=True)
@@ -270,6 +281,44 @@ class Ledger:
             ],
             matches={**self.matches, match_id: done},
         )
+
+    def tournament(
+        self,
+        tournament_id: str,
+        pay_ins: Mapping[PlayerId, int],
+        refunds: Mapping[PlayerId, int],
+        house: int,
+        prizes: Mapping[PlayerId, int],
+    ) -> Ledger:
+        """One change of a tournament's prize pool (``platform.entry_fees``): entry
+        fees paid in (refused with ``InsufficientChips``, nothing taken, when a player
+        cannot cover theirs), fees returned, the house share and the prizes paid out.
+        The pool never goes below zero. Idempotency is the caller's (one operation
+        per change of the tournament)."""
+        _check_id(tournament_id, "tournament id")
+        for what, moves in (("a fee", pay_ins), ("a refund", refunds), ("a prize", prizes)):
+            for player, amount in moves.items():
+                _check_id(player, "player id")
+                _check_amount(amount, what)
+        if house < 0:
+            raise InvalidRequest(f"a house share is not negative, not {house}")
+        for player, amount in sorted(pay_ins.items()):
+            if self.chips(player) < amount:
+                raise InsufficientChips(player, self.chips(player), amount)
+        pool = prize_pool_account(tournament_id)
+        ref = tournament_id
+        transfers = [
+            (player_account(p), pool, a, Purpose.ENTRY_FEE, ref) for p, a in sorted(pay_ins.items())
+        ]
+        transfers += [
+            (pool, player_account(p), a, Purpose.ENTRY_REFUND, ref)
+            for p, a in sorted(refunds.items())
+        ]
+        transfers.append((pool, HOUSE, house, Purpose.HOUSE_SHARE, ref))
+        transfers += [
+            (pool, player_account(p), a, Purpose.PRIZE, ref) for p, a in sorted(prizes.items())
+        ]
+        return self._post(transfers)
 
     # ----- internals ----------------------------------------------------------------
 

@@ -46,6 +46,7 @@ from typing import Any
 from ..app.game import FINISHED as GAME_FINISHED
 from ..rules.presets import Rules, TieBreak, rules_from_dict
 from .duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
+from .entry_fees import PrizeRules
 from .tournaments import (
     DEFAULT_TIE_BREAKS,
     Entrant,
@@ -147,6 +148,8 @@ class TournamentConfig:
     playoff: int = 0
     # Whether spectators may watch the tables' games (JoinGame as a spectator).
     spectators: bool = False
+    # The entry fee, the payout by place and the house share (``entry_fees``).
+    prizes: PrizeRules = field(default_factory=PrizeRules)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -180,6 +183,7 @@ class TournamentConfig:
             "tie_breaks": [b.value for b in self.tie_breaks],
             "playoff": self.playoff,
             "spectators": self.spectators,
+            "prizes": self.prizes.to_dict(),
         }
 
     def sides_swapped(self, table_no: int) -> bool:
@@ -232,6 +236,7 @@ class TournamentConfig:
             tuple(TieBreaker(b) for b in d.get("tie_breaks") or DEFAULT_TIE_BREAKS),
             int(d.get("playoff") or 0),
             bool(d.get("spectators", False)),
+            PrizeRules.from_dict(d.get("prizes")),
         )
 
     def registration_refused(self, t: Tournament, now: int, limit: int) -> str | None:

@@ -29,8 +29,9 @@ import contextlib
 import math
 import secrets
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import structlog
@@ -55,8 +56,18 @@ from ..app.game import (
 from ..app.notifications import Event as PlayerEvent
 from ..app.notifications import EventKind
 from ..platform import tournament_export as export
+from ..platform.chips import InsufficientChips
 from ..platform.duplicate import DuplicateRound
+from ..platform.entry_fees import (
+    ChipMoves,
+    PrizeRules,
+    fees_held,
+    field_of,
+    moves_of,
+    pool_and_prizes,
+)
 from ..platform.tournament_events import (
+    CANCELLED,
     DEFAULT_START_DEADLINE_SECONDS,
     MAX_START_DEADLINE_SECONDS,
     SCHEDULE_LEASE_MS,
@@ -76,6 +87,9 @@ from ..platform.tournament_events import (
     status_of,
     unregister_event,
     withdraw_event,
+)
+from ..platform.tournament_events import (
+    FINISHED as FINISHED_STATUS,
 )
 from ..platform.tournaments import (
     DEFAULT_TIE_BREAKS,
@@ -152,6 +166,13 @@ def refused(reason: str, message: str) -> Refused:
     return Refused(Refusal.PRECONDITION, reason, message)
 
 
+def cannot_pay(exc: InsufficientChips) -> Refused:
+    # Ids only in the message: never a player's balance.
+    return refused(
+        "INSUFFICIENT_CHIPS", f"player {exc.player} cannot cover the entry fee of {exc.needed}"
+    )
+
+
 def busy() -> Refused:
     return Refused(Refusal.CONFLICT, "TOURNAMENT_CONFLICT", "the tournament kept changing: retry")
 
@@ -172,6 +193,10 @@ class TournamentRow:
     # The standings the latest change stored; None for a tournament stored before
     # they were kept (computed when it is read, until its next change).
     standings: list[Standing] | None = None
+    # The status the latest change stored ("": not read): a change that finishes or
+    # cancels the tournament is the one that moves status from running, and so the
+    # one that pays out or refunds its prize pool.
+    status: str = ""
 
     def rebuild(self) -> Tournament:
         return rebuild(self.config, self.events)
@@ -200,6 +225,8 @@ class Written:
     due_at: int | None
     entrants: int
     notices: Sequence[PlayerEvent] = ()
+    # What the change moves through the prize pool (``entry_fees``), posted with it.
+    chips: ChipMoves = field(default_factory=ChipMoves)
 
 
 async def written(
@@ -210,12 +237,49 @@ async def written(
     old = row.events if isinstance(row, TournamentRow) else []
     tid = row.id if isinstance(row, TournamentRow) else row
     standings = await standings_of(t)
+    status = status_of(t)
     return Written(
-        status_of(t),
+        status,
         standings,
         next_due(config, t, [*old, *new]),
         len(t.ids) - len(t.withdrawn),
         notices(tid, t, new, standings),
+        money_moved(row, config, t, new, status, standings),
+    )
+
+
+def money_moved(
+    row: TournamentRow | str,
+    config: TournamentConfig,
+    t: Tournament,
+    new: Sequence[Event],
+    status: str,
+    standings: Sequence[Standing],
+) -> ChipMoves:
+    """What a change moves through the prize pool: the fees of entrants who entered
+    (at creation too: ``row`` is then the new tournament's id) or left the field
+    before the start, and the pool paid out or refunded by the change that finishes
+    or cancels the tournament (its stored status moves from running or registered:
+    a correction after the finish pays nothing again)."""
+    rules = config.prizes
+    if not rules.entry_fee:
+        return ChipMoves()
+    old_row = isinstance(row, TournamentRow)
+    old = row.events if isinstance(row, TournamentRow) else []
+    was = row.status if isinstance(row, TournamentRow) else ""
+    if was in (FINISHED_STATUS, CANCELLED):
+        return ChipMoves()
+    # A new tournament's entrants given at creation pay as it is stored.
+    before = fees_held(rules, field_of(config.entrants, old)) if old_row else Counter()
+    after = fees_held(rules, field_of(config.entrants, [*old, *new]))
+    return moves_of(
+        rules,
+        before,
+        after,
+        cancelling=status == CANCELLED,
+        finishing=status == FINISHED_STATUS,
+        standings=standings,
+        entrants=t.entrants,
     )
 
 
@@ -460,6 +524,9 @@ class NewTournament:
     tie_breaks: Sequence[TieBreaker | None] = ()
     playoff: int = 0  # a Swiss's play-off: a knockout of its top N
     spectators: bool = False  # spectators may watch the tables
+    entry_fee: int = 0  # chips each player pays to enter (0: free)
+    payout: Sequence[int] = ()  # percent of the pool by place (empty: the default)
+    house_percent: int | None = None  # None: the ledger's (003's 25 %)
 
 
 @dataclass(frozen=True)
@@ -472,6 +539,8 @@ class TournamentShown:
     games: GamesByTable
     standings: Sequence[Standing]
     decks_shown: frozenset[int] = frozenset()
+    prize_pool: int = 0  # chips in the prize pool now
+    prizes: Mapping[str, int] = field(default_factory=dict)  # once finished, by entrant
 
 
 @dataclass(frozen=True)
@@ -601,6 +670,15 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         raise bad_config("playoff_size is more than the entrants")
     if new.rounds < 0 or new.rounds > MAX_SWISS_ROUNDS:
         raise bad_config(f"rounds is 0 (the format's) to {MAX_SWISS_ROUNDS}")
+    prizes = PrizeRules(
+        new.entry_fee,
+        tuple(new.payout) or PrizeRules().payout,
+        PrizeRules().house_percent if new.house_percent is None else new.house_percent,
+    )
+    if (why := prizes.problem(MAX_ENTRANTS)) is not None:
+        raise bad_config(why)
+    if (new.payout or new.house_percent is not None) and not new.entry_fee:
+        raise bad_config("payout_percents and house_percent need an entry_fee")
     decks: list[tuple[int, ...]] = []
     for number, text in enumerate(new.round_decks):
         deck = fixed_deck(
@@ -638,6 +716,7 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
         tie_breaks,
         new.playoff,
         new.spectators,
+        prizes,
     )
     try:
         t = config.new_tournament()
@@ -785,7 +864,10 @@ class Tournaments:
             shown = frozenset(
                 r.number for r in t.rounds if deck_shown(t, r.number, games, statuses)
             )
-        return TournamentShown(row, t, games, standings, shown)
+        pool, prizes = pool_and_prizes(
+            row.config.prizes, row.config.entrants, row.events, status_of(t), standings
+        )
+        return TournamentShown(row, t, games, standings, shown, pool, prizes)
 
     async def refresh_running_gauge(self) -> None:
         """tranca_tournaments_running from the database (every replica sets the same)."""
@@ -796,9 +878,12 @@ class Tournaments:
         config = tournament_config(new, app)
         name = new.name.strip()
         fresh = config.new_tournament()
-        tournament_id = await self.repo.create_tournament(
-            app.id, name, config, await written("", config, fresh, [])
-        )
+        try:
+            tournament_id = await self.repo.create_tournament(
+                app.id, name, config, await written("", config, fresh, [])
+            )
+        except InsufficientChips as exc:
+            raise cannot_pay(exc) from None
         row = await self._load(app, tournament_id)
         return await self._shown(row, await rebuilt(row))
 
@@ -826,13 +911,18 @@ class Tournaments:
             if not new:
                 return await self._shown(row, t)
             done = await written(row, row.config, t, new)
-            if await self.repo.append_events(row, new, done):
+            try:
+                swapped = await self.repo.append_events(row, new, done)
+            except InsufficientChips as exc:
+                raise cannot_pay(exc) from None
+            if swapped:
                 await self.refresh_running_gauge()
                 after = replace(
                     row,
                     version=row.version + 1,
                     events=[*row.events, *new],
                     standings=list(done.standings),
+                    status=done.status,
                 )
                 return await self._shown(after, t, done.standings)
         raise busy()
@@ -962,7 +1052,9 @@ class Tournaments:
         event of its own (the audit trail: the result it replaced, the reason, when),
         the standings are recomputed with it and the table's players told. What the
         game already counted for (ratings, ranking points, chips) stays: they were
-        settled with the game. A repeat of the same correction changes nothing."""
+        settled with the game. A repeat of the same correction changes nothing. Once a
+        tournament with an entry fee has finished (its prizes paid), its results are
+        final (PRIZES_PAID)."""
         app = await self.access.calling_app(credentials)
         if outcome is None:
             raise malformed("outcome is a table outcome")
@@ -974,6 +1066,10 @@ class Tournaments:
         def change(row: TournamentRow, t: Tournament) -> list[Event]:
             if not 1 <= round_no <= len(t.rounds):
                 raise refused("ROUND_NOT_PLAYED", f"round {round_no} has not been played")
+            if row.config.prizes.entry_fee and t.is_over and not t.cancelled:
+                # The prize pool was paid by the final standings: a correction would
+                # make them disagree with the chips paid.
+                raise refused("PRIZES_PAID", "the prizes are paid: the results are final")
             tables = t.rounds[round_no - 1].tables
             if not 1 <= table_no <= len(tables):
                 raise malformed(f"round {round_no} has tables 1 to {len(tables)}")

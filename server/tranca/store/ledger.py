@@ -8,7 +8,9 @@ the rules of 003: the house share, the split of the pot, idempotency and
 conflicts), and posts the new entries:
 
 - ``chip_operations`` holds one row per operation under its idempotency key
-  ("grant:<id>", "stake:<game>", "settle:<game>", "refund:<game>"). The row is
+  ("grant:<id>", "stake:<game>", "settle:<game>", "refund:<game>", and
+  "tournament:<id>:<version>" for the change of a tournament that moved its prize
+  pool). The row is
   inserted with the entries, so a repeat finds it and posts nothing; two racing
   requests with one key meet on its primary key, and the second waits for the
   first's transaction and then sees its row.
@@ -20,7 +22,8 @@ conflicts), and posts the new entries:
 - ``chip_entries`` holds both sides of every transfer (same ``txn``, amounts summing
   to zero) with the account's balance after it.
 
-Accounts are per app ("player:<id>", "pot:<game id>", "house", "mint"): one app's
+Accounts are per app ("player:<id>", "pot:<game id>", "prize_pool:<tournament
+id>", "house", "mint"): one app's
 chips never meet another's.
 """
 
@@ -37,6 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform import PlayerId, chips
 from ..platform.chips import Account, AccountKind, Ledger, MatchStakes, MatchStatus
+from ..platform.entry_fees import ChipMoves
 from .codec import dumps, loads
 from .database import insert_ignoring_duplicates
 from .models import ChipAccount, ChipEntry, ChipOperation
@@ -49,6 +53,7 @@ __all__ = [
     "refund",
     "settle",
     "stake",
+    "tournament",
 ]
 
 
@@ -300,4 +305,34 @@ async def refund(conn: AsyncConnection, app_id: str, game_id: str) -> tuple[chip
     before = await _match_ledger(conn, app_id, record, game_id, [])
     return await _run(
         conn, app_id, f"refund:{game_id}", {}, before, lambda ledger: ledger.refund(game_id)
+    )
+
+
+async def tournament(
+    conn: AsyncConnection,
+    app_id: str,
+    tournament_id: str,
+    version: int,
+    moves: ChipMoves,
+) -> tuple[chips.Entry, ...]:
+    """Post what the change of a tournament to ``version`` moves through its prize
+    pool (``platform.entry_fees``), once: the tournament's compare-and-swap makes the
+    change unique, and the operation's key ("tournament:<id>:<version>") makes a
+    repeat post nothing. Raises ``chips.InsufficientChips`` (the transaction must
+    then roll back) when a player cannot cover an entry fee."""
+    if not moves:
+        return ()
+    players = {*moves.pay_ins, *moves.refunds, *moves.prizes}
+    accounts = [chips.prize_pool_account(tournament_id), chips.HOUSE]
+    accounts += [chips.player_account(p) for p in sorted(players)]
+    before = Ledger(balances=await _balances(conn, app_id, accounts))
+    return await _run(
+        conn,
+        app_id,
+        f"tournament:{tournament_id}:{version}",
+        moves.to_dict(),
+        before,
+        lambda ledger: ledger.tournament(
+            tournament_id, moves.pay_ins, moves.refunds, moves.house, moves.prizes
+        ),
     )

@@ -38,6 +38,7 @@ from ..services.tournaments import (
     TournamentSummary,
     Written,
 )
+from . import ledger
 from .codec import dumps, loads
 from .models import Game, TournamentGame, TournamentRecord
 from .notifications_store import write_events
@@ -59,6 +60,7 @@ def _decode(r: Any) -> TournamentRow:
         TournamentConfig.from_dict(loads(r.config)),
         list(loads(r.events)),
         standings,
+        str(r.status),
     )
 
 
@@ -111,6 +113,9 @@ async def _swap(
     )
     if done.rowcount != 1:
         return False
+    # The prize pool's fees, refunds and prizes: with the change, or (an entry fee a
+    # player cannot cover raising) not at all.
+    await ledger.tournament(conn, row.app_id, row.id, row.version + 1, written.chips)
     # What the players are told: with the change, in its transaction, or not at all.
     await write_events(conn, row.app_id, written.notices, now_ms())
     return True
@@ -144,6 +149,8 @@ class TournamentStore:
                     start_at=config.start_at,
                 )
             )
+            # The entry fees of the entrants given at creation, in its transaction.
+            await ledger.tournament(conn, app_id, tournament_id, 0, written.chips)
         return tournament_id
 
     async def load_tournament(self, tournament_id: str, app_id: str) -> TournamentRow | None:
