@@ -20,7 +20,14 @@ the event ran (standings recomputed at every result).
 Sizes: ``TRANCA_TOURNAMENT_ACCEPTANCE=full`` plays the issue's event (64 entrants,
 6 Swiss rounds, a top-8 play-off; ``make acceptance-tournament``); by default a
 smaller one (16 entrants, 3 Swiss rounds, a top-4 play-off) keeps ``make test``
-short. Entry fees are not part of this server yet (no payouts or refunds to check).
+short.
+
+Money: every player is granted chips and pays an entry fee into the prize pool at
+creation; the no-shows' fees come back when they are dropped, and at the finish the
+house takes its share and the top three are paid 50 : 30 : 20. Asserted from the
+database's own rows: the ledger balances (every transfer, every account), the pool
+is empty, the no-shows hold what they were granted, each player holds the grant less
+the fee plus the prize GetTournament shows, and house plus prizes are the fees kept.
 """
 
 from __future__ import annotations
@@ -42,12 +49,14 @@ from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import platform_pb2_grpc as pb_grpc
 
+from ..platform_service.staking import balance_in, ledger_problems_in
 from ..service.conftest import _pg_database
 from .rig import SERVING, ServerProcess, health, wait_until
 
 FULL = os.environ.get("TRANCA_TOURNAMENT_ACCEPTANCE") == "full"
 ENTRANTS, SWISS_ROUNDS, PLAYOFF = (64, 6, 8) if FULL else (16, 3, 4)
 NO_SHOWS = 2  # entrants who never check in
+GRANT, FEE, PAYOUT = 1000, 50, (50, 30, 20)
 ROUND_CLOCK = 40 if FULL else 15  # seconds
 LIMIT = 900 if FULL else 300  # seconds the whole event may take here
 
@@ -65,7 +74,7 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
     database: str,
 ) -> None:
     store = Store(make_engine(database))
-    _, key = await store.create_app("tournament-acceptance")
+    app_id, key = await store.create_app("tournament-acceptance")
     await store.close()
     app = (("x-api-key", key),)
     procs = [ServerProcess(database, extra=["--sweep-interval", "0.05"]) for _ in range(2)]
@@ -93,6 +102,13 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
     try:
         for p in procs:
             await wait_until(functools.partial(_serving, p.port), 30, "a replica serving")
+        players = [f"p{i:02}" for i in range(1, ENTRANTS + NO_SHOWS + 1)]
+        bank = pb_grpc.PlayerServiceStub(channels[0])
+        for player in players:
+            await bank.GrantChips(
+                pb.GrantChipsRequest(player_id=player, amount=GRANT, grant_id=f"g-{player}"),
+                metadata=app,
+            )
         start_at = now_ms() + 4000
         created = (
             await stubs[0].CreateTournament(
@@ -112,11 +128,14 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
                     check_in_seconds=60,
                     round_time_limit_seconds=ROUND_CLOCK,
                     round_timeout=pb.ROUND_TIMEOUT_DRAW,
+                    entry_fee=FEE,
+                    payout_percents=PAYOUT,
                 ),
                 metadata=app,
             )
         ).tournament
         tid = created.tournament_id
+        assert created.prize_pool == FEE * (ENTRANTS + NO_SHOWS)
         # The players check in (the app for each, as its players arrive).
         for i in range(1, ENTRANTS + 1):
             await stubs[i % 2].CheckInEntrant(
@@ -139,6 +158,10 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
         t = (
             await stubs[0].GetTournament(pb.GetTournamentRequest(tournament_id=tid), metadata=app)
         ).tournament
+        chips = {
+            p: (await bank.GetPlayer(pb.GetPlayerRequest(player_id=p), metadata=app)).chips
+            for p in players
+        }
     finally:
         stop.set()
         for c in channels:
@@ -160,6 +183,29 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
     assert len(playoff) == PLAYOFF
     assert t.champion and t.standings[0].entrant == t.champion
     assert {s.entrant for s in t.standings[:PLAYOFF]} == playoff
+    # The money: every fee, refund, prize and house share in a balanced ledger.
+    engine = make_engine(database)
+    try:
+        assert await ledger_problems_in(engine, app_id) == []
+        assert await balance_in(engine, app_id, f"prize_pool:{tid}") == 0
+        house = await balance_in(engine, app_id, "house")
+    finally:
+        await engine.dispose()
+    pool = FEE * ENTRANTS  # the no-shows' fees went back
+    assert t.prize_pool == 0
+    prize = {f"p{s.entrant[1:]}": s.prize for s in t.standings}
+    # The house keeps 25 % (the default, a match pot's); the top three share the rest
+    # 50 : 30 : 20 (whole chips at these sizes: no rounding left over).
+    assert [s.prize for s in t.standings[:4]] == [
+        *((pool - pool * 25 // 100) * pct // 100 for pct in PAYOUT),
+        0,
+    ]
+    assert house == pool * 25 // 100  # tables have no stakes: the pool's share only
+    assert house + sum(prize.values()) == pool
+    for player in players[ENTRANTS:]:
+        assert chips[player] == GRANT, f"no-show {player} refunded"
+    for player in players[:ENTRANTS]:
+        assert chips[player] == GRANT - FEE + prize[player], player
     draws = sum(tb.outcome == pb.TABLE_OUTCOME_DRAW for r in t.rounds for tb in r.tables)
     tables = sum(len(r.tables) for r in t.rounds)
     print(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
 from sqlalchemy import false, func, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from tests.service.conftest import Client
 from tranca.app.game import FINISHED
@@ -210,6 +211,11 @@ async def ledger_problems(running: Running, app_id: str | None = None) -> list[s
     with plain SQL: the balances add up to zero, every transfer's two entries add up
     to zero, no account but the mint is negative, every account's balance is the sum
     of its entries and its last entry's balance after."""
+    return await ledger_problems_in(running.store.engine, app_id)
+
+
+async def ledger_problems_in(engine: AsyncEngine, app_id: str | None = None) -> list[str]:
+    """``ledger_problems`` of the database behind ``engine``."""
     where = "" if app_id is None else " WHERE app_id = :app"
     args = {} if app_id is None else {"app": app_id}
     problems: list[str] = []
@@ -222,7 +228,7 @@ async def ledger_problems(running: Running, app_id: str | None = None) -> list[s
         " SELECT 'e' AS kind, id, app_id, txn, account, amount, balance_after"
         f" FROM chip_entries{where}"
     )
-    async with running.store.engine.connect() as conn:
+    async with engine.connect() as conn:
         rows = (
             await conn.execute(text(f"SELECT * FROM ({both}) AS x ORDER BY kind, id"), args)
         ).all()
@@ -257,7 +263,11 @@ async def ledger_problems(running: Running, app_id: str | None = None) -> list[s
 
 
 async def balance_of(running: Running, app_id: str, account: str) -> int:
-    async with running.store.engine.connect() as conn:
+    return await balance_in(running.store.engine, app_id, account)
+
+
+async def balance_in(engine: AsyncEngine, app_id: str, account: str) -> int:
+    async with engine.connect() as conn:
         row = (
             await conn.execute(
                 text("SELECT balance FROM chip_accounts WHERE app_id = :app AND account = :a"),
