@@ -94,6 +94,8 @@ async def test_fees_are_taken_at_entry_refunded_before_the_start_and_paid_out_as
     assert t.prize_pool == 5 * FEE
     t = await register(org, tid, "e")  # a retry: nothing more taken
     assert await bank.chips("p-e") == 400
+    listed = await org.stub.ListTournaments(pb.ListTournamentsRequest(), metadata=org.md)
+    assert [x.entry_fee for x in listed.tournaments if x.tournament_id == tid] == [FEE]
     t = await withdraw(org, tid, "e")  # before the start: refunded
     assert t.prize_pool == 4 * FEE
     assert await bank.chips("p-e") == 500

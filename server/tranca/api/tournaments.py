@@ -284,6 +284,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
                 entrants=f.entrants,
                 registration_open=f.registration,
                 max_entrants=f.max_entrants,
+                entry_fee=f.entry_fee,
             )
         return out
 

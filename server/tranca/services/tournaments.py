@@ -487,6 +487,7 @@ class TournamentSummary:
     entrants: int  # entrants in (withdrawn ones not counted)
     registration: bool
     max_entrants: int
+    entry_fee: int = 0  # chips each player pays to enter
 
 
 @dataclass(frozen=True)

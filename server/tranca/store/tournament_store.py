@@ -83,6 +83,7 @@ def _summaries(rows: Sequence[Any]) -> list[TournamentSummary]:
                 int(r.entrants if r.entrants is not None else len(config.get("entrants", ()))),
                 bool(config.get("registration", False)),
                 int(config.get("max_entrants") or 0),
+                int((config.get("prizes") or {}).get("entry_fee") or 0),
             )
         )
     return out
