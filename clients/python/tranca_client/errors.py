@@ -99,6 +99,10 @@ class TrancaError(Exception):
         self.localized = localized
         self.locale = locale
         self.attempts = 1  # how many attempts the client made before raising this
+        # How many earlier attempts got no answer (a code of the retry policy's
+        # ``retry_on``: UNAVAILABLE, DEADLINE_EXCEEDED) and were retried: any of them
+        # may have been applied on the server.
+        self.unanswered = 0
 
     @property
     def move_index(self) -> int | None:
