@@ -13,6 +13,7 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import grpc
 import pytest
@@ -30,7 +31,7 @@ from tranca_client import (
     ppb,
 )
 
-from .conftest import DropResponses
+from .conftest import DropResponses, rpc_error
 
 MakeClient = Callable[..., AsyncTrancaClient]
 HOUR_MS = 3_600_000
@@ -367,3 +368,33 @@ async def test_the_blocking_client_runs_an_organisers_flow(address: str, api_key
         (ppb.TABLE_OUTCOME_DOUBLE_NO_SHOW, ppb.TABLE_OUTCOME_A_WINS)
     ]
     assert [r["entrant"] for r in json.loads(content)] == ["bia", "ana"]
+
+
+class RefuseFirst(grpc.aio.UnaryUnaryClientInterceptor):
+    """Refuses the first call of ``method`` with ABORTED TOURNAMENT_CONFLICT before it
+    reaches the server (the tournament kept changing under it: nothing was done)."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.calls = 0
+
+    async def intercept_unary_unary(
+        self, continuation: Callable[..., Any], details: Any, request: Any
+    ) -> Any:
+        method = details.method.decode() if isinstance(details.method, bytes) else details.method
+        if method.endswith("/" + self.method):
+            self.calls += 1
+            if self.calls == 1:
+                raise rpc_error(grpc.StatusCode.ABORTED, "the tournament kept changing")
+        return await continuation(details, request)
+
+
+async def test_a_change_refused_by_a_conflict_is_retried(
+    app: AsyncTrancaClient, make_client: MakeClient
+) -> None:
+    created = await app.create_tournament(tournament(entrants=(), registration_open=True))
+    refuser = RefuseFirst("RegisterEntrant")
+    client = make_client(interceptors=[refuser])
+    registered = await client.register_entrant(created.tournament_id, "ana")
+    assert refuser.calls == 2
+    assert [e.id for e in registered.entrants] == ["ana"]

@@ -72,8 +72,9 @@ class TrancaError(Exception):
     """Base of every error the SDK raises for a failed call.
 
     Attributes: ``code`` (``grpc.StatusCode``), ``reason`` (the service's machine code,
-    or ``""``), ``message``, ``metadata`` (``dict[str, str]`` from the ErrorInfo) and
-    ``domain``.
+    or ``""``), ``message``, ``metadata`` (``dict[str, str]`` from the ErrorInfo),
+    ``domain``, ``attempts`` (the client's attempts at the call, this one included)
+    and ``unanswered`` (how many earlier attempts got no answer and were retried).
     """
 
     default_code: ClassVar[grpc.StatusCode] = grpc.StatusCode.UNKNOWN
