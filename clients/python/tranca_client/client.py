@@ -700,8 +700,8 @@ class AsyncTrancaClient:
     ) -> ppb.TournamentRound:
         """Pair and start round ``round_number``; its seats' tokens are in the answer.
 
-        ``pairings`` (``(entrant_a, entrant_b)`` pairs or ``TablePairing``\\ s) and
-        ``byes``: the organiser's pairing of a Swiss round instead of the server's,
+        ``pairings`` (``(entrant_a, entrant_b)`` pairs or ``TablePairing`` messages)
+        and ``byes``: the organiser's pairing of a Swiss round instead of the server's,
         every entrant still in exactly once (``InvalidRequest`` BAD_PAIRING
         otherwise; ``RuleRejected`` PAIRING_NOT_ALLOWED for a round robin, a knockout
         or a play-off round). Retried: a retry for the round already started answers
