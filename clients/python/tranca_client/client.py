@@ -5,14 +5,20 @@ Both wrap ``tranca.v1.GameService`` (and, for an app, ``PlayerService`` and
 credentials, a default deadline, and retries that are safe:
 
 - reads (``get_view``, ``legal_moves``, ``get_replay``, ``list_games``,
-  ``list_presets``) are retried after UNAVAILABLE or DEADLINE_EXCEEDED;
+  ``list_presets``, ``get_tournament``, ``list_tournaments``,
+  ``export_tournament``...) are retried after UNAVAILABLE or DEADLINE_EXCEEDED;
 - ``submit_move`` and ``leave_game`` carry a request id made by the client (a UUID
   unless you pass one); a retry reuses the same id, so a move whose answer was lost
   is applied once and the retry gets the first answer (``replayed`` is then true);
 - ``start_game`` is retried, and a retry finding the game started returns its view;
 - a seat's table actions (``reclaim_seat``, ``vote_annul``, ``add_entropy``) carry a
   request id as ``submit_move`` does; ``grant_chips`` is idempotent by its grant id;
-  ``create_tournament`` is not retried;
+- a tournament's changes (``start_round``, ``record_forfeit``, ``withdraw_entrant``,
+  ``register_entrant``, ``check_in_entrant``, ``cancel_tournament``,
+  ``correct_result``) are retried, after ABORTED too (TOURNAMENT_CONFLICT: it kept
+  changing under the call, nothing was done): the server makes a repeat of each
+  change nothing; ``create_tournament`` is not retried (a lost answer may have made
+  the tournament, and a retry would make a second);
 - ``create_game`` and ``join_game`` are not retried after UNAVAILABLE or
   DEADLINE_EXCEEDED (a lost answer could have made a game or taken a seat): they
   raise ``Unavailable`` and the caller decides;
@@ -48,6 +54,7 @@ from typing import Any, TypeVar, cast
 import grpc
 
 from .errors import (
+    NotFound,
     ResourceExhausted,
     RuleRejected,
     TrancaError,
@@ -308,20 +315,21 @@ class AsyncTrancaClient:
         """Call ``method``; ``retry``: retry after UNAVAILABLE/DEADLINE_EXCEEDED;
         ``conflicts``: retry after ABORTED, for calls that send no expected version
         (there ABORTED only means another write won the race: nothing was done)."""
-        attempt = 0
+        attempt = unanswered = 0
         while True:
             attempt += 1
             try:
                 return await method(request, metadata=self._metadata(auth), timeout=self.timeout)
             except grpc.aio.AioRpcError as exc:
                 error = error_from_rpc(exc)
-                error.attempts = attempt
+                error.attempts, error.unanswered = attempt, unanswered
                 if attempt < self.retry.max_attempts:
                     if error.reason == RATE_LIMITED:
                         # Refused before anything was done: safe for every call.
                         await asyncio.sleep(_retry_after(error, self.retry.delay(attempt)))
                         continue
                     if retry and error.code in self.retry.retry_on:
+                        unanswered += 1
                         await asyncio.sleep(self.retry.delay(attempt))
                         continue
                     if conflicts and isinstance(error, VersionConflict):
@@ -682,11 +690,37 @@ class AsyncTrancaClient:
         out = await self._unary(self._tournaments.GetTournament, request, _APP, retry=True)
         return out.tournament
 
-    async def start_round(self, tournament_id: str, round_number: int) -> ppb.TournamentRound:
-        """Pair and start round ``round_number``; its seats' tokens are in the answer
-        (a retry of a round already started returns it without tokens)."""
-        request = ppb.StartRoundRequest(tournament_id=tournament_id, round=round_number)
-        out = await self._unary(self._tournaments.StartRound, request, _APP, retry=True)
+    async def start_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        *,
+        pairings: Sequence[tuple[str, str] | ppb.TablePairing] = (),
+        byes: Sequence[str] = (),
+    ) -> ppb.TournamentRound:
+        """Pair and start round ``round_number``; its seats' tokens are in the answer.
+
+        ``pairings`` (``(entrant_a, entrant_b)`` pairs or ``TablePairing`` messages)
+        and ``byes``: the organiser's pairing of a Swiss round instead of the server's,
+        every entrant still in exactly once (``InvalidRequest`` BAD_PAIRING
+        otherwise; ``RuleRejected`` PAIRING_NOT_ALLOWED for a round robin, a knockout
+        or a play-off round). Retried: a retry for the round already started answers
+        it again with fresh tokens (earlier ones stay valid; a given pairing is then
+        ignored), and a retry for an earlier round answers it without tokens."""
+        request = ppb.StartRoundRequest(
+            tournament_id=tournament_id,
+            round=round_number,
+            pairings=[
+                p
+                if isinstance(p, ppb.TablePairing)
+                else ppb.TablePairing(entrant_a=p[0], entrant_b=p[1])
+                for p in pairings
+            ],
+            byes=list(byes),
+        )
+        out = await self._unary(
+            self._tournaments.StartRound, request, _APP, retry=True, conflicts=True
+        )
         return out.round
 
     async def record_forfeit(
@@ -696,18 +730,144 @@ class AsyncTrancaClient:
         table: int,
         outcome: ppb.TableOutcome.ValueType,
     ) -> ppb.Tournament:
-        """Record a forfeit or a no-show at a table of the current round."""
+        """Record a forfeit or a no-show at a table of the current round
+        (``TABLE_OUTCOME_A_FORFEITS``, ``_B_FORFEITS`` or ``_DOUBLE_NO_SHOW``).
+        Retried: a repeat of the table's recorded forfeit changes nothing."""
         request = ppb.RecordForfeitRequest(
             tournament_id=tournament_id, round=round_number, table=table, outcome=outcome
         )
-        out = await self._unary(self._tournaments.RecordForfeit, request, _APP, retry=True)
+        out = await self._unary(
+            self._tournaments.RecordForfeit, request, _APP, retry=True, conflicts=True
+        )
         return out.tournament
 
     async def withdraw_entrant(self, tournament_id: str, entrant: str) -> ppb.Tournament:
-        """Take an entrant out of later rounds."""
+        """Take an entrant out of later rounds (its results stay); before an open
+        tournament's start, the entrant leaves the field. Retried: a repeat changes
+        nothing; a retry refused with ENTRANT_NOT_FOUND after an attempt that got no
+        answer (which may have taken a registration out of the field) returns the
+        tournament as it is, without the entrant."""
         request = ppb.WithdrawEntrantRequest(tournament_id=tournament_id, entrant=entrant)
-        out = await self._unary(self._tournaments.WithdrawEntrant, request, _APP, retry=True)
+        try:
+            out = await self._unary(
+                self._tournaments.WithdrawEntrant, request, _APP, retry=True, conflicts=True
+            )
+        except NotFound as exc:
+            if exc.reason == "ENTRANT_NOT_FOUND" and exc.unanswered:
+                return await self.get_tournament(tournament_id)
+            raise
         return out.tournament
+
+    async def register_entrant(
+        self,
+        tournament_id: str,
+        entrant: str | ppb.Entrant,
+        player_ids: Sequence[str] = (),
+    ) -> ppb.Tournament:
+        """Register an entrant in an open tournament (``registration_open``), last in
+        seed order: ``entrant`` is its id, with ``player_ids`` its players (one, or a
+        pair at 4-player tables; default: the entrant's id, a player of its own), or
+        an ``Entrant`` message as it is (``player_ids`` then unused). Retried: a
+        retry of the same registration changes nothing. Raises ``RuleRejected``
+        (REGISTRATION_CLOSED, TOURNAMENT_FULL), ``AlreadyExists`` (ENTRANT_EXISTS: the
+        id, or a player, is in the field already)."""
+        if not isinstance(entrant, ppb.Entrant):
+            entrant = ppb.Entrant(id=entrant, player_ids=list(player_ids) or [entrant])
+        request = ppb.RegisterEntrantRequest(tournament_id=tournament_id, entrant=entrant)
+        out = await self._unary(
+            self._tournaments.RegisterEntrant, request, _APP, retry=True, conflicts=True
+        )
+        return out.tournament
+
+    async def check_in_entrant(self, tournament_id: str, entrant: str) -> ppb.Tournament:
+        """Check an entrant in (a scheduled tournament with ``check_in_seconds``,
+        within its window); those not checked in are dropped when round 1 starts.
+        Retried: a repeat changes nothing. Raises ``RuleRejected`` (NO_CHECK_IN,
+        CHECK_IN_CLOSED)."""
+        request = ppb.CheckInEntrantRequest(tournament_id=tournament_id, entrant=entrant)
+        out = await self._unary(
+            self._tournaments.CheckInEntrant, request, _APP, retry=True, conflicts=True
+        )
+        return out.tournament
+
+    async def list_tournaments(
+        self,
+        status: ppb.TournamentStatus.ValueType = ppb.TOURNAMENT_STATUS_UNSPECIFIED,
+        *,
+        preset: str = "",
+        starts_after_ms: int = 0,
+        starts_before_ms: int = 0,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> ppb.ListTournamentsResponse:
+        """One page of the app's tournaments (``.tournaments``, summaries), by start
+        time then creation; ``.next_page_token`` for the next page (empty after the
+        last). Filters (unset: any): ``status``, ``preset``, and a scheduled start at
+        or after ``starts_after_ms`` and before ``starts_before_ms`` (epoch ms).
+        ``page_size`` 0 is the server's 50 (at most 200)."""
+        request = ppb.ListTournamentsRequest(
+            status=status,
+            preset=preset,
+            starts_after_ms=starts_after_ms,
+            starts_before_ms=starts_before_ms,
+            page_size=page_size,
+            page_token=page_token,
+        )
+        return await self._unary(self._tournaments.ListTournaments, request, _APP, retry=True)
+
+    async def cancel_tournament(self, tournament_id: str, reason: str = "") -> ppb.Tournament:
+        """Cancel a tournament (status ``CANCELLED``): no round starts again and the
+        games still going at its tables are ended (they count for no one, stakes go
+        back); ``reason`` is kept with it. Retried: a repeat changes nothing (and
+        ends any game left going). Raises ``RuleRejected`` TOURNAMENT_OVER for a
+        finished tournament."""
+        request = ppb.CancelTournamentRequest(tournament_id=tournament_id, reason=reason)
+        out = await self._unary(
+            self._tournaments.CancelTournament, request, _APP, retry=True, conflicts=True
+        )
+        return out.tournament
+
+    async def correct_result(
+        self,
+        tournament_id: str,
+        round_number: int,
+        table: int,
+        outcome: ppb.TableOutcome.ValueType,
+        reason: str,
+    ) -> ppb.Tournament:
+        """Correct a table's recorded result (an organiser's ruling) to ``outcome``,
+        with its ``reason`` (required): kept in the tournament's ``corrections``, the
+        standings recomputed. Retried: a repeat of the same correction changes
+        nothing. Raises ``RuleRejected`` (ROUND_NOT_PLAYED, NO_RESULT_YET,
+        RESULT_FIXED), ``InvalidRequest`` (no reason, no such table)."""
+        request = ppb.CorrectResultRequest(
+            tournament_id=tournament_id,
+            round=round_number,
+            table=table,
+            outcome=outcome,
+            reason=reason,
+        )
+        out = await self._unary(
+            self._tournaments.CorrectResult, request, _APP, retry=True, conflicts=True
+        )
+        return out.tournament
+
+    async def export_tournament(
+        self,
+        tournament_id: str,
+        content: ppb.ExportContent.ValueType = ppb.EXPORT_CONTENT_STANDINGS,
+        format: ppb.ExportFormat.ValueType = ppb.EXPORT_FORMAT_CSV,
+        *,
+        round_number: int = 0,
+    ) -> ppb.ExportTournamentResponse:
+        """The standings (``EXPORT_CONTENT_STANDINGS``) or the pairings and results
+        (``EXPORT_CONTENT_ROUNDS``, of round ``round_number``; 0: of every round), as
+        CSV or JSON: ``.content`` (the document) and ``.content_type``
+        (``text/csv`` or ``application/json``). A read: retried."""
+        request = ppb.ExportTournamentRequest(
+            tournament_id=tournament_id, content=content, format=format, round=round_number
+        )
+        return await self._unary(self._tournaments.ExportTournament, request, _APP, retry=True)
 
     # ----- live ------------------------------------------------------------------------
 
@@ -994,9 +1154,18 @@ class TrancaClient:
         """See ``AsyncTrancaClient.get_tournament``."""
         return self._run(self._aio.get_tournament(tournament_id))
 
-    def start_round(self, tournament_id: str, round_number: int) -> ppb.TournamentRound:
+    def start_round(
+        self,
+        tournament_id: str,
+        round_number: int,
+        *,
+        pairings: Sequence[tuple[str, str] | ppb.TablePairing] = (),
+        byes: Sequence[str] = (),
+    ) -> ppb.TournamentRound:
         """See ``AsyncTrancaClient.start_round``."""
-        return self._run(self._aio.start_round(tournament_id, round_number))
+        return self._run(
+            self._aio.start_round(tournament_id, round_number, pairings=pairings, byes=byes)
+        )
 
     def record_forfeit(
         self,
@@ -1011,6 +1180,57 @@ class TrancaClient:
     def withdraw_entrant(self, tournament_id: str, entrant: str) -> ppb.Tournament:
         """See ``AsyncTrancaClient.withdraw_entrant``."""
         return self._run(self._aio.withdraw_entrant(tournament_id, entrant))
+
+    def register_entrant(
+        self,
+        tournament_id: str,
+        entrant: str | ppb.Entrant,
+        player_ids: Sequence[str] = (),
+    ) -> ppb.Tournament:
+        """See ``AsyncTrancaClient.register_entrant``."""
+        return self._run(self._aio.register_entrant(tournament_id, entrant, player_ids))
+
+    def check_in_entrant(self, tournament_id: str, entrant: str) -> ppb.Tournament:
+        """See ``AsyncTrancaClient.check_in_entrant``."""
+        return self._run(self._aio.check_in_entrant(tournament_id, entrant))
+
+    def list_tournaments(
+        self,
+        status: ppb.TournamentStatus.ValueType = ppb.TOURNAMENT_STATUS_UNSPECIFIED,
+        **kwargs: Any,
+    ) -> ppb.ListTournamentsResponse:
+        """See ``AsyncTrancaClient.list_tournaments``."""
+        return self._run(self._aio.list_tournaments(status, **kwargs))
+
+    def cancel_tournament(self, tournament_id: str, reason: str = "") -> ppb.Tournament:
+        """See ``AsyncTrancaClient.cancel_tournament``."""
+        return self._run(self._aio.cancel_tournament(tournament_id, reason))
+
+    def correct_result(
+        self,
+        tournament_id: str,
+        round_number: int,
+        table: int,
+        outcome: ppb.TableOutcome.ValueType,
+        reason: str,
+    ) -> ppb.Tournament:
+        """See ``AsyncTrancaClient.correct_result``."""
+        return self._run(
+            self._aio.correct_result(tournament_id, round_number, table, outcome, reason)
+        )
+
+    def export_tournament(
+        self,
+        tournament_id: str,
+        content: ppb.ExportContent.ValueType = ppb.EXPORT_CONTENT_STANDINGS,
+        format: ppb.ExportFormat.ValueType = ppb.EXPORT_FORMAT_CSV,
+        *,
+        round_number: int = 0,
+    ) -> ppb.ExportTournamentResponse:
+        """See ``AsyncTrancaClient.export_tournament``."""
+        return self._run(
+            self._aio.export_tournament(tournament_id, content, format, round_number=round_number)
+        )
 
     def _iterate(self, agen: AsyncIterator[T]) -> Iterator[T]:
         done = object()

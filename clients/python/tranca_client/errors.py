@@ -72,8 +72,9 @@ class TrancaError(Exception):
     """Base of every error the SDK raises for a failed call.
 
     Attributes: ``code`` (``grpc.StatusCode``), ``reason`` (the service's machine code,
-    or ``""``), ``message``, ``metadata`` (``dict[str, str]`` from the ErrorInfo) and
-    ``domain``.
+    or ``""``), ``message``, ``metadata`` (``dict[str, str]`` from the ErrorInfo),
+    ``domain``, ``attempts`` (the client's attempts at the call, this one included)
+    and ``unanswered`` (how many earlier attempts got no answer and were retried).
     """
 
     default_code: ClassVar[grpc.StatusCode] = grpc.StatusCode.UNKNOWN
@@ -99,6 +100,10 @@ class TrancaError(Exception):
         self.localized = localized
         self.locale = locale
         self.attempts = 1  # how many attempts the client made before raising this
+        # How many earlier attempts got no answer (a code of the retry policy's
+        # ``retry_on``: UNAVAILABLE, DEADLINE_EXCEEDED) and were retried: any of them
+        # may have been applied on the server.
+        self.unanswered = 0
 
     @property
     def move_index(self) -> int | None:
