@@ -8,7 +8,11 @@ top N (a play-off). Every table is a practice table with robots: nobody comes to
 play, so after the table's grace period the server's robots take the seats and play
 (the bots), one deal a match (express). Each round has a clock: a table still
 playing at its end is drawn (``ROUND_TIMEOUT_DRAW``; at a play-off table the higher
-seed goes on), so a slow table never holds the event. Both processes sweep: either
+seed goes on), so a slow table never holds the event. Two players are there but
+never move (``IDLERS``): told of each table by their notification stream, they take
+their seat with a session and keep it with heartbeats, so no robot plays for them
+and their tables are drawn by the clock: the Swiss has draws every round, and the
+half-point score groups that make standings dear. Both processes sweep: either
 starts rounds, plays robots' turns, settles matches and records results.
 
 Asserted: the event finishes by itself, every round complete, the play-off's field
@@ -33,6 +37,7 @@ the fee plus the prize GetTournament shows, and house plus prizes are the fees k
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import time
@@ -46,8 +51,13 @@ from tranca.services.moves import now_ms
 from tranca.store.database import make_engine
 from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as gpb
+from tranca.v1 import game_pb2_grpc as gpb_grpc
+from tranca.v1 import notifications_pb2 as npb
+from tranca.v1 import notifications_pb2_grpc as npb_grpc
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import platform_pb2_grpc as pb_grpc
+from tranca.v1 import session_pb2 as spb
+from tranca.v1 import session_pb2_grpc as spb_grpc
 
 from ..platform_service.staking import balance_in, ledger_problems_in
 from ..service.conftest import _pg_database
@@ -57,6 +67,8 @@ FULL = os.environ.get("TRANCA_TOURNAMENT_ACCEPTANCE") == "full"
 ENTRANTS, SWISS_ROUNDS, PLAYOFF = (64, 6, 8) if FULL else (16, 3, 4)
 NO_SHOWS = 2  # entrants who never check in
 GRANT, FEE, PAYOUT = 1000, 50, (50, 30, 20)
+IDLERS = ("p01", "p02")  # at their tables, never moving: drawn by the round's clock
+GRACE = 3  # seconds before a robot takes an absent seat (an idler sits down sooner)
 ROUND_CLOCK = 40 if FULL else 15  # seconds
 LIMIT = 900 if FULL else 300  # seconds the whole event may take here
 
@@ -99,9 +111,51 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
             worst[f"get@{i}"] = max(worst[f"get@{i}"], time.perf_counter() - t0)
             await asyncio.sleep(0.02)
 
+    async def idle(player: str) -> None:
+        """``player`` sits at every table it is called to (``tournament_round_ready``
+        on its event stream; JoinGame with its session answers its seat's token) and
+        keeps the seat with heartbeats, never moving."""
+        sessions = spb_grpc.SessionServiceStub(channels[0])
+        opened = await sessions.CreatePlayerSession(
+            spb.CreatePlayerSessionRequest(player_id=player), metadata=app
+        )
+        me = (("authorization", f"Bearer {opened.session.access_token}"),)
+        game = gpb_grpc.GameServiceStub(channels[0])
+        seat_md: tuple[tuple[str, str], ...] | None = None
+        table = ""
+
+        async def beat() -> None:
+            while not stop.is_set():
+                if seat_md is not None:
+                    with contextlib.suppress(grpc.aio.AioRpcError):  # the game is over
+                        await game.Heartbeat(gpb.HeartbeatRequest(game_id=table), metadata=seat_md)
+                await asyncio.sleep(0.3)
+
+        beating = asyncio.create_task(beat())
+        events = npb_grpc.NotificationServiceStub(channels[0]).WatchPlayerEvents(
+            npb.WatchPlayerEventsRequest(), metadata=me
+        )
+        try:
+            async for got in events:
+                if got.event.kind != "tournament_round_ready":
+                    continue
+                joined = await game.JoinGame(
+                    gpb.JoinGameRequest(game_id=got.event.game_id, seat=-1), metadata=me
+                )
+                table = got.event.game_id
+                seat_md = (("authorization", f"Bearer {joined.player_token}"),)
+                idled[player] += 1
+        except grpc.aio.AioRpcError:
+            pass  # the stream closed as the test ends
+        finally:
+            beating.cancel()
+
+    idled: dict[str, int] = defaultdict(int)
+    idlers: list[asyncio.Task[None]] = []
     try:
         for p in procs:
             await wait_until(functools.partial(_serving, p.port), 30, "a replica serving")
+        idlers = [asyncio.create_task(idle(player)) for player in IDLERS]
         players = [f"p{i:02}" for i in range(1, ENTRANTS + NO_SHOWS + 1)]
         bank = pb_grpc.PlayerServiceStub(channels[0])
         for player in players:
@@ -121,7 +175,7 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
                     ],
                     table_size=2,
                     rules=gpb.Rules(preset="tranca-000"),
-                    table=gpb.TableOptions(robot_grace_seconds=1, express=True),
+                    table=gpb.TableOptions(robot_grace_seconds=GRACE, express=True),
                     rounds=SWISS_ROUNDS,
                     playoff_size=PLAYOFF,
                     start_at_ms=start_at,
@@ -164,6 +218,8 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
         }
     finally:
         stop.set()
+        for task in idlers:
+            task.cancel()
         for c in channels:
             await c.close()
         for p in procs:
@@ -207,6 +263,9 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
     for player in players[:ENTRANTS]:
         assert chips[player] == GRANT - FEE + prize[player], player
     draws = sum(tb.outcome == pb.TABLE_OUTCOME_DRAW for r in t.rounds for tb in r.tables)
+    # The idlers sat at their tables (every Swiss round at least) and those were drawn.
+    assert all(idled[player] >= SWISS_ROUNDS for player in IDLERS), dict(idled)
+    assert draws > 0
     tables = sum(len(r.tables) for r in t.rounds)
     print(
         f"\ntournament acceptance: {ENTRANTS} entrants, {SWISS_ROUNDS} Swiss rounds and a "
