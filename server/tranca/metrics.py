@@ -114,7 +114,8 @@ SETTLEMENT_FAILURES = Counter(
 CHIPS_STAKED = Counter("tranca_chips_staked_total", "Chips taken into pots as matches started")
 CHIPS_MOVED = Counter(
     "tranca_chips_moved_total",
-    "Chips moved by settlements and grants, by purpose: payout, house_share, refund, grant",
+    "Chips moved by settlements, grants and tournaments' prize pools, by purpose: payout, "
+    "house_share, refund, grant, entry_fee, entry_refund, prize",
     ["purpose"],
 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from tranca.server import Running
 from tranca.v1 import game_pb2 as gpb
@@ -22,6 +23,11 @@ from .test_tournaments import PRESET, Organiser, error_reason, refusal
 
 Code = grpc.StatusCode
 FEE = 100
+
+
+def chips_moved(purpose: str) -> float:
+    value = REGISTRY.get_sample_value("tranca_chips_moved_total", {"purpose": purpose})
+    return value or 0.0
 
 
 @pytest.fixture
@@ -82,6 +88,7 @@ async def test_fees_are_taken_at_entry_refunded_before_the_start_and_paid_out_as
     taken, a registration withdrawn before the start is refunded; at the finish the
     house takes its 10 % and places 1 and 2 share the rest 70 : 30. Every chip is
     accounted for."""
+    moved_before = {p: chips_moved(p) for p in ("entry_fee", "entry_refund", "prize")}
     for name in ("a", "b", "c", "d", "e"):
         await bank.grant(f"p-{name}", 500)
     t = await create(org, ["a", "b"])
@@ -122,6 +129,9 @@ async def test_fees_are_taken_at_entry_refunded_before_the_start_and_paid_out_as
         "entry_refund",
     ]
     assert await ledger_problems(server, bank.app_id) == []
+    # Counted once each, as committed (the server runs in this process).
+    moved = {p: chips_moved(p) - before for p, before in moved_before.items()}
+    assert moved == {"entry_fee": 5 * FEE, "entry_refund": FEE, "prize": 360}
 
     # The prizes are paid by these standings: the results are final now.
     reason = await refusal(

@@ -39,7 +39,7 @@ Every replica's sweeper (``services/timers.py``) calls ``Settlement.settle_pendi
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -48,8 +48,14 @@ import structlog
 from .. import metrics
 from ..app.game import NO_RESULT, GameState, Setup
 from ..platform import DRAWN, PlayerId, chips, ranking, ratings, sides, winners_of
+from ..platform.entry_fees import ChipMoves
 from .errors import Unavailable
-from .tournaments import TournamentResults, decided_by_forfeit, record_game_result
+from .tournaments import (
+    TournamentResults,
+    count_chips,
+    decided_by_forfeit,
+    record_game_result,
+)
 
 log = structlog.get_logger("tranca.settlement")
 
@@ -63,6 +69,8 @@ class Settled:
     game_id: str
     outcome: str  # RATED, ANNULLED_OUTCOME, FORFEITED or PRACTICE
     entries: tuple[chips.Entry, ...]  # the chips it moved
+    # What its tournament result moved through the prize pool (prizes at the finish).
+    tournament_chips: ChipMoves = field(default_factory=ChipMoves)
 
 
 @dataclass(frozen=True)
@@ -187,6 +195,7 @@ class Settlement:
                 for e in done.entries:
                     if e.amount > 0:  # each transfer once: its receiving side
                         metrics.CHIPS_MOVED.labels(e.purpose.value).inc(e.amount)
+                count_chips(done.tournament_chips)
         return count
 
     async def settle_practice(self, game_ids: Sequence[str]) -> int:
@@ -222,8 +231,8 @@ async def settle(work: SettlementWork) -> Settled:
         outcome = FORFEITED if state.setup.table.competitive else PRACTICE
     else:
         outcome, entries = await _counts(work, state)
-    await record_game_result(work, work.game_id, state.winner, state.result_reason)
-    return Settled(work.game_id, outcome, entries)
+    moved = await record_game_result(work, work.game_id, state.winner, state.result_reason)
+    return Settled(work.game_id, outcome, entries, moved)
 
 
 async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[chips.Entry, ...]]:

@@ -166,6 +166,19 @@ def refused(reason: str, message: str) -> Refused:
     return Refused(Refusal.PRECONDITION, reason, message)
 
 
+def count_chips(moves: ChipMoves) -> None:
+    """tranca_chips_moved_total for a tournament change's prize pool movements, once
+    its transaction committed."""
+    for purpose, amount in (
+        ("entry_fee", sum(moves.pay_ins.values())),
+        ("entry_refund", sum(moves.refunds.values())),
+        ("house_share", moves.house),
+        ("prize", sum(moves.prizes.values())),
+    ):
+        if amount:
+            metrics.CHIPS_MOVED.labels(purpose).inc(amount)
+
+
 def cannot_pay(exc: InsufficientChips) -> Refused:
     # Ids only in the message: never a player's balance.
     return refused(
@@ -754,7 +767,7 @@ def deck_shown(t: Tournament, round_no: int, games: GamesByTable, statuses: dict
 
 async def record_game_result(
     results: TournamentResults, game_id: str, winner: int, reason: str
-) -> None:
+) -> ChipMoves:
     """Record a finished game's result in its tournament, if it belongs to one, inside
     the caller's transaction (the settlement's).
 
@@ -765,23 +778,26 @@ async def record_game_result(
     for no one, so it is neither side's win). A game the app ended (``ENDED_BY_APP``)
     is the organiser's to decide everywhere: it stopped the game to rule on the table.
     Ignored: a game of a round that is no longer the latest (the tournament moved on),
-    and a table that already has a result (a forfeit recorded while it was played)."""
+    and a table that already has a result (a forfeit recorded while it was played).
+    Returns what the result moved through the prize pool (its prizes, if it finished
+    the tournament), for the caller to count once its transaction commits."""
+    nothing = ChipMoves()
     found = await results.table_of_game(game_id)
     if found is None:
-        return
+        return nothing
     row, round_no, table_no = found.row, found.round_no, found.table_no
     t = await rebuilt(row)
     if len(t.rounds) != round_no or t.cancelled:
-        return
+        return nothing
     table = t.rounds[-1].tables[table_no - 1]
     if t.result(table) is not None:
-        return
+        return nothing
     tie_break = False
     if winner in (0, 1):
         # At a duplicate round's even tables side B holds the game's side 0.
         outcome = row.config.outcome_of_game(table_no, winner)
     elif reason == ENDED_BY_APP:
-        return
+        return nothing
     elif reason == NOT_STARTED:
         # Closed at its start deadline (the sweeper): nobody played the table.
         outcome = Outcome.DOUBLE_NO_SHOW
@@ -790,7 +806,7 @@ async def record_game_result(
     elif winner == DRAWN:
         outcome = Outcome.DRAW
     else:
-        return
+        return nothing
     t.record(round_no, table_no, outcome)
     event = {**result_event(round_no, table_no, outcome, FROM_GAME, now_ms()), "game_id": game_id}
     event["reason"] = reason
@@ -799,6 +815,7 @@ async def record_game_result(
     done = await written(row, row.config, t, [event])
     if not await results.append_events(row, [event], done):
         raise TournamentConflict(f"tournament {row.id} kept changing")
+    return done.chips
 
 
 async def decided_by_forfeit(results: TournamentResults, game_id: str) -> bool:
@@ -879,12 +896,12 @@ class Tournaments:
         config = tournament_config(new, app)
         name = new.name.strip()
         fresh = config.new_tournament()
+        done = await written("", config, fresh, [])
         try:
-            tournament_id = await self.repo.create_tournament(
-                app.id, name, config, await written("", config, fresh, [])
-            )
+            tournament_id = await self.repo.create_tournament(app.id, name, config, done)
         except InsufficientChips as exc:
             raise cannot_pay(exc) from None
+        count_chips(done.chips)
         row = await self._load(app, tournament_id)
         return await self._shown(row, await rebuilt(row))
 
@@ -917,6 +934,7 @@ class Tournaments:
             except InsufficientChips as exc:
                 raise cannot_pay(exc) from None
             if swapped:
+                count_chips(done.chips)
                 await self.refresh_running_gauge()
                 after = replace(
                     row,
@@ -1245,6 +1263,7 @@ class Tournaments:
             done = await written(row, row.config, t, new)
             if not await self.repo.write_round(row, new, games, done):
                 continue  # another change won: re-read (a concurrent StartRound's round)
+            count_chips(done.chips)  # the no-shows' fees back
             await self.refresh_running_gauge()
             # Whatever happens to a start, answer with the tokens (a retry of the
             # round starts a game left waiting, and answers fresh tokens).
@@ -1496,6 +1515,7 @@ __all__ = [
     "TournamentSummary",
     "Tournaments",
     "Written",
+    "count_chips",
     "decided_by_forfeit",
     "deck_shown",
     "record_game_result",
