@@ -9,6 +9,8 @@ the database (``staking.ledger_problems``), independently of the code that write
 
 from __future__ import annotations
 
+import json
+
 import grpc
 import pytest
 from prometheus_client import REGISTRY
@@ -129,6 +131,11 @@ async def test_fees_are_taken_at_entry_refunded_before_the_start_and_paid_out_as
         "entry_refund",
     ]
     assert await ledger_problems(server, bank.app_id) == []
+    exported = await org.stub.ExportTournament(
+        pb.ExportTournamentRequest(tournament_id=tid, format=pb.EXPORT_FORMAT_JSON),
+        metadata=org.md,
+    )
+    assert [r["prize"] for r in json.loads(exported.content)] == [252, 108, 0, 0]
     # Counted once each, as committed (the server runs in this process).
     moved = {p: chips_moved(p) - before for p, before in moved_before.items()}
     assert moved == {"entry_fee": 5 * FEE, "entry_refund": FEE, "prize": 360}

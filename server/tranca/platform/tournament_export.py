@@ -2,7 +2,8 @@
 or JSON. Pure: no I/O.
 
 Two documents: the standings (rank, entrant, players, points, wins, draws, losses,
-byes, forfeits, Buchholz, Sonneborn-Berger, withdrawn) and the rounds (one row per
+byes, forfeits, Buchholz, Sonneborn-Berger, withdrawn, and the prize won once a
+tournament with an entry fee has finished) and the rounds (one row per
 table: round, table, entrant A, entrant B, outcome, the result's source, the game;
 one row per bye, its outcome ``bye``), all rounds or one.
 """
@@ -31,11 +32,14 @@ STANDINGS_COLUMNS = (
     "buchholz",
     "sonneborn_berger",
     "withdrawn",
+    "prize",
 )
 ROUND_COLUMNS = ("round", "table", "entrant_a", "entrant_b", "outcome", "source", "game_id")
 
 
-def standings_rows(t: Tournament, standings: Sequence[Standing]) -> list[dict[str, Any]]:
+def standings_rows(
+    t: Tournament, standings: Sequence[Standing], prizes: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
     return [
         {
             "rank": s.rank,
@@ -50,6 +54,7 @@ def standings_rows(t: Tournament, standings: Sequence[Standing]) -> list[dict[st
             "buchholz": s.buchholz,
             "sonneborn_berger": s.sonneborn_berger,
             "withdrawn": s.withdrawn,
+            "prize": (prizes or {}).get(s.entrant, 0),
         }
         for s in standings
     ]

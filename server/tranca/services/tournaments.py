@@ -1129,7 +1129,10 @@ class Tournaments:
             columns: Sequence[str] = export.ROUND_COLUMNS
         else:
             standings = row.standings if row.standings is not None else await standings_of(t)
-            rows = export.standings_rows(t, standings)
+            _, prizes = pool_and_prizes(
+                row.config.prizes, row.config.entrants, row.events, status_of(t), standings
+            )
+            rows = export.standings_rows(t, standings, prizes)
             columns = export.STANDINGS_COLUMNS
         if as_json:
             return await off_loop(export.as_json, rows)
