@@ -248,15 +248,14 @@ def deal_result_to_pb(d: dict[str, Any]) -> pb.DealResult:
 
 
 # A table's robot level: the app's name ("" for the operator's) and the enum's value.
-ROBOT_LEVEL_FROM_PB: dict[int, str] = {
+ROBOT_LEVEL_FROM_PB: dict[pb.RobotLevel.ValueType, str] = {
     pb.ROBOT_LEVEL_UNSPECIFIED: "",
     pb.ROBOT_LEVEL_RANDOM: "random",
     pb.ROBOT_LEVEL_GREEDY: "greedy",
     pb.ROBOT_LEVEL_EXPERT: "expert",
 }
 ROBOT_LEVEL_TO_PB: dict[str, pb.RobotLevel.ValueType] = {
-    name: value
-    for value, name in ROBOT_LEVEL_FROM_PB.items()  # type: ignore[misc]
+    name: value for value, name in ROBOT_LEVEL_FROM_PB.items()
 }
 
 
