@@ -25,6 +25,8 @@ from tranca.server import Config, Running, start
 from tranca.services.robots import Robots, RobotSettings
 from tranca.services.timers import Sweeper
 from tranca.v1 import game_pb2 as pb
+from tranca.v1 import platform_pb2 as ppb
+from tranca.v1 import platform_pb2_grpc as ppb_grpc
 
 ITERATIONS = 4  # the expert's playouts a decision here: reproducible, and quick
 
@@ -152,6 +154,23 @@ async def test_the_operators_bound_refuses_a_table_asking_for_more(db_url: str) 
                 grpc.StatusCode.INVALID_ARGUMENT,
             )
             assert reason_of(e)[0] == "MALFORMED_REQUEST"
+            # A tournament's tables likewise.
+            tournaments = ppb_grpc.TournamentServiceStub(channel)
+            e = await refused(
+                tournaments.CreateTournament(
+                    ppb.CreateTournamentRequest(
+                        name="practice",
+                        format=ppb.TOURNAMENT_FORMAT_SWISS,
+                        entrants=[ppb.Entrant(id=f"e{k}", player_ids=[f"p{k}"]) for k in (1, 2)],
+                        table_size=2,
+                        rules=pb.Rules(preset="tranca-000"),
+                        table=create(pb.ROBOT_LEVEL_EXPERT).table,
+                    ),
+                    metadata=client.app(),
+                ),
+                grpc.StatusCode.PERMISSION_DENIED,
+            )
+            assert reason_of(e) == ("ROBOT_LEVEL_NOT_ALLOWED", {"max_level": "greedy"})
     finally:
         await running.stop(0.5)
 
