@@ -603,6 +603,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         hub,
         feed or watch_leases,
         cfg.token_lifetime,
+        robot_level=cfg.robot_level,
         robot_max_level=cfg.robot_max_level,
     )
     players = Players(PlayersStore(store), access)

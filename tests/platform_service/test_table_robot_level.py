@@ -120,11 +120,17 @@ async def test_a_table_asking_for_the_expert_gets_the_experts_moves(
 
 
 async def test_the_operators_bound_refuses_a_table_asking_for_more(db_url: str) -> None:
-    running = await start(server_config(db_url, sweep_interval=0, robot_max_level="greedy"))
+    running = await start(
+        server_config(db_url, sweep_interval=0, robot_level="random", robot_max_level="greedy")
+    )
     try:
         _, key = await running.store.create_app("bound", frozenset())
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             client = Client(channel, key)
+            # What an app offers: the levels up to the bound, unset being the operator's.
+            presets = await client.stub.ListPresets(pb.ListPresetsRequest(), metadata=client.app())
+            assert presets.robot_level == pb.ROBOT_LEVEL_RANDOM
+            assert presets.robot_max_level == pb.ROBOT_LEVEL_GREEDY
 
             def create(level: pb.RobotLevel.ValueType, grace: int = 30) -> pb.CreateGameRequest:
                 return pb.CreateGameRequest(

@@ -342,12 +342,15 @@ class Games:
         leases: Leases,
         token_lifetime_seconds: int,
         *,
+        robot_level: str = "greedy",
         robot_max_level: str = EXPERT,
     ) -> None:
         self.repo = repo
         self.access = access
         self.moves = moves
-        # The most expensive robot level a table may ask for (the operator's).
+        # The operator's robot level (a table's that asks for none), and the most
+        # expensive level a table may ask for.
+        self.robot_level = robot_level
         self.robot_max_level = robot_max_level
         self.matches = matches
         self.presence = presence
