@@ -72,8 +72,9 @@ run: venv web
 	  --web-port $(WEB_PORT) --log-format console
 
 ## A terminal table against a server started by `make run` (starts nothing itself):
-## you and the server's robots (its greedy bot, played by the server's sweeper, so they
-## play on after you quit). PLAY_ARGS="--game ID --seat N" joins a game.
+## you and the server's robots (played by the server's sweeper, so they play on after
+## you quit), at the level --bots asks the new table for (random, greedy, expert; server:
+## the operator's). PLAY_ARGS="--game ID --seat N" joins a game.
 PLAY_ADDRESS ?= 127.0.0.1:50051
 PLAY_ARGS    ?= --new --preset tranca-000 --players 4 --bots greedy
 play: venv
@@ -220,8 +221,10 @@ peer-deps:
 ## players, tranca-003 and canasta-002 with 4) and ARENA_OTHER_PAIRS on every other
 ## preset, the expert at ARENA_ITERATIONS playouts a decision; then its decision time
 ## at its default budget, and the clients' move throughput while the server's robots
-## think. Writes bench/results/bots.{json,md} and robots.{json,md}. Long: the full
-## size is hours of one core (the sizes that ran are in bots.md).
+## think, and what the SDK's expert costs to read its view and a few pairs of it through
+## a server. Writes bench/results/bots.{json,md}, robots.{json,md} and
+## sdk_expert.{json,md}. Long: the full size is hours of one core (the sizes that ran
+## are in bots.md).
 ARENA_PAIRS       ?= 400
 ARENA_OTHER_PAIRS ?= 20
 ARENA_ITERATIONS  ?= 40
@@ -229,6 +232,7 @@ arena: venv compiled
 	PYTHONPATH=$(COMPILED) nice -n 10 $(BIN)/python bench/bots_bench.py --out bench/results \
 	  --pairs $(ARENA_PAIRS) --other-pairs $(ARENA_OTHER_PAIRS) --iterations $(ARENA_ITERATIONS) --budget-pairs 2
 	nice -n 10 $(BIN)/python bench/robots_bench.py --out bench/results
+	nice -n 10 $(BIN)/python bench/sdk_expert_bench.py --out bench/results
 
 ## The API fuzzers at a larger size than `make test`'s (300 contract cases and 150
 ## gameplay cases per database there): every RPC's contract with hostile input, and

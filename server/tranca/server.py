@@ -58,7 +58,7 @@ from .services.origins import Origins
 from .services.players import Players
 from .services.presence import Presence
 from .services.quick_play import QuickPlay
-from .services.robots import Robots, RobotSettings
+from .services.robots import ROBOT_LEVELS, Robots, RobotSettings, level_within
 from .services.sessions import Sessions
 from .services.settlement import Settlement
 from .services.tables import Tables
@@ -151,6 +151,8 @@ class Config:
     # The server's robots (services/robots.py): their bot, and the expert's budget
     # per decision and worker processes.
     robot_level: str = "greedy"
+    # The most expensive level a table may ask for (TableOptions.robot_level).
+    robot_max_level: str = "expert"
     robot_ms: int = 200
     robot_iterations: int = 400
     robot_workers: int = 1
@@ -275,10 +277,18 @@ class Config:
         )
         p.add_argument(
             "--robot-level",
-            choices=("greedy", "expert"),
+            choices=ROBOT_LEVELS,
             default=env.get("TRANCA_ROBOT_LEVEL", cls.robot_level),
-            help="the bot that plays the robots' seats: greedy (on the event loop) or "
-            "expert (a search, in --robot-workers processes)",
+            help="the bot that plays the robots' seats where the table asks for none: "
+            "random or greedy (on the event loop) or expert (a search, in "
+            "--robot-workers processes)",
+        )
+        p.add_argument(
+            "--robot-max-level",
+            choices=ROBOT_LEVELS,
+            default=env.get("TRANCA_ROBOT_MAX_LEVEL", cls.robot_max_level),
+            help="the most expensive level a table may ask its robots to play "
+            "(TableOptions.robot_level; CreateGame refuses more); at least --robot-level",
         )
         p.add_argument(
             "--robot-ms",
@@ -361,6 +371,8 @@ class Config:
             p.error("--tls-client-ca needs --tls-cert and --tls-key")
         if a.change_feed and not a.change_feed.startswith(("nats://", "tls://")):
             p.error("--change-feed is empty (NOTIFY) or a nats:// URL")
+        if not level_within(a.robot_level, a.robot_max_level):
+            p.error("--robot-level is above --robot-max-level")
         if min(a.robot_ms, a.robot_iterations, a.robot_workers) < 1:
             p.error("--robot-ms, --robot-iterations and --robot-workers are at least 1")
         if not MIN_TOKEN_LIFETIME <= a.token_lifetime <= MAX_TOKEN_LIFETIME:
@@ -397,6 +409,7 @@ class Config:
             sweep_interval=a.sweep_interval,
             match_interval=a.match_interval,
             robot_level=a.robot_level,
+            robot_max_level=a.robot_max_level,
             robot_ms=a.robot_ms,
             robot_iterations=a.robot_iterations,
             robot_workers=a.robot_workers,
@@ -590,11 +603,18 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         hub,
         feed or watch_leases,
         cfg.token_lifetime,
+        robot_level=cfg.robot_level,
+        robot_max_level=cfg.robot_max_level,
     )
     players = Players(PlayersStore(store), access)
     compute = Compute()
     tournaments = Tournaments(
-        TournamentStore(store), access, matches, cfg.token_lifetime, compute=compute
+        TournamentStore(store),
+        access,
+        matches,
+        cfg.token_lifetime,
+        compute=compute,
+        robot_max_level=cfg.robot_max_level,
     )
     sessions = Sessions(sessions_store, access, clock=now_ms)
     tickets = QuickPlayStore(store)
@@ -692,7 +712,13 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         running.tasks.append(asyncio.create_task(watch_leases.renew_forever()))
     if cfg.sweep_interval > 0:
         robots = Robots(
-            RobotSettings(cfg.robot_level, cfg.robot_ms, cfg.robot_iterations, cfg.robot_workers)
+            RobotSettings(
+                cfg.robot_level,
+                cfg.robot_ms,
+                cfg.robot_iterations,
+                cfg.robot_workers,
+                cfg.robot_max_level,
+            )
         )
         running.sweeper = running.new_sweeper(robots=robots)
         running.tasks.append(asyncio.create_task(robots.warm()))

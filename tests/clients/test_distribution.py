@@ -203,3 +203,18 @@ async def test_the_table_without_its_extra_says_how_to_get_it(sdk_python: Path) 
     code, out, err = await _run(sdk_python, "-m", "tranca_client", "bot", "--help")
     assert code == 0, err
     assert "--level" in out
+
+
+async def test_the_expert_without_the_servers_engine_says_what_to_install(
+    sdk_python: Path,
+) -> None:
+    # The SDK alone has no rules engine: the expert level is refused before any call,
+    # with what to install.
+    code, _, err = await _run(
+        sdk_python,
+        "-m", "tranca_client", "bot", "--game", "g", "--token", "t", "--level", "expert",
+    )  # fmt: skip
+    assert code == 1
+    line = err.strip()
+    assert line.startswith("tranca bot: the expert bot searches with the Tranca rules engine")
+    assert "pip install tranca-server" in line

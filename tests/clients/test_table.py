@@ -262,3 +262,35 @@ def test_the_robots_play_on_after_the_person_quits(served: str) -> None:
     assert {actor for seat, what, actor in who if seat == 1 and what != "join"} == {"robot"}
     after = who.index((0, "robot", "robot"))  # the takeover: every later move of ana's seat
     assert {actor for seat, _, actor in who[after:] if seat == 0} == {"robot"}
+
+
+def test_bots_expert_makes_a_table_whose_robots_are_the_expert(served: str) -> None:
+    """``tranca play --new --bots expert``: the new table asks for the expert
+    (``TableOptions.robot_level``), the terminal says so, and the robot's seat plays
+    (the server's sweeper, at the table's level: tests/platform_service/
+    test_table_robot_level.py checks that those are the expert's moves)."""
+    child = _play(
+        served,
+        "--new", "--players", "2", "--single-deal", "--seed", "4", "--bots", "expert",
+        "--name", "ana",
+    )  # fmt: skip
+    try:
+        child.expect(r"New game (?:\x1b\[[0-9;]*m)*([0-9a-f]{32})")
+        game_id = child.match.group(1)
+        child.expect(_words("The server's robots (the expert) play seat 1."))
+        child.expect(PROMPT)
+        child.sendline("quit")
+        assert child.wait() == 0
+    finally:
+        child.kill()
+    with TrancaClient(served, api_key=KEY) as app:
+        view = app.get_view(game_id)
+        assert view.table.robot_level == pb.ROBOT_LEVEL_EXPERT
+        deadline = time.monotonic() + 60
+        while not any(
+            m.actor == "robot" and m.move.WhichOneof("kind")
+            for m in app.get_replay(game_id).moves
+            if m.seat == 1
+        ):
+            assert time.monotonic() < deadline, "the expert robot did not play a move"
+            time.sleep(0.2)

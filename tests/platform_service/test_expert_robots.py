@@ -70,7 +70,7 @@ def test_the_robots_settings_refuse_nonsense() -> None:
         RobotSettings("expert", budget_ms=0)
     with pytest.raises(ValueError):
         RobotSettings("expert", workers=0)
-    assert Robots(RobotSettings("greedy", workers=4)).concurrency == 1
+    assert Robots(RobotSettings("greedy", workers=4, max_level="greedy")).concurrency == 1
 
 
 async def test_expert_robots_play_a_whole_match_through_the_sweeper(

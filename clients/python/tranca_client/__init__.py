@@ -89,7 +89,9 @@ from parts. See ``tranca_client.moves``.
 Bots
 ----
 ``RandomBot`` and ``GreedyBot`` choose from a view and the legal moves only (a
-template for your own: ``name`` and ``choose(view, moves)``); ``run_bot(client,
+template for your own: ``name`` and ``choose(view, moves)``); ``ExpertBot`` searches
+from the same (the server's rules engine, which it needs installed: else
+``ExpertUnavailable``, see ``tranca_client.expert``); ``run_bot(client,
 game_id, bot)`` plays a seat to the end of the match; ``play_seat`` is the loop for
 any chooser. See ``tranca_client.bots``. From a shell: ``tranca bot`` and
 ``tranca play`` (``tranca_client.cli``; the table is ``tranca_client.table``).
@@ -123,6 +125,7 @@ from .errors import (
     VersionConflict,
     error_from_rpc,
 )
+from .expert import ExpertBot, ExpertUnavailable
 from .moves import (
     MoveSyntaxError,
     add,
@@ -153,6 +156,8 @@ __all__ = [
     "Bot",
     "Chooser",
     "DeadlineExceeded",
+    "ExpertBot",
+    "ExpertUnavailable",
     "GreedyBot",
     "InvalidRequest",
     "KnobOverride",

@@ -2,9 +2,10 @@
 
 A bot sees what any client sees: its seat's ``GameView`` and the list of legal moves
 from ``ListLegalMoves``. It picks one of those moves, so it never plays an illegal one.
-This module needs nothing from the server's code, so it is a template for a bot of
-your own: write a class with ``name`` and ``choose(view, moves)`` and hand it to
-``run_bot``::
+This module needs nothing from the server's code (the expert level, in
+``expert.py``, imports the server's rules engine when one is made), so it is a
+template for a bot of your own: write a class with ``name`` and
+``choose(view, moves)`` and hand it to ``run_bot``::
 
     async with AsyncTrancaClient(ADDRESS, token=TOKEN) as me:
         final = await run_bot(me, GAME_ID, GreedyBot(seed=1))
@@ -24,6 +25,7 @@ from typing import Protocol
 
 from .client import AsyncTrancaClient
 from .errors import InvalidRequest, RuleRejected, VersionConflict
+from .expert import ExpertBot
 from .moves import RANKS, card_rank, card_suit, is_black_three, is_wild, move_kind
 from .v1 import game_pb2 as pb
 
@@ -31,6 +33,7 @@ __all__ = [
     "BOT_LEVELS",
     "Bot",
     "Chooser",
+    "ExpertBot",
     "GreedyBot",
     "RandomBot",
     "make_bot",
@@ -178,12 +181,19 @@ class GreedyBot:
         return (3 * same_rank + 2 * neighbours + 5 * on_table, self.rng.random())
 
 
-BOT_LEVELS: dict[str, Callable[[int | None], Bot]] = {"random": RandomBot, "greedy": GreedyBot}
-"""The built-in bots by level name."""
+BOT_LEVELS: dict[str, Callable[[int | None], Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "expert": ExpertBot,
+}
+"""The built-in bots by level name. The expert needs the server's rules engine
+installed (``tranca_client.expert``); making one without it raises
+``ExpertUnavailable``."""
 
 
 def make_bot(level: str, seed: int | None = None) -> Bot:
-    """A built-in bot: ``"random"`` or ``"greedy"``."""
+    """A built-in bot: ``"random"``, ``"greedy"`` or ``"expert"`` (with its default
+    budget; ``ExpertBot`` takes another)."""
     try:
         return BOT_LEVELS[level](seed)
     except KeyError:
@@ -369,7 +379,10 @@ async def run_bot(
 ) -> pb.GameView:
     """Play ``bot`` on the seat of ``client``'s token to the end of the match, waiting
     ``delay`` seconds before each move; returns the final view. With ``whole_turns``
-    the rest of each turn after its draw goes in one call (``play_seat``)."""
+    the rest of each turn after its draw goes in one call (``play_seat``), unless the
+    bot says it plays move by move (a ``whole_turns`` attribute False, as the
+    expert's: it reads the whole table, which a turn planned ahead does not update)."""
+    whole_turns = whole_turns and getattr(bot, "whole_turns", True)
 
     async def choose(view: pb.GameView, moves: list[pb.Move]) -> pb.Move:
         if delay:

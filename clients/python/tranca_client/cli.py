@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from .bots import BOT_LEVELS, Bot, make_bot, play_seat, run_bot
 from .client import DEFAULT_ADDRESS, DEFAULT_TIMEOUT, AsyncTrancaClient
 from .errors import AlreadyExists, RuleRejected, TrancaError
+from .expert import ExpertBot, ExpertUnavailable
 from .moves import move_text
 from .v1 import game_pb2 as pb
 
@@ -105,7 +106,26 @@ def bot_parser() -> argparse.ArgumentParser:
     who.add_argument("--token", help="the seat's player token")
     who.add_argument("--api-key", help="the app's API key: the bot takes --seat itself")
     p.add_argument("--seat", type=int, default=-1, help="seat to take with --api-key (-1: any)")
-    p.add_argument("--level", choices=sorted(BOT_LEVELS), default="greedy")
+    p.add_argument(
+        "--level",
+        choices=sorted(BOT_LEVELS),
+        default="greedy",
+        help="random, greedy, or expert (a search from the seat's view; needs the server's "
+        "rules engine installed: the tranca-server distribution)",
+    )
+    p.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        help="the expert's playouts a decision, at most (default 400)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=None,
+        help="the expert's seconds a decision, at most (default 0.2; 0: playouts only, "
+        "reproducible)",
+    )
     p.add_argument("--seed", type=int, default=None, help="seed of the bot's choices")
     p.add_argument("--name", default="", help="display name when taking a seat")
     p.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each move")
@@ -113,7 +133,17 @@ def bot_parser() -> argparse.ArgumentParser:
     return p
 
 
-async def _bot(args: argparse.Namespace) -> int:
+def _make_bot(args: argparse.Namespace) -> Bot:
+    """The bot of ``--level``; ``ExpertUnavailable`` without the rules engine."""
+    if args.level != "expert":
+        return make_bot(args.level, args.seed)
+    if args.seconds == 0:
+        return ExpertBot(args.seed, iterations=args.iterations, seconds=None)
+    seconds = -1.0 if args.seconds is None else args.seconds  # -1: the default
+    return ExpertBot(args.seed, iterations=args.iterations, seconds=seconds)
+
+
+async def _bot(args: argparse.Namespace, bot: Bot) -> int:
     async with _client(args, api_key=args.api_key, token=args.token) as client:
         await client.wait_ready(args.timeout)
         me = client
@@ -121,7 +151,6 @@ async def _bot(args: argparse.Namespace) -> int:
             name = args.name or f"{args.level} bot"
             me = await client.join(args.game, args.seat, player_name=name)
             print(f"seat {me.seat} taken; token {me.token}", flush=True)
-        bot: Bot = make_bot(args.level, args.seed)
 
         async def show(update: pb.WatchGameResponse) -> None:
             if args.quiet or not update.HasField("move"):
@@ -142,8 +171,20 @@ def bot_main(argv: list[str] | None = None) -> int:
     _check_connection_args(parser, args)
     if args.delay < 0:
         parser.error(f"argument --delay: seconds, not {args.delay:g}")
+    if (args.iterations is not None or args.seconds is not None) and args.level != "expert":
+        parser.error("--iterations and --seconds are the expert's budget: give --level expert")
+    if args.iterations is not None and args.iterations < 1:
+        parser.error(f"argument --iterations: at least 1, not {args.iterations}")
+    if args.seconds is not None and args.seconds < 0:
+        parser.error(f"argument --seconds: seconds, not {args.seconds:g}")
+    if args.iterations is None and args.seconds == 0:
+        parser.error("--seconds 0 leaves the playouts alone to bound it: give --iterations")
     try:
-        return asyncio.run(_bot(args))
+        bot = _make_bot(args)
+    except ExpertUnavailable as exc:
+        return _refused("tranca bot", exc)
+    try:
+        return asyncio.run(_bot(args, bot))
     except (TrancaError, OSError) as exc:  # OSError: a certificate file not read
         return _refused("tranca bot", exc)
     except KeyboardInterrupt:
@@ -152,7 +193,15 @@ def bot_main(argv: list[str] | None = None) -> int:
 
 # ----- tranca play -----------------------------------------------------------------------
 
-ROBOT_LEVELS = ("greedy", "none")  # what the server's robots play: its greedy bot
+# What the server's robots play at a new table (its TableOptions.robot_level): the
+# server's level ("server": whatever its operator set), one of the levels, or none.
+ROBOT_LEVELS = ("server", "random", "greedy", "expert", "none")
+LEVEL_OF_TABLE = {
+    "server": pb.ROBOT_LEVEL_UNSPECIFIED,
+    "random": pb.ROBOT_LEVEL_RANDOM,
+    "greedy": pb.ROBOT_LEVEL_GREEDY,
+    "expert": pb.ROBOT_LEVEL_EXPERT,
+}
 DEFAULT_ROBOT_GRACE = 60  # seconds; with --new
 
 
@@ -178,9 +227,11 @@ def play_parser() -> argparse.ArgumentParser:
         "--bots",
         choices=ROBOT_LEVELS,
         help=(
-            "the server's robots (its greedy bot) for the free seats, or none "
-            "(default: greedy with --new, none with --game; needs --api-key and a "
-            "table with robots)"
+            "the server's robots for the free seats, and with --new the level they play "
+            "at the new table: random, greedy, expert (the search), or server (the "
+            "level its operator set); none seats no robot (default: server with --new, "
+            "none with --game, where the robots play the table's level; needs "
+            "--api-key and a table with robots)"
         ),
     )
     p.add_argument(
@@ -224,8 +275,19 @@ def _away_line(view: pb.GameView, game_id: str, token: str, address: str) -> str
     )
 
 
+def _robots_level(table: pb.TableOptions) -> str:
+    """What the server's robots play at a table, in words."""
+    if table.robot_level == pb.ROBOT_LEVEL_UNSPECIFIED:
+        return "at the server's level"
+    return "the " + pb.RobotLevel.Name(table.robot_level).removeprefix("ROBOT_LEVEL_").lower()
+
+
 async def _seat_robots(
-    app: AsyncTrancaClient, game_id: str, seats: list[int], console: Console
+    app: AsyncTrancaClient,
+    game_id: str,
+    seats: list[int],
+    console: Console,
+    table: pb.TableOptions,
 ) -> None:
     """The server's robots on ``seats`` (a seat someone took meanwhile is skipped)."""
     seated = []
@@ -240,7 +302,8 @@ async def _seat_robots(
     if seated:
         listed = ", ".join(str(s) for s in seated)
         console.print(
-            f"The server's robots (its greedy bot) play seat{'s' * (len(seated) > 1)} {listed}."
+            f"The server's robots ({_robots_level(table)}) play "
+            f"seat{'s' * (len(seated) > 1)} {listed}."
         )
 
 
@@ -249,12 +312,15 @@ async def _play(args: argparse.Namespace, console: Console) -> int:
 
     from .table import LineReader, Table, render_match_end
 
-    level = args.bots or ("greedy" if args.new else "none")
+    level = args.bots or ("server" if args.new else "none")
     async with _client(args, api_key=args.api_key) as app:
         await app.wait_ready(args.timeout)
         if args.new:
             overrides = {"target_score": 0} if args.single_deal else {}
-            table = pb.TableOptions(robot_grace_seconds=args.robot_grace)
+            table = pb.TableOptions(
+                robot_grace_seconds=args.robot_grace,
+                robot_level=LEVEL_OF_TABLE.get(level, pb.ROBOT_LEVEL_UNSPECIFIED),
+            )
             game = await app.create_game(
                 args.preset,
                 args.players,
@@ -277,13 +343,19 @@ async def _play(args: argparse.Namespace, console: Console) -> int:
                     return _refused(
                         "tranca play",
                         f"game {game_id} has no robots (its table's robot_grace_seconds is 0):"
-                        " --bots greedy cannot seat any; use --bots none",
+                        f" --bots {level} cannot seat any; use --bots none",
                     )
                 if options.competitive:
                     return _refused(
                         "tranca play",
                         f"game {game_id} is competitive: robots sit only at practice tables;"
                         " use --bots none",
+                    )
+                asked = LEVEL_OF_TABLE.get(level)
+                if asked not in (None, pb.ROBOT_LEVEL_UNSPECIFIED, options.robot_level):
+                    console.print(
+                        f"The robots of game {game_id} play {_robots_level(options)}: a "
+                        "table's robot level is chosen when it is created (--new)."
                     )
         if args.token:
             me = app.with_token(args.token)
@@ -307,7 +379,7 @@ async def _play(args: argparse.Namespace, console: Console) -> int:
             free = [s.seat for s in view.seats if not s.taken]
             people = free[: max(0, args.humans - 1)] if args.new else []
             if level != "none":
-                await _seat_robots(app, game_id, free[len(people) :], console)
+                await _seat_robots(app, game_id, free[len(people) :], console, view.table)
             for seat in people:
                 console.print(
                     f"Seat {seat} waits for a person: tranca play --address {args.address} "
@@ -345,8 +417,8 @@ def play_main(argv: list[str] | None = None) -> int:
         parser.error("give --api-key (or --token to sit at a seat you already hold)")
     if args.new and (not args.api_key or args.token):
         parser.error("--new needs --api-key (and no --token)")
-    if args.bots == "greedy" and not args.api_key:
-        parser.error("--bots greedy needs --api-key (robots are seated with the app's key)")
+    if args.bots not in (None, "none") and not args.api_key:
+        parser.error(f"--bots {args.bots} needs --api-key (robots are seated with the app's key)")
     if args.new and args.robot_grace < 0:
         parser.error(f"argument --robot-grace: seconds, not {args.robot_grace}")
     if args.new and args.robot_grace == 0 and args.bots != "none":

@@ -247,6 +247,18 @@ def deal_result_to_pb(d: dict[str, Any]) -> pb.DealResult:
     )
 
 
+# A table's robot level: the app's name ("" for the operator's) and the enum's value.
+ROBOT_LEVEL_FROM_PB: dict[pb.RobotLevel.ValueType, str] = {
+    pb.ROBOT_LEVEL_UNSPECIFIED: "",
+    pb.ROBOT_LEVEL_RANDOM: "random",
+    pb.ROBOT_LEVEL_GREEDY: "greedy",
+    pb.ROBOT_LEVEL_EXPERT: "expert",
+}
+ROBOT_LEVEL_TO_PB: dict[str, pb.RobotLevel.ValueType] = {
+    name: value for value, name in ROBOT_LEVEL_FROM_PB.items()
+}
+
+
 def table_to_pb(t: TableOptions) -> pb.TableOptions:
     return pb.TableOptions(
         turn_seconds=t.turn_seconds,
@@ -258,6 +270,7 @@ def table_to_pb(t: TableOptions) -> pb.TableOptions:
         point_limit=t.point_limit,
         verifiable=t.verifiable,
         annulment_allowed=t.annulment_allowed,
+        robot_level=ROBOT_LEVEL_TO_PB[t.robot_level],
     )
 
 
@@ -272,6 +285,9 @@ def table_from_pb(t: pb.TableOptions) -> TableOptions:
         point_limit=t.point_limit,
         verifiable=t.verifiable,
         annulment_allowed=t.annulment_allowed,
+        # An enum value this release does not know stays a name no level has, which
+        # check_table_options refuses.
+        robot_level=ROBOT_LEVEL_FROM_PB.get(t.robot_level, f"level {t.robot_level}"),
     )
 
 

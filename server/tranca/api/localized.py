@@ -327,6 +327,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Esta mesa não tem robôs.",
         "Esta mesa no tiene robots.",
     ),
+    "ROBOT_LEVEL_NOT_ALLOWED": (
+        "This server's robots do not play at that level: choose an easier one.",
+        "Os robôs deste servidor não jogam nesse nível: escolha um mais fácil.",
+        "Los robots de este servidor no juegan a ese nivel: elige uno más fácil.",
+    ),
     "COMPETITIVE_TABLE": (
         "Robots do not sit at rated tables.",
         "Robôs não se sentam em mesas valendo ranking.",

@@ -38,6 +38,7 @@ from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
 from .context import Ctx, credentials
 from .convert import (
+    ROBOT_LEVEL_TO_PB,
     STATUS,
     STATUS_NAMES,
     commitment_to_pb,
@@ -170,6 +171,8 @@ class GameService(pb_grpc.GameServiceServicer):
                 pb.KnobRange(knob=knob, min=low, max=high)
                 for knob, (low, high) in sorted(KNOB_RANGES.items())
             ],
+            robot_level=ROBOT_LEVEL_TO_PB[self.games.robot_level],
+            robot_max_level=ROBOT_LEVEL_TO_PB[self.games.robot_max_level],
         )
 
     @rpc("CreateGame")

@@ -72,6 +72,9 @@ class TableOptions:
     point_limit: int = 0
     verifiable: bool = False
     annulment_allowed: bool = False
+    # The level the server's robots play here ("random", "greedy", "expert"); "": the
+    # operator's (``tranca serve --robot-level``).
+    robot_level: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         # Only what differs from the defaults: most tables store nothing.

@@ -23,11 +23,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .cards import full_deck
-from .melds import Meld
+from .cards import full_deck, parse_card
+from .melds import DIRTY, Meld, Problem, classify
 from .moves import ADD, DISCARD, MELD, REPLACE, TAKE, Move
 from .presets import PileView, Rules
-from .state import DealState, EndReason, Phase
+from .state import NOBODY, DealState, EndReason, Phase
+from .views import SeatView
 
 UNKNOWN = -1  # a pile card the seat has not seen
 
@@ -220,6 +221,76 @@ def information_of(s: DealState, seat: int, memory: Memory | None = None) -> Inf
     )
 
 
+def information_from_view(view: SeatView, rules: Rules, move_count: int = 0) -> Information:
+    """What a seat knows, read from its view alone (``views.view_of``, or a client's
+    ``GameView`` translated to one): what an API client's bot searches from, with no
+    memory of the deal's history, as ``information_of(s, seat)`` gives a robot that
+    takes a seat mid-deal.
+
+    The view shows all that decides the seat's legal moves, in every sampled deal as
+    in the real one; it does not show a few facts that only the scoring reads, and
+    those are taken as follows: each seat has melded before when its side has a meld
+    on the table (the concealed going-out bonus), nobody has melded in this turn yet,
+    every red three was replaced, and no morto waits for an indirect going out. The
+    turn's first player is the dealer's left (``new_deal``'s). ``move_count`` only
+    seeds the search's choices (the API's version will do)."""
+    if view.hand is None:
+        raise ValueError("a spectator's view holds no hand: no information to search from")
+    if view.preset != rules.name:
+        raise ValueError(f"the view is of {view.preset}, not of {rules.name}")
+    n = view.n_players
+    n_sides = 2 if n == 4 else n
+    melds = []
+    for k, mv in enumerate(sorted(view.melds, key=lambda m: m.id)):
+        if mv.id != k:
+            raise ValueError(f"meld ids are 0 to {len(view.melds) - 1}, not {mv.id}")
+        cards = [parse_card(c) for c in mv.cards]
+        shape = classify(cards, rules, mv.wilds, mv.wilds)
+        if isinstance(shape, Problem):
+            raise ValueError(f"meld {mv.id} is not a meld of {rules.name}: {shape.message}")
+        meld = Meld(mv.id, mv.side, cards, shape)
+        meld.dirty_canastra = mv.canastra == DIRTY
+        melds.append(meld)
+    if view.pile is not None:
+        pile = tuple(parse_card(c) for c in view.pile)
+    elif view.pile_top is not None:
+        pile = (*([UNKNOWN] * (view.pile_size - 1)), parse_card(view.pile_top))
+    else:
+        pile = ()
+    side_melded = {m.side for m in melds}
+    return Information(
+        rules=rules,
+        seat=view.seat,
+        n_players=n,
+        dealer=view.dealer,
+        first_player=(view.dealer + 1) % n,
+        turn=view.turn,
+        phase=view.phase,
+        move_count=move_count,
+        hand=tuple(sorted(parse_card(c) for c in view.hand)),
+        hand_sizes=tuple(view.hand_sizes),
+        known=tuple(() for _ in range(n)),
+        melds=tuple(melds),
+        red_threes=tuple(tuple(parse_card(c) for c in r) for r in view.red_threes),
+        red_unreplaced=(0,) * n_sides,
+        pile=pile,
+        pile_frozen=view.pile_frozen,
+        stock_size=view.stock_size,
+        morto_sizes=tuple(view.morto_sizes),
+        mortos_seen=(
+            None
+            if view.mortos is None
+            else tuple(None if m is None else tuple(parse_card(c) for c in m) for m in view.mortos)
+        ),
+        morto_taken=tuple(view.morto_taken),
+        morto_pending=(NOBODY,) * n_sides,
+        has_melded=tuple(k % n_sides in side_melded for k in range(n)),
+        melded_this_turn=False,
+        went_out=view.went_out,
+        end_reason=view.end_reason,
+    )
+
+
 def unseen_cards(info: Information) -> Counter[int]:
     """The cards the seat has not seen anywhere: in other hands (beyond those it knows
     of), the stock, face-down mortos and the pile's unseen part."""
@@ -296,6 +367,7 @@ __all__ = [
     "PublicEvent",
     "event_after",
     "event_before",
+    "information_from_view",
     "information_of",
     "sample_state",
     "unseen_cards",

@@ -60,6 +60,7 @@ from .ports import (
     SessionRecord,
 )
 from .presence import Presence, presence_interval
+from .robots import EXPERT, ROBOT_LEVELS, level_within
 
 log = structlog.get_logger("tranca.games")
 
@@ -205,6 +206,25 @@ def check_table_options(t: TableOptions) -> None:
         raise malformed(f"table.point_limit is 0 (the preset's) to {MAX_POINT_LIMIT}")
     if t.express and t.point_limit:
         raise malformed("an express table has no point limit (003: 'sin límite de puntos')")
+    if t.robot_level and t.robot_level not in ROBOT_LEVELS:
+        raise malformed(f"table.robot_level is unspecified or one of {', '.join(ROBOT_LEVELS)}")
+    if t.robot_level and not t.robot_grace_seconds:
+        raise malformed("table.robot_level needs a table with robots (robot_grace_seconds > 0)")
+
+
+def robot_level_allowed(t: TableOptions, max_level: str) -> None:
+    """Refuse a table whose robots would play a level above the operator's bound
+    (``tranca serve --robot-max-level``): PERMISSION_DENIED, ROBOT_LEVEL_NOT_ALLOWED,
+    with the bound in the metadata, so that an app can offer what the server allows.
+    Refused rather than played at the bound: a player who chose "against the expert"
+    would otherwise meet a weaker robot without being told."""
+    if t.robot_level and not level_within(t.robot_level, max_level):
+        raise Refused(
+            Refusal.FORBIDDEN,
+            "ROBOT_LEVEL_NOT_ALLOWED",
+            f"this server's robots play at most the {max_level} level",
+            {"max_level": max_level},
+        )
 
 
 def rules_and_table(
@@ -321,10 +341,17 @@ class Games:
         hints: Hints,
         leases: Leases,
         token_lifetime_seconds: int,
+        *,
+        robot_level: str = "greedy",
+        robot_max_level: str = EXPERT,
     ) -> None:
         self.repo = repo
         self.access = access
         self.moves = moves
+        # The operator's robot level (a table's that asks for none), and the most
+        # expensive level a table may ask for.
+        self.robot_level = robot_level
+        self.robot_max_level = robot_max_level
         self.matches = matches
         self.presence = presence
         self.watches = watches
@@ -406,6 +433,7 @@ class Games:
             app = require_app(caller)
             app_id, permissions = app.id, app.permissions
         rules = rules_and_table(new.preset, new.overrides, new.players, new.table, malformed)
+        robot_level_allowed(new.table, self.robot_max_level)
         table = new.table
         deck = None
         if new.deck:
@@ -861,5 +889,6 @@ __all__ = [
     "WatchUpdate",
     "check_table_options",
     "fixed_deck",
+    "robot_level_allowed",
     "rules_and_table",
 ]

@@ -123,8 +123,9 @@ class Sweeper:
         robots: Robots | None = None,
     ) -> None:
         self.store = store
-        # Who plays the robots' seats (services/robots.py): the greedy bot on the
-        # event loop, or the expert in worker processes.
+        # Who plays the robots' seats (services/robots.py): at the table's level or
+        # the operator's, the random or greedy bot on the event loop, or the expert
+        # in worker processes.
         self.robots = robots or Robots()
         self.moves = moves
         # Settles finished matches (their ratings, points, chips, tournament results);
@@ -288,7 +289,7 @@ class Sweeper:
                 return
             seed = g.setup.seed ^ version
             if by == BY_ROBOT:
-                move = await self.robots.move(deal, seed)
+                move = await self.robots.move(deal, seed, g.setup.table.robot_level)
             else:
                 move = fallback_move(deal, seed)
             if move is None:

@@ -109,11 +109,12 @@ from .access import Access, Credentials
 from .compute import Compute, off_loop
 from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed
-from .games import fixed_deck, rules_and_table
+from .games import fixed_deck, robot_level_allowed, rules_and_table
 from .limits import DEFAULT_TOKEN_LIFETIME, page_offset
 from .matches import Matches
 from .moves import now_ms
 from .ports import AppRecord, GameChange, NewGame, SeatToken
+from .robots import EXPERT
 
 log = structlog.get_logger("tranca.tournaments")
 
@@ -845,10 +846,13 @@ class Tournaments:
         token_lifetime_seconds: int = DEFAULT_TOKEN_LIFETIME,
         compute: Compute | None = None,
         clock: Callable[[], int] = now_ms,
+        robot_max_level: str = EXPERT,
     ) -> None:
         self.repo = repo
         self.access = access
         self.matches = matches
+        # The most expensive robot level a table may ask for (the operator's).
+        self.robot_max_level = robot_max_level
         self.compute = compute or Compute()
         # Epoch ms; a test may run it ahead to find a round's clock run out.
         self.clock = clock
@@ -894,6 +898,7 @@ class Tournaments:
     async def create(self, credentials: Credentials, new: NewTournament) -> TournamentShown:
         app = await self.access.calling_app(credentials)
         config = tournament_config(new, app)
+        robot_level_allowed(new.table, self.robot_max_level)
         name = new.name.strip()
         fresh = config.new_tournament()
         done = await written("", config, fresh, [])
