@@ -624,3 +624,30 @@ async def test_a_planned_turn_refused_goes_to_on_rejected_and_play_goes_on(
     )
     assert finals[0].status == pb.GAME_STATUS_FINISHED
     assert refused == [1]
+
+
+async def test_a_planned_turn_refused_without_on_rejected_still_plays_on(
+    app: AsyncTrancaClient,
+) -> None:
+    """``run_bot`` gives no ``on_rejected``: a plan the service refuses part-way (here
+    its first move) is the plan's failure, not the bot's, so the seat plays that turn
+    move by move instead of raising, and the match ends."""
+    from tranca_client.bots import play_seat
+
+    gid, seats = await new_table(app, 2, seed=9, start=False)
+    planned_bad: list[bool] = []
+    bad = pb.Move(discard=pb.DiscardMove(card="ZZ"))  # no such card: MALFORMED_MOVE
+    bots = [GreedyBot(seed=0), GreedyBot(seed=1)]
+
+    def chooser(seat: int) -> Any:
+        async def choose(view: pb.GameView, moves: list[pb.Move]) -> pb.Move | None:
+            if seat == 0 and not planned_bad and view.phase != pb.PHASE_DRAW:
+                planned_bad.append(True)
+                return bad
+            return bots[seat].choose(view, moves)
+
+        return choose
+
+    finals = await asyncio.gather(*(play_seat(s, gid, chooser(i)) for i, s in enumerate(seats)))
+    assert planned_bad == [True]
+    assert finals[0].status == pb.GAME_STATUS_FINISHED

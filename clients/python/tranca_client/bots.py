@@ -276,7 +276,9 @@ async def play_seat(
     With ``whole_turns`` (the default) a turn costs two calls: its draw (or pile
     take), then the rest of it, planned by ``choose`` move after move
     (``plan_turn``), in one ``submit_turn``. If the service refuses a planned move,
-    the moves before it are played and the rest of that turn goes move by move.
+    the moves before it are played and the rest of that turn goes move by move
+    (the refusal goes to ``on_rejected`` if given, and is never raised: the plan, not
+    the chooser, made the move that could not follow).
 
     The game is watched (``client.watch_updates``, which resumes broken streams);
     ``on_update`` sees every update. On the seat's turn the legal moves are fetched
@@ -327,9 +329,12 @@ async def play_seat(
                         if exc.reason == "GAME_OVER":
                             view = await client.get_view(game_id)
                             continue
-                        if on_rejected is None:
-                            raise
-                        await on_rejected(exc)
+                        # A plan is chosen ahead from the turn's first legal moves, so
+                        # a later move of it may be refused (a meld that keeps no card
+                        # to discard, say): not the seat's mistake but the plan's, so
+                        # it is never raised; the turn goes on move by move.
+                        if on_rejected is not None:
+                            await on_rejected(exc)
                         one_by_one = True
                         k = exc.move_index or 1
                         if k == 1:
