@@ -43,10 +43,38 @@ def test_the_field_follows_registrations_withdrawals_before_the_start_and_no_sho
         {"type": "register", "entrant": "p9", "players": ["p9"]},
         {"type": "unregister", "entrant": "p2"},
         {"type": "drop", "entrants": ["p3", "p4"]},
+        {"type": "pair", "round": 1},
         {"type": "withdraw", "entrant": "p5"},  # after the start: stays in the field
     ]
     ids = [e.id for e in field_of(SOLO, events)]
     assert ids == ["p1", "p5", "p6", "p7", "p8", "p9"]
+
+
+def test_a_withdrawal_before_round_1_gets_the_fee_back_whatever_the_registration() -> None:
+    """Without open registration a withdrawn entrant stays in the standings
+    (``withdraw``, not ``unregister``); before round 1 its fee goes back all the same.
+    After round 1 has been paired it stays in the pool."""
+    before = [{"type": "withdraw", "entrant": "p2"}]
+    assert "p2" not in [e.id for e in field_of(SOLO, before)]
+    after: list[dict[str, Any]] = [
+        {"type": "pair", "round": 1},
+        {"type": "withdraw", "entrant": "p2"},
+    ]
+    assert "p2" in [e.id for e in field_of(SOLO, after)]
+
+
+def test_a_house_taking_the_whole_pool_still_finishes_the_event() -> None:
+    rules = PrizeRules(entry_fee=10, payout=(100,), house_percent=100)
+    held = {"p1": 10, "p2": 10}
+    table = [standing(1, "p1"), standing(2, "p2")]
+    done = moves_of(
+        rules, held, held, finishing=True, standings=table, entrants={e.id: e for e in SOLO}
+    )
+    assert done == ChipMoves(house=20)
+    ledger = Ledger().grant("g1", "p1", 10).grant("g2", "p2", 10)
+    ledger = ledger.tournament("t1", held, {}, 0, {})
+    ledger = ledger.tournament("t1", {}, {}, done.house, {})
+    assert ledger.balance(prize_pool_account("t1")) == 0
 
 
 def test_the_house_takes_its_share_then_places_are_paid_by_percent() -> None:
@@ -142,7 +170,6 @@ def test_a_fee_beyond_a_balance_is_refused_and_takes_nothing() -> None:
     with pytest.raises(InsufficientChips) as refused:
         ledger.tournament("t1", {"p1": 40, "p2": 40}, {}, 0, {})
     assert refused.value.player == "p2"
-    assert ledger.chips("p1") == 100
 
 
 def test_the_shown_pool_and_prizes() -> None:

@@ -644,3 +644,10 @@ def test_a_tournament_rebuilt_from_its_events_is_the_one_that_wrote_them(
     assert again.standings() == t.standings()
     assert again.champion == t.champion
     assert again.is_over
+
+
+def test_a_registered_partnership_is_two_different_players() -> None:
+    t = Tournament(Format.SWISS, pairs(2), table_size=4, open_field=True)
+    with pytest.raises(ValueError, match="distinct"):
+        t.add_entrant(Entrant.pair("twice", "ana", "ana"))
+    assert "twice" not in t.entrants

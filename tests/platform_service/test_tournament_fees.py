@@ -231,3 +231,72 @@ async def test_payout_tables_are_checked(org: Organiser) -> None:
             metadata=org.md,
         )
     assert error_reason(exc.value) == "BAD_TOURNAMENT"  # a payout needs an entry fee
+
+
+async def test_without_open_registration_a_withdrawal_before_the_start_is_refunded(
+    org: Organiser, bank: Platform, server: Running
+) -> None:
+    """Without open registration a withdrawn entrant stays in the standings (marked
+    withdrawn); before round 1 its fee comes back all the same, and it is not paid."""
+    names = ["a", "b", "c"]
+    for name in names:
+        await bank.grant(f"p-{name}", 300)
+    done = await org.stub.CreateTournament(
+        pb.CreateTournamentRequest(
+            name="closed",
+            format=pb.TOURNAMENT_FORMAT_SWISS,
+            entrants=[entrant(e) for e in names],
+            table_size=2,
+            rules=gpb.Rules(preset=PRESET),
+            rounds=1,
+            entry_fee=FEE,
+        ),
+        metadata=org.md,
+    )
+    tid = done.tournament.tournament_id
+    t = await withdraw(org, tid, "c")
+    assert t.prize_pool == 2 * FEE
+    assert await bank.chips("p-c") == 300
+    rnd = await org.start(tid, 1)
+    await org.play_round(tid, rnd)  # side B resigns
+    final = await org.get(tid)
+    assert final.status == pb.TOURNAMENT_STATUS_FINISHED
+    winner = final.standings[0].entrant
+    house = 2 * FEE * 25 // 100
+    assert final.standings[0].prize == 2 * FEE - house
+    assert await bank.chips(f"p-{winner}") == 300 - FEE + 2 * FEE - house
+    assert await bank.chips("p-c") == 300
+    assert await ledger_problems(server, bank.app_id) == []
+
+
+async def test_a_staked_final_table_pays_its_pot_and_the_prizes_in_one_settlement(
+    org: Organiser, bank: Platform, server: Running
+) -> None:
+    """Competitive tables with a stake and an entry fee: the last game's settlement
+    pays its pot and the tournament's prizes in one transaction (every chip account
+    of both locked first, in one order)."""
+    for name in ("a", "b"):
+        await bank.grant(f"p-{name}", 1000)
+    done = await org.stub.CreateTournament(
+        pb.CreateTournamentRequest(
+            name="staked",
+            format=pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION,
+            entrants=[entrant("a"), entrant("b")],
+            table_size=2,
+            rules=gpb.Rules(preset=PRESET),
+            table=gpb.TableOptions(competitive=True, stake=10),
+            entry_fee=FEE,
+            house_percent=0,
+        ),
+        metadata=org.md,
+    )
+    tid = done.tournament.tournament_id
+    rnd = await org.start(tid, 1)
+    await org.play_round(tid, rnd)  # side B resigns: A wins the pot and the prize
+    final = await org.get(tid)
+    assert final.status == pb.TOURNAMENT_STATUS_FINISHED
+    a, b = rnd.tables[0].entrant_a, rnd.tables[0].entrant_b
+    pot_share = 20 - 20 * 25 // 100  # the match's pot, less the house's 25 %
+    assert await bank.chips(f"p-{a}") == 1000 - FEE - 10 + pot_share + 2 * FEE
+    assert await bank.chips(f"p-{b}") == 1000 - FEE - 10
+    assert await ledger_problems(server, bank.app_id) == []

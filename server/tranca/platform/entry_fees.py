@@ -108,12 +108,20 @@ class ChipMoves:
 
 def field_of(entrants: Sequence[Entrant], events: Iterable[Mapping[str, Any]]) -> list[Entrant]:
     """The entrants in the field as ``events`` leave it (those given at creation, plus
-    registrations, less registrations withdrawn and no-shows dropped): whoever has
-    paid into the pool. Read from the events alone (no rebuild)."""
+    registrations, less the entrants who withdrew before round 1 and the no-shows
+    dropped): whoever has paid into the pool. Read from the events alone (no
+    rebuild)."""
     field_: dict[str, Entrant] = {e.id: e for e in entrants}
+    started = False
     for event in events:
         kind = event["type"]
-        if kind == "register":
+        if kind == "pair":
+            started = True
+        elif kind == "withdraw" and not started:
+            # Withdrawn before round 1 (a tournament without open registration keeps
+            # the entrant, withdrawn, in its standings): the fee goes back all the same.
+            field_.pop(str(event["entrant"]), None)
+        elif kind == "register":
             entrant = str(event["entrant"])
             field_[entrant] = Entrant(entrant, tuple(str(p) for p in event["players"]))
         elif kind == "unregister":
@@ -191,12 +199,12 @@ def moves_of(
     house = 0
     paid: Counter[PlayerId] = Counter()
     if finishing and pool:
-        house, by_entrant = prizes(rules, pool, standings, entrants or {})
-        if by_entrant:
+        if any(not s.withdrawn for s in standings):
+            house, by_entrant = prizes(rules, pool, standings, entrants or {})
             for entrant_id, chips in by_entrant.items():
                 paid.update(split((entrants or {})[entrant_id], chips))
         else:
-            cancelling = True  # nobody to pay: the pool goes back
+            cancelling = True  # nobody finished, nobody to pay: the pool goes back
     if cancelling:
         for player, chips in after.items():
             if chips:

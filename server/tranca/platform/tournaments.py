@@ -335,6 +335,8 @@ class Tournament:
                 f"each entrant must be {size} player(s) at {self.table_size}-player tables"
             )
         taken = {p for e in self.entrants.values() for p in e.players}
+        if len(set(entrant.players)) != len(entrant.players):
+            raise ValueError("an entrant's players must be distinct")
         if entrant.id in self.entrants or taken & set(entrant.players):
             raise ValueError("entrants and their players must be distinct")
         self.entrants[entrant.id] = entrant

@@ -52,9 +52,11 @@ from ..platform.entry_fees import ChipMoves
 from .errors import Unavailable
 from .tournaments import (
     TournamentResults,
+    accounts_of,
     count_chips,
     decided_by_forfeit,
-    record_game_result,
+    game_result,
+    write_game_result,
 )
 
 log = structlog.get_logger("tranca.settlement")
@@ -132,6 +134,13 @@ class SettlementWork(TournamentResults, Protocol):
 
     async def add_awards(self, awards: Sequence[ranking.Award]) -> None:
         """The match's ranking points."""
+        ...
+
+    async def lock_chip_accounts(self, accounts: Sequence[chips.Account]) -> None:
+        """Lock these chip accounts in one order until the transaction ends, before a
+        settlement that moves chips twice (the match's pot, its tournament's prize
+        pool): each operation alone locks its accounts in order, two in a row would
+        not."""
         ...
 
     async def refund_stakes(self) -> tuple[chips.Entry, ...]:
@@ -226,13 +235,28 @@ async def settle(work: SettlementWork) -> Settled:
     """What the claimed game counts for, written through ``work``, and its tournament
     table's result."""
     state = work.state
+    # The tournament table's result first worked out (not yet written), so that the
+    # chip accounts of both the match and the tournament's prize pool can be locked
+    # together, in one order, before either moves.
+    result = await game_result(work, work.game_id, state.winner, state.result_reason)
+    if result is not None and result.written.chips:
+        await work.lock_chip_accounts([*_match_accounts(work), *accounts_of(result.written.chips)])
     if await decided_by_forfeit(work, work.game_id):
         entries = await work.refund_stakes() if state.setup.table.competitive else ()
         outcome = FORFEITED if state.setup.table.competitive else PRACTICE
     else:
         outcome, entries = await _counts(work, state)
-    moved = await record_game_result(work, work.game_id, state.winner, state.result_reason)
+    moved = await write_game_result(work, result) if result is not None else ChipMoves()
     return Settled(work.game_id, outcome, entries, moved)
+
+
+def _match_accounts(work: SettlementWork) -> list[chips.Account]:
+    """The accounts the match's stakes may move: its pot, the house, its players."""
+    table = work.state.setup.table
+    if not (table.competitive and table.stake):
+        return []
+    players = [chips.player_account(s.player_id) for s in work.state.seats if s.player_id]
+    return [chips.pot_account(work.game_id), chips.HOUSE, *players]
 
 
 async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[chips.Entry, ...]]:

@@ -56,7 +56,7 @@ from ..app.game import (
 from ..app.notifications import Event as PlayerEvent
 from ..app.notifications import EventKind
 from ..platform import tournament_export as export
-from ..platform.chips import InsufficientChips
+from ..platform.chips import HOUSE, Account, InsufficientChips, player_account
 from ..platform.duplicate import DuplicateRound
 from ..platform.entry_fees import (
     ChipMoves,
@@ -766,6 +766,63 @@ def deck_shown(t: Tournament, round_no: int, games: GamesByTable, statuses: dict
     return t.round_complete(round_no) and round_dealt_out(round_no, games, statuses)
 
 
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game's result for its tournament table, worked out and not yet
+    written: the tournament as read, the event to append and what it leaves."""
+
+    row: TournamentRow
+    event: Event
+    written: Written
+
+
+async def game_result(
+    results: TournamentResults, game_id: str, winner: int, reason: str
+) -> GameResult | None:
+    """A finished game's result in its tournament, if it belongs to one and its table
+    takes it (``record_game_result`` says which); None otherwise. Writes nothing."""
+    found = await results.table_of_game(game_id)
+    if found is None:
+        return None
+    row, round_no, table_no = found.row, found.round_no, found.table_no
+    t = await rebuilt(row)
+    if len(t.rounds) != round_no or t.cancelled:
+        return None
+    table = t.rounds[-1].tables[table_no - 1]
+    if t.result(table) is not None:
+        return None
+    tie_break = False
+    if winner in (0, 1):
+        # At a duplicate round's even tables side B holds the game's side 0.
+        outcome = row.config.outcome_of_game(table_no, winner)
+    elif reason == ENDED_BY_APP:
+        return None
+    elif reason == NOT_STARTED:
+        # Closed at its start deadline (the sweeper): nobody played the table.
+        outcome = Outcome.DOUBLE_NO_SHOW
+    elif (level := row.config.outcome_of_level_game(t, table_no)) is not None:
+        outcome, tie_break = level, True
+    elif winner == DRAWN:
+        outcome = Outcome.DRAW
+    else:
+        return None
+    t.record(round_no, table_no, outcome)
+    event = {**result_event(round_no, table_no, outcome, FROM_GAME, now_ms()), "game_id": game_id}
+    event["reason"] = reason
+    if tie_break:
+        event["tie_break"] = row.config.knockout_tie.value
+    return GameResult(row, event, await written(row, row.config, t, [event]))
+
+
+async def write_game_result(results: TournamentResults, result: GameResult) -> ChipMoves:
+    """Append ``game_result``'s event in the caller's transaction; what it moved
+    through the prize pool (its prizes, if it finished the tournament), for the
+    caller to count once its transaction commits."""
+    if not await results.append_events(result.row, [result.event], result.written):
+        raise TournamentConflict(f"tournament {result.row.id} kept changing")
+    return result.written.chips
+
+
 async def record_game_result(
     results: TournamentResults, game_id: str, winner: int, reason: str
 ) -> ChipMoves:
@@ -782,41 +839,17 @@ async def record_game_result(
     and a table that already has a result (a forfeit recorded while it was played).
     Returns what the result moved through the prize pool (its prizes, if it finished
     the tournament), for the caller to count once its transaction commits."""
-    nothing = ChipMoves()
-    found = await results.table_of_game(game_id)
-    if found is None:
-        return nothing
-    row, round_no, table_no = found.row, found.round_no, found.table_no
-    t = await rebuilt(row)
-    if len(t.rounds) != round_no or t.cancelled:
-        return nothing
-    table = t.rounds[-1].tables[table_no - 1]
-    if t.result(table) is not None:
-        return nothing
-    tie_break = False
-    if winner in (0, 1):
-        # At a duplicate round's even tables side B holds the game's side 0.
-        outcome = row.config.outcome_of_game(table_no, winner)
-    elif reason == ENDED_BY_APP:
-        return nothing
-    elif reason == NOT_STARTED:
-        # Closed at its start deadline (the sweeper): nobody played the table.
-        outcome = Outcome.DOUBLE_NO_SHOW
-    elif (level := row.config.outcome_of_level_game(t, table_no)) is not None:
-        outcome, tie_break = level, True
-    elif winner == DRAWN:
-        outcome = Outcome.DRAW
-    else:
-        return nothing
-    t.record(round_no, table_no, outcome)
-    event = {**result_event(round_no, table_no, outcome, FROM_GAME, now_ms()), "game_id": game_id}
-    event["reason"] = reason
-    if tie_break:
-        event["tie_break"] = row.config.knockout_tie.value
-    done = await written(row, row.config, t, [event])
-    if not await results.append_events(row, [event], done):
-        raise TournamentConflict(f"tournament {row.id} kept changing")
-    return done.chips
+    result = await game_result(results, game_id, winner, reason)
+    if result is None:
+        return ChipMoves()
+    return await write_game_result(results, result)
+
+
+def accounts_of(moves: ChipMoves) -> list[Account]:
+    """Every player account ``moves`` touch, and the house (the prize pool's own
+    account is the tournament's, locked by its operation)."""
+    players = sorted({*moves.pay_ins, *moves.refunds, *moves.prizes})
+    return [HOUSE, *(player_account(p) for p in players)]
 
 
 async def decided_by_forfeit(results: TournamentResults, game_id: str) -> bool:
@@ -1157,6 +1190,8 @@ class Tournaments:
         players = tuple(p.strip() for p in entrant.players)
         if not entrant.id or not all(players):
             raise malformed("an entrant needs an id and its player ids")
+        if len(set(players)) != len(players):
+            raise malformed("an entrant's players are different players")
         wanted = Entrant(entrant.id, players)
 
         def change(row: TournamentRow, t: Tournament) -> list[Event]:
@@ -1508,6 +1543,7 @@ class Tournaments:
 __all__ = [
     "CAS_ATTEMPTS",
     "MAX_PLAYER_ID",
+    "GameResult",
     "GamesByTable",
     "NewTournament",
     "RoundShown",
@@ -1523,10 +1559,13 @@ __all__ = [
     "TournamentSummary",
     "Tournaments",
     "Written",
+    "accounts_of",
     "count_chips",
     "decided_by_forfeit",
     "deck_shown",
+    "game_result",
     "record_game_result",
     "table_setup",
     "tournament_config",
+    "write_game_result",
 ]

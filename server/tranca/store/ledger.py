@@ -49,6 +49,7 @@ __all__ = [
     "account_name",
     "balance",
     "grant",
+    "lock_accounts",
     "match_stakes",
     "refund",
     "settle",
@@ -73,6 +74,25 @@ async def balance(conn: AsyncConnection, app_id: str, account: Account) -> int:
         )
     ).first()
     return 0 if row is None else int(row.balance)
+
+
+async def lock_accounts(conn: AsyncConnection, app_id: str, accounts: Iterable[Account]) -> None:
+    """Lock ``accounts`` (those that exist) in name order until the transaction ends,
+    on PostgreSQL. Each operation locks its own accounts in that order; a transaction
+    that runs two operations (a settlement paying a match's pot, then its
+    tournament's prizes) locks every account of both first, so that it, too, takes
+    its locks in one order and cannot deadlock with another transaction. SQLite
+    has one writer at a time: nothing to do."""
+    if conn.dialect.name != "postgresql":
+        return
+    names = sorted({account_name(a) for a in accounts})
+    if names:
+        await conn.execute(
+            select(ChipAccount.account)
+            .where(ChipAccount.app_id == app_id, ChipAccount.account.in_(names))
+            .order_by(ChipAccount.account)
+            .with_for_update()
+        )
 
 
 async def _balances(

@@ -212,6 +212,9 @@ class GameSettlement(TournamentTransaction):
             ],
         )
 
+    async def lock_chip_accounts(self, accounts: Sequence[chips.Account]) -> None:
+        await ledger.lock_accounts(self.conn, self._app_id, accounts)
+
     async def refund_stakes(self) -> tuple[chips.Entry, ...]:
         return await ledger.refund(self.conn, self._app_id, self._game_id)
 
