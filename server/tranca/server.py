@@ -757,11 +757,13 @@ def settle_collector() -> None:
     Everything allocated so far (modules, presets, the server) lives as long as the
     process: it is collected once, then frozen out of every later collection
     (``gc.freeze``); otherwise each full collection walks it all, and shows up as a
-    pause of the whole process (every call waits for it: up to half a second measured
-    while a 64-entrant tournament recorded its results, bench/tournament_bench.py).
-    A young collection every 10,000 allocations rather than 700 makes the collections
-    run a fourteenth as often, each of a few more objects (the young ones still
-    referenced: a few milliseconds at most), as large Python services do."""
+    pause of the whole process (every call waits for it: in the tournament
+    benchmark's process, before it froze, up to 0.5 s while a 64-entrant event
+    recorded its results, 3.5 s at 1,024 entrants). A young collection every 10,000
+    net allocations rather than 700 makes collections rarer (while that benchmark
+    recorded 256 players' results: none, against about 4,000 of up to 22 ms), each
+    of a few more objects, as large Python services do. See
+    docs/platform/tournaments.md."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(GC_YOUNG, 10, 10)

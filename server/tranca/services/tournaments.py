@@ -17,9 +17,10 @@ its tournament through the settlement (``services/settlement.py``), which calls
 
 Nothing heavy runs on the event loop (``services/compute.py``): a Swiss round is
 paired in a worker process, once, when it starts (a load takes the stored pairs);
-the standings are computed in a worker thread by the change that moves them (a
-result, a round's byes, a withdrawal) and stored in its transaction, so a read
-shows them as stored.
+the standings are computed by the change that moves them (a result, a round's byes,
+a withdrawal; in a worker thread for a large event) and stored in its transaction,
+so a read shows them as stored; and a read of a tournament this process has shown
+at its current version answers it again without rebuilding it (``get``).
 """
 
 from __future__ import annotations
