@@ -16,7 +16,9 @@ the top N of the Swiss, a champion at the top of the standings, standings that a
 up. Measured and printed (not asserted: no wall-clock thresholds in tests): the
 largest latency of a health check and of a GetTournament on either process while
 the event ran (standings recomputed at every result), beside the issue's bar (no call
-over 50 ms), how many calls exceeded it, and the machine's load average.
+over 50 ms), how many calls exceeded it, and how busy the machine was: its load
+average, and (on Linux) the share of the event's time some process waited for a CPU
+(``/proc/pressure/cpu``).
 
 Sizes: ``TRANCA_TOURNAMENT_ACCEPTANCE=full`` plays the issue's event (64 entrants,
 6 Swiss rounds, a top-8 play-off; ``make acceptance-tournament``); by default a
@@ -55,6 +57,17 @@ LIMIT = 900 if FULL else 300  # seconds the whole event may take here
 # (standings recomputed at every result). Printed beside the measured maxima, not
 # asserted: a shared machine's load alone can exceed it.
 BAR_MS = 50
+
+
+def cpu_waited_us() -> int | None:
+    """Microseconds in which some process of the machine waited for a CPU, since boot
+    (Linux's pressure stall information); None where it is not kept."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            first = f.readline()  # "some avg10=... avg60=... avg300=... total=N"
+    except OSError:
+        return None
+    return int(first.rsplit("total=", 1)[1])
 
 
 @pytest.fixture
@@ -137,6 +150,7 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
             )
         # From here on: nobody but the servers.
         began = time.perf_counter()
+        waited = cpu_waited_us()
         probes = [asyncio.create_task(probe(i, tid)) for i in (0, 1)]
 
         async def finished() -> bool:
@@ -147,6 +161,7 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
 
         await wait_until(finished, LIMIT, "the tournament to finish by itself")
         elapsed = time.perf_counter() - began
+        waited_after = cpu_waited_us()
         stop.set()
         await asyncio.gather(*probes)
         t = (
@@ -178,7 +193,14 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
     print(
         f"\ntournament acceptance: {ENTRANTS} entrants, {SWISS_ROUNDS} Swiss rounds and a "
         f"top-{PLAYOFF} play-off, {tables} tables ({draws} drawn) in {elapsed:.1f} s on two "
-        f"replicas (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores); the "
+        f"replicas (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        + (
+            f"; some process waited for a CPU {(waited_after - waited) / elapsed / 1e4:.0f} % "
+            "of the time"
+            if waited is not None and waited_after is not None
+            else ""
+        )
+        + "); the "
         f"largest latency on either replica while it ran, against the bar of {BAR_MS} ms "
         "(calls over it of calls made): "
         + ", ".join(
