@@ -46,7 +46,7 @@ import grpc
 from tranca.platform.tournament_events import TournamentConfig
 from tranca.platform.tournaments import Outcome
 from tranca.rules.match import DRAWN
-from tranca.server import Config, configure_logging, start
+from tranca.server import Config, configure_logging, settle_collector, start
 from tranca.services.tournaments import record_game_result
 from tranca.store import migrate
 from tranca.store.tournament_store import TournamentTransaction
@@ -155,6 +155,7 @@ class Pauses:
 
 async def one_size(url: str, size: int, reads: int, seed: int) -> dict[str, Any]:
     server = await start(Config(port=0, metrics_port=0, database_url=url, sweep_interval=0))
+    settle_collector()  # as `tranca serve` does once it has started
     pauses = Pauses()
     gc.callbacks.append(pauses.on_gc)
     watcher = asyncio.create_task(pauses.watch_loop())

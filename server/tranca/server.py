@@ -770,12 +770,34 @@ async def _watch_database(running: Running, interval: float) -> None:
             log.warning("database_health", serving=ok)
 
 
+# The collector's thresholds once a server has started (``settle_collector``): a
+# young collection every GC_YOUNG net allocations (Python's default is 700), each
+# older generation every 10 of the one before, as by default.
+GC_YOUNG = 10_000
+
+
+def settle_collector() -> None:
+    """Set the garbage collector for a server process that has started (``_serve``;
+    the benchmarks that run a server in their own process call it too).
+
+    Everything allocated so far (modules, presets, the server) lives as long as the
+    process: it is collected once, then frozen out of every later collection
+    (``gc.freeze``); otherwise each full collection walks it all, and shows up as a
+    pause of the whole process (every call waits for it: in the tournament
+    benchmark's process, before it froze, up to 0.5 s while a 64-entrant event
+    recorded its results, 3.5 s at 1,024 entrants). A young collection every 10,000
+    net allocations rather than 700 makes collections rarer (while that benchmark
+    recorded 256 players' results: none, against about 4,000 of up to 22 ms), each
+    of a few more objects, as large Python services do. See
+    docs/platform/tournaments.md."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG, 10, 10)
+
+
 async def _serve(cfg: Config, reuse_port: bool, metrics_server: WSGIServer | None = None) -> None:
     running = await start(cfg, reuse_port=reuse_port)
-    # Everything allocated so far (modules, presets, the server) lives as long as the
-    # process: kept out of the collector's full passes, which otherwise walk it all
-    # on every pass and show up as pauses in the move latency's tail.
-    gc.freeze()
+    settle_collector()
     log.info("listening", address=f"{cfg.host}:{running.port}", pid=os.getpid())
     if running.web is not None:
         log.info("browser_port", url=f"http://{cfg.host}:{running.web.port}/")

@@ -19,7 +19,10 @@ Asserted: the event finishes by itself, every round complete, the play-off's fie
 the top N of the Swiss, a champion at the top of the standings, standings that add
 up. Measured and printed (not asserted: no wall-clock thresholds in tests): the
 largest latency of a health check and of a GetTournament on either process while
-the event ran (standings recomputed at every result).
+the event ran (standings recomputed at every result), beside the issue's bar (no call
+over 50 ms), how many calls exceeded it, and how busy the machine was: its load
+average, and (on Linux) the share of the event's time some process waited for a CPU
+(``/proc/pressure/cpu``).
 
 Sizes: ``TRANCA_TOURNAMENT_ACCEPTANCE=full`` plays the issue's event (64 entrants,
 6 Swiss rounds, a top-8 play-off; ``make acceptance-tournament``); by default a
@@ -71,6 +74,21 @@ IDLERS = ("p01", "p02")  # at their tables, never moving: drawn by the round's c
 GRACE = 3  # seconds before a robot takes an absent seat (an idler sits down sooner)
 ROUND_CLOCK = 40 if FULL else 15  # seconds
 LIMIT = 900 if FULL else 300  # seconds the whole event may take here
+# The issue's bar: no call on either replica slower than this while the event runs
+# (standings recomputed at every result). Printed beside the measured maxima, not
+# asserted: a shared machine's load alone can exceed it.
+BAR_MS = 50
+
+
+def cpu_waited_us() -> int | None:
+    """Microseconds in which some process of the machine waited for a CPU, since boot
+    (Linux's pressure stall information); None where it is not kept."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            first = f.readline()  # "some avg10=... avg60=... avg300=... total=N"
+    except OSError:
+        return None
+    return int(first.rsplit("total=", 1)[1])
 
 
 @pytest.fixture
@@ -95,6 +113,14 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{p.port}") for p in procs]
     stubs = [pb_grpc.TournamentServiceStub(c) for c in channels]
     worst: dict[str, float] = defaultdict(float)
+    calls: dict[str, int] = defaultdict(int)
+    over: dict[str, int] = defaultdict(int)  # calls slower than BAR_MS
+
+    def took(name: str, seconds: float) -> None:
+        worst[name] = max(worst[name], seconds)
+        calls[name] += 1
+        over[name] += seconds * 1000 > BAR_MS
+
     stop = asyncio.Event()
 
     async def probe(i: int, tid: str) -> None:
@@ -103,12 +129,12 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
         while not stop.is_set():
             t0 = time.perf_counter()
             await health(procs[i].port, timeout=30)
-            worst[f"health@{i}"] = max(worst[f"health@{i}"], time.perf_counter() - t0)
+            took(f"health@{i}", time.perf_counter() - t0)
             t0 = time.perf_counter()
             await stubs[i].GetTournament(
                 pb.GetTournamentRequest(tournament_id=tid), metadata=app, timeout=30
             )
-            worst[f"get@{i}"] = max(worst[f"get@{i}"], time.perf_counter() - t0)
+            took(f"get@{i}", time.perf_counter() - t0)
             await asyncio.sleep(0.02)
 
     async def idle(player: str) -> None:
@@ -197,6 +223,7 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
             )
         # From here on: nobody but the servers.
         began = time.perf_counter()
+        waited = cpu_waited_us()
         probes = [asyncio.create_task(probe(i, tid)) for i in (0, 1)]
 
         async def finished() -> bool:
@@ -207,6 +234,7 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
 
         await wait_until(finished, LIMIT, "the tournament to finish by itself")
         elapsed = time.perf_counter() - began
+        waited_after = cpu_waited_us()
         stop.set()
         await asyncio.gather(*probes)
         t = (
@@ -270,6 +298,17 @@ async def test_a_scheduled_swiss_and_play_off_runs_itself_on_two_replicas(
     print(
         f"\ntournament acceptance: {ENTRANTS} entrants, {SWISS_ROUNDS} Swiss rounds and a "
         f"top-{PLAYOFF} play-off, {tables} tables ({draws} drawn) in {elapsed:.1f} s on two "
-        "replicas; the largest latency on either replica while it ran: "
-        + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in sorted(worst.items()))
+        f"replicas (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        + (
+            f"; some process waited for a CPU {(waited_after - waited) / elapsed / 1e4:.0f} % "
+            "of the time"
+            if waited is not None and waited_after is not None
+            else ""
+        )
+        + "); the "
+        f"largest latency on either replica while it ran, against the bar of {BAR_MS} ms "
+        "(calls over it of calls made): "
+        + ", ".join(
+            f"{k} {v * 1000:.0f} ms ({over[k]} of {calls[k]})" for k, v in sorted(worst.items())
+        )
     )

@@ -17,9 +17,10 @@ its tournament through the settlement (``services/settlement.py``), which calls
 
 Nothing heavy runs on the event loop (``services/compute.py``): a Swiss round is
 paired in a worker process, once, when it starts (a load takes the stored pairs);
-the standings are computed in a worker thread by the change that moves them (a
-result, a round's byes, a withdrawal) and stored in its transaction, so a read
-shows them as stored.
+the standings are computed by the change that moves them (a result, a round's byes,
+a withdrawal; in a worker thread for a large event) and stored in its transaction,
+so a read shows them as stored; and a read of a tournament this process has shown
+at its current version answers it again without rebuilding it (``get``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import contextlib
 import math
 import secrets
 import uuid
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -106,7 +107,7 @@ from ..platform.tournaments import (
 from ..rules.match import DRAWN
 from ..rules.presets import Rules
 from .access import Access, Credentials
-from .compute import Compute, off_loop
+from .compute import Compute, off_loop, off_loop_if_large
 from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed
 from .games import fixed_deck, robot_level_allowed, rules_and_table
@@ -124,6 +125,9 @@ MAX_ENTRANTS = 1024
 MAX_SWISS_ROUNDS = 64
 # ListTournaments' pages.
 DEFAULT_PAGE, MAX_PAGE = 50, 200
+# Tournaments whose latest read this process keeps (``Tournaments.get``): at most
+# a few megabytes each (a thousand entrants' events and rounds).
+SHOWN_KEPT = 32
 # Games of a round started at once: enough that a large round starts in a few round
 # trips, few enough not to take every database connection of the pool.
 CONCURRENT_STARTS = 8
@@ -217,14 +221,15 @@ class TournamentRow:
 
 
 async def rebuilt(row: TournamentRow) -> Tournament:
-    """``row.rebuild()`` in a worker thread (linear in the events: milliseconds for a
-    large event)."""
-    return await off_loop(row.rebuild)
+    """``row.rebuild()``, in a worker thread for a large event (linear in the events:
+    milliseconds for a thousand entrants; a fraction of one for 64, done here:
+    ``compute.off_loop_if_large``)."""
+    return await off_loop_if_large(len(row.events), row.rebuild)
 
 
 async def standings_of(t: Tournament) -> list[Standing]:
-    """``t.standings()`` in a worker thread."""
-    return await off_loop(t.standings)
+    """``t.standings()``, in a worker thread for a large event (linear in the tables)."""
+    return await off_loop_if_large(sum(len(r.tables) for r in t.rounds), t.standings)
 
 
 @dataclass(frozen=True)
@@ -408,6 +413,10 @@ class TournamentRepository(Protocol):
 
     async def load_tournament(self, tournament_id: str, app_id: str) -> TournamentRow | None:
         """The app's tournament; None for an unknown id or another app's tournament."""
+        ...
+
+    async def tournament_version(self, tournament_id: str, app_id: str) -> int | None:
+        """The app's tournament's version; None for an unknown id or another app's."""
         ...
 
     async def table_games(self, tournament_id: str) -> GamesByTable:
@@ -890,6 +899,8 @@ class Tournaments:
         # Epoch ms; a test may run it ahead to find a round's clock run out.
         self.clock = clock
         self.token_lifetime_ms = token_lifetime_seconds * 1000
+        # The latest tournaments this process showed (``get``), by id.
+        self._kept: OrderedDict[str, TournamentShown] = OrderedDict()
 
     # ----- reading -----------------------------------------------------------------
 
@@ -913,16 +924,20 @@ class Tournaments:
         if standings is None:
             standings = row.standings if row.standings is not None else await standings_of(t)
         games = await self.repo.table_games(row.id)
-        shown: frozenset[int] = frozenset()
-        if row.config.duplicate:
-            statuses = await self.repo.game_statuses(list(games.values()))
-            shown = frozenset(
-                r.number for r in t.rounds if deck_shown(t, r.number, games, statuses)
-            )
+        shown = await self._decks_shown(row, t, games)
         pool, prizes = pool_and_prizes(
             row.config.prizes, row.config.entrants, row.events, status_of(t), standings
         )
         return TournamentShown(row, t, games, standings, shown, pool, prizes)
+
+    async def _decks_shown(
+        self, row: TournamentRow, t: Tournament, games: GamesByTable
+    ) -> frozenset[int]:
+        """A duplicate tournament's rounds whose deck may be shown (``deck_shown``)."""
+        if not row.config.duplicate:
+            return frozenset()
+        statuses = await self.repo.game_statuses(list(games.values()))
+        return frozenset(r.number for r in t.rounds if deck_shown(t, r.number, games, statuses))
 
     async def refresh_running_gauge(self) -> None:
         """tranca_tournaments_running from the database (every replica sets the same)."""
@@ -945,10 +960,39 @@ class Tournaments:
 
     async def get(self, credentials: Credentials, tournament_id: str) -> TournamentShown:
         """The tournament as stored: rebuilt from its events without pairing any
-        round again, its standings as its latest change stored them."""
+        round again, its standings as its latest change stored them.
+
+        A tournament this process has shown at its current version is answered
+        again as it was (its version read, one integer, and nothing rebuilt: the
+        same ``TournamentShown``, which the caller must not change), but for a
+        duplicate tournament's decks shown, which follow its games' statuses."""
         app = await self.access.calling_app(credentials)
-        row = await self._load(app, tournament_id)
-        return await self._shown(row, await rebuilt(row))
+        if not tournament_id:
+            raise malformed("tournament_id is required")
+        version = await self.repo.tournament_version(tournament_id, app.id)
+        if version is None:
+            raise not_found()
+        kept = self._kept.get(tournament_id)
+        if kept is None or kept.row.version != version or kept.row.app_id != app.id:
+            row = await self._load(app, tournament_id)
+            kept = await self._shown(row, await rebuilt(row))
+        elif kept.row.config.duplicate:
+            decks = await self._decks_shown(kept.row, kept.tournament, kept.games)
+            if decks != kept.decks_shown:
+                kept = replace(kept, decks_shown=decks)
+        self._keep(kept)
+        return kept
+
+    def _keep(self, shown: TournamentShown) -> None:
+        """Keep ``shown`` as its tournament's latest (unless a newer one is kept)."""
+        key = shown.row.id
+        kept = self._kept.get(key)
+        if kept is not None and kept.row.version > shown.row.version:
+            return
+        self._kept[key] = shown
+        self._kept.move_to_end(key)
+        while len(self._kept) > SHOWN_KEPT:
+            self._kept.popitem(last=False)
 
     # ----- changing ----------------------------------------------------------------
 

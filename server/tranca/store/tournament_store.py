@@ -8,11 +8,13 @@ how it is rebuilt from its events and what a change appends are decided there an
 A tournament row holds what it was created with (``config``, JSON), every change
 since (``events``, a JSON list, oldest first) and the standings that change left
 (``standings``, JSON, written in the change's transaction: a read shows them as
-stored and computes nothing). A row's JSON is decoded and encoded in a worker
-thread: a thousand-entrant event's events are half a megabyte. Every change is a compare-and-swap on
-``tournaments.version`` (``UPDATE ... WHERE version = :read``), so two concurrent
-changes never both apply to the same version: the loser's write finds nothing to
-update, and the use case re-reads and sees the other's.
+stored and computes nothing). A large row's JSON is decoded and encoded in a worker
+thread (a thousand-entrant event's events are half a megabyte), a small one's here
+(``compute.off_loop_if_large``: 30 kB, a 64-entrant event's, take 0.1 ms). Every
+change is a compare-and-swap on ``tournaments.version`` (``UPDATE ... WHERE version
+= :read``), so two concurrent changes never both apply to the same version: the
+loser's write finds nothing to update, and the use case re-reads and sees the
+other's.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform.tournament_events import RUNNING, Event, TournamentConfig
 from ..platform.tournaments import Standing
+from ..services.compute import off_loop_if_large
 from ..services.moves import now_ms
 from ..services.ports import SeatToken
 from ..services.tournaments import (
@@ -65,7 +68,7 @@ def _decode(r: Any) -> TournamentRow:
 
 
 async def _row(r: Any) -> TournamentRow:
-    return await asyncio.to_thread(_decode, r)
+    return await off_loop_if_large(len(r.events) // 1024, _decode, r)
 
 
 def _summaries(rows: Sequence[Any]) -> list[TournamentSummary]:
@@ -99,7 +102,9 @@ async def _swap(
     """The compare-and-swap of every change: written only if nobody changed the
     tournament since ``row`` was read, with what the change left (``written``: its
     status, standings, when a sweeper is next due, entrants in)."""
-    events_text, standings_text = await asyncio.to_thread(_encode, events, written.standings)
+    events_text, standings_text = await off_loop_if_large(
+        len(events), _encode, events, written.standings
+    )
     done = await conn.execute(
         update(TournamentRecord)
         .where(TournamentRecord.id == row.id, TournamentRecord.version == row.version)
@@ -162,6 +167,17 @@ class TournamentStore:
         async with self.store.reading() as conn:
             r = (await conn.execute(q)).first()
         return None if r is None else await _row(r)
+
+    async def tournament_version(self, tournament_id: str, app_id: str) -> int | None:
+        """The app's tournament's version (what its next change will swap); None for
+        an unknown id or another app's tournament. One integer read: a reader that
+        holds the tournament as of that version needs nothing else."""
+        q = select(TournamentRecord.version).where(
+            TournamentRecord.id == tournament_id, TournamentRecord.app_id == app_id
+        )
+        async with self.store.reading() as conn:
+            version = (await conn.execute(q)).scalar_one_or_none()
+        return None if version is None else int(version)
 
     async def table_games(self, tournament_id: str) -> GamesByTable:
         """The game of every table created so far, by (round, table)."""
