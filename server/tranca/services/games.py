@@ -8,13 +8,13 @@ results into their answers.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import orjson
 import structlog
 
 from .. import metrics
@@ -58,6 +58,7 @@ from .ports import (
     SeatGame,
     SeatToken,
     SessionRecord,
+    Wakeup,
 )
 from .presence import Presence, presence_interval
 
@@ -758,7 +759,14 @@ class Games:
     ) -> AsyncIterator[WatchUpdate]:
         """Every version after ``from_version`` as the caller sees it, in order and
         without gaps, for as long as the caller reads (to the match's end). Open
-        streams are capped per player token and per API key in this process."""
+        streams are capped per player token and per API key in this process.
+
+        The state is folded forward from the log, so nothing is skipped even if hints
+        are lost. A replica holds one of these per open stream, for hours: between
+        wakes it keeps the folded state encoded (a kilobyte or two rather than the
+        several of its objects) and nothing else it does not need (the caller, the
+        record it read first, the last rows); see docs/PERFORMANCE.md, "Memory per
+        watch stream"."""
         caller = await self.access.identify(credentials)
         game = await self.game_for(caller, game_id)
         seat = self.viewer_seat(caller, game)
@@ -767,69 +775,85 @@ class Games:
         else:
             assert caller.app is not None
             key, cap = f"app:{caller.app.id}", self.watches.per_app
+        del caller, credentials
         with self.watches.hold(key, cap):
-            async for update in self._follow(game, seat, from_version):
-                yield update
+            if from_version < 0:
+                raise malformed("from_version must be 0 or more")
+            if from_version > game.version:
+                raise malformed(
+                    f"from_version {from_version} is ahead of the game ({game.version})"
+                )
+            game_id = game.id
+            setup = game.state.setup
+            table = setup.table
+            # A seat's open stream says its player is there (tables with robots), at
+            # most once per presence interval; the wait below wakes up for it.
+            grace = table.robot_grace_seconds
+            present = seat >= 0 and grace > 0
+            wait = (
+                min(WATCH_POLL_SECONDS, presence_interval(grace)) if present else WATCH_POLL_SECONDS
+            )
+            with self.hints.subscribe(game_id) as hint:
+                # Before the log is first read: from here on every move of the game
+                # hints this replica's listener, and any move before is in what is
+                # read. (A finished game has no move left to hint.)
+                if game.state.status != FINISHED:
+                    await self.leases.hold(game_id)
+                if from_version == 0:
+                    state = game.state
+                    version = game.version
+                    yield WatchUpdate(Shown(game_id, version, state, seat, game.deadline_at))
+                else:
+                    state = new_game(setup)
+                    for row in await self.repo.log(game_id, 0, from_version):
+                        apply_action(state, row.action, row.version)
+                    version = from_version
+                del game
+                status = state.status
+                frozen = freeze(state)
+                del state
+                while True:
+                    hint.clear()
+                    if present:
+                        await self.presence.touch_seat(game_id, seat, grace, status)
+                    rows = await self.repo.log(game_id, version)
+                    if rows:
+                        # A timed table's turn deadline is not in the log: read with
+                        # the game's version, and shown on the view of that version
+                        # (the batch's last).
+                        deadline_version, deadline = -1, None
+                        if table.turn_seconds:
+                            deadline_version, deadline = await self.repo.deadline_of(game_id)
+                        state = thaw(frozen, setup)
+                        for row in rows:
+                            apply_action(state, row.action, row.version)
+                            version = row.version
+                            shown = deadline if version == deadline_version else None
+                            yield WatchUpdate(
+                                Shown(game_id, version, state, seat, shown),
+                                LoggedChange(row, state.deal_number),
+                            )
+                        status = state.status
+                        frozen = freeze(state)
+                        del state, row
+                    del rows
+                    if status == FINISHED:
+                        return  # nothing follows the end of a match
+                    # Re-read the log on a timer too: a hint may have been lost.
+                    period = wait
+                    if not present and getattr(self.hints, "steady", False):
+                        period = max(wait, WATCH_POLL_STEADY_SECONDS)
+                    await hint.wait(period)
 
-    async def _follow(
-        self, game: GameRecord, seat: int, from_version: int
-    ) -> AsyncIterator[WatchUpdate]:
-        """The state is folded forward from the log, so nothing is skipped even if
-        hints are lost."""
-        if from_version < 0:
-            raise malformed("from_version must be 0 or more")
-        if from_version > game.version:
-            raise malformed(f"from_version {from_version} is ahead of the game ({game.version})")
-        table = game.state.setup.table
-        # A seat's open stream says its player is there (tables with robots), at most
-        # once per presence interval; the wait below wakes up for it.
-        present = seat >= 0 and table.robot_grace_seconds > 0
-        wait = (
-            min(WATCH_POLL_SECONDS, presence_interval(table.robot_grace_seconds))
-            if present
-            else WATCH_POLL_SECONDS
-        )
-        with self.hints.subscribe(game.id) as hint:
-            # Before the log is first read: from here on every move of the game hints
-            # this replica's listener, and any move before is in what is read. (A
-            # finished game has no move left to hint.)
-            if game.state.status != FINISHED:
-                await self.leases.hold(game.id)
-            if from_version == 0:
-                state: GameState = game.state
-                version = game.version
-                yield WatchUpdate(Shown(game.id, version, state, seat, game.deadline_at))
-            else:
-                state = new_game(game.state.setup)
-                for row in await self.repo.log(game.id, 0, from_version):
-                    apply_action(state, row.action, row.version)
-                version = from_version
-            while True:
-                hint.clear()
-                if present:
-                    await self.presence.touch(game.id, seat, state)
-                rows = await self.repo.log(game.id, version)
-                # A timed table's turn deadline is not in the log: read with the game's
-                # version, and shown on the view of that version (the batch's last).
-                deadline_version, deadline = -1, None
-                if rows and table.turn_seconds:
-                    deadline_version, deadline = await self.repo.deadline_of(game.id)
-                for row in rows:
-                    apply_action(state, row.action, row.version)
-                    version = row.version
-                    shown = deadline if version == deadline_version else None
-                    yield WatchUpdate(
-                        Shown(game.id, version, state, seat, shown),
-                        LoggedChange(row, state.deal_number),
-                    )
-                if state.status == FINISHED:
-                    return  # nothing follows the end of a match
-                # Re-read the log on a timer too: a hint may have been lost.
-                period = wait
-                if not present and getattr(self.hints, "steady", False):
-                    period = max(wait, WATCH_POLL_STEADY_SECONDS)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(hint.wait(), period)
+
+def freeze(state: GameState) -> bytes:
+    """A watch stream's folded state while it waits: the snapshot's encoding (the
+    setup is kept apart, shared by the game's readers)."""
+    return orjson.dumps(state.to_dict(with_setup=False))
+
+
+def thaw(frozen: bytes, setup: Setup) -> GameState:
+    return GameState.from_dict(orjson.loads(frozen), setup)
 
 
 class Hints(Protocol):
@@ -838,7 +862,7 @@ class Hints(Protocol):
     A hub may say it is ``steady`` (the NATS change feed connected): watchers then
     re-read on the longer ``WATCH_POLL_STEADY_SECONDS``."""
 
-    def subscribe(self, game_id: str) -> contextlib.AbstractContextManager[asyncio.Event]: ...
+    def subscribe(self, game_id: str) -> contextlib.AbstractContextManager[Wakeup]: ...
 
 
 class Leases(Protocol):
