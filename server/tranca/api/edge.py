@@ -259,8 +259,13 @@ def guarded_stream(name: str, behavior: Behavior) -> Behavior:
             error = _api_error(request)
             metrics.rpc_count(name, error.code.name).inc()
             await abort(context, error)
-        async for item in behavior(request, context):
-            yield item
+        # No loop variable: it would keep the last message alive while the stream waits.
+        items = aiter(behavior(request, context))
+        while True:
+            try:
+                yield await anext(items)
+            except StopAsyncIteration:
+                return
 
     return handle
 
