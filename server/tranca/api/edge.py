@@ -15,9 +15,10 @@ and the handler wrapped to answer a refused request.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -250,22 +251,22 @@ def guarded_unary(name: str, behavior: Behavior) -> Behavior:
 
 
 def guarded_stream(name: str, behavior: Behavior) -> Behavior:
-    """The same for a server-streaming handler."""
+    """The same for a server-streaming handler, which writes each message with
+    ``context.write`` rather than yielding it: gRPC's loop over a handler's yields
+    keeps the last message alive until the next one, and a watch stream's next
+    one may be hours away (a few KB each, times every open stream)."""
 
-    async def handle(
-        request: Any, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[Any]:
+    async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         if type(request) is Rejected:
             error = _api_error(request)
             metrics.rpc_count(name, error.code.name).inc()
             await abort(context, error)
-        # No loop variable: it would keep the last message alive while the stream waits.
-        items = aiter(behavior(request, context))
-        while True:
-            try:
-                yield await anext(items)
-            except StopAsyncIteration:
-                return
+        async with contextlib.aclosing(behavior(request, context)) as items:
+            while True:  # no loop variable: nothing is kept while the stream waits
+                try:
+                    await context.write(await anext(items))
+                except StopAsyncIteration:
+                    return
 
     return handle
 
