@@ -10,8 +10,10 @@ import pytest
 
 from tranca.app.game import GameError, TableOptions
 from tranca.rules.cards import card_text, full_deck
+from tranca.rules.engine import legal_moves
 from tranca.rules.errors import RulesError
 from tranca.rules.moves import parse_move
+from tranca.services import games as games_module
 from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining, NewTable
 
@@ -253,3 +255,35 @@ async def test_a_watch_yields_every_version_in_order_and_counts_against_the_cap(
     assert (await anext(freed)).shown.version == 4  # the slot the closed stream held
     resumed = world.games.watch(world.as_app(), game_id, 3)
     assert (await anext(resumed)).shown.version == 4
+
+
+async def test_a_watch_shows_the_same_whether_it_kept_its_state_or_encoded_it(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream keeps its state as objects for a while after a move, then encoded
+    until the next: the views are the game's either way."""
+    monkeypatch.setattr(games_module, "WATCH_HOT_SECONDS", 0.05)
+    game_id, tokens = await world.seated()
+    updates = world.games.watch(world.as_app(), game_id, 0)
+    await anext(updates)
+    for pause in (0.0, 0.3, 0.0, 0.3):  # the next move at once, or once encoded
+        seen = await world.games.view(world.as_app(), game_id)
+        assert seen.state.deal is not None
+        seat = seen.state.deal.turn
+        legal = await world.games.legal_moves(world.as_player(tokens[seat]), game_id)
+        assert legal.state.deal is not None
+        move = legal_moves(legal.state.deal)[0]
+        await world.games.move(
+            world.as_player(tokens[seat]),
+            game_id,
+            lambda move=move: move,  # type: ignore[misc]
+            expected_version=seen.version,
+            request_id=f"hot-{seen.version}",
+        )
+        update = await asyncio.wait_for(anext(updates), 5)
+        now = await world.games.view(world.as_app(), game_id)
+        assert update.shown.version == now.version
+        assert update.shown.state.to_dict() == now.state.to_dict()
+        await asyncio.sleep(pause)
+    assert isinstance(updates, AsyncGenerator)
+    await updates.aclose()
