@@ -16,6 +16,7 @@ from tranca.rules.moves import parse_move
 from tranca.services import games as games_module
 from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining, NewTable
+from tranca.services.ports import LogRecord
 
 from .conftest import World
 
@@ -287,3 +288,36 @@ async def test_a_watch_shows_the_same_whether_it_kept_its_state_or_encoded_it(
         await asyncio.sleep(pause)
     assert isinstance(updates, AsyncGenerator)
     await updates.aclose()
+
+
+async def test_the_watchers_of_a_game_at_one_version_read_its_log_once(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, tokens = await world.seated()
+    streams = [world.games.watch(world.as_app(), game_id, 0) for _ in range(3)]
+    for stream in streams:
+        assert (await anext(stream)).shown.version == 3
+    seen = await world.games.view(world.as_app(), game_id)
+    assert seen.state.deal is not None
+    await world.games.move(
+        world.as_player(tokens[seen.state.deal.turn]),
+        game_id,
+        lambda: parse_move("draw"),
+        expected_version=3,
+        request_id="once",
+    )
+    reads: list[int] = []
+    read = world.repo.log
+
+    async def slow_log(game: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        reads.append(after)
+        await asyncio.sleep(0.05)  # a database read takes a while: the others wait for it
+        return await read(game, after, upto)
+
+    monkeypatch.setattr(world.repo, "log", slow_log)
+    updates = await asyncio.wait_for(asyncio.gather(*(anext(s) for s in streams)), 5)
+    assert [u.shown.version for u in updates] == [4, 4, 4]
+    assert reads == [3]  # one read for the three streams
+    for stream in streams:
+        assert isinstance(stream, AsyncGenerator)
+        await stream.aclose()

@@ -8,6 +8,7 @@ results into their answers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 import zlib
@@ -336,6 +337,9 @@ class Games:
         self.hints = hints
         self.leases = leases
         self.token_lifetime_seconds = token_lifetime_seconds
+        # The log reads of watch streams under way, by (game, after version): the
+        # watchers of a game woken by one hint ask for the same rows (_rows_after).
+        self._reads: dict[tuple[str, int], asyncio.Future[Sequence[LogRecord] | None]] = {}
 
     # ----- who may see what --------------------------------------------------------
 
@@ -825,7 +829,7 @@ class Games:
                     hint.clear()
                     if present:
                         await self.presence.touch_seat(game_id, seat, grace, status)
-                    rows = await self.repo.log(game_id, version)
+                    rows = await self._rows_after(game_id, version)
                     if rows:
                         # A timed table's turn deadline is not in the log: read with
                         # the game's version, and shown on the view of that version
@@ -863,6 +867,30 @@ class Games:
                         if period <= 0:
                             continue
                     await hint.wait(period)
+
+    async def _rows_after(self, game_id: str, version: int) -> Sequence[LogRecord]:
+        """The game's log after ``version``, for a watch stream: one read for all the
+        watchers here that ask for the same rows at once (a hint wakes every watcher
+        of the game together, and those at the same version want the same rows).
+        The rows are read from the log all the same, once."""
+        key = (game_id, version)
+        pending = self._reads.get(key)
+        if pending is not None:
+            shared = await asyncio.shield(pending)
+            if shared is not None:
+                return shared
+            return await self.repo.log(game_id, version)  # the first reader failed
+        pending = self._reads[key] = asyncio.get_running_loop().create_future()
+        try:
+            rows = await self.repo.log(game_id, version)
+        except BaseException:
+            pending.set_result(None)  # the others read for themselves
+            raise
+        finally:
+            if self._reads.get(key) is pending:
+                del self._reads[key]
+        pending.set_result(rows)
+        return rows
 
 
 def freeze(state: GameState) -> bytes:
