@@ -64,6 +64,7 @@ from sqlalchemy import (
     Table,
     insert,
     select,
+    text,
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -138,9 +139,16 @@ class ServerProcess:
     """``tranca serve`` as a subprocess on a free port, logging to a file."""
 
     def __init__(
-        self, database_url: str, api_key: str, log_path: Path, extra: list[str] | None = None
+        self,
+        database_url: str,
+        api_key: str,
+        log_path: Path,
+        extra: list[str] | None = None,
+        command: list[str] | None = None,
     ) -> None:
         self.extra = extra or []
+        # The ``tranca`` command to run (bench/watch_memory.py runs it under tracemalloc).
+        self.command = command or tranca_command()
         self.database_url = database_url
         self.api_key = api_key
         self.log_path = log_path
@@ -164,7 +172,7 @@ class ServerProcess:
             # server logs the address it got.
             self.proc = subprocess.Popen(
                 [
-                    *tranca_command(),
+                    *self.command,
                     "serve",
                     "--database-url",
                     self.database_url,
@@ -492,8 +500,9 @@ def _copy_child(
 async def seed(url: str, games: int, templates: int, seed_value: int) -> Seeded:
     """``games`` games: ``templates`` of them through the Store, the rest copied."""
     rng = random.Random(seed_value)
-    # The copies are a few long statements: PostgreSQL's 5 s default would cut them.
-    engine = make_engine(normalise_url(url), statement_timeout_ms=600_000)
+    # The copies are a few long statements (at 1,000,000 games, the move log's copy
+    # runs for many minutes): PostgreSQL's 5 s default would cut them.
+    engine = make_engine(normalise_url(url), statement_timeout_ms=6 * 3600 * 1000)
     store = Store(engine)
     try:
         app_id, api_key = await store.create_app("scale-bench")
@@ -506,6 +515,11 @@ async def seed(url: str, games: int, templates: int, seed_value: int) -> Seeded:
         ]
         seeded = time.perf_counter()
         copies = await _copy_games(engine, first, games - len(first), rng) if first else []
+        if engine.dialect.name == "postgresql":
+            # Fresh statistics, as a database in service has (autovacuum would gather
+            # them some time during the run and change the plans meanwhile).
+            async with engine.begin() as conn:
+                await conn.execute(text("ANALYZE"))
         copied = time.perf_counter()
     finally:
         # The Store being rewritten may hold connections of its own beside the

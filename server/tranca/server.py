@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from wsgiref.simple_server import WSGIServer
 
 import grpc
@@ -28,7 +28,6 @@ from prometheus_client import start_http_server
 
 from . import metrics
 from .api.admin import AdminService
-from .api.browser import service_apps
 from .api.edge import add_service
 from .api.notifications import NotificationService
 from .api.players import PlayerService
@@ -36,7 +35,6 @@ from .api.quick_play import QuickPlayService
 from .api.servicer import GameService
 from .api.sessions import SessionService
 from .api.tournaments import TournamentService
-from .api.web import BrowserApp
 from .outbound import HttpPoster
 from .services.access import Access, FailedAuthThrottle
 from .services.admin import Admin
@@ -78,8 +76,11 @@ from .store.sessions_store import SessionsStore
 from .store.settlement import SettlementStore
 from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
+
+if TYPE_CHECKING:  # imported when a browser port is served (start): its web stack
+    # (Starlette, Hypercorn) would cost a replica that serves none about 8 MB
+    from .web_port import WebPort
 from .v1 import admin_pb2, game_pb2, notifications_pb2, platform_pb2, quick_play_pb2, session_pb2
-from .web_port import WebPort, allow_guests, web_root
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
@@ -688,6 +689,10 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
     running.compute = compute
     running.tournaments = tournaments
     if cfg.web_port >= 0:
+        from .api.browser import service_apps
+        from .api.web import BrowserApp
+        from .web_port import WebPort, allow_guests, web_root
+
         web_app = ""
         if dev_app:
             # The web table signs players into the development app, as guests.

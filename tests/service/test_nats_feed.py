@@ -7,11 +7,13 @@ own (Debian's nats-server, installed by `make system-deps`, on a free port).
 - With the bus stopped, moves go on and the watcher catches up on its timer; once
   the bus is back the replicas reconnect and hints flow again.
 - A game's subject is a valid NATS subject whatever its id.
+- A replica subscribes to a game while it has a watcher of it, and only then.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import socket
@@ -31,6 +33,7 @@ from tests.service.conftest import Client, move_first_legal, server_config
 from tranca.server import Running, start
 from tranca.services import games as games_service
 from tranca.store.nats_feed import NatsFeed, subject
+from tranca.store.notify import Hub, Signal
 from tranca.v1 import game_pb2 as pb
 
 
@@ -245,3 +248,52 @@ async def test_idle_watchers_re_read_seldom_while_the_feed_is_up(
             while len(reads) < settled + 3:
                 await asyncio.sleep(0.05)
         watch.cancel()
+
+
+async def test_a_game_is_subscribed_while_watched_here_and_only_then(bus: Bus) -> None:
+    """The feed's subscriptions alone, on a hub of its own: a game's hints from the
+    bus wake its watchers while one is open here; once the last one leaves the
+    server stops sending them; after the bus restarts, hints flow again."""
+    import nats
+
+    hub = Hub()
+    listener = NatsFeed(bus.url, hub)
+    await listener.start()
+    publisher = await nats.connect(bus.url, allow_reconnect=True, reconnect_time_wait=0.2)
+    try:
+        async with asyncio.timeout(10):
+            while not listener.connected:
+                await asyncio.sleep(0.02)
+
+        async def hinted(signal: Signal, version: int) -> bool:
+            signal.clear()
+            # The test's own publisher may be reconnecting too: a failed send is a miss.
+            with contextlib.suppress(Exception):
+                await publisher.publish(subject("g1"), str(version).encode())
+                await publisher.flush(timeout=2)
+            await signal.wait(2.0)
+            return signal.is_set()
+
+        with hub.subscribe("g1") as signal:
+            await listener.hold("g1")  # the server has the subscription
+            assert await hinted(signal, 1)
+            with hub.subscribe("g1") as second:  # one subscription for both
+                assert await hinted(second, 2) and signal.is_set()
+            bus.stop()
+            bus.start()
+            async with asyncio.timeout(20):
+                while not (listener.connected and publisher.is_connected):
+                    await asyncio.sleep(0.05)
+            async with asyncio.timeout(20):
+                version = 3
+                while not await hinted(signal, version):  # SUB sent again by then
+                    version += 1
+        received = listener.received
+        await publisher.publish(subject("g1"), b"99")
+        await publisher.flush()
+        await asyncio.sleep(0.3)
+        assert listener.received == received  # no longer sent to this replica
+        assert hub.open_games == 0
+    finally:
+        await publisher.close()
+        await listener.stop()

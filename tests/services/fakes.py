@@ -7,7 +7,6 @@ lease. The same use cases run on SQLite and PostgreSQL in the service tests."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import uuid
@@ -43,6 +42,7 @@ from tranca.services.sessions import (
     SessionInfo,
 )
 from tranca.services.webhooks import ClaimedDelivery, DeliveryRecord, Outcome, WebhookConfig
+from tranca.store.notify import Signal
 
 
 def _copy(state: GameState) -> GameState:
@@ -683,7 +683,7 @@ class Notes:
     def __init__(self) -> None:
         self.published: list[tuple[str, int]] = []
         self.leases: list[str] = []
-        self._watchers: dict[str, set[asyncio.Event]] = {}
+        self._watchers: dict[str, set[Signal]] = {}
 
     def publish(self, game_id: str, version: int) -> None:
         self.published.append((game_id, version))
@@ -691,8 +691,8 @@ class Notes:
             event.set()
 
     @contextlib.contextmanager
-    def subscribe(self, game_id: str) -> Iterator[asyncio.Event]:
-        event = asyncio.Event()
+    def subscribe(self, game_id: str) -> Iterator[Signal]:
+        event = Signal()
         self._watchers.setdefault(game_id, set()).add(event)
         try:
             yield event

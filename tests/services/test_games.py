@@ -10,10 +10,13 @@ import pytest
 
 from tranca.app.game import GameError, TableOptions
 from tranca.rules.cards import card_text, full_deck
+from tranca.rules.engine import legal_moves
 from tranca.rules.errors import RulesError
 from tranca.rules.moves import parse_move
+from tranca.services import games as games_module
 from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining, NewTable
+from tranca.services.ports import LogRecord
 
 from .conftest import World
 
@@ -253,3 +256,68 @@ async def test_a_watch_yields_every_version_in_order_and_counts_against_the_cap(
     assert (await anext(freed)).shown.version == 4  # the slot the closed stream held
     resumed = world.games.watch(world.as_app(), game_id, 3)
     assert (await anext(resumed)).shown.version == 4
+
+
+async def test_a_watch_shows_the_same_whether_it_kept_its_state_or_encoded_it(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream keeps its state as objects for a while after a move, then encoded
+    until the next: the views are the game's either way."""
+    monkeypatch.setattr(games_module, "WATCH_HOT_SECONDS", 0.05)
+    game_id, tokens = await world.seated()
+    updates = world.games.watch(world.as_app(), game_id, 0)
+    await anext(updates)
+    for pause in (0.0, 0.3, 0.0, 0.3):  # the next move at once, or once encoded
+        seen = await world.games.view(world.as_app(), game_id)
+        assert seen.state.deal is not None
+        seat = seen.state.deal.turn
+        legal = await world.games.legal_moves(world.as_player(tokens[seat]), game_id)
+        assert legal.state.deal is not None
+        move = legal_moves(legal.state.deal)[0]
+        await world.games.move(
+            world.as_player(tokens[seat]),
+            game_id,
+            lambda move=move: move,  # type: ignore[misc]
+            expected_version=seen.version,
+            request_id=f"hot-{seen.version}",
+        )
+        update = await asyncio.wait_for(anext(updates), 5)
+        now = await world.games.view(world.as_app(), game_id)
+        assert update.shown.version == now.version
+        assert update.shown.state.to_dict() == now.state.to_dict()
+        await asyncio.sleep(pause)
+    assert isinstance(updates, AsyncGenerator)
+    await updates.aclose()
+
+
+async def test_the_watchers_of_a_game_at_one_version_read_its_log_once(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id, tokens = await world.seated()
+    streams = [world.games.watch(world.as_app(), game_id, 0) for _ in range(3)]
+    for stream in streams:
+        assert (await anext(stream)).shown.version == 3
+    seen = await world.games.view(world.as_app(), game_id)
+    assert seen.state.deal is not None
+    await world.games.move(
+        world.as_player(tokens[seen.state.deal.turn]),
+        game_id,
+        lambda: parse_move("draw"),
+        expected_version=3,
+        request_id="once",
+    )
+    reads: list[int] = []
+    read = world.repo.log
+
+    async def slow_log(game: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        reads.append(after)
+        await asyncio.sleep(0.05)  # a database read takes a while: the others wait for it
+        return await read(game, after, upto)
+
+    monkeypatch.setattr(world.repo, "log", slow_log)
+    updates = await asyncio.wait_for(asyncio.gather(*(anext(s) for s in streams)), 5)
+    assert [u.shown.version for u in updates] == [4, 4, 4]
+    assert reads == [3]  # one read for the three streams
+    for stream in streams:
+        assert isinstance(stream, AsyncGenerator)
+        await stream.aclose()

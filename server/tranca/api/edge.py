@@ -15,6 +15,7 @@ and the handler wrapped to answer a refused request.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import AsyncIterator, Callable
@@ -250,7 +251,8 @@ def guarded_unary(name: str, behavior: Behavior) -> Behavior:
 
 
 def guarded_stream(name: str, behavior: Behavior) -> Behavior:
-    """The same for a server-streaming handler."""
+    """The same for a server-streaming handler (an async generator; the browser
+    port iterates it)."""
 
     async def handle(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
@@ -259,8 +261,36 @@ def guarded_stream(name: str, behavior: Behavior) -> Behavior:
             error = _api_error(request)
             metrics.rpc_count(name, error.code.name).inc()
             await abort(context, error)
-        async for item in behavior(request, context):
-            yield item
+        # No loop variable: it would keep the last message alive while the stream waits.
+        items = aiter(behavior(request, context))
+        while True:
+            try:
+                yield await anext(items)
+            except StopAsyncIteration:
+                return
+
+    return handle
+
+
+def written_stream(name: str, behavior: Behavior) -> Behavior:
+    """``guarded_stream`` for the gRPC port, writing each message with
+    ``context.write`` rather than yielding it: gRPC's loop over a handler's yields
+    keeps the last message alive until the next one, and a watch stream's next one
+    may be hours away (a few KB each, times every open stream)."""
+
+    async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        if type(request) is Rejected:
+            error = _api_error(request)
+            metrics.rpc_count(name, error.code.name).inc()
+            await abort(context, error)
+        # The handler's own generator, not guarded_stream's around it: one layer
+        # fewer held by every open stream.
+        async with contextlib.aclosing(behavior(request, context)) as items:
+            while True:  # no loop variable: nothing is kept while the stream waits
+                try:
+                    await context.write(await anext(items))
+                except StopAsyncIteration:
+                    return
 
     return handle
 
@@ -276,7 +306,7 @@ def add_service(server: grpc.aio.Server, servicer: object, service: ServiceDescr
         behavior = getattr(servicer, method.name)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                guarded_stream(method.name, behavior),
+                written_stream(method.name, behavior),
                 request_deserializer=decoder(request_cls),
                 response_serializer=response_cls.SerializeToString,
             )

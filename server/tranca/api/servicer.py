@@ -30,6 +30,7 @@ from ..services.games import (
     LoggedChange,
     NewTable,
     Shown,
+    WatchUpdate,
 )
 from ..services.lobby import Lobby, LobbyFilter, Play
 from ..services.ports import GameRecord
@@ -106,8 +107,14 @@ def stream_rpc(
             if gauge is not None:
                 gauge.inc()
             try:
-                async for out in fn(self, request, context):
-                    yield out
+                # Not ``async for out in ...: yield out``: the loop's variable would keep
+                # the last message alive while the stream waits, for every open stream.
+                updates = aiter(fn(self, request, context))
+                while True:
+                    try:
+                        yield await anext(updates)
+                    except StopAsyncIteration:
+                        break
             except Exception as exc:
                 err = _refusal(exc, name)
                 code = err.code.name
@@ -370,11 +377,18 @@ class GameService(pb_grpc.GameServiceServicer):
         self, request: pb.WatchGameRequest, context: Ctx
     ) -> AsyncIterator[pb.WatchGameResponse]:
         updates = self.games.watch(credentials(context), request.game_id, request.from_version)
-        async for update in updates:
-            out = pb.WatchGameResponse(view=_view(update.shown))
-            if update.change is not None:
-                out.move.CopyFrom(logged_to_pb(update.change))
-            yield out
+        while True:  # no loop variable: the last update is not kept while the stream waits
+            try:
+                yield _watch_response(await anext(updates))
+            except StopAsyncIteration:
+                return
+
+
+def _watch_response(update: WatchUpdate) -> pb.WatchGameResponse:
+    out = pb.WatchGameResponse(view=_view(update.shown))
+    if update.change is not None:
+        out.move.CopyFrom(logged_to_pb(update.change))
+    return out
 
 
 def _add_legal_moves(field: Any, shown: Shown) -> None:

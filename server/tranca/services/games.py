@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import zlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import orjson
 import structlog
 
 from .. import metrics
@@ -58,6 +60,7 @@ from .ports import (
     SeatGame,
     SeatToken,
     SessionRecord,
+    Wakeup,
 )
 from .presence import Presence, presence_interval
 from .robots import EXPERT, ROBOT_LEVELS, level_within
@@ -80,6 +83,9 @@ MAX_TURN_REQUEST_ID = 124
 # (10,000 streams: 1,000 log reads a second). When the feed drops, every watcher is
 # woken and goes back to WATCH_POLL_SECONDS until it is back.
 WATCH_POLL_STEADY_SECONDS = 60.0
+# How long a watch stream keeps its game's state as objects after it delivered a
+# move, before it keeps it encoded until the next (``Games.watch``).
+WATCH_HOT_SECONDS = 5.0
 
 # Builds the caller's INVALID_ARGUMENT refusal from a message (the reason differs:
 # MALFORMED_REQUEST for a table, INVALID_CONFIG for a tournament's tables).
@@ -358,6 +364,9 @@ class Games:
         self.hints = hints
         self.leases = leases
         self.token_lifetime_seconds = token_lifetime_seconds
+        # The log reads of watch streams under way, by (game, after version): the
+        # watchers of a game woken by one hint ask for the same rows (_rows_after).
+        self._reads: dict[tuple[str, int], asyncio.Future[Sequence[LogRecord] | None]] = {}
 
     # ----- who may see what --------------------------------------------------------
 
@@ -786,7 +795,14 @@ class Games:
     ) -> AsyncIterator[WatchUpdate]:
         """Every version after ``from_version`` as the caller sees it, in order and
         without gaps, for as long as the caller reads (to the match's end). Open
-        streams are capped per player token and per API key in this process."""
+        streams are capped per player token and per API key in this process.
+
+        The state is folded forward from the log, so nothing is skipped even if hints
+        are lost. A replica holds one of these per open stream, for hours: between
+        wakes it keeps the folded state encoded (a kilobyte or two rather than the
+        several of its objects) and nothing else it does not need (the caller, the
+        record it read first, the last rows); see docs/PERFORMANCE.md, "Memory per
+        watch stream"."""
         caller = await self.access.identify(credentials)
         game = await self.game_for(caller, game_id)
         seat = self.viewer_seat(caller, game)
@@ -795,69 +811,126 @@ class Games:
         else:
             assert caller.app is not None
             key, cap = f"app:{caller.app.id}", self.watches.per_app
+        del caller, credentials
         with self.watches.hold(key, cap):
-            async for update in self._follow(game, seat, from_version):
-                yield update
+            if from_version < 0:
+                raise malformed("from_version must be 0 or more")
+            if from_version > game.version:
+                raise malformed(
+                    f"from_version {from_version} is ahead of the game ({game.version})"
+                )
+            game_id = game.id
+            setup = game.state.setup
+            table = setup.table
+            # A seat's open stream says its player is there (tables with robots), at
+            # most once per presence interval; the wait below wakes up for it.
+            grace = table.robot_grace_seconds
+            present = seat >= 0 and grace > 0
+            wait = (
+                min(WATCH_POLL_SECONDS, presence_interval(grace)) if present else WATCH_POLL_SECONDS
+            )
+            with self.hints.subscribe(game_id) as hint:
+                # Before the log is first read: from here on every move of the game
+                # hints this replica's listener, and any move before is in what is
+                # read. (A finished game has no move left to hint.)
+                if game.state.status != FINISHED:
+                    await self.leases.hold(game_id)
+                if from_version == 0:
+                    state = game.state
+                    version = game.version
+                    yield WatchUpdate(Shown(game_id, version, state, seat, game.deadline_at))
+                else:
+                    state = new_game(setup)
+                    for row in await self.repo.log(game_id, 0, from_version):
+                        apply_action(state, row.action, row.version)
+                    version = from_version
+                del game
+                status = state.status
+                # Kept encoded while the stream waits (``freeze``), as objects for
+                # WATCH_HOT_SECONDS after it delivered a move: an active game's next
+                # move comes soon, and the encoding's round trip would cost every
+                # watcher about 45 us a move.
+                live: GameState | None = None
+                frozen = freeze(state)
+                del state
+                while True:
+                    hint.clear()
+                    if present:
+                        await self.presence.touch_seat(game_id, seat, grace, status)
+                    rows = await self._rows_after(game_id, version)
+                    if rows:
+                        # A timed table's turn deadline is not in the log: read with
+                        # the game's version, and shown on the view of that version
+                        # (the batch's last).
+                        deadline_version, deadline = -1, None
+                        if table.turn_seconds:
+                            deadline_version, deadline = await self.repo.deadline_of(game_id)
+                        if live is None:
+                            live, frozen = thaw(frozen, setup), b""
+                        for row in rows:
+                            apply_action(live, row.action, row.version)
+                            version = row.version
+                            shown = deadline if version == deadline_version else None
+                            yield WatchUpdate(
+                                Shown(game_id, version, live, seat, shown),
+                                LoggedChange(row, live.deal_number),
+                            )
+                        status = live.status
+                        del row
+                    del rows
+                    if status == FINISHED:
+                        return  # nothing follows the end of a match
+                    # Re-read the log on a timer too: a hint may have been lost.
+                    period = wait
+                    if not present and getattr(self.hints, "steady", False):
+                        period = max(wait, WATCH_POLL_STEADY_SECONDS)
+                    if live is not None:
+                        hot = min(WATCH_HOT_SECONDS, period)
+                        await hint.wait(hot)
+                        if hint.is_set():
+                            continue  # the next move: read it with the state at hand
+                        frozen = freeze(live)
+                        live = None
+                        period -= hot
+                        if period <= 0:
+                            continue
+                    await hint.wait(period)
 
-    async def _follow(
-        self, game: GameRecord, seat: int, from_version: int
-    ) -> AsyncIterator[WatchUpdate]:
-        """The state is folded forward from the log, so nothing is skipped even if
-        hints are lost."""
-        if from_version < 0:
-            raise malformed("from_version must be 0 or more")
-        if from_version > game.version:
-            raise malformed(f"from_version {from_version} is ahead of the game ({game.version})")
-        table = game.state.setup.table
-        # A seat's open stream says its player is there (tables with robots), at most
-        # once per presence interval; the wait below wakes up for it.
-        present = seat >= 0 and table.robot_grace_seconds > 0
-        wait = (
-            min(WATCH_POLL_SECONDS, presence_interval(table.robot_grace_seconds))
-            if present
-            else WATCH_POLL_SECONDS
-        )
-        with self.hints.subscribe(game.id) as hint:
-            # Before the log is first read: from here on every move of the game hints
-            # this replica's listener, and any move before is in what is read. (A
-            # finished game has no move left to hint.)
-            if game.state.status != FINISHED:
-                await self.leases.hold(game.id)
-            if from_version == 0:
-                state: GameState = game.state
-                version = game.version
-                yield WatchUpdate(Shown(game.id, version, state, seat, game.deadline_at))
-            else:
-                state = new_game(game.state.setup)
-                for row in await self.repo.log(game.id, 0, from_version):
-                    apply_action(state, row.action, row.version)
-                version = from_version
-            while True:
-                hint.clear()
-                if present:
-                    await self.presence.touch(game.id, seat, state)
-                rows = await self.repo.log(game.id, version)
-                # A timed table's turn deadline is not in the log: read with the game's
-                # version, and shown on the view of that version (the batch's last).
-                deadline_version, deadline = -1, None
-                if rows and table.turn_seconds:
-                    deadline_version, deadline = await self.repo.deadline_of(game.id)
-                for row in rows:
-                    apply_action(state, row.action, row.version)
-                    version = row.version
-                    shown = deadline if version == deadline_version else None
-                    yield WatchUpdate(
-                        Shown(game.id, version, state, seat, shown),
-                        LoggedChange(row, state.deal_number),
-                    )
-                if state.status == FINISHED:
-                    return  # nothing follows the end of a match
-                # Re-read the log on a timer too: a hint may have been lost.
-                period = wait
-                if not present and getattr(self.hints, "steady", False):
-                    period = max(wait, WATCH_POLL_STEADY_SECONDS)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(hint.wait(), period)
+    async def _rows_after(self, game_id: str, version: int) -> Sequence[LogRecord]:
+        """The game's log after ``version``, for a watch stream: one read for all the
+        watchers here that ask for the same rows at once (a hint wakes every watcher
+        of the game together, and those at the same version want the same rows).
+        The rows are read from the log all the same, once."""
+        key = (game_id, version)
+        pending = self._reads.get(key)
+        if pending is not None:
+            shared = await asyncio.shield(pending)
+            if shared is not None:
+                return shared
+            return await self.repo.log(game_id, version)  # the first reader failed
+        pending = self._reads[key] = asyncio.get_running_loop().create_future()
+        try:
+            rows = await self.repo.log(game_id, version)
+        except BaseException:
+            pending.set_result(None)  # the others read for themselves
+            raise
+        finally:
+            if self._reads.get(key) is pending:
+                del self._reads[key]
+        pending.set_result(rows)
+        return rows
+
+
+def freeze(state: GameState) -> bytes:
+    """A watch stream's folded state while it waits: the snapshot's encoding (the
+    setup is kept apart, shared by the game's readers), compressed. Compressed for
+    its size (about 600 bytes rather than 1,100-1,600), and also because orjson's
+    own bytes keep the capacity of its output buffer, about 7.5 KB."""
+    return zlib.compress(orjson.dumps(state.to_dict(with_setup=False)), 1)
+
+
+def thaw(frozen: bytes, setup: Setup) -> GameState:
+    return GameState.from_dict(orjson.loads(zlib.decompress(frozen)), setup)
 
 
 class Hints(Protocol):
@@ -866,7 +939,7 @@ class Hints(Protocol):
     A hub may say it is ``steady`` (the NATS change feed connected): watchers then
     re-read on the longer ``WATCH_POLL_STEADY_SECONDS``."""
 
-    def subscribe(self, game_id: str) -> contextlib.AbstractContextManager[asyncio.Event]: ...
+    def subscribe(self, game_id: str) -> contextlib.AbstractContextManager[Wakeup]: ...
 
 
 class Leases(Protocol):

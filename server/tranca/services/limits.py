@@ -9,9 +9,7 @@ A refused call gets RESOURCE_EXHAUSTED with reason RATE_LIMITED and a
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .errors import Refusal, Refused, malformed
@@ -83,9 +81,13 @@ class WatchCounts:
         """How many streams ``key`` holds now."""
         return self._open.get(key, 0)
 
-    @contextlib.contextmanager
-    def hold(self, key: str, cap: int) -> Iterator[None]:
-        """One slot of ``key`` for the life of the block, or TOO_MANY_WATCHES."""
+    def hold(self, key: str, cap: int) -> _Slot:
+        """One slot of ``key`` for the life of the ``with`` block, or TOO_MANY_WATCHES
+        when it is entered. (A plain object rather than a generator-based context
+        manager: every open stream holds one.)"""
+        return _Slot(self, key, cap)
+
+    def _take(self, key: str, cap: int) -> None:
         held = self._open.get(key, 0)
         if held >= cap:
             raise Refused(
@@ -94,14 +96,28 @@ class WatchCounts:
                 f"at most {cap} open watches per credential: close one first",
             )
         self._open[key] = held + 1
-        try:
-            yield
-        finally:
-            left = self._open.get(key, 1) - 1
-            if left > 0:
-                self._open[key] = left
-            else:
-                self._open.pop(key, None)
+
+    def _give_back(self, key: str) -> None:
+        left = self._open.get(key, 1) - 1
+        if left > 0:
+            self._open[key] = left
+        else:
+            self._open.pop(key, None)
+
+
+class _Slot:
+    __slots__ = ("_cap", "_counts", "_key")
+
+    def __init__(self, counts: WatchCounts, key: str, cap: int) -> None:
+        self._counts = counts
+        self._key = key
+        self._cap = cap
+
+    def __enter__(self) -> None:
+        self._counts._take(self._key, self._cap)
+
+    def __exit__(self, *_exc: object) -> None:
+        self._counts._give_back(self._key)
 
 
 def page_offset(page_token: str) -> int:

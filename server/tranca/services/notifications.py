@@ -13,7 +13,6 @@ today the app's API key, for any of its players.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from ..app.notifications import EVENT_KINDS, Event
 from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, malformed
 from .limits import WatchCounts
-from .ports import player_key
+from .ports import Wakeup, player_key
 
 MAX_PLAYER_ID = 128  # as JoinGameRequest.player_id
 DEFAULT_PAGE = 50
@@ -71,7 +70,7 @@ class EventRepository(Protocol):
 class EventHintSource(Protocol):
     """This process's hints (``store/notify.py``'s hub, keyed by ``player_key``)."""
 
-    def subscribe(self, key: str) -> contextlib.AbstractContextManager[asyncio.Event]: ...
+    def subscribe(self, key: str) -> contextlib.AbstractContextManager[Wakeup]: ...
 
 
 @dataclass(frozen=True)
@@ -167,8 +166,7 @@ class Notifications:
                     yield row
                 if len(rows) == MAX_PAGE:
                     continue  # more are waiting: read on at once
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(hint.wait(), self.poll_seconds)
+                await hint.wait(self.poll_seconds)
 
     async def publish(self, app_id: str, events: Sequence[Event]) -> list[int]:
         """Write events that no change of a game carries (a match found, an invitation)

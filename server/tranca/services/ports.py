@@ -10,7 +10,7 @@ with it; the repository writes it whole or not at all (``GameRepository.commit``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -225,6 +225,18 @@ class Notifier(Protocol):
     def publish(self, game_id: str, version: int) -> None: ...
 
 
+class Wakeup(Protocol):
+    """A watcher's wake-up (``store/notify.py``'s ``Signal``): cleared before each
+    read, set by each hint; ``wait`` is done once it is set or ``timeout`` seconds
+    have passed."""
+
+    def clear(self) -> None: ...
+
+    def is_set(self) -> bool: ...
+
+    def wait(self, timeout: float | None = None) -> Awaitable[None]: ...
+
+
 class EventHints(Protocol):
     """Wakes this process's streams of a player's events (``player_key``); other
     replicas' streams re-read on their timer."""
@@ -255,5 +267,6 @@ __all__: Sequence[str] = [
     "SessionRecord",
     "Stake",
     "TokenRecord",
+    "Wakeup",
     "player_key",
 ]

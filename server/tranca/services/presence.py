@@ -51,7 +51,14 @@ class Presence:
         last record (from this process) is older than the interval. Best effort: a
         database that cannot take it now costs the caller nothing."""
         grace = state.setup.table.robot_grace_seconds
-        if not grace or seat < 0 or state.status != PLAYING:
+        await self.touch_seat(game_id, seat, grace, state.status, force=force)
+
+    async def touch_seat(
+        self, game_id: str, seat: int, grace: int, status: str, *, force: bool = False
+    ) -> None:
+        """``touch`` for a caller that keeps the table's grace period and the game's
+        status rather than the game (an open watch stream)."""
+        if not grace or seat < 0 or status != PLAYING:
             return
         key = (game_id, seat)
         now = time.monotonic()

@@ -30,6 +30,16 @@ delivered); if the bus is out of reach it does not wait (``hold``).
 
 All replicas of one deployment must use the same feed: a replica on ``NOTIFY``
 does not publish on NATS, and one on NATS takes no lease.
+
+What a watched game costs here: one ``_Interest`` (about 150 bytes), not a nats-py
+``Subscription``, whose queue and task of its own cost about 4.5 KB. nats-py's
+client keeps its subscriptions in ``Client._subs`` by id: it hands each message to
+``sub._pending_queue.put_nowait`` and, after a reconnection, sends ``SUB`` again for
+every entry. An ``_Interest`` is such an entry, reading its hint at once, with the
+few attributes the client reads of a subscription; SUB and UNSUB go through the
+client's command buffer. That is nats-py's inside, not its API: the version is
+pinned (pyproject.toml), and tests/service/test_nats_feed.py checks hints, the bus
+going away and coming back, and the unsubscription of a game left.
 """
 
 from __future__ import annotations
@@ -72,6 +82,50 @@ def _sha1(text: str) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
 
 
+class _Interest:
+    """One game's subscription as nats-py's client sees it (the module's docstring):
+    a message for it calls the feed at once, in the client's reading task."""
+
+    __slots__ = ("_id", "_received", "_subject", "feed", "game_id", "live", "ready")
+
+    # What the client reads of any subscription, constant here: no queue group, no
+    # message limit, not JetStream, not a request's, no pending-bytes limit (the
+    # message is handled before ``put_nowait`` returns), nothing to stop on close.
+    _queue = ""
+    _max_msgs = 0
+    _jsi = None
+    _future = None
+    _pending_bytes_limit = 0
+    _wait_for_msgs_task = None
+    _message_iterator = None
+    _pending_next_msgs_calls = None
+
+    def __init__(self, sid: int, subject: str, feed: NatsFeed, game_id: str) -> None:
+        self._id = sid
+        self._subject = subject
+        self._received = 0
+        self.feed = feed
+        self.game_id = game_id
+        self.live = True  # False once the game's last watcher here left
+        # Done once the server has the subscription (a flush after its SUB).
+        self.ready: asyncio.Future[None] | None = None
+
+    @property
+    def _pending_size(self) -> int:
+        return 0
+
+    @_pending_size.setter
+    def _pending_size(self, _value: int) -> None:
+        pass
+
+    @property
+    def _pending_queue(self) -> _Interest:
+        return self
+
+    def put_nowait(self, msg: Any) -> None:
+        self.feed._hint(self.game_id, msg.data)
+
+
 class NatsFeed:
     """This replica's connection to NATS: publishes its changes, and subscribes for
     the games its hub has watchers of. It is the service's notifier (``publish``)
@@ -96,10 +150,12 @@ class NatsFeed:
         # Hints waiting for the publisher task: (subject, payload).
         self._outbox: list[tuple[str, bytes]] = []
         self._wake = asyncio.Event()
-        # Game id -> the task that subscribes to it (done once the server has it).
-        self._subscribing: dict[str, asyncio.Task[None]] = {}
-        self._subs: dict[str, Any] = {}
-        self._unsubscribing: set[asyncio.Task[None]] = set()
+        # The games watched here, and the SUB and UNSUB waiting for the publisher task.
+        self._interests: dict[str, _Interest] = {}
+        self._to_subscribe: list[_Interest] = []
+        self._to_unsubscribe: list[int] = []
+        # The tasks that confirm a batch of subscriptions with the server (a flush).
+        self._confirming: set[asyncio.Task[None]] = set()
         self.published = 0  # hints sent on the bus
         self.dropped = 0  # hints not sent: the connection was down
         self.received = 0  # hints from the bus
@@ -120,11 +176,11 @@ class NatsFeed:
         """Return once this replica's subscription to ``game_id`` is registered with
         the NATS server (the hub's first watcher of the game started it), or at once
         if the bus is out of reach: the watcher then catches up on its timer."""
-        task = self._subscribing.get(game_id)
-        if task is None or not self.connected:
+        interest = self._interests.get(game_id)
+        if interest is None or interest.ready is None or not self.connected:
             return
         with contextlib.suppress(Exception, TimeoutError):
-            await asyncio.wait_for(asyncio.shield(task), HOLD_SECONDS)
+            await asyncio.wait_for(asyncio.shield(interest.ready), HOLD_SECONDS)
 
     # ----- the connection ---------------------------------------------------------------
 
@@ -138,7 +194,7 @@ class NatsFeed:
     async def stop(self) -> None:
         self._stopping = True
         self.hub.on_game = None
-        for task in self._subscribing.values():
+        for task in list(self._confirming):
             task.cancel()
         if self._task is not None:
             self._task.cancel()
@@ -184,7 +240,7 @@ class NatsFeed:
         # Watchers that opened before the connection did: subscribe for them now, and
         # have every watcher re-read (anything published before is in the log).
         for game_id in self.hub.watched_games():
-            if game_id not in self._subscribing:
+            if game_id not in self._interests:
                 self._on_game(game_id, True)
         self.hub.wake_all()
         await self._publish_forever()
@@ -195,6 +251,7 @@ class NatsFeed:
             await self._wake.wait()
             self._wake.clear()
             batch, self._outbox = self._outbox, []
+            await self._send_interest(nc)
             if not nc.is_connected:
                 self.dropped += len(batch)
                 continue
@@ -205,6 +262,43 @@ class NatsFeed:
             except Exception as exc:  # the connection dropped meanwhile
                 self.dropped += len(batch)
                 log.warning("change_feed_publish_failed", error=str(exc))
+
+    async def _send_interest(self, nc: Any) -> None:
+        """The SUB and UNSUB gathered since the last pass, then a flush that confirms
+        the new subscriptions (in a task of its own: hints are not held up by it).
+        While the connection is down they wait in the client's buffer, and on
+        reconnection it sends SUB again for every subscription it holds anyway."""
+        from nats.protocol.command import sub_cmd, unsub_cmd
+
+        subscribe, self._to_subscribe = self._to_subscribe, []
+        unsubscribe, self._to_unsubscribe = self._to_unsubscribe, []
+        if not subscribe and not unsubscribe:
+            return
+        try:
+            for sid in unsubscribe:
+                await nc._send_command(unsub_cmd(sid, 0))
+            sent = [i for i in subscribe if i.live]
+            for interest in sent:
+                await nc._send_command(sub_cmd(interest._subject, "", interest._id))
+            await nc._flush_pending()
+        except Exception as exc:  # the connection dropped meanwhile: sent again then
+            log.warning("change_feed_subscribe_unsent", error=str(exc))
+            sent = []
+        if sent:
+            task = asyncio.ensure_future(self._confirm(nc, sent))
+            self._confirming.add(task)
+            task.add_done_callback(self._confirming.discard)
+
+    async def _confirm(self, nc: Any, interests: list[_Interest]) -> None:
+        try:
+            await nc.flush(timeout=HOLD_SECONDS)  # registered on the server
+        except Exception as exc:  # the bus went away: nats-py subscribes again later
+            log.warning("change_feed_subscribe_unconfirmed", games=len(interests), error=str(exc))
+        finally:
+            for interest in interests:
+                ready, interest.ready = interest.ready, None
+                if ready is not None and not ready.done():
+                    ready.set_result(None)
 
     def _state(self, up: bool) -> None:
         if self._on_state is not None:
@@ -234,48 +328,33 @@ class NatsFeed:
 
     def _on_game(self, game_id: str, watched: bool) -> None:
         """The hub's first watcher of ``game_id`` came (subscribe) or its last one left
-        (unsubscribe)."""
-        if watched:
-            if self._nc is None:
-                return  # subscribed once connected (``_run``)
-            self._subscribing[game_id] = asyncio.ensure_future(self._subscribe(game_id))
-            return
-        task = self._subscribing.pop(game_id, None)
-        if task is not None and not task.done():
-            task.cancel()
-        sub = self._subs.pop(game_id, None)
-        if sub is not None:
-            done = asyncio.ensure_future(self._unsubscribe(sub))
-            self._unsubscribing.add(done)
-            done.add_done_callback(self._unsubscribing.discard)
-
-    async def _subscribe(self, game_id: str) -> None:
+        (unsubscribe): registered with the client at once, sent by the publisher."""
         nc = self._nc
-        me = asyncio.current_task()
-        sub = await nc.subscribe(subject(game_id, self.prefix), cb=self._message(game_id))
-        if self._subscribing.get(game_id) is not me:  # the last watcher left meanwhile
-            await self._unsubscribe(sub)
+        if watched:
+            if nc is None:
+                return  # subscribed once connected (``_run``)
+            nc._sid += 1
+            interest = _Interest(nc._sid, subject(game_id, self.prefix), self, game_id)
+            interest.ready = asyncio.get_running_loop().create_future()
+            nc._subs[interest._id] = interest
+            self._interests[game_id] = interest
+            self._to_subscribe.append(interest)
+            self._wake.set()
             return
-        self._subs[game_id] = sub
-        try:
-            await nc.flush(timeout=HOLD_SECONDS)  # registered on the server
-        except Exception as exc:  # the bus went away: nats-py subscribes again later
-            log.warning("change_feed_subscribe_unconfirmed", game_id=game_id, error=str(exc))
+        gone = self._interests.pop(game_id, None)
+        if gone is None or nc is None:
+            return
+        gone.live = False
+        nc._subs.pop(gone._id, None)
+        if gone.ready is not None and not gone.ready.done():
+            gone.ready.set_result(None)
+        gone.ready = None
+        self._to_unsubscribe.append(gone._id)
+        self._wake.set()
 
-    @staticmethod
-    async def _unsubscribe(sub: Any) -> None:
-        with contextlib.suppress(Exception):
-            await sub.unsubscribe()
-
-    def _message(self, game_id: str) -> Callable[[Any], Any]:
-        hub = self.hub
-        on_hint = self._on_hint
-
-        async def hint(msg: Any) -> None:
-            data = msg.data
-            self.received += 1
-            hub.publish(game_id, int(data) if data.isdigit() else None)
-            if on_hint is not None:
-                on_hint()
-
-        return hint
+    def _hint(self, game_id: str, data: bytes) -> None:
+        """A hint from the bus (``_Interest.put_nowait``)."""
+        self.received += 1
+        self.hub.publish(game_id, int(data) if data.isdigit() else None)
+        if self._on_hint is not None:
+            self._on_hint()
