@@ -869,8 +869,9 @@ def main() -> int:
         "--games",
         action="append",
         default=None,
+        # (argparse formats help with %: the default's "50%" is written "50%%")
         help="concurrent games, G or G@THINK_MS (repeatable; default "
-        f"{' and '.join(DEFAULT_GAMES)})",
+        f"{' and '.join(DEFAULT_GAMES)})".replace("%", "%%"),
     )
     parser.add_argument(
         "--workers", type=int, default=2, help="server processes of the multi-process layout"
