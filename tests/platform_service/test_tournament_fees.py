@@ -46,23 +46,25 @@ def entrant(name: str) -> pb.Entrant:
     return pb.Entrant(id=name, player_ids=[f"p-{name}"])
 
 
-async def create(org: Organiser, entrants: list[str], **extra: object) -> pb.Tournament:
+async def create(org: Organiser, entrants: list[str], **changes: object) -> pb.Tournament:
+    """A Swiss of two rounds with open registration, a fee of ``FEE``, paid 70 : 30
+    with a 10 % house share; ``changes`` replace those fields (None: left unset)."""
     fields: dict[str, object] = {
+        "name": "cup",
+        "format": pb.TOURNAMENT_FORMAT_SWISS,
+        "table_size": 2,
+        "rules": gpb.Rules(preset=PRESET),
+        "rounds": 2,
+        "registration_open": True,
         "entry_fee": FEE,
         "payout_percents": [70, 30],
         "house_percent": 10,
-        **extra,
+        **changes,
     }
     done = await org.stub.CreateTournament(
         pb.CreateTournamentRequest(
-            name="cup",
-            format=pb.TOURNAMENT_FORMAT_SWISS,
             entrants=[entrant(e) for e in entrants],
-            table_size=2,
-            rules=gpb.Rules(preset=PRESET),
-            rounds=2,
-            registration_open=True,
-            **fields,  # type: ignore[arg-type]
+            **{k: v for k, v in fields.items() if v is not None},  # type: ignore[arg-type]
         ),
         metadata=org.md,
     )
@@ -219,17 +221,7 @@ async def test_payout_tables_are_checked(org: Organiser) -> None:
             await create(org, ["a", "b"], **extra)
         assert error_reason(exc.value) == "BAD_TOURNAMENT"
     with pytest.raises(grpc.aio.AioRpcError) as exc:
-        await org.stub.CreateTournament(
-            pb.CreateTournamentRequest(
-                name="free",
-                format=pb.TOURNAMENT_FORMAT_SWISS,
-                entrants=[entrant("a"), entrant("b")],
-                table_size=2,
-                rules=gpb.Rules(preset=PRESET),
-                payout_percents=[100],
-            ),
-            metadata=org.md,
-        )
+        await create(org, ["a", "b"], entry_fee=None, payout_percents=[100], house_percent=None)
     assert error_reason(exc.value) == "BAD_TOURNAMENT"  # a payout needs an entry fee
 
 
@@ -241,19 +233,10 @@ async def test_without_open_registration_a_withdrawal_before_the_start_is_refund
     names = ["a", "b", "c"]
     for name in names:
         await bank.grant(f"p-{name}", 300)
-    done = await org.stub.CreateTournament(
-        pb.CreateTournamentRequest(
-            name="closed",
-            format=pb.TOURNAMENT_FORMAT_SWISS,
-            entrants=[entrant(e) for e in names],
-            table_size=2,
-            rules=gpb.Rules(preset=PRESET),
-            rounds=1,
-            entry_fee=FEE,
-        ),
-        metadata=org.md,
+    closed = await create(
+        org, names, registration_open=None, rounds=1, payout_percents=None, house_percent=None
     )
-    tid = done.tournament.tournament_id
+    tid = closed.tournament_id
     t = await withdraw(org, tid, "c")
     assert t.prize_pool == 2 * FEE
     assert await bank.chips("p-c") == 300
@@ -277,20 +260,17 @@ async def test_a_staked_final_table_pays_its_pot_and_the_prizes_in_one_settlemen
     of both locked first, in one order)."""
     for name in ("a", "b"):
         await bank.grant(f"p-{name}", 1000)
-    done = await org.stub.CreateTournament(
-        pb.CreateTournamentRequest(
-            name="staked",
-            format=pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION,
-            entrants=[entrant("a"), entrant("b")],
-            table_size=2,
-            rules=gpb.Rules(preset=PRESET),
-            table=gpb.TableOptions(competitive=True, stake=10),
-            entry_fee=FEE,
-            house_percent=0,
-        ),
-        metadata=org.md,
+    staked = await create(
+        org,
+        ["a", "b"],
+        format=pb.TOURNAMENT_FORMAT_SINGLE_ELIMINATION,
+        table=gpb.TableOptions(competitive=True, stake=10),
+        rounds=None,
+        registration_open=None,
+        payout_percents=None,
+        house_percent=0,
     )
-    tid = done.tournament.tournament_id
+    tid = staked.tournament_id
     rnd = await org.start(tid, 1)
     await org.play_round(tid, rnd)  # side B resigns: A wins the pot and the prize
     final = await org.get(tid)
