@@ -375,7 +375,7 @@ def _parser() -> Parser:
         help="two bot levels over duplicate pairs of deals; print a JSON summary",
         description=(
             "Each pair is one deck played twice with the sides swapped. Prints A's win "
-            "rate over the pairs and its mean point difference per deal, with 95 %% "
+            "rate over the pairs and its mean point difference per deal, with 95 % "
             "intervals, and each level's decision time p50 and p99."
         ),
     )
