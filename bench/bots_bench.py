@@ -66,28 +66,34 @@ def markdown(doc: dict[str, Any]) -> str:
     lines = [
         "# Bots: duplicate pairs in the arena",
         "",
-        f"Machine: {m['cpu']}, {m['cores']} cores (shared), Python {m['python']}, "
-        f"commit {m['commit']}, {m['date']}; engine {doc['engine']}; run under "
-        "`nice -n 10` beside other work, one process.",
+        f"Machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, "
+        f"commit {m['commit']}, {m['date']}; engine {doc['engine']} (how and where each "
+        "part ran: the notes below).",
         "",
         f"Command: `{doc['command']}`",
         "",
-        f"The expert played with {doc['iterations']} playouts a decision (no clock) in "
-        "these runs; its default budget is 200 ms and 400 playouts a decision. A pair "
+        "The expert played with the playouts a decision its row gives (no clock: "
+        f"{doc['iterations']} where a row does not say) in these runs; its default budget "
+        "is 200 ms and 400 playouts a decision. A pair "
         "is one deck played twice with the sides swapped; A wins the pair when its "
         "points over both deals beat B's (a tie counts half). Intervals are 95 % "
         "(Wilson for the win rate, normal over pairs for the difference).",
         "",
-        "| preset | players | A | B | pairs | A win rate | 95 % CI | A − B per deal | 95 % CI "
-        "| A p50 / p99 ms | B p50 / p99 ms | seconds |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| preset | players | A | B | expert playouts | pairs | A win rate | 95 % CI "
+        "| A − B per deal | 95 % CI | A p50 / p99 ms | B p50 / p99 ms | seconds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in doc["runs"]:
         ta, tb = r["move_time"][r["a"]], r["move_time"][r["b"]]
         if r.get("partial"):
             r = {**r, "preset": f"{r['preset']} (stopped: {r['partial']})"}
+        playouts = "–"
+        for level, config in ((r["a"], r.get("config_a")), (r["b"], r.get("config_b"))):
+            if level == "expert":
+                playouts = str((config or {}).get("iterations") or doc["iterations"])
         lines.append(
-            f"| {r['preset']} | {r['players']} | {r['a']} | {r['b']} | {r['pairs']} | "
+            f"| {r['preset']} | {r['players']} | {r['a']} | {r['b']} | {playouts} | "
+            f"{r['pairs']} | "
             f"{r['a_win_rate']:.3f} | "
             f"{r['a_win_rate_ci95'][0]:.3f}–{r['a_win_rate_ci95'][1]:.3f} | "
             f"{r['a_mean_diff_per_deal']:.1f} | {r['a_mean_diff_ci95'][0]:.1f} – "
