@@ -227,7 +227,7 @@ peer-deps:
 ## are in bots.md).
 ARENA_PAIRS       ?= 400
 ARENA_OTHER_PAIRS ?= 20
-ARENA_ITERATIONS  ?= 40
+ARENA_ITERATIONS  ?= 100
 arena: venv compiled
 	PYTHONPATH=$(COMPILED) nice -n 10 $(BIN)/python bench/bots_bench.py --out bench/results \
 	  --pairs $(ARENA_PAIRS) --other-pairs $(ARENA_OTHER_PAIRS) --iterations $(ARENA_ITERATIONS) --budget-pairs 2
