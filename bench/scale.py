@@ -678,7 +678,11 @@ class WatchPool:
             for _ in range(max(1, channels))
         ]
 
-    async def open(self, concurrency: int, timeout: float) -> None:
+    async def open(
+        self, concurrency: int, timeout: float, watchers: list[Watcher] | None = None
+    ) -> None:
+        """Open ``watchers`` (default: every one of the pool; a slice of them to open
+        in steps), each until its first view."""
         sem = asyncio.Semaphore(concurrency)
 
         async def one(i: int, w: Watcher) -> None:
@@ -699,7 +703,8 @@ class WatchPool:
                 else:
                     w.version = first.view.version
 
-        await asyncio.gather(*(one(i, w) for i, w in enumerate(self.watchers)))
+        chosen = self.watchers if watchers is None else watchers
+        await asyncio.gather(*(one(i, w) for i, w in enumerate(chosen)))
 
     def still_open(self) -> int:
         """Streams that delivered their first view and have not ended since."""

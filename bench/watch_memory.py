@@ -34,11 +34,6 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import grpc
-
-from tranca.v1 import game_pb2 as pb
-from tranca.v1 import game_pb2_grpc as pb_grpc
-
 if TYPE_CHECKING:
     from bench import scale
     from bench.engine_bench import machine
@@ -51,31 +46,6 @@ else:
         from bench.engine_bench import machine
 
 HERE = Path(__file__).resolve().parent
-
-
-async def open_streams(
-    pool: scale.WatchPool, watchers: list[scale.Watcher], concurrency: int, timeout: float
-) -> None:
-    """Open ``watchers`` (a slice of ``pool.watchers``), each until its first view."""
-    sem = asyncio.Semaphore(concurrency)
-
-    async def one(i: int, w: scale.Watcher) -> None:
-        stub = pb_grpc.GameServiceStub(pool.channels[i % len(pool.channels)])
-        async with sem:
-            w.call = stub.WatchGame(
-                pb.WatchGameRequest(game_id=w.game.game_id), metadata=w.metadata
-            )
-            try:
-                first = await asyncio.wait_for(w.call.read(), timeout)
-            except (grpc.aio.AioRpcError, TimeoutError) as e:
-                w.error = e.code().name if isinstance(e, grpc.aio.AioRpcError) else "TIMEOUT"
-                return
-            if first is grpc.aio.EOF:
-                w.error = "ENDED"
-            else:
-                w.version = first.view.version
-
-    await asyncio.gather(*(one(i, w) for i, w in enumerate(watchers)))
 
 
 async def dump_trace(pid: int, trace_dir: Path, n: int, timeout: float = 300.0) -> None:
@@ -167,9 +137,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 try:
                     for n, step in enumerate(steps, start=1):
                         started = time.perf_counter()
-                        await open_streams(
-                            pool, pool.watchers[done:step], args.concurrency, args.timeout
-                        )
+                        await pool.open(args.concurrency, args.timeout, pool.watchers[done:step])
                         opened_s = time.perf_counter() - started
                         done = step
                         await asyncio.sleep(args.settle)

@@ -80,7 +80,7 @@ def test_a_house_taking_the_whole_pool_still_finishes_the_event() -> None:
 def test_the_house_takes_its_share_then_places_are_paid_by_percent() -> None:
     rules = PrizeRules(entry_fee=100, payout=(50, 30, 20), house_percent=25)
     table = [standing(i, f"p{i}") for i in range(1, 9)]
-    house, won = prizes(rules, 800, table, {e.id: e for e in SOLO})
+    house, won = prizes(rules, 800, table)
     assert house == 200  # 25 % of 800
     assert won == {"p1": 300, "p2": 180, "p3": 120}
     assert house + sum(won.values()) == 800
@@ -89,7 +89,7 @@ def test_the_house_takes_its_share_then_places_are_paid_by_percent() -> None:
 def test_rounding_leftovers_go_to_the_winner_and_the_house_rounds_down() -> None:
     rules = PrizeRules(entry_fee=7, payout=(50, 30, 20), house_percent=10)
     table = [standing(i, f"p{i}") for i in range(1, 4)]
-    house, won = prizes(rules, 21, table, {e.id: e for e in SOLO})
+    house, won = prizes(rules, 21, table)
     assert house == 2  # 2.1 rounded down
     assert won == {"p1": 9 + 2, "p2": 5, "p3": 3}  # 19 * 50/30/20 % = 9, 5, 3; 2 left
     assert house + sum(won.values()) == 21
@@ -98,14 +98,14 @@ def test_rounding_leftovers_go_to_the_winner_and_the_house_rounds_down() -> None
 def test_withdrawn_entrants_are_not_paid_and_the_places_move_up() -> None:
     rules = PrizeRules(entry_fee=10, payout=(60, 40), house_percent=0)
     table = [standing(1, "p1"), standing(2, "p2", withdrawn=True), standing(3, "p3")]
-    _, won = prizes(rules, 30, table, {e.id: e for e in SOLO})
+    _, won = prizes(rules, 30, table)
     assert won == {"p1": 18, "p3": 12}
 
 
 def test_fewer_finishers_than_paid_places_share_the_whole_pool() -> None:
     rules = PrizeRules(entry_fee=10, payout=(50, 30, 20), house_percent=0)
     table = [standing(1, "p1"), standing(2, "p2")]
-    _, won = prizes(rules, 80, table, {e.id: e for e in SOLO})
+    _, won = prizes(rules, 80, table)
     assert won == {"p1": 50, "p2": 30}  # 80 in the proportion 50 : 30
 
 
@@ -176,6 +176,10 @@ def test_the_shown_pool_and_prizes() -> None:
     rules = PrizeRules(entry_fee=10, payout=(70, 30), house_percent=0)
     entrants = SOLO[:3]
     table = [standing(1, "p3"), standing(2, "p1"), standing(3, "p2")]
-    assert pool_and_prizes(rules, entrants, [], "running", table) == (30, {})
-    assert pool_and_prizes(rules, entrants, [], "finished", table) == (0, {"p3": 21, "p1": 9})
-    assert pool_and_prizes(rules, entrants, [], "cancelled", table) == (0, {})
+
+    def shown(finished: bool, cancelled: bool) -> tuple[int, dict[str, int]]:
+        return pool_and_prizes(rules, entrants, [], table, finished=finished, cancelled=cancelled)
+
+    assert shown(finished=False, cancelled=False) == (30, {})
+    assert shown(finished=True, cancelled=False) == (0, {"p3": 21, "p1": 9})
+    assert shown(finished=False, cancelled=True) == (0, {})

@@ -29,7 +29,7 @@ from tranca.platform.chips import (
     Ledger,
     prize_pool_account,
 )
-from tranca.platform.entry_fees import PrizeRules, pool_and_prizes
+from tranca.platform.entry_fees import PrizeRules
 from tranca.platform.tournament_events import (
     Event,
     TournamentConfig,
@@ -42,7 +42,7 @@ from tranca.platform.tournament_events import (
     withdraw_event,
 )
 from tranca.platform.tournaments import Entrant, Format, Outcome, Tournament
-from tranca.services.tournaments import TournamentRow, money_moved
+from tranca.services.tournaments import TournamentRow, money_moved, shown_money
 
 TID = "t1"
 PAYOUTS = [(100,), (60, 40), (50, 30, 20), (40, 25, 15, 10, 10)]
@@ -91,9 +91,7 @@ def check_conserved(e: Event_) -> None:
     assert sum(ledger.balances.values()) == 0
     assert all(v >= 0 for a, v in ledger.balances.items() if a != MINT)
     t = e.tournament()
-    pool, _ = pool_and_prizes(
-        e.config.prizes, e.config.entrants, e.row.events, status_of(t), t.standings()
-    )
+    pool, _ = shown_money(e.row, t, t.standings())
     assert ledger.balance(prize_pool_account(TID)) == pool
 
 
@@ -249,7 +247,7 @@ def test_the_ledger_balances_across_whole_events(data: st.DataObject) -> None:
         champion = t.entrants[finishers[0]].players[0]
         assert won[champion] == max(won.values()), "the winner wins the most"
     # What GetTournament shows is what was paid.
-    _, shown = pool_and_prizes(rules, config.entrants, e.row.events, status, standings)
+    _, shown = shown_money(e.row, t, standings)
     by_player: Counter[str] = Counter()
     for entrant_id, chips in shown.items():
         share, left = divmod(chips, len(t.entrants[entrant_id].players))

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import PlayerId
-from .chips import HOUSE_PERCENT
+from .chips import HOUSE, HOUSE_PERCENT, Account, player_account, prize_pool_account
 from .tournaments import Entrant, Standing
 
 # An entry fee's limit (chips a player): far above any app's grants, well inside 64 bits.
@@ -95,6 +95,12 @@ class ChipMoves:
     def __bool__(self) -> bool:
         return bool(self.pay_ins or self.refunds or self.house or self.prizes)
 
+    def accounts(self, tournament_id: str) -> list[Account]:
+        """Every account these moves touch: the tournament's prize pool, the house and
+        each player's."""
+        players = sorted({*self.pay_ins, *self.refunds, *self.prizes})
+        return [prize_pool_account(tournament_id), HOUSE, *map(player_account, players)]
+
     def to_dict(self) -> dict[str, Any]:
         """As the ledger's operation record keeps it (sorted: the same moves, the same
         record)."""
@@ -143,10 +149,7 @@ def fees_held(rules: PrizeRules, field_: Iterable[Entrant]) -> Counter[PlayerId]
 
 
 def prizes(
-    rules: PrizeRules,
-    pool: int,
-    standings: Sequence[Standing],
-    entrants: Mapping[str, Entrant],
+    rules: PrizeRules, pool: int, standings: Sequence[Standing]
 ) -> tuple[int, dict[str, int]]:
     """The house share of ``pool`` and each entrant's prize (non-zero only), from the
     final ``standings`` (by rank)."""
@@ -200,7 +203,7 @@ def moves_of(
     paid: Counter[PlayerId] = Counter()
     if finishing and pool:
         if any(not s.withdrawn for s in standings):
-            house, by_entrant = prizes(rules, pool, standings, entrants or {})
+            house, by_entrant = prizes(rules, pool, standings)
             for entrant_id, chips in by_entrant.items():
                 paid.update(split((entrants or {})[entrant_id], chips))
         else:
@@ -216,23 +219,21 @@ def pool_and_prizes(
     rules: PrizeRules,
     entrants: Sequence[Entrant],
     events: Sequence[Mapping[str, Any]],
-    status: str,
     standings: Sequence[Standing],
+    *,
+    finished: bool,
+    cancelled: bool,
 ) -> tuple[int, dict[str, int]]:
     """As a tournament is shown: the chips in its prize pool now (the fees the field
-    paid; 0 once paid out or refunded) and, once finished, each entrant's prize.
-    ``status`` is the tournament's ("finished", "cancelled"...). Results are final
-    once the pool is paid (CorrectResult refuses), so the final standings give the
-    prizes paid."""
-    if not rules.entry_fee:
+    paid; 0 once paid out or refunded) and, once ``finished``, each entrant's prize.
+    Results are final once the pool is paid (CorrectResult refuses), so the final
+    standings give the prizes paid."""
+    if not rules.entry_fee or cancelled:
         return 0, {}
-    field_ = field_of(entrants, events)
-    pool = sum(fees_held(rules, field_).values())
-    if status == "cancelled":
-        return 0, {}
-    if status != "finished":
+    pool = sum(fees_held(rules, field_of(entrants, events)).values())
+    if not finished:
         return pool, {}
-    return 0, prizes(rules, pool, standings, {e.id: e for e in field_})[1]
+    return 0, prizes(rules, pool, standings)[1]
 
 
 __all__ = [

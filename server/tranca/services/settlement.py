@@ -52,7 +52,6 @@ from ..platform.entry_fees import ChipMoves
 from .errors import Unavailable
 from .tournaments import (
     TournamentResults,
-    accounts_of,
     count_chips,
     decided_by_forfeit,
     game_result,
@@ -240,7 +239,8 @@ async def settle(work: SettlementWork) -> Settled:
     # together, in one order, before either moves.
     result = await game_result(work, work.game_id, state.winner, state.result_reason)
     if result is not None and result.written.chips:
-        await work.lock_chip_accounts([*_match_accounts(work), *accounts_of(result.written.chips)])
+        prize_pool = result.written.chips.accounts(result.row.id)
+        await work.lock_chip_accounts([*_match_accounts(work), *prize_pool])
     if await decided_by_forfeit(work, work.game_id):
         entries = await work.refund_stakes() if state.setup.table.competitive else ()
         outcome = FORFEITED if state.setup.table.competitive else PRACTICE

@@ -57,7 +57,7 @@ from ..app.game import (
 from ..app.notifications import Event as PlayerEvent
 from ..app.notifications import EventKind
 from ..platform import tournament_export as export
-from ..platform.chips import HOUSE, Account, InsufficientChips, player_account
+from ..platform.chips import InsufficientChips
 from ..platform.duplicate import DuplicateRound
 from ..platform.entry_fees import (
     ChipMoves,
@@ -283,13 +283,15 @@ def money_moved(
     rules = config.prizes
     if not rules.entry_fee:
         return ChipMoves()
-    old_row = isinstance(row, TournamentRow)
-    old = row.events if isinstance(row, TournamentRow) else []
-    was = row.status if isinstance(row, TournamentRow) else ""
-    if was in (FINISHED_STATUS, CANCELLED):
+    if isinstance(row, str):
+        # A new tournament: its entrants given at creation pay as it is stored.
+        old: Sequence[Event] = []
+        before: Counter[str] = Counter()
+    elif row.status in (FINISHED_STATUS, CANCELLED):
         return ChipMoves()
-    # A new tournament's entrants given at creation pay as it is stored.
-    before = fees_held(rules, field_of(config.entrants, old)) if old_row else Counter()
+    else:
+        old = row.events
+        before = fees_held(rules, field_of(config.entrants, old))
     after = fees_held(rules, field_of(config.entrants, [*old, *new]))
     return moves_of(
         rules,
@@ -854,11 +856,20 @@ async def record_game_result(
     return await write_game_result(results, result)
 
 
-def accounts_of(moves: ChipMoves) -> list[Account]:
-    """Every player account ``moves`` touch, and the house (the prize pool's own
-    account is the tournament's, locked by its operation)."""
-    players = sorted({*moves.pay_ins, *moves.refunds, *moves.prizes})
-    return [HOUSE, *(player_account(p) for p in players)]
+def shown_money(
+    row: TournamentRow, t: Tournament, standings: Sequence[Standing]
+) -> tuple[int, dict[str, int]]:
+    """The prize pool now and, once finished, each entrant's prize (``entry_fees.
+    pool_and_prizes``), for ``t`` as ``row`` holds it."""
+    status = status_of(t)
+    return pool_and_prizes(
+        row.config.prizes,
+        row.config.entrants,
+        row.events,
+        standings,
+        finished=status == FINISHED_STATUS,
+        cancelled=status == CANCELLED,
+    )
 
 
 async def decided_by_forfeit(results: TournamentResults, game_id: str) -> bool:
@@ -925,9 +936,7 @@ class Tournaments:
             standings = row.standings if row.standings is not None else await standings_of(t)
         games = await self.repo.table_games(row.id)
         shown = await self._decks_shown(row, t, games)
-        pool, prizes = pool_and_prizes(
-            row.config.prizes, row.config.entrants, row.events, status_of(t), standings
-        )
+        pool, prizes = shown_money(row, t, standings)
         return TournamentShown(row, t, games, standings, shown, pool, prizes)
 
     async def _decks_shown(
@@ -1211,9 +1220,7 @@ class Tournaments:
             columns: Sequence[str] = export.ROUND_COLUMNS
         else:
             standings = row.standings if row.standings is not None else await standings_of(t)
-            _, prizes = pool_and_prizes(
-                row.config.prizes, row.config.entrants, row.events, status_of(t), standings
-            )
+            _, prizes = shown_money(row, t, standings)
             rows = export.standings_rows(t, standings, prizes)
             columns = export.STANDINGS_COLUMNS
         if as_json:
@@ -1603,7 +1610,6 @@ __all__ = [
     "TournamentSummary",
     "Tournaments",
     "Written",
-    "accounts_of",
     "count_chips",
     "decided_by_forfeit",
     "deck_shown",

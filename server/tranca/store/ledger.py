@@ -342,10 +342,7 @@ async def tournament(
     then roll back) when a player cannot cover an entry fee."""
     if not moves:
         return ()
-    players = {*moves.pay_ins, *moves.refunds, *moves.prizes}
-    accounts = [chips.prize_pool_account(tournament_id), chips.HOUSE]
-    accounts += [chips.player_account(p) for p in sorted(players)]
-    before = Ledger(balances=await _balances(conn, app_id, accounts))
+    before = Ledger(balances=await _balances(conn, app_id, moves.accounts(tournament_id)))
     return await _run(
         conn,
         app_id,
