@@ -559,7 +559,10 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
         listen_url = normalise_url(cfg.listen_database_url or cfg.database_url)
         dsn = "postgresql://" + listen_url.split("://", 1)[1]
         listener = PostgresListener(
-            dsn, hub, on_state=lambda up: metrics.LISTENER_UP.set(1 if up else 0)
+            dsn,
+            hub,
+            on_state=lambda up: metrics.LISTENER_UP.set(1 if up else 0),
+            origin=getattr(store.direct, "origin", ""),
         )
         await listener.start()
     server = grpc.aio.server(

@@ -297,3 +297,65 @@ async def test_a_game_is_subscribed_while_watched_here_and_only_then(bus: Bus) -
     finally:
         await publisher.close()
         await listener.stop()
+
+
+async def test_a_watcher_on_another_replica_takes_the_moves_from_the_messages(
+    fed_replicas: list[Running], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each message carries the rows its commit logged: the watching replica delivers
+    the other's moves without reading the log; a message lost, the next one's rows
+    do not follow on, and the stream reads the log once for both moves."""
+    monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 300.0)
+    mover, watching = fed_replicas
+    reads: list[tuple[str, int]] = []
+    log = watching.store.log
+
+    async def counted(game_id: str, after: int = 0, upto: int | None = None) -> Any:
+        reads.append((game_id, after))
+        return await log(game_id, after, upto)
+
+    monkeypatch.setattr(watching.store, "log", counted)
+    _, key = await mover.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
+    async with (
+        grpc.aio.insecure_channel(f"127.0.0.1:{mover.port}") as ch0,
+        grpc.aio.insecure_channel(f"127.0.0.1:{watching.port}") as ch1,
+    ):
+        players, watcher = Client(ch0, key), Client(ch1, key)
+        gid, tokens = await players.new_game()
+        watch = watcher.stub.WatchGame(
+            pb.WatchGameRequest(game_id=gid), metadata=watcher.player(tokens[1])
+        )
+        updates = aiter(watch)
+        await asyncio.wait_for(anext(updates), 10)
+        await asyncio.sleep(0.2)
+        opened = len(reads)
+        delivered: list[pb.LoggedMove] = []
+        for _ in range(5):
+            version = await move_first_legal(players, gid, tokens)
+            update = await asyncio.wait_for(anext(updates), 30)
+            assert update.view.version == version
+            delivered.append(update.move)
+        assert reads[opened:] == []  # every move came with its message's rows
+
+        hint = feed(watching)._hint
+        lost: list[bytes] = []
+
+        def lose_one(game_id: str, data: bytes) -> None:
+            if not lost:
+                lost.append(data)
+                return
+            hint(game_id, data)
+
+        monkeypatch.setattr(feed(watching), "_hint", lose_one)
+        for _ in range(2):
+            version = await move_first_legal(players, gid, tokens)
+        for want in (version - 1, version):
+            update = await asyncio.wait_for(anext(updates), 30)
+            assert update.view.version == want
+            delivered.append(update.move)
+        assert lost and reads[opened:] == [(gid, version - 2)]
+        watch.cancel()
+    rows = {r.version: r for r in await log(gid)}
+    for m in delivered:
+        row = rows[m.version]
+        assert (m.seat, m.actor, m.played_at) == (row.seat, row.actor, int(row.created_at))

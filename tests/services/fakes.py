@@ -388,11 +388,11 @@ class InMemoryRepository:
     async def duplicate_round_in_play(self, game_id: str) -> bool:
         return False  # no tournaments here
 
-    async def commit(self, change: GameChange) -> bool:
+    async def commit(self, change: GameChange) -> float | None:
         """As each database's change: all or nothing, at the version read only."""
         g = self._stored(change.game_id)
         if g.version != change.version:
-            return False
+            return None
         rows = ((change.action, change.request_id), *change.then)
         for _, rid in rows:
             if rid and any(r.request_id == rid for r in g.log):
@@ -421,7 +421,7 @@ class InMemoryRepository:
             await self.add_token(g.id, change.new_token)
         self._write_events(g.app_id, change.events)
         self.commits += 1
-        return True
+        return self.now / 1000
 
     # ----- quick play -------------------------------------------------------------------
 
@@ -684,11 +684,23 @@ class Notes:
         self.published: list[tuple[str, int]] = []
         self.leases: list[str] = []
         self._watchers: dict[str, set[Signal]] = {}
+        # The rows of each game's latest hint, and how many times a watcher took
+        # rows from here instead of the log.
+        self.rows: dict[str, Sequence[LogRecord]] = {}
+        self.rows_taken = 0
 
-    def publish(self, game_id: str, version: int) -> None:
+    def publish(self, game_id: str, version: int, rows: Sequence[LogRecord] = ()) -> None:
         self.published.append((game_id, version))
+        self.rows[game_id] = rows
         for event in self._watchers.get(game_id, ()):
             event.set()
+
+    def rows_after(self, game_id: str, version: int) -> Sequence[LogRecord] | None:
+        rows = self.rows.get(game_id, ())
+        if not rows or rows[0].version != version + 1:
+            return None
+        self.rows_taken += 1
+        return rows
 
     @contextlib.contextmanager
     def subscribe(self, game_id: str) -> Iterator[Signal]:

@@ -94,7 +94,7 @@ async def test_an_action_without_an_expected_version_rereads_after_a_lost_race(
     real_commit = world.repo.commit
     raced: list[bool] = []
 
-    async def racing_commit(change: GameChange) -> bool:
+    async def racing_commit(change: GameChange) -> float | None:
         if not raced:  # another replica seats someone first
             raced.append(True)
             await real_commit(
@@ -105,7 +105,7 @@ async def test_an_action_without_an_expected_version_rereads_after_a_lost_race(
                     Action("entropy", -1, text="x"),
                 )
             )
-            return False
+            return None
         return await real_commit(change)
 
     monkeypatch.setattr(world.repo, "commit", racing_commit)

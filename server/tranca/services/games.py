@@ -853,11 +853,19 @@ class Games:
                 live: GameState | None = None
                 frozen = freeze(state)
                 del state
+                # The first read is the log's (a move committed before this replica
+                # took the game's hints is only there), and so is a timed re-read's (a
+                # hint may have been lost); a hint's wake takes the rows that came with
+                # it where they follow on from this version.
+                first = True
                 while True:
+                    hinted, first = hint.is_set() and not first, False
                     hint.clear()
                     if present:
                         await self.presence.touch_seat(game_id, seat, grace, status)
-                    rows = await self._rows_after(game_id, version)
+                    rows = self.hints.rows_after(game_id, version) if hinted else None
+                    if rows is None:
+                        rows = await self._rows_after(game_id, version)
                     if rows:
                         # A timed table's turn deadline is not in the log: read with
                         # the game's version, and shown on the view of that version
@@ -940,6 +948,11 @@ class Hints(Protocol):
     re-read on the longer ``WATCH_POLL_STEADY_SECONDS``."""
 
     def subscribe(self, game_id: str) -> contextlib.AbstractContextManager[Wakeup]: ...
+
+    def rows_after(self, game_id: str, version: int) -> Sequence[LogRecord] | None:
+        """The committed rows after ``version`` that came with the latest hints, if
+        the hub holds every one up to the latest version hinted; None otherwise."""
+        ...
 
 
 class Leases(Protocol):

@@ -25,6 +25,7 @@ from .ports import (
     EventHints,
     GameChange,
     GameRepository,
+    LogRecord,
     Notifier,
     SeatGame,
     SeatToken,
@@ -242,7 +243,8 @@ class Moves:
                 # after.
                 keep_state,
             )
-            if not await self.repo.commit(change):
+            logged_at = await self.repo.commit(change)
+            if logged_at is None:
                 raise VersionConflict(-1)
         except (VersionConflict, DuplicateRequest) as exc:
             # A retry of a change already made (its expected version is now stale, or
@@ -259,7 +261,13 @@ class Moves:
                 raise
             raise VersionConflict(await self.repo.current_version(game_id)) from None
         if self.notifier is not None:
-            self.notifier.publish(game_id, new_version)
+            # The rows just logged, as the log holds them (one time for them all, the
+            # write's): watchers that are at ``version`` take them without a read.
+            rows = tuple(
+                LogRecord(version + 1 + k, each.seat, each, ids[k], actor, logged_at)
+                for k, each in enumerate(actions)
+            )
+            self.notifier.publish(game_id, new_version, rows)
         if events and self.event_hints is not None:
             for event in events:
                 self.event_hints.publish(player_key(event.player_id))

@@ -208,9 +208,10 @@ class GameRepository(Protocol):
         """The game's version now (-1 if there is no such game)."""
         ...
 
-    async def commit(self, change: GameChange) -> bool:
-        """Write ``change`` whole if the game is still at ``change.version``: True;
-        False if it moved on. ``DuplicateRequest`` when its request id is logged."""
+    async def commit(self, change: GameChange) -> float | None:
+        """Write ``change`` whole if the game is still at ``change.version``: the time
+        its log rows carry (seconds since the epoch, as ``log`` reads them back);
+        None if it moved on. ``DuplicateRequest`` when its request id is logged."""
         ...
 
     async def create_game(self, new: NewGame) -> str:
@@ -220,9 +221,14 @@ class GameRepository(Protocol):
 
 class Notifier(Protocol):
     """Wakes this process's watchers of a game (and, through the database, other
-    replicas' watchers: the commit itself sends their hint)."""
+    replicas' watchers: the commit itself sends their hint; or through the change
+    feed, ``store/nats_feed.py``).
 
-    def publish(self, game_id: str, version: int) -> None: ...
+    ``rows`` are the log rows the commit wrote, exactly as the log holds them: a
+    watcher whose version they follow on from takes them instead of reading the log
+    (``Hints.rows_after``). Empty when the caller does not have them."""
+
+    def publish(self, game_id: str, version: int, rows: Sequence[LogRecord] = ()) -> None: ...
 
 
 class Wakeup(Protocol):

@@ -130,9 +130,11 @@ class DirectAccess(Protocol):
 
     async def insert_game(self, game: GameInsert) -> None: ...
 
-    async def write_move(self, write: MoveWrite) -> bool:
-        """A change of a game: True when written; False when the game is no longer at
-        ``write.version``; ``DuplicateRequest`` when its request id is logged."""
+    async def write_move(self, write: MoveWrite) -> float | None:
+        """A change of a game: when written, the time its log rows carry (seconds
+        since the epoch, as ``epoch_seconds`` reads them back); None when the game is
+        no longer at ``write.version``; ``DuplicateRequest`` when its request id is
+        logged."""
         ...
 
     async def claim_due(self, now_ms: int, lease_until: int, limit: int) -> list[Claim]:
@@ -167,8 +169,9 @@ class Dialect(Protocol):
     database's SQL: each of ``postgres.py`` and ``sqlite.py`` is one (the module
     itself), and nothing else writes those tables."""
 
-    async def run_change(self, conn: AsyncConnection, w: MoveWrite) -> bool:
-        """A change of a game: True if written, False if the game moved on."""
+    async def run_change(self, conn: AsyncConnection, w: MoveWrite) -> float | None:
+        """A change of a game: the time its log rows carry if written, None if the
+        game moved on."""
         ...
 
     async def insert_game_in(self, conn: AsyncConnection, g: GameInsert) -> None:

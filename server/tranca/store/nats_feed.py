@@ -10,14 +10,25 @@ is in the future), and no replica LISTENs.
 
 How: after a change commits, the replica that made it publishes the game's new
 version on core NATS, subject ``tranca.games.<game>`` (payload: the version in
-decimal); a replica subscribes to a game's subject while it has a watch stream open
-on it (the first watcher subscribes, the last one leaving unsubscribes), and every
-message wakes that game's watchers through the hub. Core NATS, not JetStream: a hint
-is worth nothing once a watcher has re-read the log, so nothing is stored.
+decimal, then the rows the commit logged, ``payload``); a replica subscribes to a
+game's subject while it has a watch stream open on it (the first watcher
+subscribes, the last one leaving unsubscribes), and every message wakes that game's
+watchers through the hub. Core NATS, not JetStream: a hint is worth nothing once a
+watcher has re-read the log, so nothing is stored.
 
-What a lost message costs: a watcher reads the moves from the log, never from the
-message, and re-reads it on its timer, so a hint lost only delays it until then:
-every ``WATCH_POLL_STEADY_SECONDS`` (60) while this replica's connection is up (a
+What the rows are for: a watcher woken by a message whose rows follow on from its
+version takes them instead of reading the log (``Hub.rows_after``): they are the
+rows the commit wrote, so the log stays the truth, and a watcher reads the log
+whenever they do not follow on from its version (a message lost before them) and
+on every timed re-read. The bus therefore carries what the log holds (each move,
+as the replays show it once a deal is over): keep it as private as the database
+(``nats://user:password@host``, TLS, a network policy; docs/OPERATIONS.md). A
+replica that cannot read the rows (an older version, a payload it cannot decode)
+takes the message as a hint without them.
+
+What a lost message costs: a watcher re-reads the log on its timer (and at the next
+message, whose rows then do not follow on), so a hint lost only delays it until
+then: every ``WATCH_POLL_STEADY_SECONDS`` (60) while this replica's connection is up (a
 message lost on a live connection: a slow consumer), every ``WATCH_POLL_SECONDS``
 (10) from the moment the connection is seen down (the bus gone, this replica cut off
 from it), when every watcher here is woken to re-read at once.
@@ -47,12 +58,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
 import structlog
 
+from ..services.ports import LogRecord
+from .codec import action_from_text, action_text
 from .notify import Hub
 
 log = structlog.get_logger("tranca.nats_feed")
@@ -80,6 +95,48 @@ def subject(game_id: str, prefix: str = SUBJECT_PREFIX) -> str:
 
 def _sha1(text: str) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+
+def payload(version: int, rows: Sequence[LogRecord] = ()) -> bytes:
+    """A hint's message: the version in decimal, then (if the rows are known) a
+    newline and the rows as JSON, ``[version, seat, action, request id, actor,
+    logged at]`` each, the action in the log's own notation.
+
+    >>> payload(7)
+    b'7'
+    """
+    head = str(version).encode()
+    if not rows:
+        return head
+    listed = [
+        [r.version, r.seat, action_text(r.action), r.request_id, r.actor, r.created_at]
+        for r in rows
+    ]
+    return head + b"\n" + orjson.dumps(listed)
+
+
+def read_payload(data: bytes) -> tuple[int | None, tuple[LogRecord, ...]]:
+    """A message's version and rows: no rows where they are missing, unreadable or
+    do not end at the version without gaps (the watchers read the log then), and no
+    version either where that is unreadable (a hint that wakes them all)."""
+    head, _, body = data.partition(b"\n")
+    if not head.isdigit():
+        return None, ()
+    version = int(head)
+    if not body:
+        return version, ()
+    try:
+        rows = tuple(
+            LogRecord(int(v), int(seat), action_from_text(text), rid, str(actor), float(at))
+            for v, seat, text, rid, actor, at in orjson.loads(body)
+        )
+    except Exception:  # anything unreadable: the hint without its rows
+        log.warning("change_feed_rows_unreadable", version=version)
+        return version, ()
+    follows = all(b.version == a.version + 1 for a, b in itertools.pairwise(rows))
+    if not rows or rows[-1].version != version or not follows:
+        return version, ()
+    return version, rows
 
 
 class _Interest:
@@ -163,11 +220,11 @@ class NatsFeed:
 
     # ----- the notifier ---------------------------------------------------------------
 
-    def publish(self, game_id: str, version: int) -> None:
+    def publish(self, game_id: str, version: int, rows: Sequence[LogRecord] = ()) -> None:
         """After a commit: this process's watchers now, the other replicas' through
         NATS (from the publisher task, which sends whatever has gathered at once)."""
-        self.hub.publish(game_id, version)
-        self._outbox.append((subject(game_id, self.prefix), str(version).encode()))
+        self.hub.publish(game_id, version, rows)
+        self._outbox.append((subject(game_id, self.prefix), payload(version, rows)))
         self._wake.set()
 
     # ----- the watch leases -------------------------------------------------------------
@@ -355,6 +412,7 @@ class NatsFeed:
     def _hint(self, game_id: str, data: bytes) -> None:
         """A hint from the bus (``_Interest.put_nowait``)."""
         self.received += 1
-        self.hub.publish(game_id, int(data) if data.isdigit() else None)
+        version, rows = read_payload(data)
+        self.hub.publish(game_id, version, rows)
         if self._on_hint is not None:
             self._on_hint()

@@ -2,8 +2,18 @@
 
 A hint only wakes watchers; the move log stays the truth, so a watcher that
 misses a hint catches up from the log at its next wake (watchers also wake on a
-timer). Within one process the hub fans hints out; across replicas on PostgreSQL
-each replica LISTENs on a dedicated connection to the NOTIFY that a move's
+timer).
+
+A hint may carry the rows its commit logged (this process's own moves, and other
+replicas' through the NATS change feed): the hub keeps the latest few of each
+watched game, and a watcher woken by a hint whose rows follow on from its version
+takes them instead of reading the log (``rows_after``). They are the committed rows
+themselves, so the log stays the truth; where they do not follow on (a hint lost, a
+hint without rows, the hub's rows dropped after a lost connection) the watcher reads
+the log as before, and a timed re-read always reads the log.
+
+Within one process the hub fans hints out; across replicas on PostgreSQL each
+replica LISTENs on a dedicated connection to the NOTIFY that a move's
 transaction sends, delivered only if that transaction commits.
 
 A move's transaction sends its NOTIFY only while some replica holds a watch lease
@@ -21,12 +31,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import structlog
 
+from ..services.ports import LogRecord
 from .postgres import NOTIFY_CHANNEL
+
+# The rows a hub keeps per watched game: a watcher more than this many moves behind
+# the latest hint reads the log. Most are one move (or one turn) behind at most.
+ROWS_KEPT = 4
 
 log = structlog.get_logger("tranca.notify")
 
@@ -109,6 +124,9 @@ class Hub:
         # Set by the NATS change feed while it is connected: watchers then re-read
         # the log less often (services/games.py, WATCH_POLL_STEADY_SECONDS).
         self.steady = False
+        # The latest committed rows hinted for each watched game, in version order
+        # without gaps, ending at its ``_hinted`` version (``rows_after``).
+        self._rows: dict[str, tuple[LogRecord, ...]] = {}
 
     def subscribe(self, game_id: str) -> Subscribed:
         """``with hub.subscribe(game_id) as signal``: the signal is set by every hint
@@ -137,14 +155,18 @@ class Hub:
         if not watchers:
             del self._watchers[game_id]
             self._hinted.pop(game_id, None)
+            self._rows.pop(game_id, None)
             if self.on_game is not None:
                 self.on_game(game_id, False)
         if self._count == 0:
             self.watchers_changed.set()
 
-    def publish(self, game_id: str, version: int | None = None) -> None:
+    def publish(
+        self, game_id: str, version: int | None = None, rows: Sequence[LogRecord] = ()
+    ) -> None:
         """Wake the game's watchers, unless they were already woken for ``version``
-        or a later one (a hint without a version always wakes them)."""
+        or a later one (a hint without a version always wakes them). ``rows``: the
+        rows the commit of ``version`` logged, its last at ``version``."""
         watchers = self._watchers.get(game_id)
         if not watchers:
             return
@@ -152,11 +174,40 @@ class Hub:
             if version <= self._hinted.get(game_id, -1):
                 return
             self._hinted[game_id] = version
+            self._keep(game_id, version, rows)
+        else:
+            self._rows.pop(game_id, None)  # no longer known to end at the latest
         for event in watchers:
             event.set()
 
+    def _keep(self, game_id: str, version: int, rows: Sequence[LogRecord]) -> None:
+        if not rows or rows[-1].version != version:
+            self._rows.pop(game_id, None)
+            return
+        kept = self._rows.get(game_id, ())
+        if kept and kept[-1].version + 1 == rows[0].version:
+            # Follows on: keep the older ones too, for a watcher a hint behind.
+            kept = (*kept, *rows)[-max(ROWS_KEPT, len(rows)) :]
+        else:
+            kept = tuple(rows)
+        self._rows[game_id] = kept
+
+    def rows_after(self, game_id: str, version: int) -> Sequence[LogRecord] | None:
+        """The committed rows after ``version`` up to the latest version hinted, if
+        this hub holds all of them; None otherwise (the caller reads the log)."""
+        kept = self._rows.get(game_id)
+        if not kept or kept[-1].version != self._hinted.get(game_id):
+            return None
+        if version >= kept[-1].version:
+            return ()  # nothing after it has been hinted
+        if kept[0].version > version + 1:
+            return None  # some rows before these were not kept (or never came)
+        return kept[version + 1 - kept[0].version :]
+
     def wake_all(self) -> None:
-        """After a lost connection: hints may have been missed, so everyone re-reads."""
+        """After a lost connection: hints may have been missed, so everyone re-reads
+        (the log: the rows kept may no longer end at the latest version)."""
+        self._rows.clear()
         for watchers in self._watchers.values():
             for event in watchers:
                 event.set()
@@ -206,9 +257,13 @@ class PostgresListener:
         hub: Hub,
         on_state: Callable[[bool], None] | None = None,
         linger: float = 30.0,
+        origin: str = "",
     ) -> None:
         self.dsn = dsn
         self.hub = hub
+        # This replica's name in its own moves' hints (``PostgresDirect.origin``):
+        # skipped, since the move path hinted this hub at the commit, with the rows.
+        self.origin = origin
         self.linger = linger
         self._on_state = on_state
         self._task: asyncio.Task[None] | None = None
@@ -225,7 +280,10 @@ class PostgresListener:
                 await self._task
 
     def _hint(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
-        game_id, _, version = payload.partition(":")
+        game_id, _, rest = payload.partition(":")
+        version, _, origin = rest.partition(":")
+        if origin and origin == self.origin:
+            return
         self.hub.publish(game_id, int(version) if version.isdigit() else None)
 
     async def _run(self) -> None:

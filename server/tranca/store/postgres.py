@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -32,6 +33,7 @@ from .direct import (
     GameRow,
     MoveWrite,
     SeatRow,
+    epoch_seconds,
     game_row,
     new_game_values,
 )
@@ -54,6 +56,10 @@ NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint"
 # yields no row. The hint names the last version only: a watcher reads the log after
 # its own version, every row of the turn included. The token branches cost a
 # one-time filter when they have nothing to do (a move: $11 and $12 are NULL).
+#
+# The hint names the writing replica ($23, ``PostgresDirect.origin``; NULL from a
+# SQLAlchemy transaction): that replica's listener skips it, because the replica
+# hinted its own watchers at the commit, with the rows (store/notify.py).
 #
 # The hint for watchers (a NOTIFY, sent to every listening replica at commit) goes
 # only while a replica holds a watch lease on the game (``watched_until``, written
@@ -106,7 +112,8 @@ WITH updated AS (
     FROM events AS v JOIN app_webhooks AS w ON w.app_id = v.app_id AND w.enabled
 )
 SELECT u.version, CASE WHEN u.watched_until >= now()
-    THEN pg_notify('{NOTIFY_CHANNEL}', u.id || ':' || u.version)::text END
+    THEN pg_notify('{NOTIFY_CHANNEL}',
+        u.id || ':' || u.version || coalesce(':' || $23::text, ''))::text END, now()
 FROM updated AS u WHERE EXISTS (SELECT 1 FROM logged)
 """
 
@@ -155,8 +162,8 @@ PRESENCE_SQL = (
 )
 
 
-def change_args(w: MoveWrite) -> tuple[Any, ...]:
-    """``WRITE_CHANGE_SQL``'s parameters for ``w``."""
+def change_args(w: MoveWrite, origin: str | None = None) -> tuple[Any, ...]:
+    """``WRITE_CHANGE_SQL``'s parameters for ``w``, written by the replica ``origin``."""
     t = w.new_token
     return (
         w.game_id,
@@ -181,6 +188,7 @@ def change_args(w: MoveWrite) -> tuple[Any, ...]:
         [seat for seat, _, _ in w.then] if w.then else None,
         [action for _, action, _ in w.then] if w.then else None,
         [request_id for _, _, request_id in w.then] if w.then else None,
+        origin,
     )
 
 
@@ -189,16 +197,18 @@ def events_json(events: Sequence[EventWrite]) -> str:
     return dumps([{"p": p, "k": k, "d": d} for p, k, d in events])
 
 
-async def run_change(conn: AsyncConnection, w: MoveWrite) -> bool:
+async def run_change(conn: AsyncConnection, w: MoveWrite) -> float | None:
     """``WRITE_CHANGE_SQL`` inside the caller's SQLAlchemy transaction (a change written
-    with more rows): True if written, False if the game moved on."""
+    with more rows): the time its log rows carry if written, None if the game moved
+    on."""
     try:
         result = await conn.exec_driver_sql(WRITE_CHANGE_SQL, change_args(w))
     except Exception as exc:
         if pg_unique_violation(exc):
             raise DuplicateRequest(str(exc)) from exc
         raise
-    return result.first() is not None
+    row: Any = result.first()  # version, the hint, the time logged
+    return None if row is None else epoch_seconds(row[2])
 
 
 async def insert_game_in(conn: AsyncConnection, g: GameInsert) -> None:
@@ -318,6 +328,8 @@ class PostgresDirect:
         # query is prepared unnamed and bound in its own round trip.
         self._cache: dict[str, Any] = {"statement_cache_size": 0} if pgbouncer else {}
         self._pool = ConnectionPool(self._connect, pool_size)
+        # This replica's name in its moves' NOTIFY, which its own listener skips.
+        self.origin = uuid.uuid4().hex[:12]
 
     async def _connect(self) -> Any:
         import asyncpg
@@ -371,14 +383,14 @@ class PostgresDirect:
     async def insert_game(self, game: GameInsert) -> None:
         await self._using(lambda conn: conn.execute(INSERT_GAME_SQL, *new_game_values(game)))
 
-    async def write_move(self, write: MoveWrite) -> bool:
+    async def write_move(self, write: MoveWrite) -> float | None:
         try:
-            row = await self._fetchrow(WRITE_CHANGE_SQL, *change_args(write))
+            row = await self._fetchrow(WRITE_CHANGE_SQL, *change_args(write, self.origin))
         except Exception as exc:
             if pg_unique_violation(exc):
                 raise DuplicateRequest(str(exc)) from exc
             raise
-        return row is not None
+        return None if row is None else epoch_seconds(row[2])
 
     async def claim_due(self, now_ms: int, lease_until: int, limit: int) -> list[Claim]:
         rows = await self._using(lambda conn: conn.fetch(CLAIM_SQL, now_ms, lease_until, limit))

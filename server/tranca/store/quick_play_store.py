@@ -243,7 +243,7 @@ class QuickPlayStore:
         game_id = table.new.game_id
         await store.sql.insert_game_in(conn, store.game_insert(table.new))
         for change in table.changes:
-            if not await store.sql.run_change(conn, store.move_write(change)):
+            if await store.sql.run_change(conn, store.move_write(change)) is None:
                 raise RuntimeError(f"game {game_id} changed while it was written")
         if table.stake is not None:
             s = table.stake

@@ -467,9 +467,10 @@ class Store:
 
     # ----- the write of a game's change ---------------------------------------------
 
-    async def commit(self, change: GameChange) -> bool:
-        """Write ``change`` whole if the game is still at ``change.version`` (True),
-        or nothing (False). ``DuplicateRequest`` if its request id is in the log."""
+    async def commit(self, change: GameChange) -> float | None:
+        """Write ``change`` whole if the game is still at ``change.version``: the time
+        its log rows carry; or nothing: None. ``DuplicateRequest`` if its request id
+        is in the log."""
         started = time.perf_counter()
         write = self.move_write(change)
         if change.stake is not None:
@@ -478,7 +479,7 @@ class Store:
             async with self._guard(), self._one_writer():
                 written = await self.direct.write_move(write)
         self._timed("commit", started)
-        if written and change.keep_state and KEEP_STATES:
+        if written is not None and change.keep_state and KEEP_STATES:
             if len(self._kept) >= KEEP_STATES:
                 self._kept.clear()
             self._kept[change.game_id] = (write.new_version, change.state)
@@ -506,14 +507,15 @@ class Store:
             tuple((a.seat, action_text(a), rid) for a, rid in change.then),
         )
 
-    async def _commit_staked(self, w: MoveWrite, stake: Stake) -> bool:
+    async def _commit_staked(self, w: MoveWrite, stake: Stake) -> float | None:
         """A change with every seat's stake taken into the match's pot, in one
         transaction: both or neither (``chips.InsufficientChips`` rolls it back)."""
         async with self._guard(), self._one_writer(), self.engine.begin() as conn:
-            if not await self.sql.run_change(conn, w):
-                return False
+            logged_at = await self.sql.run_change(conn, w)
+            if logged_at is None:
+                return None
             await ledger.stake(conn, stake.app_id, w.game_id, list(stake.player_ids), stake.amount)
-        return True
+        return logged_at
 
     async def logged_request(self, game_id: str, request_id: str) -> tuple[int, Action] | None:
         """The version and action a request id was logged with, if it was."""

@@ -31,6 +31,7 @@ from .direct import (
     GameRow,
     MoveWrite,
     SeatRow,
+    epoch_seconds,
     game_row,
     new_game_values,
 )
@@ -157,13 +158,15 @@ def _duplicate(exc: sqlite3.IntegrityError) -> bool:
     return "request_id" in str(exc)
 
 
-async def run_change(conn: AsyncConnection, w: MoveWrite) -> bool:
+async def run_change(conn: AsyncConnection, w: MoveWrite) -> float | None:
     """The change's statements inside the caller's SQLAlchemy transaction (a change
-    written with more rows): True if written, False if the game moved on."""
-    update, rest = change_statements(w, sqlite_timestamp())
+    written with more rows): the time its log rows carry if written, None if the
+    game moved on."""
+    now = sqlite_timestamp()
+    update, rest = change_statements(w, now)
     try:
         if (await conn.exec_driver_sql(*update)).rowcount != 1:
-            return False
+            return None
         for statement in rest:
             await conn.exec_driver_sql(*statement)
     except Exception as exc:
@@ -171,7 +174,7 @@ async def run_change(conn: AsyncConnection, w: MoveWrite) -> bool:
         if isinstance(cause, sqlite3.IntegrityError) and _duplicate(cause):
             raise DuplicateRequest(str(exc)) from exc
         raise
-    return True
+    return epoch_seconds(now)
 
 
 async def insert_game_in(conn: AsyncConnection, g: GameInsert) -> None:
@@ -319,18 +322,19 @@ class SqliteDirect:
             raise
 
     @staticmethod
-    def _write_move(conn: sqlite3.Connection, w: MoveWrite) -> bool:
-        update, rest = change_statements(w, sqlite_timestamp())
+    def _write_move(conn: sqlite3.Connection, w: MoveWrite) -> float | None:
+        now = sqlite_timestamp()
+        update, rest = change_statements(w, now)
         # IMMEDIATE: take the write lock first, as every writer of the service does.
         conn.execute("BEGIN IMMEDIATE")
         try:
             if conn.execute(*update).rowcount != 1:
                 conn.execute("ROLLBACK")
-                return False
+                return None
             for statement in rest:
                 conn.execute(*statement)
             conn.execute("COMMIT")
-            return True
+            return epoch_seconds(now)
         except sqlite3.IntegrityError as exc:
             conn.execute("ROLLBACK")
             if _duplicate(exc):
@@ -423,11 +427,12 @@ class SqliteDirect:
                     raise
         return await self._on_thread(lambda: work(self._thread_connection()))
 
-    async def write_move(self, write: MoveWrite) -> bool:
+    async def write_move(self, write: MoveWrite) -> float | None:
         self._count_write()
-        return bool(
-            await self._inline_first(lambda conn: self._write_move(conn, write), writes=True)
+        written: float | None = await self._inline_first(
+            lambda conn: self._write_move(conn, write), writes=True
         )
+        return written
 
     async def game(self, game_id: str) -> GameRow | None:
         row: GameRow | None = await self._inline_first(lambda conn: self._game(conn, game_id))

@@ -303,7 +303,7 @@ class TournamentStore:
             for g in games:
                 await store.sql.insert_game_in(conn, store.game_insert(g.new))
                 for join in g.joins:
-                    if not await store.sql.run_change(conn, store.move_write(join)):
+                    if await store.sql.run_change(conn, store.move_write(join)) is None:
                         raise RuntimeError(f"game {g.game_id} changed while it was written")
                 await conn.execute(
                     insert(TournamentGame).values(

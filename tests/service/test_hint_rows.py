@@ -1,0 +1,168 @@
+"""A hint carries the rows its commit logged (store/notify.py, "A hint may carry the
+rows"): on SQLite and PostgreSQL, the rows a change hints are the log's own rows,
+every field as the log reads back; a watcher woken by such a hint delivers them
+without reading the log, and reads the log where they do not follow on from its
+version (the hub's rows dropped, as after a lost connection) and on its first read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from tranca.server import Running
+from tranca.services.ports import LogRecord
+from tranca.store.notify import Hub
+from tranca.v1 import game_pb2 as pb
+
+from .conftest import Client, move_first_legal
+from .test_turns import _draw_and_discard
+
+
+class Recorder:
+    """The move path's notifier, recording each hint's rows before passing it on."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.rows: dict[str, list[LogRecord]] = {}
+
+    def publish(self, game_id: str, version: int, rows: Sequence[LogRecord] = ()) -> None:
+        self.rows.setdefault(game_id, []).extend(rows)
+        self.inner.publish(game_id, version, rows)
+
+
+async def _play(client: Client, server: Running, gid: str, tokens: list[str], moves: int) -> int:
+    """``moves`` changes: mostly single moves, every third turn a draw and a discard
+    in one SubmitTurn (two rows in one hint). The version reached."""
+    version = 0
+    for i in range(moves):
+        if i % 3 == 2:
+            game = await server.store.game(gid)
+            assert game.state.deal is not None
+            seat = game.state.deal.turn
+            if game.state.deal.phase == "draw":
+                done = await client.stub.SubmitTurn(
+                    pb.SubmitTurnRequest(
+                        game_id=gid,
+                        expected_version=game.version,
+                        request_id=uuid.uuid4().hex,
+                        moves=await _draw_and_discard(client, server, gid),
+                    ),
+                    metadata=client.player(tokens[seat]),
+                )
+                version = int(done.version)
+                continue
+        version = await move_first_legal(client, gid, tokens)
+    return version
+
+
+async def test_the_rows_a_change_hints_are_the_rows_it_logged(
+    server: Running, client: Client
+) -> None:
+    recorder = Recorder(server.moves.notifier)
+    server.moves.notifier = recorder
+    gid, tokens = await client.new_game()
+    version = await _play(client, server, gid, tokens, 15)
+    logged = await server.store.log(gid)
+    # Every change of the game went through the move path: the joins, the start,
+    # single moves and whole turns; each hinted exactly the rows the log holds.
+    assert [r.version for r in logged] == list(range(1, version + 1))
+    assert recorder.rows[gid] == logged
+    assert any(r.request_id and r.request_id.endswith("#1") for r in logged)  # a turn
+
+
+async def _watched(client: Client, gid: str, token: str) -> tuple[Any, Any, pb.WatchGameResponse]:
+    watch = client.stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=client.player(token))
+    updates = aiter(watch)
+    first = await asyncio.wait_for(anext(updates), 10)
+    return watch, updates, first
+
+
+async def test_a_watcher_takes_the_hinted_rows_and_reads_the_log_when_they_do_not_follow_on(
+    server: Running, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub = server.moves.notifier
+    assert isinstance(hub, Hub)
+    reads: list[tuple[str, int]] = []
+    real_log = server.store.log
+
+    async def counted(game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        reads.append((game_id, after))
+        return await real_log(game_id, after, upto)
+
+    monkeypatch.setattr(server.store, "log", counted)
+    gid, tokens = await client.new_game()
+    watch, updates, first = await _watched(client, gid, tokens[1])
+    delivered: list[pb.LoggedMove] = []
+    try:
+        await asyncio.sleep(0.2)  # the stream's first read of the log is over
+        opened = len(reads)
+        for _ in range(6):
+            version = await move_first_legal(client, gid, tokens)
+            update = await asyncio.wait_for(anext(updates), 10)
+            assert update.view.version == version
+            delivered.append(update.move)
+        # Woken by each move's hint, the stream took its rows: no read of the log.
+        assert [r for r in reads[opened:] if r[0] == gid] == []
+
+        # A lost connection drops the rows this hub held and wakes every watcher:
+        # the stream re-reads the log.
+        hub.wake_all()
+        async with asyncio.timeout(10):
+            while reads[-1] != (gid, version):
+                await asyncio.sleep(0.02)
+        # A hint lost (the next move's): the one after brings rows that do not
+        # follow on from the stream's version, so it reads the log, missing nothing.
+        real_publish = hub.publish
+        lost: list[int] = []
+
+        def lose_one(game_id: str, version: int | None = None, rows: Any = ()) -> None:
+            if game_id == gid and not lost:
+                lost.append(version or 0)
+                return
+            real_publish(game_id, version, rows)
+
+        monkeypatch.setattr(hub, "publish", lose_one)
+        reread = len(reads)
+        for _ in range(2):
+            version = await move_first_legal(client, gid, tokens)
+        for want in (version - 1, version):
+            update = await asyncio.wait_for(anext(updates), 10)
+            assert update.view.version == want
+            delivered.append(update.move)
+        assert lost == [version - 1]
+        assert reads[reread:] == [(gid, version - 2)]  # both rows from one read
+    finally:
+        watch.cancel()
+    # What the stream delivered is the log, move by move.
+    logged = {r.version: r for r in await real_log(gid)}
+    assert [m.version for m in delivered] == list(range(first.view.version + 1, version + 1))
+    for m in delivered:
+        row = logged[m.version]
+        assert (m.seat, m.actor, m.played_at) == (row.seat, row.actor, int(row.created_at))
+
+
+async def test_every_watcher_of_a_game_sees_every_version_in_order_whole_turns_too(
+    server: Running, client: Client
+) -> None:
+    """Two streams on one game (a player and the app): both see every version, in
+    order, whether a hint's rows or the log brought it."""
+    gid, tokens = await client.new_game()
+    seat_watch, seat_updates, seat_first = await _watched(client, gid, tokens[0])
+    app_watch = client.stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=client.app())
+    app_updates = aiter(app_watch)
+    app_first = await asyncio.wait_for(anext(app_updates), 10)
+    try:
+        version = await _play(client, server, gid, tokens, 9)
+        for updates, first in ((seat_updates, seat_first), (app_updates, app_first)):
+            seen: list[int] = []
+            while not seen or seen[-1] < version:
+                seen.append((await asyncio.wait_for(anext(updates), 10)).view.version)
+            assert seen == list(range(first.view.version + 1, version + 1))
+    finally:
+        seat_watch.cancel()
+        app_watch.cancel()
