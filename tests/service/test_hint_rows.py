@@ -14,8 +14,11 @@ from typing import Any
 
 import pytest
 
+from tranca.app.game import apply_action, play_action
+from tranca.rules.engine import legal_moves
 from tranca.server import Running
-from tranca.services.ports import LogRecord
+from tranca.services import games as games_service
+from tranca.services.ports import GameChange, LogRecord
 from tranca.store.notify import Hub
 from tranca.v1 import game_pb2 as pb
 
@@ -30,7 +33,7 @@ class Recorder:
         self.inner = inner
         self.rows: dict[str, list[LogRecord]] = {}
 
-    def publish(self, game_id: str, version: int, rows: Sequence[LogRecord] = ()) -> None:
+    def publish(self, game_id: str, version: int | None, rows: Sequence[LogRecord] = ()) -> None:
         self.rows.setdefault(game_id, []).extend(rows)
         self.inner.publish(game_id, version, rows)
 
@@ -75,6 +78,17 @@ async def test_the_rows_a_change_hints_are_the_rows_it_logged(
     assert any(r.request_id and r.request_id.endswith("#1") for r in logged)  # a turn
 
 
+async def settled(reads: list[Any], quiet: float = 0.3) -> int:
+    """How many reads there are once none has come for ``quiet`` seconds: the watch
+    stream's first read, and on PostgreSQL the one after the listener's LISTEN."""
+    async with asyncio.timeout(20):
+        while True:
+            count = len(reads)
+            await asyncio.sleep(quiet)
+            if len(reads) == count and count:
+                return count
+
+
 async def _watched(client: Client, gid: str, token: str) -> tuple[Any, Any, pb.WatchGameResponse]:
     watch = client.stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=client.player(token))
     updates = aiter(watch)
@@ -95,12 +109,13 @@ async def test_a_watcher_takes_the_hinted_rows_and_reads_the_log_when_they_do_no
         return await real_log(game_id, after, upto)
 
     monkeypatch.setattr(server.store, "log", counted)
+    monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 300.0)  # no timed re-read
     gid, tokens = await client.new_game()
     watch, updates, first = await _watched(client, gid, tokens[1])
     delivered: list[pb.LoggedMove] = []
     try:
-        await asyncio.sleep(0.2)  # the stream's first read of the log is over
-        opened = len(reads)
+        opened = await settled(reads)
+        assert reads[0] == (gid, first.view.version)
         for _ in range(6):
             version = await move_first_legal(client, gid, tokens)
             update = await asyncio.wait_for(anext(updates), 10)
@@ -166,3 +181,25 @@ async def test_every_watcher_of_a_game_sees_every_version_in_order_whole_turns_t
     finally:
         seat_watch.cancel()
         app_watch.cancel()
+
+
+async def test_a_change_written_in_a_transaction_carries_the_time_the_log_reads_back(
+    server: Running, client: Client
+) -> None:
+    """The SQLAlchemy path (a staked change, quick play's and tournaments' tables)
+    gives the same time as the log's row, on both databases."""
+    gid, _ = await client.new_game()
+    game = await server.store.game(gid)
+    deal = game.state.deal
+    assert deal is not None
+    action = play_action(deal.turn, legal_moves(deal)[0])
+    apply_action(game.state, action, game.version + 1)
+    write = server.store.move_write(GameChange(gid, game.version, game.state, action, "tx"))
+    async with server.store.engine.begin() as conn:
+        logged_at = await server.store.sql.run_change(conn, write)
+    rows = await server.store.log(gid, game.version)
+    assert logged_at is not None and [(r.version, r.created_at) for r in rows] == [
+        (game.version + 1, logged_at)
+    ]
+    async with server.store.engine.begin() as conn:  # the game has moved on: nothing
+        assert await server.store.sql.run_change(conn, write) is None

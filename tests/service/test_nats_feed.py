@@ -30,6 +30,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.service.conftest import Client, move_first_legal, server_config
+from tests.service.test_hint_rows import settled
 from tranca.server import Running, start
 from tranca.services import games as games_service
 from tranca.store.nats_feed import NatsFeed, subject
@@ -326,9 +327,9 @@ async def test_a_watcher_on_another_replica_takes_the_moves_from_the_messages(
             pb.WatchGameRequest(game_id=gid), metadata=watcher.player(tokens[1])
         )
         updates = aiter(watch)
-        await asyncio.wait_for(anext(updates), 10)
-        await asyncio.sleep(0.2)
-        opened = len(reads)
+        first = await asyncio.wait_for(anext(updates), 10)
+        opened = await settled(reads)
+        assert reads[0] == (gid, first.view.version)
         delivered: list[pb.LoggedMove] = []
         for _ in range(5):
             version = await move_first_legal(players, gid, tokens)

@@ -478,7 +478,7 @@ class InMemoryRepository:
                 self.chips[(s.app_id, player)] -= s.amount
         await self.create_game(table.new)
         for change in table.changes:
-            assert await self.commit(change)
+            assert await self.commit(change) is not None
         for ticket_id, seats in table.seats.items():
             self.tickets[ticket_id] = replace(
                 self.tickets[ticket_id],
@@ -688,9 +688,13 @@ class Notes:
         # rows from here instead of the log.
         self.rows: dict[str, Sequence[LogRecord]] = {}
         self.rows_taken = 0
+        self.unversioned: list[str] = []  # hints that have every watcher read the log
 
-    def publish(self, game_id: str, version: int, rows: Sequence[LogRecord] = ()) -> None:
-        self.published.append((game_id, version))
+    def publish(self, game_id: str, version: int | None, rows: Sequence[LogRecord] = ()) -> None:
+        if version is None:
+            self.unversioned.append(game_id)
+        else:
+            self.published.append((game_id, version))
         self.rows[game_id] = rows
         for event in self._watchers.get(game_id, ()):
             event.set()

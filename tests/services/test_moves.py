@@ -32,6 +32,38 @@ async def test_a_change_is_written_at_the_next_version_and_wakes_the_watchers(
     assert world.notes.published[-1] == (game_id, done.version)
 
 
+async def test_a_change_hints_the_rows_it_logged(world: World) -> None:
+    game_id, _ = await world.seated()
+    game = await world.repo.game(game_id)
+    assert game.state.deal is not None
+    action = play_action(game.state.deal.turn, parse_move("draw"))
+    done = await world.moves.apply(game_id, action, request_id="r1")
+    assert list(world.notes.rows[game_id]) == await world.repo.log(game_id, game.version)
+    assert [r.action for r in world.notes.rows[game_id]] == [action]
+    assert done.version == game.version + 1
+
+
+async def test_a_write_cut_off_after_it_may_have_committed_has_the_watchers_read_the_log(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A timeout or a cancelled call after COMMIT was sent: the move may be in the log
+    with nobody told, so a hint without a version wakes every watcher to read it."""
+    game_id, _ = await world.seated()
+    game = await world.repo.game(game_id)
+    assert game.state.deal is not None
+    real_commit = world.repo.commit
+
+    async def committed_then_cut_off(change: GameChange) -> float | None:
+        await real_commit(change)
+        raise TimeoutError("the answer to COMMIT never came")
+
+    monkeypatch.setattr(world.repo, "commit", committed_then_cut_off)
+    with pytest.raises(TimeoutError):
+        await world.moves.apply(game_id, play_action(game.state.deal.turn, parse_move("draw")))
+    assert world.notes.unversioned == [game_id]
+    assert (await world.repo.game(game_id)).version == game.version + 1
+
+
 async def test_a_move_made_on_a_stale_version_is_a_conflict_and_writes_nothing(
     world: World,
 ) -> None:

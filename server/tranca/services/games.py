@@ -854,12 +854,13 @@ class Games:
                 frozen = freeze(state)
                 del state
                 # The first read is the log's (a move committed before this replica
-                # took the game's hints is only there), and so is a timed re-read's (a
-                # hint may have been lost); a hint's wake takes the rows that came with
-                # it where they follow on from this version.
+                # took the game's hints is only there), and so is a timed re-read's and
+                # one after a lost connection (hints may have been lost); a hint's wake
+                # takes the rows that came with it where they follow on.
                 first = True
                 while True:
-                    hinted, first = hint.is_set() and not first, False
+                    hinted = hint.is_set() and not hint.reread and not first
+                    first = False
                     hint.clear()
                     if present:
                         await self.presence.touch_seat(game_id, seat, grace, status)

@@ -243,7 +243,17 @@ class Moves:
                 # after.
                 keep_state,
             )
-            logged_at = await self.repo.commit(change)
+            try:
+                logged_at = await self.repo.commit(change)
+            except DuplicateRequest:
+                raise  # nothing was written
+            except BaseException:
+                # Cut off after the write may have committed (a timeout, a cancelled
+                # call, a connection lost after COMMIT): the watchers read the log (a
+                # hint without a version), and this replica skips its own NOTIFY.
+                if self.notifier is not None:
+                    self.notifier.publish(game_id, None)
+                raise
             if logged_at is None:
                 raise VersionConflict(-1)
         except (VersionConflict, DuplicateRequest) as exc:

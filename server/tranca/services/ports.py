@@ -226,9 +226,13 @@ class Notifier(Protocol):
 
     ``rows`` are the log rows the commit wrote, exactly as the log holds them: a
     watcher whose version they follow on from takes them instead of reading the log
-    (``Hints.rows_after``). Empty when the caller does not have them."""
+    (``Hints.rows_after``). Empty when the caller does not have them. Without a
+    version (a write that may or may not have committed), every watcher reads the log.
+    """
 
-    def publish(self, game_id: str, version: int, rows: Sequence[LogRecord] = ()) -> None: ...
+    def publish(
+        self, game_id: str, version: int | None, rows: Sequence[LogRecord] = ()
+    ) -> None: ...
 
 
 class Wakeup(Protocol):
@@ -239,6 +243,12 @@ class Wakeup(Protocol):
     def clear(self) -> None: ...
 
     def is_set(self) -> bool: ...
+
+    @property
+    def reread(self) -> bool:
+        """Whether a wake since the last ``clear`` asked for a read of the log (hints
+        may have been lost), not of the rows that came with the hints."""
+        ...
 
     def wait(self, timeout: float | None = None) -> Awaitable[None]: ...
 

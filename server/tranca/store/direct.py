@@ -169,7 +169,9 @@ class Dialect(Protocol):
     database's SQL: each of ``postgres.py`` and ``sqlite.py`` is one (the module
     itself), and nothing else writes those tables."""
 
-    async def run_change(self, conn: AsyncConnection, w: MoveWrite) -> float | None:
+    async def run_change(
+        self, conn: AsyncConnection, w: MoveWrite, origin: str | None = None
+    ) -> float | None:
         """A change of a game: the time its log rows carry if written, None if the
         game moved on."""
         ...

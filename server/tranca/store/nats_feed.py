@@ -127,9 +127,14 @@ def read_payload(data: bytes) -> tuple[int | None, tuple[LogRecord, ...]]:
         return version, ()
     try:
         rows = tuple(
-            LogRecord(int(v), int(seat), action_from_text(text), rid, str(actor), float(at))
+            LogRecord(int(v), int(seat), action_from_text(text), rid, actor, float(at))
             for v, seat, text, rid, actor, at in orjson.loads(body)
         )
+        if not all(
+            isinstance(r.actor, str) and (r.request_id is None or isinstance(r.request_id, str))
+            for r in rows
+        ):
+            raise ValueError("a row's actor or request id is not text")
     except Exception:  # anything unreadable: the hint without its rows
         log.warning("change_feed_rows_unreadable", version=version)
         return version, ()
@@ -220,11 +225,13 @@ class NatsFeed:
 
     # ----- the notifier ---------------------------------------------------------------
 
-    def publish(self, game_id: str, version: int, rows: Sequence[LogRecord] = ()) -> None:
+    def publish(self, game_id: str, version: int | None, rows: Sequence[LogRecord] = ()) -> None:
         """After a commit: this process's watchers now, the other replicas' through
-        NATS (from the publisher task, which sends whatever has gathered at once)."""
+        NATS (from the publisher task, which sends whatever has gathered at once).
+        Without a version, an empty message: a hint that has every watcher read."""
         self.hub.publish(game_id, version, rows)
-        self._outbox.append((subject(game_id, self.prefix), payload(version, rows)))
+        message = b"" if version is None else payload(version, rows)
+        self._outbox.append((subject(game_id, self.prefix), message))
         self._wake.set()
 
     # ----- the watch leases -------------------------------------------------------------

@@ -10,7 +10,9 @@ watched game, and a watcher woken by a hint whose rows follow on from its versio
 takes them instead of reading the log (``rows_after``). They are the committed rows
 themselves, so the log stays the truth; where they do not follow on (a hint lost, a
 hint without rows, the hub's rows dropped after a lost connection) the watcher reads
-the log as before, and a timed re-read always reads the log.
+the log as before, as it does after ``wake_all`` and on a timed re-read (a period
+with no hint). A version lost can only be the latest: the next hint's rows do not
+follow on from it, so only the last hint of a game waits for the timer, as before.
 
 Within one process the hub fans hints out; across replicas on PostgreSQL each
 replica LISTENs on a dedicated connection to the NOTIFY that a move's
@@ -60,15 +62,19 @@ class Signal:
     A replica with 10,000 watch streams holds 10,000 of these (docs/PERFORMANCE.md,
     "Memory per watch stream")."""
 
-    __slots__ = ("_set", "_timer", "_waiter")
+    __slots__ = ("_set", "_timer", "_waiter", "reread")
 
     def __init__(self) -> None:
         self._set = False
         self._waiter: asyncio.Future[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        # Set with the wake-up by ``Hub.wake_all``: hints may have been lost, so the
+        # watcher's next read is the log's, whatever rows came since.
+        self.reread = False
 
-    def set(self) -> None:
+    def set(self, reread: bool = False) -> None:
         self._set = True
+        self.reread = self.reread or reread
         waiter = self._waiter
         if waiter is not None:
             self._waiter = None
@@ -76,6 +82,7 @@ class Signal:
 
     def clear(self) -> None:
         self._set = False
+        self.reread = False
 
     def is_set(self) -> bool:
         return self._set
@@ -210,7 +217,7 @@ class Hub:
         self._rows.clear()
         for watchers in self._watchers.values():
             for event in watchers:
-                event.set()
+                event.set(reread=True)
 
     @property
     def open_watches(self) -> int:

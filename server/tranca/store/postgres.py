@@ -197,12 +197,16 @@ def events_json(events: Sequence[EventWrite]) -> str:
     return dumps([{"p": p, "k": k, "d": d} for p, k, d in events])
 
 
-async def run_change(conn: AsyncConnection, w: MoveWrite) -> float | None:
+async def run_change(
+    conn: AsyncConnection, w: MoveWrite, origin: str | None = None
+) -> float | None:
     """``WRITE_CHANGE_SQL`` inside the caller's SQLAlchemy transaction (a change written
     with more rows): the time its log rows carry if written, None if the game moved
-    on."""
+    on. ``origin``: the replica that hints its own watchers after the commit (the
+    move path's staked changes); None where nothing does (quick play's and
+    tournaments' tables, hinted by their NOTIFY alone)."""
     try:
-        result = await conn.exec_driver_sql(WRITE_CHANGE_SQL, change_args(w))
+        result = await conn.exec_driver_sql(WRITE_CHANGE_SQL, change_args(w, origin))
     except Exception as exc:
         if pg_unique_violation(exc):
             raise DuplicateRequest(str(exc)) from exc

@@ -511,7 +511,8 @@ class Store:
         """A change with every seat's stake taken into the match's pot, in one
         transaction: both or neither (``chips.InsufficientChips`` rolls it back)."""
         async with self._guard(), self._one_writer(), self.engine.begin() as conn:
-            logged_at = await self.sql.run_change(conn, w)
+            # This replica hints its own watchers after the commit (Moves._write).
+            logged_at = await self.sql.run_change(conn, w, getattr(self.direct, "origin", None))
             if logged_at is None:
                 return None
             await ledger.stake(conn, stake.app_id, w.game_id, list(stake.player_ids), stake.amount)

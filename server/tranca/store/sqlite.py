@@ -158,10 +158,12 @@ def _duplicate(exc: sqlite3.IntegrityError) -> bool:
     return "request_id" in str(exc)
 
 
-async def run_change(conn: AsyncConnection, w: MoveWrite) -> float | None:
+async def run_change(
+    conn: AsyncConnection, w: MoveWrite, origin: str | None = None
+) -> float | None:
     """The change's statements inside the caller's SQLAlchemy transaction (a change
     written with more rows): the time its log rows carry if written, None if the
-    game moved on."""
+    game moved on. (``origin`` is PostgreSQL's: no hint crosses processes here.)"""
     now = sqlite_timestamp()
     update, rest = change_statements(w, now)
     try:
