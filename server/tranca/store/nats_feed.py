@@ -20,8 +20,8 @@ What the rows are for: a watcher woken by a message whose rows follow on from it
 version takes them instead of reading the log (``Hub.rows_after``): they are the
 rows the commit wrote, so the log stays the truth, and a watcher reads the log
 whenever they do not follow on from its version (a message lost before them) and
-on every timed re-read. The bus therefore carries what the log holds (each move,
-as the replays show it once a deal is over): keep it as private as the database
+on every timed re-read. The bus therefore carries what the log holds (each change:
+the moves, and a join's player name and id): keep it as private as the database
 (``nats://user:password@host``, TLS, a network policy; docs/OPERATIONS.md). A
 replica that cannot read the rows (an older version, a payload it cannot decode)
 takes the message as a hint without them.
