@@ -78,6 +78,42 @@ async def test_the_rows_a_change_hints_are_the_rows_it_logged(
     assert any(r.request_id and r.request_id.endswith("#1") for r in logged)  # a turn
 
 
+def counted_reads(running: Running, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Every read of the log on ``running``'s store from now on: (game, after)."""
+    reads: list[tuple[str, int]] = []
+    log = running.store.log
+
+    async def counted(game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        reads.append((game_id, after))
+        return await log(game_id, after, upto)
+
+    monkeypatch.setattr(running.store, "log", counted)
+    return reads
+
+
+def assert_as_logged(delivered: Sequence[pb.LoggedMove], logged: Sequence[LogRecord]) -> None:
+    """Each move a stream delivered is the log's row of its version."""
+    rows = {r.version: r for r in logged}
+    for m in delivered:
+        row = rows[m.version]
+        assert (m.seat, m.actor, m.played_at) == (row.seat, row.actor, int(row.created_at))
+
+
+async def played_then_delivered(
+    client: Client, gid: str, tokens: list[str], updates: Any, moves: int
+) -> tuple[int, list[pb.LoggedMove]]:
+    """``moves`` moves, then the stream's next ``moves`` updates, one per version in
+    order; the version reached and the moves delivered."""
+    for _ in range(moves):
+        version = await move_first_legal(client, gid, tokens)
+    delivered = []
+    for want in range(version - moves + 1, version + 1):
+        update = await asyncio.wait_for(anext(updates), 30)
+        assert update.view.version == want
+        delivered.append(update.move)
+    return version, delivered
+
+
 async def settled(reads: list[Any], quiet: float = 0.3) -> int:
     """How many reads there are once none has come for ``quiet`` seconds: the watch
     stream's first read, and on PostgreSQL the one after the listener's LISTEN."""
@@ -89,7 +125,7 @@ async def settled(reads: list[Any], quiet: float = 0.3) -> int:
                 return count
 
 
-async def _watched(client: Client, gid: str, token: str) -> tuple[Any, Any, pb.WatchGameResponse]:
+async def watched(client: Client, gid: str, token: str) -> tuple[Any, Any, pb.WatchGameResponse]:
     watch = client.stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=client.player(token))
     updates = aiter(watch)
     first = await asyncio.wait_for(anext(updates), 10)
@@ -101,17 +137,11 @@ async def test_a_watcher_takes_the_hinted_rows_and_reads_the_log_when_they_do_no
 ) -> None:
     hub = server.moves.notifier
     assert isinstance(hub, Hub)
-    reads: list[tuple[str, int]] = []
     real_log = server.store.log
-
-    async def counted(game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
-        reads.append((game_id, after))
-        return await real_log(game_id, after, upto)
-
-    monkeypatch.setattr(server.store, "log", counted)
+    reads = counted_reads(server, monkeypatch)
     monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 300.0)  # no timed re-read
     gid, tokens = await client.new_game()
-    watch, updates, first = await _watched(client, gid, tokens[1])
+    watch, updates, first = await watched(client, gid, tokens[1])
     delivered: list[pb.LoggedMove] = []
     try:
         opened = await settled(reads)
@@ -143,22 +173,15 @@ async def test_a_watcher_takes_the_hinted_rows_and_reads_the_log_when_they_do_no
 
         monkeypatch.setattr(hub, "publish", lose_one)
         reread = len(reads)
-        for _ in range(2):
-            version = await move_first_legal(client, gid, tokens)
-        for want in (version - 1, version):
-            update = await asyncio.wait_for(anext(updates), 10)
-            assert update.view.version == want
-            delivered.append(update.move)
+        version, late = await played_then_delivered(client, gid, tokens, updates, 2)
+        delivered += late
         assert lost == [version - 1]
         assert reads[reread:] == [(gid, version - 2)]  # both rows from one read
     finally:
         watch.cancel()
     # What the stream delivered is the log, move by move.
-    logged = {r.version: r for r in await real_log(gid)}
     assert [m.version for m in delivered] == list(range(first.view.version + 1, version + 1))
-    for m in delivered:
-        row = logged[m.version]
-        assert (m.seat, m.actor, m.played_at) == (row.seat, row.actor, int(row.created_at))
+    assert_as_logged(delivered, await real_log(gid))
 
 
 async def test_every_watcher_of_a_game_sees_every_version_in_order_whole_turns_too(
@@ -167,7 +190,7 @@ async def test_every_watcher_of_a_game_sees_every_version_in_order_whole_turns_t
     """Two streams on one game (a player and the app): both see every version, in
     order, whether a hint's rows or the log brought it."""
     gid, tokens = await client.new_game()
-    seat_watch, seat_updates, seat_first = await _watched(client, gid, tokens[0])
+    seat_watch, seat_updates, seat_first = await watched(client, gid, tokens[0])
     app_watch = client.stub.WatchGame(pb.WatchGameRequest(game_id=gid), metadata=client.app())
     app_updates = aiter(app_watch)
     app_first = await asyncio.wait_for(anext(app_updates), 10)

@@ -21,7 +21,6 @@ import subprocess
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import grpc
@@ -30,7 +29,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.service.conftest import Client, move_first_legal, server_config
-from tests.service.test_hint_rows import settled
+from tests.service.test_hint_rows import (
+    assert_as_logged,
+    counted_reads,
+    played_then_delivered,
+    settled,
+    watched,
+)
 from tranca.server import Running, start
 from tranca.services import games as games_service
 from tranca.store.nats_feed import NatsFeed, subject
@@ -108,6 +113,17 @@ async def fed_replicas(pg_url: str, bus: Bus) -> AsyncIterator[list[Running]]:
     finally:
         for s in servers:
             await s.stop(0.2)
+
+
+@contextlib.asynccontextmanager
+async def clients_of(mover: Running, watching: Running) -> AsyncIterator[tuple[Client, Client]]:
+    """A client of each replica, with one new app's key."""
+    _, key = await mover.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
+    async with (
+        grpc.aio.insecure_channel(f"127.0.0.1:{mover.port}") as ch0,
+        grpc.aio.insecure_channel(f"127.0.0.1:{watching.port}") as ch1,
+    ):
+        yield Client(ch0, key), Client(ch1, key)
 
 
 def feed(running: Running) -> NatsFeed:
@@ -214,26 +230,10 @@ async def test_idle_watchers_re_read_seldom_while_the_feed_is_up(
     monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 0.2)
     monkeypatch.setattr(games_service, "WATCH_POLL_STEADY_SECONDS", 300.0)
     mover, watching = fed_replicas
-    reads: list[str] = []
-    log = watching.store.log
-
-    async def counted(game_id: str, *args: Any, **kwargs: Any) -> Any:
-        reads.append(game_id)
-        return await log(game_id, *args, **kwargs)
-
-    monkeypatch.setattr(watching.store, "log", counted)
-    _, key = await mover.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
-    async with (
-        grpc.aio.insecure_channel(f"127.0.0.1:{mover.port}") as ch0,
-        grpc.aio.insecure_channel(f"127.0.0.1:{watching.port}") as ch1,
-    ):
-        players, watcher = Client(ch0, key), Client(ch1, key)
+    reads = counted_reads(watching, monkeypatch)
+    async with clients_of(mover, watching) as (players, watcher):
         gid, tokens = await players.new_game()
-        watch = watcher.stub.WatchGame(
-            pb.WatchGameRequest(game_id=gid), metadata=watcher.player(tokens[0])
-        )
-        updates = aiter(watch)
-        await asyncio.wait_for(anext(updates), 10)
+        watch, updates, _ = await watched(watcher, gid, tokens[0])
         # A move still arrives at once, by hint.
         version = await move_first_legal(players, gid, tokens)
         assert (await asyncio.wait_for(anext(updates), 30)).view.version == version
@@ -308,26 +308,11 @@ async def test_a_watcher_on_another_replica_takes_the_moves_from_the_messages(
     do not follow on, and the stream reads the log once for both moves."""
     monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 300.0)
     mover, watching = fed_replicas
-    reads: list[tuple[str, int]] = []
     log = watching.store.log
-
-    async def counted(game_id: str, after: int = 0, upto: int | None = None) -> Any:
-        reads.append((game_id, after))
-        return await log(game_id, after, upto)
-
-    monkeypatch.setattr(watching.store, "log", counted)
-    _, key = await mover.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
-    async with (
-        grpc.aio.insecure_channel(f"127.0.0.1:{mover.port}") as ch0,
-        grpc.aio.insecure_channel(f"127.0.0.1:{watching.port}") as ch1,
-    ):
-        players, watcher = Client(ch0, key), Client(ch1, key)
+    reads = counted_reads(watching, monkeypatch)
+    async with clients_of(mover, watching) as (players, watcher):
         gid, tokens = await players.new_game()
-        watch = watcher.stub.WatchGame(
-            pb.WatchGameRequest(game_id=gid), metadata=watcher.player(tokens[1])
-        )
-        updates = aiter(watch)
-        first = await asyncio.wait_for(anext(updates), 10)
+        watch, updates, first = await watched(watcher, gid, tokens[1])
         opened = await settled(reads)
         assert reads[0] == (gid, first.view.version)
         delivered: list[pb.LoggedMove] = []
@@ -348,15 +333,8 @@ async def test_a_watcher_on_another_replica_takes_the_moves_from_the_messages(
             hint(game_id, data)
 
         monkeypatch.setattr(feed(watching), "_hint", lose_one)
-        for _ in range(2):
-            version = await move_first_legal(players, gid, tokens)
-        for want in (version - 1, version):
-            update = await asyncio.wait_for(anext(updates), 30)
-            assert update.view.version == want
-            delivered.append(update.move)
+        version, late = await played_then_delivered(players, gid, tokens, updates, 2)
+        delivered += late
         assert lost and reads[opened:] == [(gid, version - 2)]
         watch.cancel()
-    rows = {r.version: r for r in await log(gid)}
-    for m in delivered:
-        row = rows[m.version]
-        assert (m.seat, m.actor, m.played_at) == (row.seat, row.actor, int(row.created_at))
+    assert_as_logged(delivered, await log(gid))
