@@ -33,7 +33,6 @@ from .direct import (
     GameRow,
     MoveWrite,
     SeatRow,
-    epoch_seconds,
     game_row,
     new_game_values,
 )
@@ -56,6 +55,10 @@ NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint"
 # yields no row. The hint names the last version only: a watcher reads the log after
 # its own version, every row of the turn included. The token branches cost a
 # one-time filter when they have nothing to do (a move: $11 and $12 are NULL).
+#
+# The statement gives back the time its log rows hold (``now()``, the transaction's
+# start, the same for every row), in seconds as ``epoch_seconds`` reads the column
+# back: the rows' hint carries it (store/notify.py).
 #
 # The hint names the writing replica ($23, ``PostgresDirect.origin``; NULL from a
 # SQLAlchemy transaction): that replica's listener skips it, because the replica
@@ -113,7 +116,8 @@ WITH updated AS (
 )
 SELECT u.version, CASE WHEN u.watched_until >= now()
     THEN pg_notify('{NOTIFY_CHANNEL}',
-        u.id || ':' || u.version || coalesce(':' || $23::text, ''))::text END, now()
+        u.id || ':' || u.version || coalesce(':' || $23::text, ''))::text END,
+    extract(epoch FROM now())::float8
 FROM updated AS u WHERE EXISTS (SELECT 1 FROM logged)
 """
 
@@ -212,7 +216,7 @@ async def run_change(
             raise DuplicateRequest(str(exc)) from exc
         raise
     row: Any = result.first()  # version, the hint, the time logged
-    return None if row is None else epoch_seconds(row[2])
+    return None if row is None else float(row[2])
 
 
 async def insert_game_in(conn: AsyncConnection, g: GameInsert) -> None:
@@ -394,7 +398,7 @@ class PostgresDirect:
             if pg_unique_violation(exc):
                 raise DuplicateRequest(str(exc)) from exc
             raise
-        return None if row is None else epoch_seconds(row[2])
+        return None if row is None else float(row[2])
 
     async def claim_due(self, now_ms: int, lease_until: int, limit: int) -> list[Claim]:
         rows = await self._using(lambda conn: conn.fetch(CLAIM_SQL, now_ms, lease_until, limit))
