@@ -12,17 +12,19 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+import grpc
 import pytest
 
+from tranca.api.convert import move_to_pb
 from tranca.app.game import apply_action, play_action
 from tranca.rules.engine import legal_moves
-from tranca.server import Running
+from tranca.server import Running, start
 from tranca.services import games as games_service
 from tranca.services.ports import GameChange, LogRecord
 from tranca.store.notify import Hub
 from tranca.v1 import game_pb2 as pb
 
-from .conftest import Client, move_first_legal
+from .conftest import Client, move_first_legal, server_config
 from .test_turns import _draw_and_discard
 
 
@@ -97,6 +99,7 @@ def assert_as_logged(delivered: Sequence[pb.LoggedMove], logged: Sequence[LogRec
     for m in delivered:
         row = rows[m.version]
         assert (m.seat, m.actor, m.played_at) == (row.seat, row.actor, int(row.created_at))
+        assert row.action.move is not None and m.move == move_to_pb(row.action.move)
 
 
 async def played_then_delivered(
@@ -144,6 +147,8 @@ async def test_a_watcher_takes_the_hinted_rows_and_reads_the_log_when_they_do_no
     watch, updates, first = await watched(client, gid, tokens[1])
     delivered: list[pb.LoggedMove] = []
     try:
+        if server.listener is not None:  # PostgreSQL: its LISTEN re-reads once more
+            await asyncio.wait_for(hub.listening.wait(), 10)
         opened = await settled(reads)
         assert reads[0] == (gid, first.view.version)
         for _ in range(6):
@@ -226,3 +231,39 @@ async def test_a_change_written_in_a_transaction_carries_the_time_the_log_reads_
     ]
     async with server.store.engine.begin() as conn:  # the game has moved on: nothing
         assert await server.store.sql.run_change(conn, write) is None
+
+
+async def test_a_move_whose_answer_was_cut_off_reaches_this_replicas_watchers_by_its_notify(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PostgreSQL: a replica's listener holds back its own moves' NOTIFY a moment
+    (its move path hints at the commit, with the rows) rather than dropping it, so
+    a move whose own hint never came (the call cut off after COMMIT) still reaches
+    the watchers here long before their timer."""
+    monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 300.0)
+    running = await start(server_config(pg_url))
+    try:
+        hub = running.moves.notifier
+        assert isinstance(hub, Hub) and running.listener is not None
+        _, key = await running.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            client = Client(channel, key)
+            gid, tokens = await client.new_game()
+            watch, updates, _ = await watched(client, gid, tokens[0])
+            await asyncio.wait_for(hub.listening.wait(), 10)
+            real_publish = hub.publish
+            lost: list[int | None] = []
+
+            def lose_the_move_paths(game_id: str, version: int | None, rows: Any = ()) -> None:
+                if rows and not lost:  # the move path's own hint, with its rows
+                    lost.append(version)
+                    return
+                real_publish(game_id, version, rows)
+
+            monkeypatch.setattr(hub, "publish", lose_the_move_paths)
+            version = await move_first_legal(client, gid, tokens)
+            update = await asyncio.wait_for(anext(updates), 10)
+            assert lost == [version] and update.view.version == version
+            watch.cancel()
+    finally:
+        await running.stop(0.2)

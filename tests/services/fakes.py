@@ -700,11 +700,16 @@ class Notes:
             event.set()
 
     def rows_after(self, game_id: str, version: int) -> Sequence[LogRecord] | None:
+        """As the hub's, for the latest hint's rows only."""
         rows = self.rows.get(game_id, ())
-        if not rows or rows[0].version != version + 1:
+        if not rows:
+            return None
+        if version >= rows[-1].version:
+            return ()
+        if rows[0].version > version + 1:
             return None
         self.rows_taken += 1
-        return rows
+        return rows[version + 1 - rows[0].version :]
 
     @contextlib.contextmanager
     def subscribe(self, game_id: str) -> Iterator[Signal]:

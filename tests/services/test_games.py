@@ -321,3 +321,54 @@ async def test_the_watchers_of_a_game_at_one_version_read_its_log_once(
     for stream in streams:
         assert isinstance(stream, AsyncGenerator)
         await stream.aclose()
+
+
+async def test_a_watcher_woken_by_a_hint_takes_its_rows_and_reads_the_log_otherwise(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first read is the log's; a hint whose rows follow on from the stream's
+    version is delivered from them; a hint without rows sends it to the log."""
+    game_id, tokens = await world.seated()
+    stream = world.games.watch(world.as_app(), game_id, 0)
+    assert (await anext(stream)).shown.version == 3
+    reads: list[int] = []
+    read = world.repo.log
+
+    async def counted(game: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        reads.append(after)
+        return await read(game, after, upto)
+
+    monkeypatch.setattr(world.repo, "log", counted)
+
+    async def moved() -> int:
+        seen = await world.games.view(world.as_app(), game_id)
+        assert seen.state.deal is not None
+        seat = seen.state.deal.turn
+        legal = await world.games.legal_moves(world.as_player(tokens[seat]), game_id)
+        assert legal.state.deal is not None
+        move = legal_moves(legal.state.deal)[0]
+        await world.games.move(
+            world.as_player(tokens[seat]),
+            game_id,
+            lambda: move,
+            expected_version=seen.version,
+            request_id=f"rows-{seen.version}",
+        )
+        update = await asyncio.wait_for(anext(stream), 5)
+        assert update.change is not None
+        logged = await read(game_id, update.shown.version - 1, update.shown.version)
+        assert [update.change.row] == logged  # whichever way it came
+        return update.shown.version
+
+    assert await moved() == 4 and reads == [3]  # the stream's first read
+    assert await moved() == 5 and reads == [3]  # from the hint's rows
+    assert world.notes.rows_taken == 1
+    publish = world.notes.publish
+    monkeypatch.setattr(
+        world.notes,
+        "publish",
+        lambda g, v, rows=(): publish(g, v),  # a hint without rows
+    )
+    assert await moved() == 6 and reads == [3, 5]
+    assert isinstance(stream, AsyncGenerator)
+    await stream.aclose()

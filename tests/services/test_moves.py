@@ -4,6 +4,7 @@ answer to a retry, watchers woken after the commit (GUARANTEES.md, "Moves")."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import pytest
@@ -11,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tranca.app.game import Action, GameError, play_action, rebuild
+from tranca.platform.chips import InsufficientChips
 from tranca.rules.engine import legal_moves
 from tranca.rules.moves import parse_move
+from tranca.services import moves as moves_module
 from tranca.services.errors import RequestIdReused, VersionConflict
 from tranca.services.ports import GameChange
 
@@ -58,10 +61,27 @@ async def test_a_write_cut_off_after_it_may_have_committed_has_the_watchers_read
         raise TimeoutError("the answer to COMMIT never came")
 
     monkeypatch.setattr(world.repo, "commit", committed_then_cut_off)
+    monkeypatch.setattr(moves_module, "UNKNOWN_WRITE_RECHECK_SECONDS", 0.05)
     with pytest.raises(TimeoutError):
         await world.moves.apply(game_id, play_action(game.state.deal.turn, parse_move("draw")))
-    assert world.notes.unversioned == [game_id]
+    assert world.notes.unversioned == [game_id]  # now
+    await asyncio.sleep(0.2)
+    assert world.notes.unversioned == [game_id, game_id]  # and once a COMMIT is over
     assert (await world.repo.game(game_id)).version == game.version + 1
+
+
+async def test_a_refused_stake_hints_nothing(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    game_id, _ = await world.seated()
+    game = await world.repo.game(game_id)
+    assert game.state.deal is not None
+
+    async def refused(change: GameChange) -> float | None:
+        raise InsufficientChips("p1", 0, 10)
+
+    monkeypatch.setattr(world.repo, "commit", refused)
+    with pytest.raises(InsufficientChips):
+        await world.moves.apply(game_id, play_action(game.state.deal.turn, parse_move("draw")))
+    assert world.notes.unversioned == []
 
 
 async def test_a_move_made_on_a_stale_version_is_a_conflict_and_writes_nothing(

@@ -12,12 +12,14 @@ process's watchers of the game are woken (the write itself hints other replicas'
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 
 from ..app.deadlines import next_deadline, turn_point
 from ..app.game import Action, GameError, GameState, apply_action, rebuild
 from ..app.notifications import Event, before, game_events
+from ..platform.chips import InsufficientChips
 from ..rules.errors import InvalidMove, RuleViolation
 from .errors import DuplicateRequest, MoveRefused, RequestIdReused, VersionConflict
 from .ports import (
@@ -32,6 +34,10 @@ from .ports import (
     Stake,
     player_key,
 )
+
+# After a write cut off without its answer, when the watchers read the log again: by
+# then a COMMIT that was under way has finished (or never will).
+UNKNOWN_WRITE_RECHECK_SECONDS = 1.0
 
 # Re-reads of a game whose version moved on while an action without an expected
 # version (a join, a start, a leave) was being applied to it.
@@ -245,14 +251,13 @@ class Moves:
             )
             try:
                 logged_at = await self.repo.commit(change)
-            except DuplicateRequest:
-                raise  # nothing was written
+            except (DuplicateRequest, InsufficientChips):
+                raise  # refused: nothing was written
             except BaseException:
-                # Cut off after the write may have committed (a timeout, a cancelled
-                # call, a connection lost after COMMIT): the watchers read the log (a
-                # hint without a version), and this replica skips its own NOTIFY.
-                if self.notifier is not None:
-                    self.notifier.publish(game_id, None)
+                # Cut off when the write may have committed, or may yet (a timeout, a
+                # cancelled call, a connection lost after COMMIT): every watcher reads
+                # the log, now and again a moment later (hints without a version).
+                self._hint_unknown(game_id)
                 raise
             if logged_at is None:
                 raise VersionConflict(-1)
@@ -282,6 +287,15 @@ class Moves:
             for event in events:
                 self.event_hints.publish(player_key(event.player_id))
         return Committed(new_version, state, False, deadline_set, deadline_at)
+
+    def _hint_unknown(self, game_id: str) -> None:
+        notifier = self.notifier
+        if notifier is None:
+            return
+        notifier.publish(game_id, None)
+        asyncio.get_running_loop().call_later(
+            UNKNOWN_WRITE_RECHECK_SECONDS, notifier.publish, game_id, None
+        )
 
     async def first_answer(
         self, game_id: str, request_id: str, action: Action | tuple[Action, ...]

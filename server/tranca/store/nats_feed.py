@@ -23,8 +23,11 @@ whenever they do not follow on from its version (a message lost before them) and
 on every timed re-read. The bus therefore carries what the log holds (each change:
 the moves, and a join's player name and id): keep it as private as the database
 (``nats://user:password@host``, TLS, a network policy; docs/OPERATIONS.md). A
-replica that cannot read the rows (an older version, a payload it cannot decode)
-takes the message as a hint without them.
+replica that cannot read the rows (a payload it cannot decode) takes the message as
+a hint without them; one that cannot read the version either (an empty message: a
+write whose outcome the writer does not know, ``Moves._hint_unknown``; or a replica
+of an older version reading a message with rows) as a hint that has every watcher
+of the game read the log.
 
 What a lost message costs: a watcher re-reads the log on its timer (and at the next
 message, whose rows then do not follow on), so a hint lost only delays it until

@@ -41,6 +41,10 @@ import structlog
 from ..services.ports import LogRecord
 from .postgres import NOTIFY_CHANNEL
 
+# How long a replica's own NOTIFY waits before it reaches the hub (``_hint``): the
+# move path hints at once, with the rows, unless it was cut off after COMMIT.
+OWN_HINT_DELAY_SECONDS = 0.5
+
 # The rows a hub keeps per watched game: a watcher more than this many moves behind
 # the latest hint reads the log. Most are one move (or one turn) behind at most.
 ROWS_KEPT = 4
@@ -113,10 +117,11 @@ class Hub:
 
     def __init__(self) -> None:
         self._watchers: dict[str, set[Signal]] = {}
-        # The latest version hinted for each watched game: a move is hinted twice in
-        # the process that made it (its own commit, then its NOTIFY coming back), and
-        # waking the watchers again for a version they were woken for would have each
-        # of them read the log for nothing.
+        # The latest version hinted for each watched game: a version may be hinted
+        # more than once (a quick-play or tournament table's NOTIFY after the
+        # matchmaker's own hint; a replica's own NOTIFY, a moment after its move
+        # path's), and waking the watchers again for a version they were woken for
+        # would have each of them read the log for nothing.
         self._hinted: dict[str, int] = {}
         self._count = 0
         # Set while a PostgresListener LISTENs: hints from other replicas arrive only
@@ -289,9 +294,17 @@ class PostgresListener:
     def _hint(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         game_id, _, rest = payload.partition(":")
         version, _, origin = rest.partition(":")
-        if origin and origin == self.origin:
+        hinted = int(version) if version.isdigit() else None
+        if origin and origin == self.origin and hinted is not None:
+            # This replica's own move: its move path hinted the hub at the commit,
+            # with the rows. Only if that never happened (the call cut off after
+            # COMMIT) does this wake the watchers, a moment later, to read the log;
+            # otherwise the hub has the version already and it does nothing.
+            asyncio.get_running_loop().call_later(
+                OWN_HINT_DELAY_SECONDS, self.hub.publish, game_id, hinted
+            )
             return
-        self.hub.publish(game_id, int(version) if version.isdigit() else None)
+        self.hub.publish(game_id, hinted)
 
     async def _run(self) -> None:
         import asyncpg
