@@ -258,6 +258,23 @@ async def test_a_watch_yields_every_version_in_order_and_counts_against_the_cap(
     assert (await anext(resumed)).shown.version == 4
 
 
+async def first_legal_move(world: World, game_id: str, tokens: list[str]) -> None:
+    """The mover's first legal move, played at the version it was read at."""
+    seen = await world.games.view(world.as_app(), game_id)
+    assert seen.state.deal is not None
+    seat = seen.state.deal.turn
+    legal = await world.games.legal_moves(world.as_player(tokens[seat]), game_id)
+    assert legal.state.deal is not None
+    move = legal_moves(legal.state.deal)[0]
+    await world.games.move(
+        world.as_player(tokens[seat]),
+        game_id,
+        lambda: move,
+        expected_version=seen.version,
+        request_id=f"first-{seen.version}",
+    )
+
+
 async def test_a_watch_shows_the_same_whether_it_kept_its_state_or_encoded_it(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -268,19 +285,7 @@ async def test_a_watch_shows_the_same_whether_it_kept_its_state_or_encoded_it(
     updates = world.games.watch(world.as_app(), game_id, 0)
     await anext(updates)
     for pause in (0.0, 0.3, 0.0, 0.3):  # the next move at once, or once encoded
-        seen = await world.games.view(world.as_app(), game_id)
-        assert seen.state.deal is not None
-        seat = seen.state.deal.turn
-        legal = await world.games.legal_moves(world.as_player(tokens[seat]), game_id)
-        assert legal.state.deal is not None
-        move = legal_moves(legal.state.deal)[0]
-        await world.games.move(
-            world.as_player(tokens[seat]),
-            game_id,
-            lambda move=move: move,  # type: ignore[misc]
-            expected_version=seen.version,
-            request_id=f"hot-{seen.version}",
-        )
+        await first_legal_move(world, game_id, tokens)
         update = await asyncio.wait_for(anext(updates), 5)
         now = await world.games.view(world.as_app(), game_id)
         assert update.shown.version == now.version
@@ -341,19 +346,7 @@ async def test_a_watcher_woken_by_a_hint_takes_its_rows_and_reads_the_log_otherw
     monkeypatch.setattr(world.repo, "log", counted)
 
     async def moved() -> int:
-        seen = await world.games.view(world.as_app(), game_id)
-        assert seen.state.deal is not None
-        seat = seen.state.deal.turn
-        legal = await world.games.legal_moves(world.as_player(tokens[seat]), game_id)
-        assert legal.state.deal is not None
-        move = legal_moves(legal.state.deal)[0]
-        await world.games.move(
-            world.as_player(tokens[seat]),
-            game_id,
-            lambda: move,
-            expected_version=seen.version,
-            request_id=f"rows-{seen.version}",
-        )
+        await first_legal_move(world, game_id, tokens)
         update = await asyncio.wait_for(anext(stream), 5)
         assert update.change is not None
         logged = await read(game_id, update.shown.version - 1, update.shown.version)
