@@ -20,6 +20,14 @@ READ_ONLY = "tranca_read_only"
 BUSY_TIMEOUT_MS = 10_000
 
 
+def busy_timeout_ms(statement_timeout_ms: int) -> int:
+    """How long a SQLite connection waits for another's write lock: at least as long
+    as the store lets a call take (``--db-timeout``), so that a write behind a long
+    one (a sweep of many finished matches, a large round's games) fails with the
+    store's own timeout rather than sooner with "database is locked"."""
+    return max(BUSY_TIMEOUT_MS, statement_timeout_ms)
+
+
 def normalise_url(url: str) -> str:
     """Accept plain ``sqlite:///`` and ``postgresql://`` URLs and pick the async driver."""
     if url.startswith("sqlite:///"):
@@ -45,8 +53,9 @@ def make_engine(
     if url.startswith("sqlite"):
         # hide_parameters: an error's text (logged with a bug's traceback) must not
         # carry a snapshot (every hand) or a verifiable table's secret.
+        busy_ms = busy_timeout_ms(statement_timeout_ms)
         engine = create_async_engine(
-            url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, hide_parameters=True
+            url, connect_args={"timeout": busy_ms / 1000}, hide_parameters=True
         )
 
         @event.listens_for(engine.sync_engine, "connect")
@@ -55,7 +64,7 @@ def make_engine(
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
 

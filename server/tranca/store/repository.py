@@ -49,7 +49,7 @@ from .codec import (
     state_from_text,
     state_text,
 )
-from .database import BUSY_TIMEOUT_MS, reader
+from .database import busy_timeout_ms, reader
 from .direct import Dialect, DirectAccess, GameInsert, MoveWrite, epoch_seconds
 from .errors import Bounded
 from .models import (
@@ -99,7 +99,7 @@ class Store:
             engine.url,
             pool_size=pool_size,
             timeout_ms=int(timeout * 1000),
-            busy_timeout_ms=BUSY_TIMEOUT_MS,
+            busy_timeout_ms=busy_timeout_ms(int(timeout * 1000)),
             pgbouncer=pgbouncer,
         )
         self.reads = reader(engine)
