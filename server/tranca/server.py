@@ -562,7 +562,7 @@ async def start(cfg: Config, *, reuse_port: bool = False) -> Running:
             dsn,
             hub,
             on_state=lambda up: metrics.LISTENER_UP.set(1 if up else 0),
-            origin=getattr(store.direct, "origin", ""),
+            origin=store.direct.origin or "",
         )
         await listener.start()
     server = grpc.aio.server(

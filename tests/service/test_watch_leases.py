@@ -85,7 +85,7 @@ async def test_a_move_hints_only_while_its_game_is_leased(
         version = await move_first_legal(client, gid, tokens)
         await hints.wait_for(f"{gid}:{version}")
         # Named by the replica that wrote it, whose own listener skips it.
-        assert hints.raw == [f"{gid}:{version}:{mover.store.direct.origin}"]  # type: ignore[attr-defined]
+        assert hints.raw == [f"{gid}:{version}:{mover.store.direct.origin}"]
 
         # A lease that ran out (moved into the past here rather than waited for).
         await conn.execute(

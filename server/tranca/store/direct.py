@@ -120,6 +120,11 @@ class MoveWrite:
 class DirectAccess(Protocol):
     """The move path's operations, on one database."""
 
+    # The name this replica's writes give their hint (a PostgreSQL NOTIFY), which
+    # its own listener holds back (store/notify.py); None where no hint crosses
+    # processes (SQLite).
+    origin: str | None
+
     async def seat_game(self, token_hash: str, now_ms: int) -> SeatRow | None:
         """The seat of a token valid at ``now_ms`` and its game's row (SEAT_GAME_SQL)."""
         ...

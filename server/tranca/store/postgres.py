@@ -337,7 +337,7 @@ class PostgresDirect:
         self._cache: dict[str, Any] = {"statement_cache_size": 0} if pgbouncer else {}
         self._pool = ConnectionPool(self._connect, pool_size)
         # This replica's name in its moves' NOTIFY, which its own listener skips.
-        self.origin = uuid.uuid4().hex[:12]
+        self.origin: str | None = uuid.uuid4().hex[:12]
 
     async def _connect(self) -> Any:
         import asyncpg

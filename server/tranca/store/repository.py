@@ -512,7 +512,7 @@ class Store:
         transaction: both or neither (``chips.InsufficientChips`` rolls it back)."""
         async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             # This replica hints its own watchers after the commit (Moves._write).
-            logged_at = await self.sql.run_change(conn, w, getattr(self.direct, "origin", None))
+            logged_at = await self.sql.run_change(conn, w, self.direct.origin)
             if logged_at is None:
                 return None
             await ledger.stake(conn, stake.app_id, w.game_id, list(stake.player_ids), stake.amount)

@@ -235,6 +235,8 @@ class SqliteDirect:
     GAME = GAME_SQL.format("?")
     APP = APP_SQL.format("?")
 
+    origin: str | None = None  # no hint crosses processes on SQLite
+
     def __init__(self, path: str, busy_timeout_ms: int) -> None:
         self._path = path
         self._busy_timeout_ms = busy_timeout_ms
