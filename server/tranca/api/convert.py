@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..app import fairness
 from ..app.game import NO_OPTIONS, GameState, GameStatus, TableOptions
@@ -24,8 +24,11 @@ from ..rules.moves import (
 )
 from ..rules.presets import PRESETS, Rules, rules_to_dict
 from ..rules.state import Phase
-from ..rules.views import MeldView, view_of
+from ..rules.views import SPECTATOR, MeldView, hand_of, view_of
 from ..v1 import game_pb2 as pb
+
+if TYPE_CHECKING:  # the services' record of a logged change, translated here
+    from ..services.games import LoggedChange
 
 STATUS: dict[GameStatus, pb.GameStatus.ValueType] = {
     GameStatus.WAITING: pb.GAME_STATUS_WAITING,
@@ -343,7 +346,16 @@ def view_to_pb(
     """The game as ``seat`` may see it (-1: a spectator or an app: no hand).
     ``deadline_ms``: when the turn's time runs out, where the table has a limit.
     What a seat sees of the deal is the engine's (``rules.views.view_of``): this only
-    translates it."""
+    translates it. The same as ``public_view_to_pb`` with ``add_seat_view``."""
+    view = public_view_to_pb(game_id, version, g)
+    add_seat_view(view, g, seat, deadline_ms)
+    return view
+
+
+def public_view_to_pb(game_id: str, version: int, g: GameState) -> pb.GameView:
+    """What every viewer of the game at ``version`` sees, each seat and every
+    spectator alike (``rules.views.view_of`` for ``SPECTATOR``): the whole view but
+    the viewer's seat, its hand and the turn's deadline (``add_seat_view``)."""
     setup = g.setup
     view = pb.GameView(
         game_id=game_id,
@@ -351,12 +363,11 @@ def view_to_pb(
         status=STATUS[g.status],
         rules=rules_to_pb(setup.rules),
         players=setup.players,
-        seat=seat,
         deal_number=g.deal_number,
     )
     deal = g.deal
     playing = g.status == GameStatus.PLAYING
-    seen = None if deal is None else view_of(deal, seat)
+    seen = None if deal is None else view_of(deal, SPECTATOR)
     # ``add`` builds each element in place: ``append`` would build it, then copy it.
     for i, s in enumerate(g.seats):
         view.seats.add(
@@ -373,8 +384,6 @@ def view_to_pb(
         view.table.CopyFrom(table_to_pb(setup.table))
     if setup.server_secret is not None and g.status != GameStatus.FINISHED:
         view.commitment.CopyFrom(commitment_to_pb(g))
-    if deadline_ms and playing and setup.table.turn_seconds:
-        view.turn_deadline_ms = deadline_ms
     if g.match is not None:
         view.match_totals.extend(g.match.totals)
     if g.last_deal is not None:
@@ -387,8 +396,6 @@ def view_to_pb(
     view.dealer = seen.dealer
     view.turn = seen.turn
     view.phase = PHASE[seen.phase]
-    if seen.hand is not None:
-        view.hand.extend(seen.hand)
     view.melds.extend(_meld_messages(seen.melds))
     for side, reds in enumerate(seen.red_threes):
         view.red_threes.add(side=side, cards=reds)
@@ -407,3 +414,39 @@ def view_to_pb(
         if cards is not None:
             m.cards.extend(cards)
     return view
+
+
+def add_seat_view(
+    view: pb.GameView, g: GameState, seat: int, deadline_ms: int | None = None
+) -> None:
+    """What ``seat`` sees beyond the public view (``public_view_to_pb``): its seat
+    number, its own hand while a deal is played (``rules.views.hand_of``), and the
+    turn's deadline where the table has one."""
+    view.seat = seat
+    playing = g.status == GameStatus.PLAYING
+    if deadline_ms and playing and g.setup.table.turn_seconds:
+        view.turn_deadline_ms = deadline_ms
+    deal = g.deal
+    if deal is None or not playing:
+        return
+    hand = hand_of(deal, seat)
+    if hand is not None:
+        view.hand.extend(hand)
+
+
+def logged_to_pb(logged: LoggedChange) -> pb.LoggedMove:
+    """A logged change as a replay and a watch stream show it."""
+    row = logged.row
+    action = row.action
+    out = pb.LoggedMove(
+        version=row.version,
+        deal_number=logged.deal_number,
+        seat=action.seat,
+        actor=row.actor,
+        played_at=int(row.created_at),
+    )
+    if action.move is not None:  # kind "move"
+        out.move.CopyFrom(move_to_pb(action.move))
+    else:
+        out.move.text = action.kind
+    return out

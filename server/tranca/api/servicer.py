@@ -27,10 +27,8 @@ from ..services.games import (
     DealReplay,
     Games,
     Joining,
-    LoggedChange,
     NewTable,
     Shown,
-    WatchUpdate,
 )
 from ..services.lobby import Lobby, LobbyFilter, Play
 from ..services.ports import GameRecord
@@ -45,16 +43,16 @@ from .convert import (
     commitment_to_pb,
     deal_result_to_pb,
     extend_moves,
+    logged_to_pb,
     move_from_pb,
-    move_to_pb,
     overrides_from_pb,
     preset_to_pb,
     rules_to_pb,
     table_from_pb,
     table_to_pb,
-    view_to_pb,
 )
 from .errors import ApiError, abort, to_api_error
+from .shared_views import SharedViews
 
 log = structlog.get_logger("tranca.api")
 
@@ -150,10 +148,6 @@ def _refusal(exc: Exception, method: str) -> ApiError:
     return err
 
 
-def _view(shown: Shown) -> pb.GameView:
-    return view_to_pb(shown.game_id, shown.version, shown.state, shown.seat, shown.deadline_at)
-
-
 PLAY = {
     pb.PLAY_FILTER_UNSPECIFIED: Play.ANY,
     pb.PLAY_FILTER_PRACTICE: Play.PRACTICE,
@@ -166,6 +160,9 @@ class GameService(pb_grpc.GameServiceServicer):
         self.games = games
         self.tables = tables
         self.lobby = lobby
+        # Each game's view at its latest version, encoded once for the move's answer
+        # and every watch stream of the game here (shared_views.py).
+        self.views = SharedViews()
 
     @rpc("ListPresets")
     async def ListPresets(
@@ -224,12 +221,16 @@ class GameService(pb_grpc.GameServiceServicer):
     @rpc("StartGame")
     async def StartGame(self, request: pb.StartGameRequest, context: Ctx) -> pb.StartGameResponse:
         shown = await self.games.start(credentials(context), request.game_id)
-        return pb.StartGameResponse(view=_view(shown))
+        out = pb.StartGameResponse()
+        self.views.fill(out.view, shown)
+        return out
 
     @rpc("GetView")
     async def GetView(self, request: pb.GetViewRequest, context: Ctx) -> pb.GetViewResponse:
         shown = await self.games.view(credentials(context), request.game_id)
-        return pb.GetViewResponse(view=_view(shown))
+        out = pb.GetViewResponse()
+        self.views.fill(out.view, shown)
+        return out
 
     @rpc("ListLegalMoves")
     async def ListLegalMoves(
@@ -256,9 +257,8 @@ class GameService(pb_grpc.GameServiceServicer):
             expected_version=request.expected_version,
             request_id=request.request_id,
         )
-        out = pb.SubmitMoveResponse(
-            version=moved.shown.version, view=_view(moved.shown), replayed=moved.replayed
-        )
+        out = pb.SubmitMoveResponse(version=moved.shown.version, replayed=moved.replayed)
+        self.views.fill(out.view, moved.shown)
         if request.include_legal_moves:
             _add_legal_moves(out.legal_moves, moved.shown)
         return out
@@ -283,9 +283,8 @@ class GameService(pb_grpc.GameServiceServicer):
             expected_version=request.expected_version,
             request_id=request.request_id,
         )
-        out = pb.SubmitTurnResponse(
-            version=moved.shown.version, view=_view(moved.shown), replayed=moved.replayed
-        )
+        out = pb.SubmitTurnResponse(version=moved.shown.version, replayed=moved.replayed)
+        self.views.fill(out.view, moved.shown)
         if request.include_legal_moves:
             _add_legal_moves(out.legal_moves, moved.shown)
         return out
@@ -341,7 +340,9 @@ class GameService(pb_grpc.GameServiceServicer):
         self, request: pb.ReclaimSeatRequest, context: Ctx
     ) -> pb.ReclaimSeatResponse:
         shown = await self.tables.reclaim(credentials(context), request.game_id, request.request_id)
-        return pb.ReclaimSeatResponse(view=_view(shown))
+        out = pb.ReclaimSeatResponse()
+        self.views.fill(out.view, shown)
+        return out
 
     @rpc("VoteAnnul")
     async def VoteAnnul(self, request: pb.VoteAnnulRequest, context: Ctx) -> pb.VoteAnnulResponse:
@@ -379,16 +380,9 @@ class GameService(pb_grpc.GameServiceServicer):
         updates = self.games.watch(credentials(context), request.game_id, request.from_version)
         while True:  # no loop variable: the last update is not kept while the stream waits
             try:
-                yield _watch_response(await anext(updates))
+                yield self.views.watch_response(await anext(updates))
             except StopAsyncIteration:
                 return
-
-
-def _watch_response(update: WatchUpdate) -> pb.WatchGameResponse:
-    out = pb.WatchGameResponse(view=_view(update.shown))
-    if update.change is not None:
-        out.move.CopyFrom(logged_to_pb(update.change))
-    return out
 
 
 def _add_legal_moves(field: Any, shown: Shown) -> None:
@@ -413,23 +407,6 @@ def summary_to_pb(game: GameRecord) -> pb.GameSummary:
         table=table_to_pb(g.setup.table),
         player_names=[s.name if s.taken else "" for s in g.seats],
     )
-
-
-def logged_to_pb(logged: LoggedChange) -> pb.LoggedMove:
-    row = logged.row
-    action = row.action
-    out = pb.LoggedMove(
-        version=row.version,
-        deal_number=logged.deal_number,
-        seat=action.seat,
-        actor=row.actor,
-        played_at=int(row.created_at),
-    )
-    if action.move is not None:  # kind "move"
-        out.move.CopyFrom(move_to_pb(action.move))
-    else:
-        out.move.text = action.kind
-    return out
 
 
 def deal_replay_to_pb(deal: DealReplay) -> pb.DealReplay:

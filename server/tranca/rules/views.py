@@ -115,7 +115,7 @@ def view_of(s: DealState, seat: int) -> SeatView:
         s.dealer,
         s.turn,
         s.phase,
-        sorted([card_text(c) for c in s.hands[seat]]) if 0 <= seat < s.n_players else None,
+        hand_of(s, seat),
         [len(h) for h in s.hands],
         meld_views(s),
         [[card_text(c) for c in r] for r in s.red_threes],
@@ -135,6 +135,15 @@ def view_of(s: DealState, seat: int) -> SeatView:
         s.went_out,
         s.end_reason,
     )
+
+
+def hand_of(s: DealState, seat: int) -> list[str] | None:
+    """The one thing a seat sees that a spectator does not: its own hand, sorted.
+    None for ``SPECTATOR`` (or any seat that holds no hand). Every other field of
+    ``view_of(s, seat)`` is the same for every seat and for a spectator, which lets
+    the API encode that part once for all of a game's viewers at a version
+    (``api/shared_views.py``)."""
+    return sorted([card_text(c) for c in s.hands[seat]]) if 0 <= seat < s.n_players else None
 
 
 def seat_view(s: DealState, seat: int) -> dict[str, Any]:
