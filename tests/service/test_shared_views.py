@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tranca.api.convert import logged_to_pb, view_to_pb
-from tranca.api.shared_views import SharedViews
+from tranca.api.shared_views import VERSIONS_KEPT, SharedViews
 from tranca.app.game import (
     Action,
     GameState,
@@ -138,25 +138,76 @@ def test_a_seat_sees_what_a_spectator_sees_and_its_own_hand() -> None:
             apply_action(g, play_action(deal.turn, rng.choice(legal_moves(deal))), version)
 
 
-def test_the_kept_views_are_bounded_and_a_viewer_behind_keeps_the_latest() -> None:
+def _played(g: GameState, version: int, moves: int, seed: int) -> list[tuple[int, GameState]]:
+    """The game after each of ``moves`` random moves: (version, a copy of the state)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(moves):
+        deal = g.deal
+        assert deal is not None and g.status == "playing"
+        version += 1
+        apply_action(g, play_action(deal.turn, rng.choice(legal_moves(deal))), version)
+        out.append((version, GameState.from_dict(g.to_dict())))
+    return out
+
+
+def test_the_kept_games_are_bounded_and_a_kept_of_zero_keeps_nothing() -> None:
     games = {gid: _started("tranca-000", 2, n, "plain") for n, gid in enumerate("abcde")}
     views = SharedViews(kept=3)
     for gid, (g, version) in games.items():
         views.fill(pb.GameView(), Shown(gid, version, g, 0, None))
         assert len(views) <= 3
     assert len(views) == 3
-    # Game "e" moves on; a viewer still at its earlier version is shown that version
-    # without displacing the latest, which the next viewer finds built.
-    g, version = games["e"]
-    deal = g.deal
-    assert deal is not None
-    before = view_to_pb("e", version, g, 1)
-    earlier = g.to_dict()
-    apply_action(g, play_action(deal.turn, legal_moves(deal)[0]), version + 1)
-    views.fill(pb.GameView(), Shown("e", version + 1, g, 0, None))
-    built = views.built
-    behind = pb.GameView()
-    views.fill(behind, Shown("e", version, GameState.from_dict(earlier), 1, None))
-    assert behind == before
-    views.fill(pb.GameView(), Shown("e", version + 1, g, 1, None))
-    assert views.built == built + 1  # the earlier version only
+    views.fill(pb.GameView(), Shown("a", games["a"][1], games["a"][0], 1, None))
+    assert views.built == 6  # "a" was dropped first: built again
+    none = SharedViews(kept=0)
+    g, version = games["b"]
+    got = pb.GameView()
+    none.fill(got, Shown("b", version, g, 1, None))
+    assert got == view_to_pb("b", version, g, 1) and len(none) == 0
+
+
+def test_two_games_at_the_same_version_are_not_confused() -> None:
+    (g1, v1), (g2, v2) = (
+        _started("tranca-000", 2, 1, "plain"),
+        _started("tranca-000", 2, 2, "plain"),
+    )
+    assert v1 == v2
+    views = SharedViews()
+    views.fill(pb.GameView(), Shown("g1", v1, g1, 0, None))
+    got = pb.GameView()
+    views.fill(got, Shown("g2", v2, g2, 0, None))
+    assert got == view_to_pb("g2", v2, g2, 0) and views.built == 2
+
+
+def test_a_turns_versions_are_each_built_once_for_its_watchers() -> None:
+    """SubmitTurn's answer shows a turn's last version first; then every watcher
+    delivers each of its versions in order."""
+    g, version = _started("tranca-000", 2, 3, "plain")
+    turn = _played(g, version, 5, seed=3)
+    views = SharedViews()
+    last_version, last = turn[-1]
+    views.fill(pb.GameView(), Shown("g1", last_version, last, 0, None))
+    for seat in (0, 1, SPECTATOR):
+        for v, state in turn:
+            row = LogRecord(v, 0, Action("resign", 0), None, "player", 1.7e9)
+            change = LoggedChange(row, state.deal_number)
+            got = views.watch_response(WatchUpdate(Shown("g1", v, state, seat, None), change))
+            assert got.view == view_to_pb("g1", v, state, seat)
+    assert views.built == len(turn)  # one public view a version, for every viewer
+
+
+def test_a_viewer_far_behind_gets_its_own_message_and_keeps_the_latest() -> None:
+    g, version = _started("tranca-000", 2, 4, "plain")
+    played = _played(g, version, VERSIONS_KEPT + 2, seed=4)
+    views = SharedViews()
+    latest_version, latest = played[-1]
+    views.fill(pb.GameView(), Shown("g1", latest_version, latest, 0, None))
+    old_version, old = played[0]  # further behind than the versions kept
+    for _ in range(2):
+        got = pb.GameView()
+        views.fill(got, Shown("g1", old_version, old, 1, None))
+        assert got == view_to_pb("g1", old_version, old, 1)
+    assert views.built == 3  # built for each such viewer, never kept
+    views.fill(pb.GameView(), Shown("g1", latest_version, latest, 1, None))
+    assert views.built == 3  # the latest is still kept

@@ -17,9 +17,10 @@ hand out is the game as committed at that version (after the write, read back fr
 the snapshot, or folded from the log up to it), and the log decides what a version
 is, so one game at one version has one public view. Nothing uncommitted is shown.
 
-Bounded: the latest version of the ``kept`` games shown most recently; a game shown
-again at a new version replaces its entry. A viewer that comes after its version's
-entry has gone builds it again, so the bound costs only time.
+Bounded: the latest ``VERSIONS_KEPT`` versions of each of the ``kept`` games whose
+latest version came most recently (a turn makes several versions at once, each
+delivered by every watcher). A viewer further behind gets a message built for it
+alone, as before, so the bound costs only time.
 """
 
 from __future__ import annotations
@@ -28,22 +29,34 @@ from ..services.games import Shown, WatchUpdate
 from ..v1 import game_pb2 as pb
 from .convert import add_seat_view, logged_to_pb, public_view_to_pb
 
-# Games whose latest shown version is kept encoded: the viewers of a version come
-# within moments of each other (the move's answer, then its hint's watchers), so a
-# few thousand cover every game moving at once on a replica; about 1 KB each.
+# Games whose latest versions are kept encoded: the viewers of a version come within
+# moments of each other (the move's answer, then its hint's watchers), so a few
+# thousand cover every game moving at once on a replica; under 1 KB a version.
 KEPT = 2048
+# The versions kept per game: a turn (SubmitTurn) makes several at once, its answer
+# shows the last, and every watcher then delivers each of them in order.
+VERSIONS_KEPT = 8
 
 
 class _Encoded:
-    """One game's public view at ``version``, and the watch message without the
+    """One game's public view at a version, and the watch message without the
     viewer's fields (built by the first watcher of the version)."""
 
-    __slots__ = ("version", "view", "watched")
+    __slots__ = ("view", "watched")
 
-    def __init__(self, version: int, view: bytes) -> None:
-        self.version = version
+    def __init__(self, view: bytes) -> None:
         self.view = view
         self.watched: bytes | None = None
+
+
+class _Game:
+    """One game's kept versions: the latest shown, and the few before it."""
+
+    __slots__ = ("latest", "versions")
+
+    def __init__(self, latest: int) -> None:
+        self.latest = latest
+        self.versions: dict[int, _Encoded] = {}
 
 
 class SharedViews:
@@ -51,7 +64,7 @@ class SharedViews:
 
     def __init__(self, kept: int = KEPT) -> None:
         self.kept = kept
-        self._games: dict[str, _Encoded] = {}
+        self._games: dict[str, _Game] = {}
         self.built = 0  # public views built (the others were decoded from these)
 
     def __len__(self) -> int:
@@ -60,7 +73,11 @@ class SharedViews:
     def fill(self, out: pb.GameView, shown: Shown) -> None:
         """Write ``shown`` as its seat sees it into ``out`` (an empty view, usually a
         response's field): the same message ``convert.view_to_pb`` builds."""
-        out.MergeFromString(self._encoded(shown).view)
+        encoded = self._encoded(shown)
+        if encoded is None:
+            out.CopyFrom(self._public(shown))
+        else:
+            out.MergeFromString(encoded.view)
         add_seat_view(out, shown.state, shown.seat, shown.deadline_at)
 
     def watch_response(self, update: WatchUpdate) -> pb.WatchGameResponse:
@@ -72,29 +89,47 @@ class SharedViews:
             self.fill(out.view, shown)
             return out
         encoded = self._encoded(shown)
-        if encoded.watched is None:
-            whole = pb.WatchGameResponse(move=logged_to_pb(change))
-            whole.view.MergeFromString(encoded.view)
-            encoded.watched = whole.SerializeToString()
-        out.MergeFromString(encoded.watched)
+        if encoded is None:
+            out.view.CopyFrom(self._public(shown))
+            out.move.CopyFrom(logged_to_pb(change))
+        else:
+            if encoded.watched is None:
+                whole = pb.WatchGameResponse(move=logged_to_pb(change))
+                whole.view.MergeFromString(encoded.view)
+                encoded.watched = whole.SerializeToString()
+            out.MergeFromString(encoded.watched)
         add_seat_view(out.view, shown.state, shown.seat, shown.deadline_at)
         return out
 
-    def _encoded(self, shown: Shown) -> _Encoded:
-        games = self._games
-        encoded = games.get(shown.game_id)
-        if encoded is not None and encoded.version == shown.version:
-            return encoded
-        view = public_view_to_pb(shown.game_id, shown.version, shown.state)
-        built = _Encoded(shown.version, view.SerializeToString())
+    def _public(self, shown: Shown) -> pb.GameView:
         self.built += 1
-        if encoded is not None and encoded.version > shown.version:
-            return built  # a viewer behind the game's latest: not kept in its place
-        encoded = built
-        # Newest last: a game shown again moves to the end, and the first is the one
-        # shown longest ago.
-        games.pop(shown.game_id, None)
-        if len(games) >= self.kept:
-            del games[next(iter(games))]
-        games[shown.game_id] = encoded
+        return public_view_to_pb(shown.game_id, shown.version, shown.state)
+
+    def _encoded(self, shown: Shown) -> _Encoded | None:
+        """The public view of ``shown``'s version, encoded: kept, or built and kept
+        if it is among its game's latest ``VERSIONS_KEPT``; None for a viewer further
+        behind (its message is built for it alone, as is every one if ``kept`` is 0)."""
+        games, version = self._games, shown.version
+        game = games.get(shown.game_id)
+        if game is not None:
+            encoded = game.versions.get(version)
+            if encoded is not None:
+                return encoded
+            if version <= game.latest - VERSIONS_KEPT:
+                return None
+        elif self.kept <= 0:
+            return None
+        else:
+            if len(games) >= self.kept:
+                del games[next(iter(games))]  # the game whose latest came longest ago
+            game = games[shown.game_id] = _Game(version)
+        encoded = _Encoded(self._public(shown).SerializeToString())
+        if version > game.latest:
+            # A new latest: the game moves to the end of the order, and versions no
+            # longer among its latest few are dropped.
+            game.latest = version
+            games[shown.game_id] = games.pop(shown.game_id)
+            for old in [v for v in game.versions if v <= version - VERSIONS_KEPT]:
+                del game.versions[old]
+        game.versions[version] = encoded
         return encoded
