@@ -4,8 +4,10 @@ alone, its own hand and no one else's, whoever was shown the version first."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,9 +25,13 @@ from tranca.app.game import (
 from tranca.rules.engine import legal_moves
 from tranca.rules.presets import PRESETS
 from tranca.rules.views import SPECTATOR, hand_of, view_of
+from tranca.server import Running
 from tranca.services.games import LoggedChange, Shown, WatchUpdate
 from tranca.services.ports import LogRecord
 from tranca.v1 import game_pb2 as pb
+
+from .conftest import Client, move_first_legal
+from .test_hint_rows import watched
 
 TABLES = {
     "plain": TableOptions(),
@@ -211,3 +217,35 @@ def test_a_viewer_far_behind_gets_its_own_message_and_keeps_the_latest() -> None
     assert views.built == 3  # built for each such viewer, never kept
     views.fill(pb.GameView(), Shown("g1", latest_version, latest, 1, None))
     assert views.built == 3  # the latest is still kept
+
+
+async def test_a_watched_moves_answer_and_its_streams_share_one_built_view(
+    server: Running, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the server: the mover's answer and both seats' watch streams of one
+    move are shown one public view, built once, each with its own seat's hand."""
+    built: list[tuple[str, int]] = []
+    public = SharedViews._public
+
+    def counted(views: SharedViews, shown: Shown) -> pb.GameView:
+        built.append((shown.game_id, shown.version))
+        return public(views, shown)
+
+    monkeypatch.setattr(SharedViews, "_public", counted)
+    gid, tokens = await client.new_game()
+    streams = [await watched(client, gid, token) for token in tokens]
+    try:
+        for _ in range(3):
+            built.clear()
+            version = await move_first_legal(client, gid, tokens)
+            for seat, (_, updates, _) in enumerate(streams):
+                update = await asyncio.wait_for(anext(updates), 30)
+                assert update.view.version == version and update.view.seat == seat
+                shown = await client.stub.GetView(
+                    pb.GetViewRequest(game_id=gid), metadata=client.player(tokens[seat])
+                )
+                assert list(update.view.hand) == list(shown.view.hand)
+            assert built == [(gid, version)]  # GetView found it built too
+    finally:
+        for watch, _, _ in streams:
+            watch.cancel()
