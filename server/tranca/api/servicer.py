@@ -160,7 +160,7 @@ class GameService(pb_grpc.GameServiceServicer):
         self.games = games
         self.tables = tables
         self.lobby = lobby
-        # Each game's view at its latest version, encoded once for the move's answer
+        # Each game's view at its latest versions, encoded once for the move's answer
         # and every watch stream of the game here (shared_views.py).
         self.views = SharedViews()
 
