@@ -13,9 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -26,8 +24,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.harness.processes import free_port, serve_command, stop, wait_healthy
 from tranca.v1 import game_pb2_grpc, session_pb2, session_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,13 +66,6 @@ class WebServer:
         return (("x-api-key", self.api_key),)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _web_config(url: str) -> dict[str, object] | None:
     try:
         with urllib.request.urlopen(f"{url}/tranca-web.json", timeout=1) as reply:
@@ -89,20 +80,11 @@ def _wait_serving(
 ) -> dict[str, object] | None:
     """The browser port's config once both ports answer; None if the process died."""
     deadline = time.monotonic() + START_TIMEOUT
-    with grpc.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                return None
-            try:
-                reply = health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    config = _web_config(url)
-                    if config is not None:
-                        return config
-            except grpc.RpcError:
-                pass
-            time.sleep(0.1)
+    while wait_healthy(proc, address, deadline - time.monotonic()):
+        config = _web_config(url)
+        if config is not None:
+            return config
+        time.sleep(0.1)
     proc.kill()
     proc.wait()
     return None
@@ -117,27 +99,19 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     log = tmp / "server.log"
     config: dict[str, object] | None = None
     for _attempt in range(3):  # a port picked free may be taken before the server binds it
-        port, web_port = _free_port(), _free_port()
+        port, web_port = free_port(), free_port()
         address, url = f"127.0.0.1:{port}", f"http://127.0.0.1:{web_port}"
-        command = [
-            sys.executable,
-            "-m",
-            "tranca.cli",
-            "serve",
-            "--port",
-            str(port),
+        command = serve_command(
+            port,
+            f"sqlite:///{tmp / 'web.db'}",
             "--web-port",
             str(web_port),
-            "--metrics-port",
-            "0",
-            "--database-url",
-            f"sqlite:///{tmp / 'web.db'}",
             "--auto-migrate",
             "--dev-api-key",
             api_key,
             "--sweep-interval",
             "0.1",
-        ]
+        )
         with log.open("wb") as out:
             proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
         config = _wait_serving(proc, address, url)
@@ -165,9 +139,4 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
                 game_pb2_grpc.GameServiceStub(channel),
             )
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)

@@ -32,6 +32,8 @@ import {
   type GetReplayResponse,
   JoinGameRequestSchema,
   type JoinGameResponse,
+  type ListOpenTablesRequestSchema,
+  type ListOpenTablesResponse,
   type ListLegalMovesResponse,
   type ListPresetsResponse,
   type Move,
@@ -41,6 +43,8 @@ import {
 } from './gen/tranca/v1/game_pb.js';
 import {
   AskQuickPlayRequestSchema,
+  type ListQuickPlayTicketsRequestSchema,
+  type ListQuickPlayTicketsResponse,
   QuickPlayService,
   type Ticket,
   TicketStatus,
@@ -402,6 +406,41 @@ export class TrancaClient {
     return out.version;
   }
 
+  /**
+   * Gives the token's seat back to its player after a robot took it over (the
+   * player was away longer than the table's robot grace period); the view after.
+   * Carries a request id: a retry with it changes nothing more.
+   */
+  async reclaimSeat(gameId: string, requestId = newRequestId()): Promise<GameView> {
+    const out = await this.call((o) => this.games.reclaimSeat({ gameId, requestId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return required(out.view);
+  }
+
+  /** Tells the server the token's player is at the table (an open watch does too); whether a robot plays the seat now. */
+  async heartbeat(gameId: string): Promise<boolean> {
+    const out = await this.call((o) => this.games.heartbeat({ gameId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return out.robotSeated;
+  }
+
+  /**
+   * The lobby: public tables waiting for players that the caller may join, oldest
+   * first (a player's session sees those its app's policy lets it join).
+   */
+  listOpenTables(
+    request: MessageInitShape<typeof ListOpenTablesRequestSchema> = {},
+  ): Promise<ListOpenTablesResponse> {
+    return this.call((o) => this.games.listOpenTables(request, o), {
+      retry: true,
+      credential: 'player',
+    });
+  }
+
   getReplay(gameId: string): Promise<GetReplayResponse> {
     return this.call((o) => this.games.getReplay({ gameId }, o), {
       retry: true,
@@ -482,6 +521,39 @@ export class TrancaClient {
     return required(out.ticket);
   }
 
+  /** Takes a ticket out of the queue; one matched first answers with the caller's seats. */
+  async cancelTicket(ticketId: string): Promise<Ticket> {
+    const out = await this.call((o) => this.quickPlay.cancelTicket({ ticketId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return required(out.ticket);
+  }
+
+  /**
+   * A page of a player's tickets, newest first, without seat tokens (a session's own;
+   * the app's key names playerId). pageSize 1 to 50 (0: 20); pageToken: the previous
+   * page's nextPageToken.
+   */
+  async listQuickPlayTickets(
+    request: MessageInitShape<typeof ListQuickPlayTicketsRequestSchema> = {},
+  ): Promise<ListQuickPlayTicketsResponse> {
+    return this.call((o) => this.quickPlay.listQuickPlayTickets(request, o), {
+      retry: true,
+      credential: 'player',
+    });
+  }
+
+  /**
+   * The player's ticket still forming or waiting, or null: a player has at most one,
+   * and it is the newest. A page reloaded while it waited finds its ticket here.
+   */
+  async openTicket(playerId = ''): Promise<Ticket | null> {
+    const page = await this.listQuickPlayTickets({ playerId, pageSize: 1 });
+    const newest = page.tickets[0];
+    return newest && isOpen(newest) ? newest : null;
+  }
+
   /**
    * Waits for a ticket to be matched or to end, by WatchTicket; a dropped stream is
    * followed by GetTicket and a new stream. Returns the ticket as it ended.
@@ -495,9 +567,7 @@ export class TrancaClient {
         );
         for await (const update of stream) {
           const ticket = update.ticket;
-          if (ticket && ticket.status !== TicketStatus.WAITING && ticket.status !== TicketStatus.FORMING) {
-            return ticket;
-          }
+          if (ticket && !isOpen(ticket)) return ticket;
         }
       } catch (raw) {
         const err = toTrancaError(raw);
@@ -506,7 +576,7 @@ export class TrancaClient {
         await sleep(this.backoff(failures), signal);
       }
       const now = await this.getTicket(ticketId);
-      if (now.status !== TicketStatus.WAITING && now.status !== TicketStatus.FORMING) return now;
+      if (!isOpen(now)) return now;
     }
   }
 }
@@ -520,6 +590,11 @@ function makeTransport(options: TrancaClientOptions): Transport {
   return options.protocol === 'grpc-web'
     ? createGrpcWebTransport(common)
     : createConnectTransport({ ...common, useBinaryFormat: options.binary ?? false });
+}
+
+/** A ticket that may still change: a party forming, or waiting for a table. */
+export function isOpen(ticket: Ticket): boolean {
+  return ticket.status === TicketStatus.WAITING || ticket.status === TicketStatus.FORMING;
 }
 
 function required<T>(value: T | undefined): T {

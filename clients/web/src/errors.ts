@@ -90,3 +90,13 @@ export function toTrancaError(err: unknown): TrancaError {
     { cause: err },
   );
 }
+
+/**
+ * The ticket an ALREADY_WAITING refusal names (ErrorInfo metadata "ticket_id"), to
+ * follow or cancel; null for another refusal, or when the player who waits is a
+ * session's partner rather than its own player.
+ */
+export function waitingTicketId(err: unknown): string | null {
+  if (!(err instanceof TrancaError) || err.reason !== 'ALREADY_WAITING') return null;
+  return err.metadata['ticket_id'] || null;
+}

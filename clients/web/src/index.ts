@@ -7,11 +7,19 @@ export {
   TrancaClient,
   type TrancaClientOptions,
   type WatchOptions,
+  isOpen,
   moves,
   newRequestId,
   rateLimitWait,
 } from './client.js';
-export { ERROR_DOMAIN, type Localized, TrancaError, codeName, toTrancaError } from './errors.js';
+export {
+  ERROR_DOMAIN,
+  type Localized,
+  TrancaError,
+  codeName,
+  toTrancaError,
+  waitingTicketId,
+} from './errors.js';
 export { RANKS, SUITS, type Suit, groupBySuit, rankIndex, suitOf } from './cards.js';
 export * from './gen/tranca/v1/game_pb.js';
 export * from './gen/tranca/v1/session_pb.js';

@@ -9,9 +9,12 @@ import {
   Code,
   ConnectError,
   GameStatus,
+  TicketStatus,
   TrancaClient,
   TrancaError,
+  isOpen,
   moves,
+  waitingTicketId,
 } from '../dist/index.js';
 
 const baseUrl = process.env.TRANCA_WEB_URL ?? '';
@@ -280,4 +283,30 @@ test('quick play: two guests are seated at one table, each with its seat token',
   assert.deepEqual(seats, [0, 1]);
   const view = await anonymous.withToken(done[0].seats[0].playerToken).getView(done[0].gameId);
   assert.equal(view.seat, done[0].seats[0].seat);
+});
+
+test('quick play: a guest lost its ticket id finds it again, by ALREADY_WAITING and by listing, and cancels it', { skip, timeout: 90_000 }, async () => {
+  await allowGuests(app());
+  const anonymous = new TrancaClient({ baseUrl, retry: FAST });
+  const session = await anonymous.signInGuest(appId, 'Cid');
+  const me = anonymous.withToken(session.accessToken);
+  // A rated 4-player table: nobody else asks for one here, so the ticket waits.
+  const asked = await me.askQuickPlay({ preset: 'tranca-000', players: 4, competitive: true });
+  const refused = await me.askQuickPlay({ preset: 'tranca-000', players: 2 }).catch((e) => e);
+  assert.ok(refused instanceof TrancaError, String(refused));
+  assert.equal(refused.reason, 'ALREADY_WAITING');
+  assert.equal(waitingTicketId(refused), asked.ticketId);
+  assert.equal(waitingTicketId(new Error('another')), null);
+  const open = await me.openTicket();
+  assert.equal(open?.ticketId, asked.ticketId);
+  assert.ok(isOpen(open));
+  const cancelled = await me.cancelTicket(asked.ticketId);
+  assert.equal(cancelled.status, TicketStatus.CANCELLED);
+  assert.equal(await me.openTicket(), null);
+  const page = await me.listQuickPlayTickets({ pageSize: 5 });
+  assert.deepEqual(
+    page.tickets.map((t) => [t.ticketId, t.status]),
+    [[asked.ticketId, TicketStatus.CANCELLED]],
+  );
+  assert.equal(page.nextPageToken, '');
 });

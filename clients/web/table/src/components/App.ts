@@ -1,0 +1,35 @@
+// The page: a header with the language, then the lobby, the quick-play wait or the table.
+import { cancelQuickPlay } from '../actions/lobby.js';
+import { setLanguage } from '../actions/service.js';
+import { html } from '../html.js';
+import { LANGS, LANG_NAMES, type Lang, tr } from '../i18n/index.js';
+import { useStore } from '../store.js';
+import { Lobby } from './Lobby.js';
+import { Table } from './Table.js';
+
+function Waiting() {
+  const { lang, ticketId } = useStore();
+  return html`<section class="lobby">
+    <p data-testid="waiting" data-ticket=${ticketId} role="status">${tr(lang, 'waitingQuickPlay')}</p>
+    <button type="button" data-testid="cancel-quick-play" onClick=${cancelQuickPlay}>${tr(lang, 'cancel')}</button>
+  </section>`;
+}
+
+export function App() {
+  const state = useStore();
+  const { lang, screen } = state;
+  document.documentElement.lang = lang;
+  document.title = tr(lang, 'title');
+  return html`<header>
+      <h1>${tr(lang, 'title')}</h1>
+      <label class="lang">
+        <span class="visually-hidden">${tr(lang, 'language')}</span>
+        <select data-testid="language" onChange=${(e: Event) => setLanguage((e.target as HTMLSelectElement).value as Lang)}>
+          ${LANGS.map((l) => html`<option value=${l} lang=${l} selected=${l === lang}>${LANG_NAMES[l]}</option>`)}
+        </select>
+      </label>
+    </header>
+    <main id="main">
+      ${screen === 'table' ? html`<${Table} />` : screen === 'waiting' ? html`<${Waiting} />` : html`<${Lobby} />`}
+    </main>`;
+}

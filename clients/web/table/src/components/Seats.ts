@@ -1,0 +1,48 @@
+// The seats around the table, seen from above: the player at the bottom, the partner
+// opposite (four players), the opponents at the sides; whose turn it is, the turn's
+// timer, each hand's size, robots.
+import { type GameView, GameStatus } from '../../../src/index.js';
+import { html } from '../html.js';
+import { tr, trn } from '../i18n/index.js';
+import { placeOf, seatName, sideOf } from '../people.js';
+import { getState, serverNow } from '../store.js';
+
+/**
+ * The seconds left in the turn at `serverClock` (the server's time now: a device's
+ * own clock may be minutes off), or null: no limit, or a robot's turn (its deadline
+ * is when the server has it play, at once).
+ */
+export function timeLeft(view: GameView, serverClock: number): number | null {
+  if (view.turnDeadlineMs <= 0n || view.status !== GameStatus.PLAYING) return null;
+  if (view.seats[view.turn]?.robot) return null;
+  return Math.max(0, Math.ceil((Number(view.turnDeadlineMs) - serverClock) / 1000));
+}
+
+export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
+  const state = getState();
+  const lang = state.lang;
+  const info = view.seats[seat]!;
+  const place = placeOf(view, seat);
+  const me = seat === view.seat;
+  const partner = !me && view.players === 4 && view.seat >= 0 && sideOf(view, seat) === sideOf(view, view.seat);
+  const turn = view.status === GameStatus.PLAYING && view.turn === seat;
+  const left = turn ? timeLeft(view, serverNow(state)) : null;
+  const role = me ? tr(lang, 'you') : partner ? tr(lang, 'partner') : tr(lang, 'opponent');
+  return html`<div
+    class=${`seat seat-${place}${turn ? ' turn' : ''}${me ? ' me' : ''}${partner || me ? ' ours' : ' theirs'}`}
+    data-seat=${seat}
+    data-place=${place}
+    data-hand-size=${info.handSize}
+    data-robot=${info.robot ? 'true' : 'false'}
+    aria-current=${turn ? 'true' : undefined}
+  >
+    <strong class="seat-name">${seatName(lang, view, seat)}</strong>
+    <span class="seat-role">${role}${info.robot ? ` · ${tr(lang, me ? 'robotPlaying' : 'robot')}` : ''}</span>
+    <span class="seat-cards"><span class="backs" aria-hidden="true">${'▮'.repeat(Math.min(info.handSize, 11))}</span> ${trn(lang, 'cards', info.handSize)}</span>
+    ${turn
+      ? html`<span class="seat-turn">${tr(lang, 'turn')}${left !== null
+          ? html` · <span class="timer" data-testid="timer">${trn(lang, 'timeLeft', left)}</span>`
+          : null}</span>`
+      : null}
+  </div>`;
+}

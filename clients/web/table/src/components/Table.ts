@@ -1,0 +1,125 @@
+// The table seen from above: the score and whose turn it is on top, the seats in their
+// places around the felt (the player at the bottom, the partner opposite), both sides'
+// melds, the stock, the pile and the mortos in the middle; then the hand, the moves
+// and the log; the end-of-deal board while it is open.
+import { useEffect } from 'preact/hooks';
+
+import { type GameView, GameStatus, Phase } from '../../../src/index.js';
+import { myTurn, reclaimSeat, startTable } from '../actions/table.js';
+import { html } from '../html.js';
+import { tr } from '../i18n/index.js';
+import { mySide, seatName, sideName } from '../people.js';
+import { getState, serverNow } from '../store.js';
+import { ActionBar, canAdd } from './ActionBar.js';
+import { Center } from './Center.js';
+import { DealEnd } from './DealEnd.js';
+import { Hand } from './Hand.js';
+import { Log } from './Log.js';
+import { Melds } from './Melds.js';
+import { Refusal } from './Refusal.js';
+import { SeatPlate, timeLeft } from './Seats.js';
+
+function Status({ view }: { view: GameView }) {
+  const state = getState();
+  const { lang, reconnecting } = state;
+  const mine = myTurn(view);
+  const phase = view.phase === Phase.DRAW ? tr(lang, 'drawPhase') : view.phase === Phase.PLAY ? tr(lang, 'playPhase') : '';
+  const me = mySide(view);
+  const sides = view.matchTotals.map((_, side) => side).sort((a, b) => (a === me ? -1 : b === me ? 1 : a - b));
+  const limit = Number(view.table?.pointLimit ?? 0n);
+  const left = mine ? timeLeft(view, serverNow(state)) : null;
+  const playing = view.status === GameStatus.PLAYING;
+  return html`<div
+    class=${`status${mine ? ' mine' : ''}`}
+    data-testid="status"
+    data-version=${String(view.version)}
+    data-turn=${view.turn}
+    data-phase=${view.phase}
+    data-status=${view.status}
+    data-deal=${view.dealNumber}
+  >
+    <div class="score" data-testid="score" aria-label=${tr(lang, 'score')}>
+      ${view.dealNumber > 0 ? html`<span class="deal-no">${tr(lang, 'deal', { n: view.dealNumber })}</span>` : null}
+      ${sides.map(
+        (side) => html`<span class=${`side-score${side === me ? ' ours' : ' theirs'}`} data-side=${side}>
+          ${sideName(lang, view, side)} <strong>${String(view.matchTotals[side] ?? 0n)}</strong></span>`,
+      )}
+      <span class="muted">${limit > 0 ? tr(lang, 'target', { n: limit }) : tr(lang, 'oneDeal')}</span>
+    </div>
+    <p class="turn-line">
+      <span aria-live="polite" data-testid="turn">${playing ? (mine ? html`<strong>${tr(lang, 'yourTurn')}</strong>: ${phase}` : tr(lang, 'turnOf', { name: seatName(lang, view, view.turn) })) : null}</span>
+      ${left !== null ? html` · <span class="timer">${tr(lang, 'timeLeft_other', { n: left })}</span>` : null}
+      ${reconnecting ? html` <span class="warn">${tr(lang, 'connectionLost')}</span>` : null}
+    </p>
+  </div>`;
+}
+
+function RobotBanner({ view }: { view: GameView }) {
+  const { lang, busy } = getState();
+  const robot = view.seat >= 0 && view.seats[view.seat]?.robot && view.status === GameStatus.PLAYING;
+  return html`<${Refusal} place="seat" />${robot
+    ? html`<div class="banner" data-testid="robot-playing" role="status">
+        <span>${tr(lang, 'robotTookSeat')}</span>
+        <button type="button" data-testid="reclaim-seat" disabled=${busy} onClick=${() => void reclaimSeat()}>${tr(lang, 'reclaim')}</button>
+      </div>`
+    : null}`;
+}
+
+function Felt({ view }: { view: GameView }) {
+  const lang = getState().lang;
+  const me = mySide(view);
+  const them = view.players === 4 ? 1 - me : view.seat === 1 ? 0 : 1;
+  const others = view.seats.filter((s) => s.seat !== view.seat);
+  const mineOrFirst = view.seat >= 0 ? view.seat : 0;
+  return html`<div class=${`felt players-${view.players}`} role="region" aria-label=${tr(lang, 'tableRegion')}>
+    ${others.map((s) => html`<${SeatPlate} view=${view} seat=${s.seat} />`)}
+    <div class="theirs-area">
+      <${Melds} title=${view.players === 4 ? tr(lang, 'theirMelds') : sideName(lang, view, them)} testid="their-melds" side=${them} melds=${view.melds} redThrees=${view.redThrees} />
+    </div>
+    <${Center} view=${view} />
+    <div class="ours-area">
+      <${Melds}
+        title=${tr(lang, view.players === 4 ? 'ourMelds' : 'yourMelds')}
+        testid="our-melds"
+        side=${me}
+        melds=${view.melds}
+        redThrees=${view.redThrees}
+        onAdd=${canAdd(view)}
+      />
+    </div>
+    <${SeatPlate} view=${view} seat=${mineOrFirst} />
+  </div>`;
+}
+
+export function Table() {
+  const { lang, view, seated } = getState();
+  const waiting = view?.status === GameStatus.WAITING;
+  const full = Boolean(view && view.seats.every((s) => s.taken));
+  useEffect(() => {
+    // A table open to others starts when its last seat is taken, by its first seat's page.
+    if (waiting && full && view?.seat === 0) void startTable();
+  }, [waiting, full, view?.seat]);
+  if (!view || !seated) return html`<p role="status">${tr(lang, 'loading')}</p><${Refusal} place="table" />`;
+  if (waiting) {
+    const taken = view.seats.filter((s) => s.taken).length;
+    return html`<section class="lobby" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
+      <p data-testid="waiting-players">${tr(lang, 'waitingPlayers', { taken, players: view.players })}</p>
+      <ul class="seats-list">${view.seats.map((s) => html`<li>${s.taken ? seatName(lang, view, s.seat) : tr(lang, 'freeSeat')}</li>`)}</ul>
+      <${Refusal} place="table" />
+    </section>`;
+  }
+  return html`<div class="table" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
+    <a class="skip" href="#hand">${tr(lang, 'skipToHand')}</a>
+    <${Status} view=${view} />
+    <${RobotBanner} view=${view} />
+    <${DealEnd} view=${view} />
+    <${Felt} view=${view} />
+    ${view.status === GameStatus.PLAYING
+      ? html`<div class="play-area">
+          ${view.seat >= 0 ? html`<${Hand} view=${view} />` : null}
+          <${ActionBar} view=${view} />
+        </div>`
+      : null}
+    <${Log} view=${view} />
+  </div>`;
+}

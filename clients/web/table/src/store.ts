@@ -1,0 +1,160 @@
+// The page's state in one typed store: components read it through useStore() and
+// change it only through update() (the actions in actions/*.ts), so every change
+// re-renders what reads it, and nothing else holds state of its own but what a
+// component keeps for itself (a focus, an open panel).
+import { useEffect, useReducer } from 'preact/hooks';
+
+import type { GameSummary, GameView, Move } from '../../src/index.js';
+import type { Boards } from './deals.js';
+import type { Lang } from './i18n/index.js';
+
+export interface WebConfig {
+  appId: string;
+  guestSignIn: boolean;
+}
+
+/** The seat this tab plays: its game, seat number and the seat's token. */
+export interface Seated {
+  gameId: string;
+  seat: number;
+  token: string;
+}
+
+/** One line of the table's log: a logged change, as the replay or the watch gave it. */
+export interface LogEntry {
+  version: bigint;
+  deal: number; // the deal it belongs to: the one it was made in, or the one it ended
+  ended: boolean; // whether it ended that deal
+  seat: number;
+  actor: string; // "player", "timeout", "robot" or "app"
+  move: Move | null; // null for a change that is not a move ("join", "robot", ...)
+  change: string; // the change's name when move is null
+}
+
+/** Where a refusal is shown: next to the control the player used. */
+export type Place = 'lobby' | 'table' | 'seat';
+
+export interface Refusal {
+  place: Place;
+  reason: string;
+  message: string;
+}
+
+/** The options of a table the player opens from the lobby. */
+export interface TableSetup {
+  players: 2 | 4;
+  robots: boolean; // robots in the other seats, started at once
+  pointLimit: number; // 0: one deal
+  turnSeconds: number;
+  robotGraceSeconds: number;
+  robotLevel: 0 | 1 | 2 | 3; // RobotLevel; 0: the server's
+}
+
+export interface State {
+  lang: Lang;
+  config: WebConfig | null;
+  screen: 'lobby' | 'waiting' | 'table';
+  busy: boolean;
+  name: string;
+  setup: TableSetup;
+  openTables: GameSummary[] | null; // null: not listed yet
+  ticketId: string; // the quick-play ticket followed on the waiting screen
+  seated: Seated | null;
+  view: GameView | null;
+  legal: Move[];
+  legalVersion: bigint;
+  selected: number[]; // indexes into view.hand, in the order picked
+  log: LogEntry[]; // oldest first
+  refusal: Refusal | null;
+  notice: string;
+  reconnecting: boolean;
+  /** Every finished deal's whole table the page was given (deals.ts), for the end-of-deal board and the log. */
+  boards: Boards;
+  /** The deal whose end-of-deal board the player closed (it stays closed after a reload). */
+  dealEndClosed: number;
+  now: number; // the device's clock, for the turn timer
+  clockOffset: number; // how far the server's clock is ahead of the device's (ms)
+}
+
+/** The server's clock now, as far as the page can tell: the turn's timer counts down by it. */
+export const serverNow = (s: Pick<State, 'now' | 'clockOffset'>): number => s.now + s.clockOffset;
+
+type Listener = () => void;
+
+export function createStore<S extends object>(initial: S) {
+  let state = initial;
+  const listeners = new Set<Listener>();
+  return {
+    get: (): S => state,
+    update(patch: Partial<S> | ((s: S) => Partial<S>)): void {
+      const next = typeof patch === 'function' ? patch(state) : patch;
+      state = { ...state, ...next };
+      for (const l of [...listeners]) l();
+    },
+    subscribe(listener: Listener): () => void {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+  };
+}
+
+export const DEFAULT_SETUP: TableSetup = {
+  players: 4,
+  robots: true,
+  pointLimit: 0,
+  turnSeconds: 120,
+  robotGraceSeconds: 60,
+  robotLevel: 0,
+};
+
+export const store = createStore<State>({
+  lang: 'en',
+  config: null,
+  screen: 'lobby',
+  busy: false,
+  name: '',
+  setup: DEFAULT_SETUP,
+  openTables: null,
+  ticketId: '',
+  seated: null,
+  view: null,
+  legal: [],
+  legalVersion: -1n,
+  selected: [],
+  log: [],
+  refusal: null,
+  notice: '',
+  reconnecting: false,
+  boards: {},
+  dealEndClosed: 0,
+  now: Date.now(),
+  clockOffset: 0,
+});
+
+export const update = store.update;
+export const getState = store.get;
+
+/** The store's state, re-rendering the component on every change. */
+export function useStore(): State {
+  const [, tick] = useReducer((n: number) => n + 1, 0);
+  useEffect(() => store.subscribe(() => tick(undefined)), []);
+  return store.get();
+}
+
+const SETUP_KEY = 'tranca.setup';
+
+/** The lobby's choices, kept so a reload (or the next visit) asks for the same table. */
+export function saveSetup(setup: TableSetup): void {
+  localStorage.setItem(SETUP_KEY, JSON.stringify(setup));
+}
+
+export function savedSetup(): TableSetup {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SETUP_KEY) ?? 'null') as Partial<TableSetup> | null;
+    return { ...DEFAULT_SETUP, ...(saved ?? {}) };
+  } catch {
+    return DEFAULT_SETUP;
+  }
+}
