@@ -159,9 +159,9 @@ node-deps:
 WEB_DIR   := clients/web
 WEB_LOCK  := $(WEB_DIR)/node_modules/.package-lock.json
 WEB_STAMP := $(WEB_DIR)/table/dist/.built
-WEB_SRC   := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/table/src/*.ts $(WEB_DIR)/table/*.html \
+WEB_SRC   := $(wildcard $(WEB_DIR)/src/*.ts $(WEB_DIR)/table/src/*.ts $(WEB_DIR)/table/src/*/*.ts $(WEB_DIR)/table/*.html \
                $(WEB_DIR)/table/*.css $(WEB_DIR)/scripts/*.mjs $(WEB_DIR)/*.json $(WEB_DIR)/table/*.json) \
-             $(WEB_DIR)/buf.gen.yaml $(wildcard $(WEB_DIR)/proto/google/rpc/*.proto) $(PROTOS)
+             $(WEB_DIR)/buf.gen.yaml $(wildcard proto/google/rpc/*.proto) $(PROTOS)
 
 web: $(WEB_STAMP)
 
@@ -241,7 +241,7 @@ FUZZ_CONTRACT_CASES ?= 3000
 FUZZ_GAME_CASES     ?= 1500
 fuzz: venv
 	TRANCA_CONTRACT_FUZZ_EXAMPLES=$(FUZZ_CONTRACT_CASES) TRANCA_FUZZ_EXAMPLES=$(FUZZ_GAME_CASES) \
-	  $(BIN)/pytest -q -s tests/faults/test_fuzz_contracts.py tests/faults/test_fuzz_api.py
+	  $(BIN)/pytest -q -s tests/faults/test_fuzz_contracts.py tests/faults/test_fuzz_shapes.py tests/faults/test_fuzz_api.py
 
 ## A longer invariant-checked simulation of every preset (not part of `make test`).
 simulate: venv compiled

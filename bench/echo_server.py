@@ -21,7 +21,7 @@ import signal
 import grpc
 
 from tranca.loadgen_echo import SERVICE
-from tranca.server import supervise
+from tranca.processes import supervise
 
 
 def _options(reuse_port: bool) -> list[tuple[str, int]]:

@@ -43,10 +43,11 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from tranca.platform.tournament_events import TournamentConfig
+from tranca.platform.tournament_events import Event, TournamentConfig
 from tranca.platform.tournaments import Outcome
+from tranca.processes import settle_collector
 from tranca.rules.match import DRAWN
-from tranca.server import Config, configure_logging, settle_collector, start
+from tranca.server import Config, configure_logging, start
 from tranca.services.tournaments import record_game_result
 from tranca.store import migrate
 from tranca.store.tournament_store import TournamentTransaction
@@ -109,7 +110,7 @@ def summary(values: list[float]) -> dict[str, float]:
     }
 
 
-def from_scratch_ms(config: TournamentConfig, events: list[dict[str, Any]], times: int) -> float:
+def from_scratch_ms(config: TournamentConfig, events: list[Event], times: int) -> float:
     """The best of ``times`` recomputations as every read did before: every Swiss
     round paired again, every result recorded, then the standings."""
     best = float("inf")

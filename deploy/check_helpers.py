@@ -21,7 +21,6 @@ Each prints what it found wrong and exits 1 if anything was.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import subprocess
@@ -45,7 +44,7 @@ def _docs(paths: list[str]) -> list[dict[str, Any]]:
 
 def _settings() -> set[str]:
     """Every TRANCA_* variable the server and the CLI read."""
-    text = (SERVER / "server.py").read_text() + (SERVER / "cli.py").read_text()
+    text = "".join((SERVER / name).read_text() for name in ("config.py", "server.py", "cli.py"))
     return set(re.findall(r"\"(TRANCA_[A-Z_]+)\"", text))
 
 
@@ -254,41 +253,20 @@ def check_docker() -> list[str]:
 
 
 def _serve_defaults() -> dict[str, Any]:
-    """`tranca serve`'s default for each flag whose default is a literal (or a field of
-    Config), read from server.py's parser without importing it."""
-    tree = ast.parse((SERVER / "server.py").read_text())
-    fields: dict[str, Any] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.name == "Config":
-            for item in node.body:
-                if (
-                    isinstance(item, ast.AnnAssign)
-                    and isinstance(item.target, ast.Name)
-                    and isinstance(item.value, ast.Constant)
-                ):
-                    fields[item.target.id] = item.value.value
-    defaults: dict[str, Any] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument"):
-            continue
-        flag = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else ""
-        default = next((k.value for k in node.keywords if k.arg == "default"), None)
-        # default=env.get("TRANCA_...", VALUE), perhaps inside int(...) or float(...)
-        gets = [
-            call
-            for call in (ast.walk(default) if default is not None else [])
-            if isinstance(call, ast.Call)
-            and getattr(call.func, "attr", "") == "get"
-            and len(call.args) == 2
-            and str(getattr(call.args[0], "value", "")).startswith("TRANCA_")
-        ]
-        for call in gets:
-            value = call.args[1]
-            if isinstance(value, ast.Constant):
-                defaults[flag] = value.value
-            elif isinstance(value, ast.Attribute) and value.attr in fields:
-                defaults[flag] = fields[value.attr]
-    return defaults
+    """`tranca serve`'s default for each flag, from its declaration in
+    tranca/config.py (each option declared once, with its flag and variable)."""
+    from dataclasses import MISSING
+
+    from tranca.config import flag, options
+
+    return {flag(f): f.default for f in options() if f.default is not MISSING}
+
+
+def _serve_flags() -> list[str]:
+    """Every flag of `tranca serve`, as tranca/config.py declares them."""
+    from tranca.config import flag, options
+
+    return [flag(f) for f in options()]
 
 
 def _number(text: str) -> float | None:
@@ -348,7 +326,7 @@ def check_docs() -> list[str]:
     (bursts of M)") is the server's default, and both are quoted; numbered sections and
     links to headings hold together (check_sections)."""
     guide = (ROOT / "docs" / "OPERATIONS.md").read_text()
-    flags = re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"", (SERVER / "server.py").read_text())
+    flags = _serve_flags()
     problems = [
         f"docs/OPERATIONS.md does not mention {name}"
         for name in sorted(set(flags) | _settings())

@@ -43,6 +43,7 @@ MODULES = [
     "tranca/rules/presets.py",
     "tranca/rules/melds.py",
     "tranca/rules/state.py",
+    "tranca/rules/triples.py",
     "tranca/rules/engine.py",
     "tranca/rules/scoring.py",
     "tranca/rules/match.py",

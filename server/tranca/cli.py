@@ -295,7 +295,7 @@ def _cmd_serve(argv: list[str]) -> int:
     """``tranca serve``, after the checks that keep its mistakes to one line: the
     database exists and is at the schema head (unless --auto-migrate), the TLS files
     can be read, the ports are free."""
-    from .server import serve
+    from .processes import serve
 
     cfg = _serve_config(argv)
     prog = "tranca serve"

@@ -1,12 +1,20 @@
 """The browser port's HTTP server: Hypercorn, on the server's own event loop, serving
 ``api.web.BrowserApp`` over HTTP/1.1 and HTTP/2 (h2c by prior knowledge or upgrade;
-h2 by ALPN under TLS, with the gRPC port's certificate)."""
+h2 by ALPN under TLS, with the gRPC port's certificate).
+
+A client that goes without closing its connection (a phone out of coverage, a
+laptop shut) is found by TCP keepalive, as the gRPC port finds it with HTTP/2
+pings: neither the Connect protocol nor gRPC-Web has a ping of its own, and a
+watch stream may send nothing for long. Its connection is then closed, which ends
+its streams (``api/browser.py``)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +26,16 @@ from .services.policy import AppPolicy
 
 if TYPE_CHECKING:
     from .store.sessions_store import SessionsStore
+
+# TCP keepalive of the port's connections, as the gRPC port's pings: the first probe
+# after 30 s without traffic, then every 10 s; three unanswered close the
+# connection. A connection whose written data goes unacknowledged for as long is
+# closed too (TCP_USER_TIMEOUT, ms).
+KEEPALIVE_IDLE = 30
+KEEPALIVE_INTERVAL = 10
+KEEPALIVE_PROBES = 3
+UNACKNOWLEDGED_MS = (KEEPALIVE_IDLE + KEEPALIVE_INTERVAL * KEEPALIVE_PROBES) * 1000
+LISTEN_BACKLOG = 1024
 
 # The web table's built files in a checkout: clients/web/table/dist.
 CHECKOUT_WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web" / "table" / "dist"
@@ -41,13 +59,35 @@ async def allow_guests(policies: SessionsStore, app_id: str) -> None:
         )
 
 
+def _keep_alive(sock: socket.socket) -> None:
+    """TCP keepalive on ``sock``: Linux gives each connection it accepts the
+    listening socket's settings. (Elsewhere, what the system offers of them.)"""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (
+        ("TCP_KEEPIDLE", KEEPALIVE_IDLE),
+        ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL),
+        ("TCP_KEEPCNT", KEEPALIVE_PROBES),
+        ("TCP_USER_TIMEOUT", UNACKNOWLEDGED_MS),
+    ):
+        option = getattr(socket, name, None)
+        if option is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, option, value)
+
+
 class WebPort:
     """A running browser port: its bound port, stopped with ``stop``."""
 
-    def __init__(self, port: int, task: asyncio.Task[None], stopping: asyncio.Event) -> None:
+    def __init__(
+        self,
+        port: int,
+        task: asyncio.Task[None],
+        stopping: asyncio.Event,
+        end_streams: Callable[[], None],
+    ) -> None:
         self.port = port
         self._task = task
         self._stopping = stopping
+        self._end_streams = end_streams
 
     @classmethod
     async def start(
@@ -57,11 +97,13 @@ class WebPort:
         port: int,
         *,
         grace: float,
+        end_streams: Callable[[], None],
         tls: tuple[str, str] | None = None,
         reuse_port: bool = False,
     ) -> WebPort:
         """Listen on ``host``:``port`` (0: any free port) and serve ``app``; ``tls``:
-        the certificate chain and key files."""
+        the certificate chain and key files; ``end_streams``: ends the app's open
+        streams (and any opened later), called when the port stops."""
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -71,15 +113,22 @@ class WebPort:
         # Accepted connections inherit it (Linux): an answer's head and body leave
         # at once instead of the body waiting for the client's delayed ACK (40 ms).
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        _keep_alive(sock)
         try:
             sock.bind((host, port))
+            # Listening from here: a client connecting before Hypercorn has started
+            # waits in the backlog rather than being refused.
+            sock.listen(LISTEN_BACKLOG)
         except OSError as exc:
             sock.close()
             raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from exc
-        sock.set_inheritable(True)
         bound = int(sock.getsockname()[1])
         config = HypercornConfig()
-        config.bind = [f"fd://{sock.fileno()}"]
+        # Hypercorn takes the descriptor itself (it wraps it, not a copy) and closes
+        # it when it stops: it gets a copy of its own, and this one is closed now.
+        config.bind = [f"fd://{os.dup(sock.fileno())}"]
+        sock.close()
+        config.backlog = LISTEN_BACKLOG
         config.accesslog = None
         config.errorlog = None  # errors are the services' to log, in their own format
         config.keep_alive_timeout = 75
@@ -88,12 +137,14 @@ class WebPort:
             config.certfile, config.keyfile = tls
         stopping = asyncio.Event()
         task = asyncio.create_task(serve(app, config, shutdown_trigger=stopping.wait, mode="asgi"))
-        # Hypercorn dups the descriptor; this copy is not needed once it listens.
-        await asyncio.sleep(0)
-        task.add_done_callback(lambda _t: sock.close())
-        return cls(bound, task, stopping)
+        return cls(bound, task, stopping, end_streams)
 
     async def stop(self) -> None:
+        """Stop taking connections and close the idle ones; end the open streams at
+        once (UNAVAILABLE: their clients watch again, elsewhere or after the
+        restart) rather than after the grace period, since a watch stream would
+        only end with it; give unary calls in progress the grace period."""
         self._stopping.set()
+        self._end_streams()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self._task

@@ -28,8 +28,8 @@ from typing import NoReturn
 
 import pytest
 
-from tests.service.conftest import server_config
-from tranca.server import Running, start
+from tests.harness.servers import running_server, server_config
+from tranca.server import Running
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_TIMEOUT = 600.0
@@ -138,9 +138,8 @@ def sdk_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 async def sqlite_server(sqlite_url: str) -> AsyncIterator[Running]:
-    running = await start(server_config(sqlite_url))
-    yield running
-    await running.stop(0.5)
+    async with running_server(server_config(sqlite_url)) as running:
+        yield running
 
 
 async def _run(python: Path, *args: str) -> tuple[int, str, str]:

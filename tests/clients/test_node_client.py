@@ -12,9 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -24,8 +22,8 @@ from typing import Any
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.harness.processes import free_port, serve_command, stop, wait_healthy
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -69,28 +67,12 @@ class Server:
         return (("x-api-key", self.api_key),)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _wait_serving(proc: subprocess.Popen[bytes], address: str, log: Path) -> bool:
     """True once the health service answers SERVING; False if the process died."""
-    deadline = time.monotonic() + START_TIMEOUT
-    with grpc.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                return False
-            try:
-                reply = health.Check(health_pb2.HealthCheckRequest(service=SERVICE), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return True
-            except grpc.RpcError:
-                pass
-            time.sleep(0.1)
+    if wait_healthy(proc, address, START_TIMEOUT, SERVICE):
+        return True
+    if proc.poll() is not None:
+        return False
     proc.kill()
     proc.wait()
     pytest.fail(f"the server did not serve within {START_TIMEOUT:.0f} s:\n{log.read_text()}")
@@ -103,23 +85,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     api_key = f"dev-{uuid.uuid4().hex}"
     log = tmp / "server.log"
     for _attempt in range(3):  # a port picked free may be taken before the server binds it
-        port = _free_port()
+        port = free_port()
         address = f"127.0.0.1:{port}"
-        command = [
-            sys.executable,
-            "-m",
-            "tranca.cli",
-            "serve",
-            "--port",
-            str(port),
-            "--metrics-port",
-            "0",
-            "--database-url",
-            f"sqlite:///{tmp / 'x.db'}",
-            "--auto-migrate",
-            "--dev-api-key",
-            api_key,
-        ]
+        database = f"sqlite:///{tmp / 'x.db'}"
+        command = serve_command(port, database, "--auto-migrate", "--dev-api-key", api_key)
         with log.open("wb") as out:
             proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
         if _wait_serving(proc, address, log):
@@ -130,12 +99,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         with grpc.insecure_channel(address) as channel:
             yield Server(address, api_key, channel, pb_grpc.GameServiceStub(channel))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def _play_deal(

@@ -15,6 +15,7 @@ import grpc
 import pytest
 import trustme
 
+from tests.harness.servers import bare_config
 from tranca.server import Config, Running, start
 from tranca_client import (
     AlreadyExists,
@@ -304,8 +305,7 @@ async def test_rate_limited_calls_are_retried_after_the_hint(sqlite_url: str) ->
     """A server allowing a token 20 calls a second in bursts of 40 refuses quicker
     calls with RATE_LIMITED (and a retry_after_ms hint), which the SDK waits out."""
     running = await start(
-        Config(host="127.0.0.1", port=0, metrics_port=0, database_url=sqlite_url,
-               rate_per_token=20)
+        bare_config(sqlite_url, rate_per_token=20)
     )  # fmt: skip
     _, key = await running.store.create_app("rate-test")
     errors = CountErrors()
@@ -346,9 +346,10 @@ async def test_tls_with_root_certificates_and_client_certificates(
     one_try = RetryPolicy(max_attempts=1)
     for mutual in (False, True):
         running = await start(
-            Config(
-                host="127.0.0.1", port=0, metrics_port=0, database_url=sqlite_url,
-                tls_cert=str(tmp_path / "server.pem"), tls_key=str(tmp_path / "server.key"),
+            bare_config(
+                sqlite_url,
+                tls_cert=str(tmp_path / "server.pem"),
+                tls_key=str(tmp_path / "server.key"),
                 tls_client_ca=str(tmp_path / "ca.pem") if mutual else "",
             )
         )  # fmt: skip

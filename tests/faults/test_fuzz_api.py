@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import os
 import re
-import threading
 from collections import Counter
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
@@ -26,10 +25,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.harness.servers import server_config, threaded_server
 from tranca.app.game import rebuild
 from tranca.rules.cards import card_text, full_deck, parse_card
 from tranca.rules.views import visible_cards
-from tranca.server import Config, Running, start
+from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -92,24 +92,19 @@ def _new_game(stub: pb_grpc.GameServiceStub, key: str) -> tuple[str, list[str]]:
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest) -> Iterator[World]:
     url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url")
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    cfg = Config(port=0, metrics_port=0, database_url=url, rate_per_token=0, rate_per_app=0)
-    server = asyncio.run_coroutine_threadsafe(start(cfg), loop).result(30)
-    key_a = asyncio.run_coroutine_threadsafe(server.store.create_app("fuzz-a"), loop).result()[1]
-    key_b = asyncio.run_coroutine_threadsafe(server.store.create_app("fuzz-b"), loop).result()[1]
-    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
-    stub = pb_grpc.GameServiceStub(channel)
-    game_a, tokens_a = _new_game(stub, key_a)
-    game_b, tokens_b = _new_game(stub, key_b)
-    w = World(loop, server, stub, key_a, key_b, game_a, game_b, tokens_a, tokens_b, Counter())
-    yield w
-    print(f"\nfuzz ({request.param}): {dict(w.stats)}")
-    channel.close()
-    asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(30)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
+    with threaded_server(server_config(url)) as threaded:
+        loop, server = threaded.loop, threaded.running
+        key_a = threaded.run(server.store.create_app("fuzz-a"))[1]
+        key_b = threaded.run(server.store.create_app("fuzz-b"))[1]
+        with threaded.channel() as channel:
+            stub = pb_grpc.GameServiceStub(channel)
+            game_a, tokens_a = _new_game(stub, key_a)
+            game_b, tokens_b = _new_game(stub, key_b)
+            w = World(
+                loop, server, stub, key_a, key_b, game_a, game_b, tokens_a, tokens_b, Counter()
+            )
+            yield w
+            print(f"\nfuzz ({request.param}): {dict(w.stats)}")
 
 
 cards = st.one_of(
@@ -279,6 +274,14 @@ def _check_no_leak(
     if deal is None:
         return
     allowed = {card_text(c) for c in visible_cards(deal, reader)} | _request_cards(req)
+    board = state.deal_board()
+    if board is not None:  # a deal that is over: every card of it but the stock's
+        ended = board[1]
+        allowed |= {card_text(c) for c in ended.pile}
+        allowed |= {card_text(c) for hand in ended.hands for c in hand}
+        allowed |= {card_text(c) for m in ended.melds for c in m.cards}
+        allowed |= {card_text(c) for r in ended.red_threes for c in r}
+        allowed |= {card_text(c) for m in ended.mortos if m is not None for c in m}
     leaked = _cards_in(text) - allowed
     assert not leaked, f"reader {reader} was told of {leaked}"
 

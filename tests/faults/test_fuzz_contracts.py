@@ -5,7 +5,10 @@ field from its message descriptor: every string field gets, besides values that 
 sense in this world (the games' ids, real cards, preset and knob names), the full
 Unicode range with NUL and the other control characters, a lone surrogate (spliced
 into the bytes: no client library will encode one), lengths at and just past the
-field's ``max_chars``; every number the extremes of its type (int32, int64, uint64)
+field's ``max_chars``, and a string the server parses values of the shape it reads
+it as (``shapes.py``: numbers past 64 bits or decorated, base64 of crafted
+positions, page tokens of other calls, apps and filters, another app's ids, URLs of
+every address...); every number the extremes of its type (int32, int64, uint64)
 besides small values; every enum unknown values; oneofs unset or set; map keys and
 knob values of every kind. Some requests are raw bytes instead (random, truncated, or
 two encodings concatenated, which sets two members of a oneof on the wire), and they
@@ -13,12 +16,15 @@ go out with any credential: either app's key, a seat's or a spectator's token, j
 none.
 
 Every answer must be OK or a proper refusal (never UNKNOWN, INTERNAL or a transport
-error); a refusal changes nothing; every game stays readable (its view and replay),
+error); a refusal changes nothing; a call without app B's key changes none of B's
+objects and answers none of their ids (``contract_world.py``: B has games, a
+tournament, a ticket, deliveries of its own); every game stays readable (its view and replay),
 and a game the fuzzer managed to create is played through its first deals by greedy
 bots, stored and shown at each deal's end. Two stateful checks run beside it:
 reused request ids with changed fields (the first answer, or REQUEST_ID_REUSED,
 never a second application), and many watch streams per credential (never more open
-than the cap, and every slot given back).
+than the cap, and every slot given back). ``test_fuzz_shapes.py`` sweeps every shape's
+families over every parsed field of every request.
 
 ``TRANCA_CONTRACT_FUZZ_EXAMPLES`` sets the size (default 300 per database in ``make
 test``; ``make fuzz`` runs more).
@@ -26,14 +32,11 @@ test``; ``make fuzz`` runs more).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 import uuid
-from collections import Counter
-from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 import pytest
@@ -46,10 +49,8 @@ from hypothesis import strategies as st
 from tranca.api.convert import view_to_pb
 from tranca.app.game import Action, apply_action, new_game, play_action
 from tranca.rules.bots import GreedyBot
-from tranca.rules.cards import card_text, full_deck
 from tranca.rules.engine import legal_moves
 from tranca.rules.presets import KNOB_RANGES, PRESETS, Rules
-from tranca.server import Config, Running, start
 from tranca.store.codec import state_text
 from tranca.v1 import (
     admin_pb2,
@@ -61,10 +62,22 @@ from tranca.v1 import (
     session_pb2,
 )
 from tranca.v1 import game_pb2 as pb
-from tranca.v1 import game_pb2_grpc as pb_grpc
+
+from .contract_world import (
+    APP_WATCHES,
+    DECK,
+    KNOBS,
+    World,
+    credentials,
+    pools,
+    problems,
+    send,
+    shape_families,
+    snapshot,
+)
+from .shapes import SHAPE_OF
 
 EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
-APP_WATCHES = 6  # the world's cap on an API key's open watch streams
 METHODS: list[MethodDescriptor] = [
     m
     for f in (game_pb2, platform_pb2, session_pb2, quick_play_pb2, admin_pb2, notifications_pb2)
@@ -74,222 +87,15 @@ METHODS: list[MethodDescriptor] = [
 # The calls that create and change the most are drawn more often.
 WEIGHTS = {"CreateGame": 5, "JoinGame": 3, "SubmitMove": 3, "CreateTournament": 2, "GrantChips": 2}
 WEIGHTED_METHODS = [m for m in METHODS for _ in range(WEIGHTS.get(m.name, 1))]
-BAD = {
-    grpc.StatusCode.UNKNOWN,
-    grpc.StatusCode.INTERNAL,
-    grpc.StatusCode.DATA_LOSS,
-    grpc.StatusCode.UNIMPLEMENTED,
-}
 SURROGATE_MARK = "\ue000"  # three bytes in UTF-8, replaced by a lone surrogate's three
 LONE_SURROGATE = b"\xed\xa0\x80"  # U+D800 "encoded": not UTF-8
-T = TypeVar("T")
 INT_EXTREMES = {
     FieldDescriptor.TYPE_INT32: [-(2**31), 2**31 - 1, -1],
     FieldDescriptor.TYPE_INT64: [-(2**63), 2**63 - 1, 2**53 + 1, -1],
     FieldDescriptor.TYPE_UINT64: [2**64 - 1, 2**63, 2**63 - 1],
     FieldDescriptor.TYPE_UINT32: [2**32 - 1],
 }
-REAL_CARDS = sorted({card_text(c) for c in full_deck(True)})
-DECK = " ".join(card_text(c) for c in full_deck(False))
-KNOBS = sorted(
-    {
-        *KNOB_RANGES,
-        "sequences",
-        "sets",
-        "jokers",
-        "stock_out",
-        "pile_view",
-        "tie_break",
-        "wild_replacement",
-        "name",
-        "canastra_bonus.nope",
-    }
-)
-
-
-@dataclass
-class World:
-    loop: asyncio.AbstractEventLoop
-    server: Running
-    channel: grpc.Channel
-    key_a: str
-    key_b: str
-    game_a: str = ""
-    waiting: str = ""
-    game_b: str = ""
-    tokens_a: list[str] = field(default_factory=list)
-    spectator: str = ""
-    tournament: str = ""
-    app_a_id: str = ""
-    session: str = ""  # app A's player's session: its access token
-    refresh: str = ""  # and its refresh token
-    created: list[str] = field(default_factory=list)
-    stats: Counter[str] = field(default_factory=Counter)
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(60)
-
-    @property
-    def stub(self) -> pb_grpc.GameServiceStub:
-        return pb_grpc.GameServiceStub(self.channel)
-
-    def app(self, key: str | None = None) -> tuple[tuple[str, str], ...]:
-        return (("x-api-key", key or self.key_a),)
-
-    def version(self, game_id: str) -> tuple[int, str]:
-        g = self.run(self.server.store.game(game_id))
-        return g.version, g.status
-
-    def new_game_a(self) -> None:
-        """Game A: started, 2 seats, spectators allowed; a fresh one whenever a fuzzed
-        call ended it (a resignation, an annulment)."""
-        stub, md = self.stub, self.app()
-        gid = stub.CreateGame(
-            pb.CreateGameRequest(
-                rules=pb.Rules(preset="tranca-000"), players=2, seed=11, spectators_allowed=True
-            ),
-            metadata=md,
-        ).game.game_id
-        self.tokens_a = [
-            stub.JoinGame(pb.JoinGameRequest(game_id=gid, seat=s), metadata=md).player_token
-            for s in range(2)
-        ]
-        self.spectator = stub.JoinGame(
-            pb.JoinGameRequest(game_id=gid, spectator=True), metadata=md
-        ).player_token
-        stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=md)
-        self.game_a = gid
-
-    def turn_token(self) -> str:
-        g = self.run(self.server.store.game(self.game_a))
-        return self.tokens_a[g.state.deal.turn if g.state.deal is not None else 0]
-
-
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def world(request: pytest.FixtureRequest) -> Iterator[World]:
-    url = request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url")
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    # No rate limits and no throttle of failed authentications: the fuzzer sends junk
-    # credentials on purpose, and both have tests of their own.
-    cfg = Config(
-        port=0,
-        metrics_port=0,
-        database_url=url,
-        rate_per_token=0,
-        rate_per_app=0,
-        auth_failures_per_peer=0,
-        sweep_interval=0,
-        max_watches_per_app=APP_WATCHES,
-    )
-    server = asyncio.run_coroutine_threadsafe(start(cfg), loop).result(30)
-    keys = [
-        asyncio.run_coroutine_threadsafe(
-            server.store.create_app(f"contract-{n}", frozenset({"fixed_deck"})), loop
-        ).result()[1]
-        for n in "ab"
-    ]
-    channel = grpc.insecure_channel(f"127.0.0.1:{server.port}")
-    key_a, key_b = keys
-    w = World(loop, server, channel, key_a, key_b)
-    w.new_game_a()
-    stub = w.stub
-    w.waiting = stub.CreateGame(
-        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2), metadata=w.app()
-    ).game.game_id
-    w.game_b = stub.CreateGame(
-        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2),
-        metadata=w.app(w.key_b),
-    ).game.game_id
-    from tranca.v1 import platform_pb2 as ppb
-    from tranca.v1 import platform_pb2_grpc as ppb_grpc
-    from tranca.v1 import session_pb2_grpc
-
-    opened = session_pb2_grpc.SessionServiceStub(channel).CreatePlayerSession(
-        session_pb2.CreatePlayerSessionRequest(player_id="p9"), metadata=w.app()
-    )
-    w.session, w.refresh = opened.session.access_token, opened.session.refresh_token
-    app_a = asyncio.run_coroutine_threadsafe(server.store.app_by_key(key_a), loop).result()
-    assert app_a is not None
-    w.app_a_id = app_a.id
-    w.tournament = (
-        ppb_grpc.TournamentServiceStub(channel)
-        .CreateTournament(
-            ppb.CreateTournamentRequest(
-                name="fuzz",
-                format=ppb.TOURNAMENT_FORMAT_ROUND_ROBIN,
-                entrants=[ppb.Entrant(id=f"e{i}", player_ids=[f"p{i}"]) for i in range(3)],
-                table_size=2,
-                rules=pb.Rules(preset="tranca-000"),
-            ),
-            metadata=w.app(),
-        )
-        .tournament.tournament_id
-    )
-    yield w
-    print(f"\ncontract fuzz ({request.param}): {dict(sorted(w.stats.items()))}")
-    channel.close()
-    asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(30)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(10)
-
-
 # ----- requests from descriptors ---------------------------------------------------------
-
-
-def _pools(w: World, f: FieldDescriptor) -> list[Any]:
-    """Values of a field that make sense in this world, so that calls get past the
-    first checks and reach the handlers, the rules and the database."""
-    name = f.name
-    if f.type in (FieldDescriptor.TYPE_STRING,):
-        return {
-            "game_id": [w.game_a, w.game_a, w.waiting, w.game_b, "0" * 32],
-            "tournament_id": [w.tournament],
-            "player_id": ["p0", "p1", "p2"],
-            "player_ids": ["p0", "p1"],
-            "entrant": ["e0", "e1"],
-            "id": ["e0", "e1", "e9"],
-            "preset": sorted(PRESETS),
-            "request_id": [uuid.uuid4().hex],
-            "page_token": ["0", "50", "-1", "9" * 30],
-            "cards": REAL_CARDS,
-            "card": REAL_CARDS,
-            "deck": REAL_CARDS,
-            "round_decks": [DECK],
-            "string_value": ["end_deal", "play_on", "top", "all", "draw", "extra_deal"],
-            "label": ["fuzz"],
-            "name": ["fuzz"],
-            "player_name": ["Zé"],
-            "grant_id": [uuid.uuid4().hex],
-            "entropy": ["abc"],
-            "app_id": [w.app_a_id, "0" * 32],
-            "device_id": [uuid.uuid4().hex, "short"],
-            "refresh_token": [w.refresh, "tr_" + uuid.uuid4().hex],
-            "display_name": ["Zé"],
-            "display_names": ["Zé"],
-            "ticket_id": [uuid.uuid4().hex],
-        }.get(name, [])
-    return {
-        "players": [2, 4, 3],
-        "seat": [-1, 0, 1, 2],
-        "table_size": [2, 4],
-        "round": [1, 2],
-        "table": [1],
-        "amount": [1, 10],
-        "page_size": [0, 1, 500, 501],
-        "limit": [0, 10],
-        "meld_id": [0, 1],
-        "from_version": [0, 1, 5],
-        "expected_version": [w.version(w.game_a)[0]],
-        "turn_seconds": [0, 0, 30],
-        "robot_grace_seconds": [0, 0, 5],
-        "stake": [0, 0, 0, 10],
-        "point_limit": [0, 0, 500],
-        "rounds": [0, 2],
-        "token_lifetime_seconds": [0, 60],
-        "seed": [0, 7],
-    }.get(name, [])
 
 
 @dataclass
@@ -300,6 +106,7 @@ class Draft:
 
     hostile: int
     classes: set[str] = field(default_factory=set)
+    variants: set[str] = field(default_factory=set)  # the shapes' values, finer
 
     def hostile_now(self, draw: st.DrawFn) -> bool:
         if self.hostile > 0 and draw(st.integers(0, 2)) == 0:
@@ -340,12 +147,21 @@ def _hostile_text(draft: Draft) -> st.SearchStrategy[str]:
 def _string(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft) -> str:
     limit = int(f.GetOptions().Extensions[options_pb2.max_chars])
     if draft.hostile_now(draw):
+        shape = SHAPE_OF[f.name]
+        kinds = shape_families(w, f)
+        # A parsed field gets a value of its shape two times in three, the hostile
+        # text of any field otherwise.
+        if kinds and draw(st.integers(0, 2)) > 0:
+            family = draw(st.sampled_from(sorted(kinds)))
+            draft.classes.add(f"shape:{shape}")
+            draft.variants.add(f"{shape}:{family}")
+            return kinds[family](draw(st.randoms(use_true_random=False)))
         if limit > 0 and draw(st.booleans()):
             n = draw(st.sampled_from([limit, limit + 1]))
             draft.classes.add("at_limit" if n == limit else "past_limit")
             return str(draw(st.sampled_from(["x", "é", "界", "🂡"]))) * n
         return draw(_hostile_text(draft))
-    pool = _pools(w, f)
+    pool = pools(w, f)
     if pool:
         return str(draw(st.sampled_from(pool)))
     return draw(st.text(st.characters(codec="ascii", min_codepoint=32), max_size=8))
@@ -356,7 +172,7 @@ def _number(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft) -> int:
     if draft.hostile_now(draw):
         draft.classes.add("int_extreme")
         return int(draw(st.sampled_from([*INT_EXTREMES.get(f.type, [2**31 - 1]), 0])))
-    pool = _pools(w, f)
+    pool = pools(w, f)
     if pool and draw(st.integers(0, 3)) != 0:
         return int(draw(st.sampled_from(pool)))
     low = 0 if f.type in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_UINT32) else -3
@@ -474,23 +290,23 @@ def _encoded(request: Message) -> bytes:
 
 
 @st.composite
-def _call(draw: st.DrawFn, w: World) -> tuple[MethodDescriptor, bytes, str, set[str]]:
+def _call(draw: st.DrawFn, w: World) -> tuple[MethodDescriptor, bytes, str, Draft]:
     method = draw(st.sampled_from(WEIGHTED_METHODS))
     draft = Draft(hostile=draw(st.sampled_from([0, 1, 1, 2])))
-    shape = draw(st.integers(0, 19))
+    form = draw(st.integers(0, 19))
     if method.name == "CreateGame" and draw(st.integers(0, 3)):
         body = _encoded(draw(_new_table(w, draft)))
-    elif shape == 0:
+    elif form == 0:
         body = draw(st.binary(max_size=48))
         draft.classes.add("raw_bytes")
     else:
         body = _encoded(draw(_message(w, method.input_type, draft)))
-        if shape == 1:
+        if form == 1:
             # Two encodings back to back: protobuf merges them, and a oneof set in
             # each arrives with both members on the wire (the last one wins).
             body += _encoded(draw(_message(w, method.input_type, draft)))
             draft.classes.add("merged_encodings")
-        elif shape == 2 and body:
+        elif form == 2 and body:
             body = body[: draw(st.integers(0, len(body) - 1))]
             draft.classes.add("truncated")
     if not draft.classes:
@@ -502,27 +318,7 @@ def _call(draw: st.DrawFn, w: World) -> tuple[MethodDescriptor, bytes, str, set[
             + ["session", "session", "junk_session"]
         )
     )
-    return method, body, who, draft.classes
-
-
-def _credentials(w: World, who: str) -> tuple[tuple[str, str], ...]:
-    if who == "app_a":
-        return w.app()
-    if who == "app_b":
-        return w.app(w.key_b)
-    if who == "turn":
-        return (("authorization", f"Bearer {w.turn_token()}"),)
-    if who == "seat":
-        return (("authorization", f"Bearer {w.tokens_a[0]}"),)
-    if who == "spectator":
-        return (("authorization", f"Bearer {w.spectator}"),)
-    if who == "session":
-        return (("authorization", f"Bearer {w.session}"),)
-    if who == "junk":
-        return (("authorization", "Bearer tp_" + uuid.uuid4().hex),)
-    if who == "junk_session":
-        return (("authorization", "Bearer ts_" + uuid.uuid4().hex),)
-    return ()
+    return method, body, who, draft
 
 
 def _worst_deal(rules: Rules) -> int:
@@ -599,49 +395,32 @@ def test_every_rpc_survives_every_input_its_contract_allows_a_client_to_send(
     world: World, data: st.DataObject
 ) -> None:
     w = world
-    method, body, who, classes = data.draw(_call(w))
-    path = f"/{method.containing_service.full_name}/{method.name}"
-    md = _credentials(w, who)
-    before = {g: w.version(g) for g in (w.game_a, w.game_b, w.waiting)}
+    method, body, who, draft = data.draw(_call(w))
+    md = credentials(w, who)
+    # Between two examples only the fuzzer's calls change the world: an example's
+    # "after" is the next one's "before" (unless game A was replaced).
+    before = w.last or snapshot(w)
     w.stats["cases"] += 1
     w.stats[f"rpc:{method.name}"] += 1
-    for c in classes:
+    for c in draft.classes:
         w.stats[f"class:{c}"] += 1
-    answer: bytes | None = None
-    try:
-        if method.server_streaming:
-            # No serializers: the request and the answer are the bytes on the wire.
-            watch: grpc.UnaryStreamMultiCallable[bytes, bytes] = w.channel.unary_stream(path)
-            stream = watch(body, metadata=md, timeout=2)
-            try:
-                answer = next(stream)
-            finally:
-                stream.cancel()
-        else:
-            unary: grpc.UnaryUnaryMultiCallable[bytes, bytes] = w.channel.unary_unary(path)
-            answer = unary(body, metadata=md, timeout=10)
-        w.stats["code:OK"] += 1
-    except grpc.RpcError as e:
-        code = e.code()
-        w.stats[f"code:{code.name}"] += 1
-        if method.server_streaming and code == grpc.StatusCode.DEADLINE_EXCEEDED:
-            pass  # a watch with nothing new waits; the short deadline ends it
-        else:
-            assert code not in BAD, f"{method.name} answered {code}: {e.details()}"
-            assert code != grpc.StatusCode.DEADLINE_EXCEEDED, f"{method.name} hung"
-            assert len(e.details() or "") <= 1024
-            after = {g: w.version(g) for g in before}
-            assert after == before, f"a refused {method.name} changed a game"
-    if answer is not None and method.name == "CreateGame":
-        created = pb.CreateGameResponse.FromString(answer).game.game_id
+    for v in draft.variants:
+        w.stats[f"variant:{v}"] += 1
+    answer = send(w, method, body, md)
+    w.stats[f"code:{answer.code.name}"] += 1
+    found, w.last = problems(w, method, who, answer, before)
+    assert not found, found
+    if answer.body is not None and method.name == "CreateGame":
+        created = pb.CreateGameResponse.FromString(answer.body).game.game_id
         _check_readable(w, created, w.key_b if who == "app_b" else w.key_a)
         _play_deals(w, created)
         w.stats["created_games_played"] += 1
     # Whatever happened, every game still reads.
     _check_readable(w, w.game_a, w.key_a)
     _check_readable(w, w.game_b, w.key_b)
-    if w.version(w.game_a)[1] == "finished":
+    if w.last.games[w.game_a][1] == "finished":
         w.new_game_a()  # a fuzzed resignation or annulment ended it
+        w.last = None
 
 
 # ----- stateful: request ids and watch streams -------------------------------------------
@@ -700,7 +479,7 @@ def test_many_watch_streams_per_credential_never_pass_the_cap(world: World, who:
     if w.version(w.game_a)[1] != "playing":
         w.new_game_a()
     cap = APP_WATCHES if who == "app_a" else 4
-    md = _credentials(w, who)
+    md = credentials(w, who)
     req = pb.WatchGameRequest(game_id=w.game_a).SerializeToString()
     path = "/tranca.v1.GameService/WatchGame"
     watch: grpc.UnaryStreamMultiCallable[bytes, bytes] = w.channel.unary_stream(path)

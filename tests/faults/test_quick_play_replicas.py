@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import grpc
 import pytest
 
+from tests.harness.databases import pg_database
 from tranca.app.game import PLAYING
 from tranca.store.database import make_engine
 from tranca.store.repository import Store
@@ -31,7 +32,6 @@ from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
-from ..service.conftest import _pg_database
 from .rig import SERVING, ServerProcess, health, wait_until
 
 ROBOTS_AFTER = 3  # seconds: the app's robots_after_seconds
@@ -48,7 +48,7 @@ class Asked:
 
 @pytest.fixture
 def database() -> Iterator[str]:
-    yield from _pg_database()
+    yield from pg_database()
 
 
 def plan(rng: random.Random) -> list[tuple[int, bool, list[str]]]:
@@ -234,3 +234,55 @@ async def _check(store: Store, asked: list[Asked], tickets: dict[str, qpb.Ticket
             made = max(tickets[i].ended_at_ms for i in ticket_ids)
             assert made - oldest >= ROBOTS_AFTER * 1000
     return seen
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def shared_database(request: pytest.FixtureRequest) -> str:
+    """One database for two server processes: a SQLite file, or PostgreSQL."""
+    return str(request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
+
+
+async def test_one_request_id_sent_at_once_to_two_replicas_gets_one_ticket(
+    shared_database: str,
+) -> None:
+    """The same AskQuickPlay (one session, one request id) sent to two `tranca serve`
+    processes at the same instant, round after round: both answer the one ticket it
+    made, never ALREADY_WAITING."""
+    engine = make_engine(shared_database)
+    store = Store(engine)
+    _, key = await store.create_app("quick-play-request-ids")
+    app = (("x-api-key", key),)
+    # No matchmaker: the tickets stay as they were asked.
+    procs = [ServerProcess(shared_database, extra=["--match-interval", "0"]) for _ in range(2)]
+    for p in procs:
+        p.start()
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{p.port}") for p in procs]
+    try:
+        for p in procs:
+            await wait_until(functools.partial(_serving, p.port), 30, "a replica serving")
+        sessions = spb_grpc.SessionServiceStub(channels[0])
+        stubs = [qpb_grpc.QuickPlayServiceStub(c) for c in channels]
+        for round_ in range(12):
+            opened = await sessions.CreatePlayerSession(
+                spb.CreatePlayerSessionRequest(player_id=f"p{round_}"), metadata=app, timeout=10
+            )
+            me = (("authorization", f"Bearer {opened.session.access_token}"),)
+            request = qpb.AskQuickPlayRequest(
+                preset="tranca-000", players=2, request_id=f"ask-{round_}"
+            )
+            answers = await asyncio.gather(
+                *(s.AskQuickPlay(request, metadata=me, timeout=10) for s in stubs)
+            )
+            assert answers[0].ticket.ticket_id == answers[1].ticket.ticket_id, f"round {round_}"
+            listed = await stubs[1].ListQuickPlayTickets(
+                qpb.ListQuickPlayTicketsRequest(), metadata=me, timeout=10
+            )
+            assert [t.ticket_id for t in listed.tickets] == [answers[0].ticket.ticket_id]
+    finally:
+        for c in channels:
+            await c.close()
+        for p in procs:
+            p.stop()
+        await engine.dispose()
+    for p in procs:
+        assert not p.failures(), p.failures()

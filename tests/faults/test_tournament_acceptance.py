@@ -50,6 +50,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from tests.harness.databases import pg_database
 from tranca.services.moves import now_ms
 from tranca.store.database import make_engine
 from tranca.store.repository import Store
@@ -63,7 +64,6 @@ from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
 from ..platform_service.staking import balance_in, ledger_problems_in
-from ..service.conftest import _pg_database
 from .rig import SERVING, ServerProcess, health, wait_until
 
 FULL = os.environ.get("TRANCA_TOURNAMENT_ACCEPTANCE") == "full"
@@ -93,7 +93,7 @@ def cpu_waited_us() -> int | None:
 
 @pytest.fixture
 def database() -> Iterator[str]:
-    yield from _pg_database()
+    yield from pg_database()
 
 
 async def _serving(port: int) -> bool:

@@ -10,8 +10,11 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from tests.service.conftest import Client, db_url, pg_url, server_config, sqlite_url  # noqa: F401
-from tranca.server import Running, start
+from tests.harness.databases import sqlite_database
+from tests.harness.servers import app_client, running_server, server_config
+from tests.service.conftest import Client, db_url, pg_url  # noqa: F401
+from tests.services.fakes import FakeResolver
+from tranca.server import Running
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import notifications_pb2_grpc as npb_grpc
 
@@ -25,13 +28,33 @@ FAST = {
     "webhook_backoff": 0.05,
     "webhook_attempts": 6,
 }
+# The receivers listen on loopback: the operator's allow-list lets deliveries reach
+# it, and the development flag lets them use plain http (a default server refuses
+# both: test_outbound.py).
+LOOPBACK_RECEIVERS = {"outbound_allow": "127.0.0.1/32", "outbound_allow_http": True}
+
+
+@pytest.fixture(scope="module")
+def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A SQLite file of each module's own. The worker's shared file holds every game
+    the worker's earlier tests left, whose sweeps compete for its one write lock; a
+    webhook server sweeping every 50 ms once waited past its 15 s database timeout
+    behind them in setting up."""
+    return sqlite_database(tmp_path_factory.mktemp("notify-db") / "tranca.db")
 
 
 @pytest.fixture
-async def hook_server(db_url: str) -> AsyncIterator[Running]:  # noqa: F811
-    running = await start(server_config(db_url, **FAST))
-    yield running
-    await running.stop(0.5)
+def names() -> FakeResolver:
+    """The hook server's resolver: host names the test maps to addresses (a receiver
+    at http://127.0.0.1:PORT needs none)."""
+    return FakeResolver()
+
+
+@pytest.fixture
+async def hook_server(db_url: str, names: FakeResolver) -> AsyncIterator[Running]:  # noqa: F811
+    config = server_config(db_url, **FAST, **LOOPBACK_RECEIVERS)
+    async with running_server(config, resolver=names) as running:
+        yield running
 
 
 class NotifyClient(Client):
@@ -68,9 +91,8 @@ class NotifyClient(Client):
 
 @pytest.fixture
 async def nclient(hook_server: Running) -> AsyncIterator[NotifyClient]:
-    _, key = await hook_server.store.create_app(f"test-{uuid.uuid4().hex[:6]}")
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{hook_server.port}") as channel:
-        yield NotifyClient(channel, key, hook_server)
+    async with app_client(hook_server) as made:
+        yield NotifyClient(made.channel, made.api_key, hook_server)
 
 
 @pytest.fixture

@@ -1,15 +1,17 @@
 """A real HTTP receiver for webhook deliveries, on a loopback socket: a plain asyncio
 server speaking enough HTTP/1.1 (keep-alive, Content-Length bodies) for the server's
-client. Each request is answered as ``plan`` says for its delivery's attempt: a 500,
-no answer at all (the client times out), a slow 200, or a 200. Every request's
-signature is verified with the Standard Webhooks reference library and the secret
-SetWebhook returned."""
+client, over TLS when given a context (its URL then names ``name``, which the
+server's resolver must map to 127.0.0.1). Each request is answered as ``plan`` says
+for its delivery's attempt: a 500, no answer at all (the client times out), a slow
+200, or a 200. Every request's signature is verified with the Standard Webhooks
+reference library and the secret SetWebhook returned."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
+import ssl
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ class Request:
     verified: bool
     answer: str
     peer_port: int
+    host_header: str
 
 
 @dataclass
@@ -47,15 +50,18 @@ class HookReceiver:
     attempts: Counter[str] = field(default_factory=Counter)
     released: asyncio.Event = field(default_factory=asyncio.Event)
     port: int = 0
+    tls: ssl.SSLContext | None = None
+    name: str = "127.0.0.1"  # the host its URL names
     _server: asyncio.base_events.Server | None = None
     _conns: set[asyncio.StreamWriter] = field(default_factory=set)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/hooks/tranca"
+        scheme = "http" if self.tls is None else "https"
+        return f"{scheme}://{self.name}:{self.port}/hooks/tranca"
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -81,7 +87,12 @@ class HookReceiver:
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 if not await self._answer(headers, body, reader, writer, peer_port):
                     return
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+        except (
+            asyncio.IncompleteReadError,
+            ConnectionError,
+            asyncio.LimitOverrunError,
+            ssl.SSLError,
+        ):
             pass
         finally:
             self._conns.discard(writer)
@@ -107,7 +118,14 @@ class HookReceiver:
         data = body["data"]
         self.requests.append(
             Request(
-                delivery_id, int(data["event_id"]), body["type"], body, verified, what, peer_port
+                delivery_id,
+                int(data["event_id"]),
+                body["type"],
+                body,
+                verified,
+                what,
+                peer_port,
+                headers.get("host", ""),
             )
         )
         if what == "hang":

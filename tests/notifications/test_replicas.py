@@ -19,7 +19,8 @@ import grpc
 import pytest
 
 from tests.faults.rig import SERVING, free_port, health, wait_until
-from tests.service.conftest import _pg_database, move_first_legal
+from tests.harness.databases import pg_database
+from tests.service.conftest import move_first_legal
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import notifications_pb2 as npb
 
@@ -31,7 +32,7 @@ DEV_KEY = "dev-key-" + uuid.uuid4().hex
 
 @pytest.fixture
 def fresh_pg() -> Iterator[str]:
-    yield from _pg_database()
+    yield from pg_database()
 
 
 async def serving(port: int) -> bool:
@@ -53,6 +54,8 @@ class Replica:
                 "--sweep-interval", "0",
                 "--webhook-interval", "0.05", "--webhook-timeout", "1",
                 "--webhook-backoff", "0.1", "--webhook-attempts", "50",
+                # The receiver is on loopback, over plain http.
+                "--outbound-allow", "127.0.0.1/32", "--outbound-allow-http",
             ],
             stdout=subprocess.DEVNULL,
             stderr=self.log.open("ab"),

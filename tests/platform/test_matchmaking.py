@@ -4,7 +4,10 @@ robots only where the app allows them and only after its wait."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from collections.abc import Sequence
+from itertools import combinations
+
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tranca.platform.matchmaking import (
@@ -137,3 +140,93 @@ def test_every_table_is_full_fair_and_takes_each_ticket_once(
         for one in table.tickets:
             for other in table.tickets:
                 assert compatible(one, other, now)
+
+
+def test_two_parties_make_a_table_though_a_single_waits_between_them() -> None:
+    # Rated 4-player tables, three newcomers' tickets (all rated 25): a party, a
+    # single, a party. The single cannot sit with one party (three players), but the
+    # two parties fill the table: they play, and the single waits.
+    first = ticket(1, RATED_FOURS, at=0, party=2)
+    single = ticket(2, RATED_FOURS, at=1)
+    second = ticket(3, RATED_FOURS, at=2, party=2)
+    (table,) = match([first, single, second], now=3)
+    assert {t.id for t in table.tickets} == {"t001", "t003"}
+    assert table.seats == ("p1a", "p3a", "p1b", "p3b")
+
+
+def test_a_single_close_to_the_anchor_does_not_block_the_only_table() -> None:
+    # Four fresh tickets (windows of 3): the anchor at 25 has a single at 26.5, a
+    # party at 22.8 and a single at 22.5 within reach. The closest (26.5) is too far
+    # from the other two to sit with them, and it leaves no table with the anchor; the
+    # party and the other single fill the table with the anchor.
+    anchor = ticket(1, RATED_FOURS, rating=25.0, at=0)
+    close = ticket(2, RATED_FOURS, rating=26.5, at=0)
+    low = ticket(3, RATED_FOURS, rating=22.5, at=0)
+    party = ticket(4, RATED_FOURS, rating=22.8, at=0, party=2)
+    (table,) = match([anchor, close, low, party], now=0)
+    assert {t.id for t in table.tickets} == {"t001", "t003", "t004"}
+
+
+def could_make_a_table(group: Sequence[Ticket], now: int) -> bool:
+    """The oracle: whether some set of ``group`` (tickets of one kind) could fill a
+    table by the rules, tried one set after another."""
+    if not group:
+        return False
+    kind = group[0].kind
+    for t in group:
+        if robots_allowed(kind) and 0 < t.robots_after_ms <= t.waited(now):
+            return True  # robots would fill the seats it leaves empty
+    for size in range(1, kind.players + 1):
+        for chosen in combinations(group, size):
+            if sum(len(t.player_ids) for t in chosen) != kind.players:
+                continue
+            if all(compatible(a, b, now) for a, b in combinations(chosen, 2)):
+                return True
+    return False
+
+
+@st.composite
+def crowded(draw: st.DrawFn) -> tuple[list[Ticket], int]:
+    """Up to 12 tickets of few kinds, close in rating (windows of 3 to 8 apart), with
+    parties, some allowed robots: a queue where tables could be made many ways."""
+    n = draw(st.integers(0, 12))
+    out = []
+    for i in range(n):
+        kind = draw(st.sampled_from([PAIRS, FOURS, RATED_FOURS, RATED_FOURS]))
+        party = draw(st.sampled_from([1, 2])) if kind.players == 4 else 1
+        out.append(
+            ticket(
+                i,
+                kind,
+                rating=draw(st.sampled_from([20.0, 22.5, 24.0, 25.0, 25.0, 26.5, 28.0, 31.0])),
+                at=draw(st.integers(0, 20_000)),
+                party=party,
+                robots=draw(st.sampled_from([0, 0, 0, 15_000])),
+            )
+        )
+    now = draw(st.integers(0, 40_000))
+    return out, max([now, *(t.created_ms for t in out)])
+
+
+@given(crowded())
+@settings(max_examples=600)
+def test_no_table_is_left_unmade_among_the_tickets_still_waiting(
+    queue: tuple[list[Ticket], int],
+) -> None:
+    tickets, now = queue
+    tables = match(tickets, now)
+    placed = [t.id for table in tables for t in table.tickets]
+    assert len(placed) == len(set(placed)), "a ticket placed twice"
+    seated = [p for table in tables for p in table.seats if p is not None]
+    assert len(seated) == len(set(seated)), "a player seated twice"
+    for table in tables:
+        for t in table.tickets:
+            assert t in tickets
+            if len(t.player_ids) == 2:  # partners together, across the table
+                a, b = (table.seats.index(p) for p in t.player_ids)
+                assert a != b and a % 2 == b % 2
+        assert all(compatible(a, b, now) for a, b in combinations(table.tickets, 2))
+    left = [t for t in tickets if t.id not in placed]
+    for kind in {t.kind for t in left}:
+        group = [t for t in left if t.kind == kind]
+        assert not could_make_a_table(group, now), f"a table left unmade: {group}"

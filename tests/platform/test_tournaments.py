@@ -469,6 +469,7 @@ def test_a_rebuild_takes_stored_swiss_rounds_without_pairing_them_again(
     round is taken as stored when the tournament is rebuilt from its events; stored
     pairs that name an unknown entrant, or one twice, are refused."""
     from tranca.platform.tournament_events import (
+        Event,
         PairingMismatch,
         TournamentConfig,
         pair_event,
@@ -478,7 +479,7 @@ def test_a_rebuild_takes_stored_swiss_rounds_without_pairing_them_again(
 
     config = TournamentConfig(Format.SWISS, tuple(players(12)), 2, 5, 3, {}, {})
     t = config.new_tournament()
-    events: list[dict[str, object]] = []
+    events: list[Event] = []
     for _ in range(3):
         rnd = t.pair_next_round()
         events.append(pair_event(t, 0))
@@ -497,7 +498,7 @@ def test_a_rebuild_takes_stored_swiss_rounds_without_pairing_them_again(
     bad[0]["tables"] = [["p01", "nobody"], *list(bad[0]["tables"])[1:]]  # type: ignore[call-overload]
     with pytest.raises(PairingMismatch):
         rebuild(config, bad)
-    bad[0]["tables"] = [["p01", "p01"], *list(events[0]["tables"])[1:]]  # type: ignore[call-overload]
+    bad[0]["tables"] = [["p01", "p01"], *list(events[0]["tables"])[1:]]  # type: ignore[typeddict-item]
     with pytest.raises(PairingMismatch):
         rebuild(config, bad)
 
@@ -537,6 +538,7 @@ def test_a_swiss_then_a_knockout_of_its_top_four() -> None:
     play-off's entrants before the rest. A rebuild from the events (the play-off's
     seeds stored with its first round) gives the same tournament."""
     from tranca.platform.tournament_events import (
+        Event,
         TournamentConfig,
         pair_event,
         rebuild,
@@ -546,7 +548,7 @@ def test_a_swiss_then_a_knockout_of_its_top_four() -> None:
     config = TournamentConfig(Format.SWISS, tuple(players(12)), 2, 9, 3, {}, {}, playoff=4)
     t = config.new_tournament()
     assert (t.swiss_rounds, t.total_rounds) == (3, 5)
-    events: list[dict[str, object]] = []
+    events: list[Event] = []
     rng = random.Random(4)
     for number in range(1, 6):
         rnd = t.pair_next_round()
@@ -588,6 +590,7 @@ def test_a_tournament_rebuilt_from_its_events_is_the_one_that_wrote_them(
     play-off), a rebuild from the events has the same rounds, results, standings
     and champion as the tournament that wrote them."""
     from tranca.platform.tournament_events import (
+        Event,
         TournamentConfig,
         correction_event,
         pair_event,
@@ -611,7 +614,7 @@ def test_a_tournament_rebuilt_from_its_events_is_the_one_that_wrote_them(
         playoff=playoff,
     )
     t = config.new_tournament()
-    events: list[dict[str, object]] = []
+    events: list[Event] = []
     late = 0
     while not t.is_over:
         number = len(t.rounds) + 1

@@ -12,8 +12,8 @@ import sys
 
 import grpc
 
+from tests.service.api_calls import refused
 from tests.service.conftest import Client
-from tests.service.test_api import refused
 from tranca.server import Running
 from tranca.v1 import admin_pb2 as apb
 from tranca.v1 import admin_pb2_grpc as apb_grpc

@@ -11,8 +11,8 @@ from prometheus_client import REGISTRY
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 
+from ..service.api_calls import refused
 from ..service.conftest import Client
-from ..service.test_api import refused
 from .test_tables import create, seat_all, start
 
 Code = grpc.StatusCode

@@ -6,8 +6,8 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from tests.service.api_calls import reason_of
 from tests.service.conftest import Client
-from tests.service.test_api import reason_of
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from tests.service.api_calls import reason_of
 from tests.service.conftest import Client
-from tests.service.test_api import reason_of
 from tranca.platform import chips
 from tranca.server import Running
 from tranca.store import ledger

@@ -11,15 +11,16 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.harness.servers import running_server, server_config
 from tests.platform_service.test_timers_robots import forget_deadlines, join_robot
+from tests.service.api_calls import app_view
 from tests.service.conftest import Client
-from tests.service.test_api import app_view
 from tranca.app.game import rebuild
 from tranca.rules.engine import apply, legal_moves, new_deal
 from tranca.rules.expert import Budget, search
 from tranca.rules.information import information_of
 from tranca.rules.presets import make_rules
-from tranca.server import Config, Running, start
+from tranca.server import Running
 from tranca.services.robots import Robots, RobotSettings
 from tranca.services.timers import Sweeper
 from tranca.v1 import game_pb2 as pb
@@ -27,20 +28,9 @@ from tranca.v1 import game_pb2 as pb
 
 @pytest.fixture
 async def server(db_url: str) -> AsyncIterator[Running]:
-    running = await start(
-        Config(
-            host="127.0.0.1",
-            port=0,
-            metrics_port=0,
-            database_url=db_url,
-            rate_per_token=0,
-            rate_per_app=0,
-            sweep_interval=0,
-        )
-    )
-    await forget_deadlines(running)
-    yield running
-    await running.stop(0.5)
+    async with running_server(server_config(db_url, sweep_interval=0)) as running:
+        await forget_deadlines(running)
+        yield running
 
 
 async def test_a_worker_process_chooses_what_the_search_chooses() -> None:

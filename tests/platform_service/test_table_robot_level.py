@@ -11,9 +11,10 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
+from tests.harness.servers import running_server, server_config
 from tests.platform_service.test_timers_robots import forget_deadlines, join_robot
-from tests.service.conftest import Client, server_config
-from tests.service.test_api import app_view, refused
+from tests.service.api_calls import app_view, refused
+from tests.service.conftest import Client
 from tests.service.test_limits_security import reason_of
 from tranca.app.game import rebuild
 from tranca.rules.bots import GreedyBot
@@ -21,7 +22,7 @@ from tranca.rules.engine import legal_moves
 from tranca.rules.expert import Budget, search
 from tranca.rules.information import information_of
 from tranca.rules.moves import Move
-from tranca.server import Config, Running, start
+from tranca.server import Config, Running
 from tranca.services.robots import Robots, RobotSettings
 from tranca.services.timers import Sweeper
 from tranca.v1 import game_pb2 as pb
@@ -34,10 +35,9 @@ ITERATIONS = 4  # the expert's playouts a decision here: reproducible, and quick
 @pytest.fixture
 async def server(db_url: str) -> AsyncIterator[Running]:
     """A server without a sweeper of its own: each test sweeps with its own robots."""
-    running = await start(server_config(db_url, sweep_interval=0))
-    await forget_deadlines(running)
-    yield running
-    await running.stop(0.5)
+    async with running_server(server_config(db_url, sweep_interval=0)) as running:
+        await forget_deadlines(running)
+        yield running
 
 
 async def robots_table(client: Client, seed: int, level: pb.RobotLevel.ValueType) -> str:
@@ -120,10 +120,9 @@ async def test_a_table_asking_for_the_expert_gets_the_experts_moves(
 
 
 async def test_the_operators_bound_refuses_a_table_asking_for_more(db_url: str) -> None:
-    running = await start(
+    async with running_server(
         server_config(db_url, sweep_interval=0, robot_level="random", robot_max_level="greedy")
-    )
-    try:
+    ) as running:
         _, key = await running.store.create_app("bound", frozenset())
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             client = Client(channel, key)
@@ -177,8 +176,6 @@ async def test_the_operators_bound_refuses_a_table_asking_for_more(db_url: str) 
                 grpc.StatusCode.PERMISSION_DENIED,
             )
             assert reason_of(e) == ("ROBOT_LEVEL_NOT_ALLOWED", {"max_level": "greedy"})
-    finally:
-        await running.stop(0.5)
 
 
 def test_a_tables_level_is_within_the_operators_bound() -> None:

@@ -15,8 +15,8 @@ from tranca.rules.bots import GreedyBot, bot_move
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 
+from ..service.api_calls import reason_of, refused
 from ..service.conftest import Client
-from ..service.test_api import reason_of, refused
 
 Code = grpc.StatusCode
 MAX_MOVES = 3000  # a match that has not ended by then is a bug

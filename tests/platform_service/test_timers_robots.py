@@ -24,8 +24,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import text
 
+from tests.harness.servers import bare_config, running_server, running_servers, server_config
+from tests.service.api_calls import DRAW, app_view, discard, refused, seat_view, submit
 from tests.service.conftest import Client
-from tests.service.test_api import DRAW, app_view, discard, refused, seat_view, submit
 from tranca import metrics
 from tranca.app.game import (
     BY_ROBOT,
@@ -41,7 +42,7 @@ from tranca.app.game import (
 from tranca.rules.engine import apply, new_deal
 from tranca.rules.invariants import check_invariants
 from tranca.rules.presets import PRESETS, make_rules
-from tranca.server import Config, Running, start
+from tranca.server import Running
 from tranca.services.moves import now_ms
 from tranca.services.timers import fallback_move, robot_move
 from tranca.v1 import game_pb2 as pb
@@ -64,20 +65,9 @@ class TableFields(TypedDict, total=False):
 @pytest.fixture
 async def server(db_url: str) -> AsyncIterator[Running]:
     """A server without a sweeper of its own (``client`` uses this one)."""
-    running = await start(
-        Config(
-            host="127.0.0.1",
-            port=0,
-            metrics_port=0,
-            database_url=db_url,
-            rate_per_token=0,
-            rate_per_app=0,
-            sweep_interval=0,
-        )
-    )
-    await forget_deadlines(running)
-    yield running
-    await running.stop(0.5)
+    async with running_server(server_config(db_url, sweep_interval=0)) as running:
+        await forget_deadlines(running)
+        yield running
 
 
 async def forget_deadlines(running: Running) -> None:
@@ -140,6 +130,9 @@ async def test_a_turn_timer_that_fires_plays_a_fallback_turn(
     view = await app_view(client, gid)
     seat = view.turn
     assert before + 1000 <= view.turn_deadline_ms <= now_ms() + 1000
+    # The server's clock beside it: a device counts down from it, whatever its own.
+    assert before <= view.server_time_ms <= now_ms()
+    assert 0 < view.turn_deadline_ms - view.server_time_ms <= 1000
     sweeper = server.new_sweeper()
     assert await sweeper.sweep_timers() == 0  # not yet due
     await asyncio.sleep(1.1)
@@ -150,6 +143,12 @@ async def test_a_turn_timer_that_fires_plays_a_fallback_turn(
         (seat, "draw", "timeout"),
         (seat, "discard", "timeout"),
     ]
+    # A seat's own replay, which a page rebuilds its move log from after a reload,
+    # holds the same moves, the timer's named as such.
+    own = await client.stub.GetReplay(
+        pb.GetReplayRequest(game_id=gid), metadata=client.player(tokens[1 - seat])
+    )
+    assert list(own.moves) == moves
     after = await seat_view(client, gid, tokens[1 - seat])
     assert after.turn == 1 - seat
     assert after.turn_deadline_ms >= now_ms() + 500  # the next turn's clock runs
@@ -197,21 +196,7 @@ async def test_a_timer_fires_once_with_two_replicas_sweeping(pg_url: str) -> Non
     server move dropped for a lost race)."""
     timeouts_before = metrics.TURN_TIMEOUTS._value.get()
     dropped_before = metrics.FALLBACKS_DROPPED._value.get()
-    servers = [
-        await start(
-            Config(
-                host="127.0.0.1",
-                port=0,
-                metrics_port=0,
-                database_url=pg_url,
-                rate_per_token=0,
-                rate_per_app=0,
-                sweep_interval=0.02,
-            )
-        )
-        for _ in range(2)
-    ]
-    try:
+    async with running_servers(2, server_config(pg_url, sweep_interval=0.02)) as servers:
         await forget_deadlines(servers[0])
         _, key = await servers[0].store.create_app(f"t-{uuid.uuid4().hex[:6]}")
         async with (
@@ -235,9 +220,6 @@ async def test_a_timer_fires_once_with_two_replicas_sweeping(pg_url: str) -> Non
             watch.cancel()
             await asyncio.gather(following, return_exceptions=True)
         rows = await servers[0].store.log(gid)
-    finally:
-        for s in servers:
-            await s.stop(0.2)
     timed = [r for r in rows if r.actor == "timeout"]
     # Each turn: exactly a draw then a discard, seats alternating, three turns.
     assert [str(r.action.move).split()[0] for r in timed] == ["draw", "discard"] * 3
@@ -257,13 +239,7 @@ async def test_a_timer_fires_once_with_two_replicas_sweeping(pg_url: str) -> Non
 async def test_two_replicas_never_claim_the_same_game(pg_url: str) -> None:
     """The claim itself (FOR UPDATE SKIP LOCKED): concurrent claims from two stores
     split the overdue games between them."""
-    servers = [
-        await start(
-            Config(host="127.0.0.1", port=0, metrics_port=0, database_url=pg_url, sweep_interval=0)
-        )
-        for _ in range(2)
-    ]
-    try:
+    async with running_servers(2, bare_config(pg_url, sweep_interval=0)) as servers:
         await forget_deadlines(servers[0])
         _, key = await servers[0].store.create_app(f"t-{uuid.uuid4().hex[:6]}")
         async with grpc.aio.insecure_channel(f"127.0.0.1:{servers[0].port}") as ch:
@@ -273,9 +249,6 @@ async def test_two_replicas_never_claim_the_same_game(pg_url: str) -> None:
         claimed = await asyncio.gather(
             *(s.store.claim_due(later, 30_000, 4) for s in servers for _ in range(3))
         )
-    finally:
-        for s in servers:
-            await s.stop(0.2)
     ids = [c.game_id for batch in claimed for c in batch]
     mine = [i for i in ids if i in games]
     assert len(mine) == len(set(mine)) == 12

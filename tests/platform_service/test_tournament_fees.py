@@ -21,7 +21,7 @@ from tranca.v1 import platform_pb2 as pb
 
 from ..service.conftest import Client
 from .staking import Platform, balance_of, ledger_problems
-from .test_tournaments import PRESET, Organiser, error_reason, refusal
+from .tournament_helpers import PRESET, Organiser, error_reason, refusal
 
 Code = grpc.StatusCode
 FEE = 100

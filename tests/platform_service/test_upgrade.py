@@ -10,8 +10,8 @@ import grpc
 import pytest
 from sqlalchemy import text
 
+from tests.service.api_calls import reason_of
 from tests.service.conftest import Client
-from tests.service.test_api import reason_of
 from tranca.app.game import GameState
 from tranca.server import Running
 from tranca.store.codec import loads

@@ -19,8 +19,8 @@ from tranca.rules.presets import PRESETS
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 
+from ..service.api_calls import refused
 from ..service.conftest import Client
-from ..service.test_api import refused
 from ..service.test_games import rebuild_problems
 from .test_tables import create, greedy_bots, play_by_bots, seat_all, start
 

@@ -1,7 +1,7 @@
 """docs/RULES.md cites the rule documents where they are: it says once where they
 are kept (outside the repository), names each by its file there, and quotes every
 passage it cites verbatim from the document it names; so does the table of the
-Brazilian presets' suite (tests/rules/test_brazilian_presets.py).
+Brazilian presets' suite (tests/rules/brazilian_presets_table.py).
 
 When CI is set the documents must be there; elsewhere a checkout without them skips.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.rules.test_brazilian_presets import quoted_passages
+from tests.rules.brazilian_presets_table import quoted_passages
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES_MD = (ROOT / "docs" / "RULES.md").read_text()

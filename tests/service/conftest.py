@@ -6,62 +6,33 @@ When CI is set the PostgreSQL tests fail, never skip, if PostgreSQL is unreachab
 
 from __future__ import annotations
 
-import asyncio
-import os
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
-from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from collections.abc import AsyncIterator, Iterator
 
-import grpc
 import pytest
 
-from tranca.server import Config, Running, start
-from tranca.store import migrate
+from tests.harness.clients import Client as Client
+from tests.harness.clients import GameOptions as GameOptions
+from tests.harness.databases import PG_ADMIN as PG_ADMIN
+from tests.harness.databases import _pg_admin as _pg_admin
+from tests.harness.databases import pg_database, sqlite_database
+from tests.harness.servers import app_client, running_server, running_servers
+from tests.harness.servers import server_config as server_config
+from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
-from tranca.v1 import game_pb2_grpc as pb_grpc
 
-PG_ADMIN = os.environ.get("TRANCA_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-async def _pg_admin(sql: str) -> None:
-    import asyncpg
-
-    conn = await asyncpg.connect(
-        PG_ADMIN.replace("postgresql+asyncpg://", "postgresql://"), timeout=5
-    )
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
-def _pg_database() -> Iterator[str]:
-    name = f"tranca_test_{uuid.uuid4().hex[:10]}"
-    try:
-        asyncio.run(_pg_admin(f'CREATE DATABASE "{name}"'))
-    except (OSError, Exception) as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL is required in CI and unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable: {exc}")
-    base = PG_ADMIN.rsplit("/", 1)[0]
-    url = f"{base}/{name}"
-    migrate.upgrade(url)
-    yield url
-    asyncio.run(_pg_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+# Client, GameOptions, PG_ADMIN, _pg_admin and server_config are imported from here
+# by the service tests (and `import *` by the SDK tests' conftest): kept where they were.
 
 
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
-    yield from _pg_database()
+    yield from pg_database()
 
 
 @pytest.fixture(scope="session")
 def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path: Path = tmp_path_factory.mktemp("db") / "tranca.db"
-    url = f"sqlite:///{path}"
-    migrate.upgrade(url)
-    return url
+    return sqlite_database(tmp_path_factory.mktemp("db") / "tranca.db")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -70,98 +41,22 @@ def db_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(name))
 
 
-def server_config(database_url: str, **changes: Any) -> Config:
-    """A server for the tests: on loopback, any free port, no metrics endpoint, and
-    rate limits off (they have tests of their own: test_limits_security.py). A
-    database call may wait 15 s rather than 5: a worker's SQLite file is shared by
-    every test it runs, and under a loaded 2-core machine a test's call once waited
-    over 5 s for the write lock behind a sweep of the matches earlier tests left."""
-    settings: dict[str, Any] = {
-        "host": "127.0.0.1",
-        "port": 0,
-        "metrics_port": 0,
-        "database_url": database_url,
-        "rate_per_token": 0,
-        "rate_per_app": 0,
-        "db_timeout": 15.0,
-    }
-    return Config(**{**settings, **changes})
-
-
 @pytest.fixture
 async def server(db_url: str) -> AsyncIterator[Running]:
-    running = await start(server_config(db_url))
-    yield running
-    await running.stop(0.5)
-
-
-class GameOptions(TypedDict, total=False):
-    """The fields of a CreateGameRequest besides its rules, players and seed."""
-
-    deck: Iterable[str]
-    spectators_allowed: bool
-    label: str
-    table: pb.TableOptions
-
-
-class Client:
-    """A test client: one channel, credentials per call."""
-
-    def __init__(self, channel: grpc.aio.Channel, api_key: str) -> None:
-        self.stub = pb_grpc.GameServiceStub(channel)
-        self.channel = channel
-        self.api_key = api_key
-
-    def app(self) -> tuple[tuple[str, str], ...]:
-        return (("x-api-key", self.api_key),)
-
-    @staticmethod
-    def player(token: str) -> tuple[tuple[str, str], ...]:
-        return (("authorization", f"Bearer {token}"),)
-
-    async def new_game(
-        self,
-        preset: str = "tranca-000",
-        players: int = 2,
-        seed: int = 7,
-        **kwargs: Unpack[GameOptions],
-    ) -> tuple[str, list[str]]:
-        """Create, seat every player and start; returns the game id and the tokens."""
-        created = await self.stub.CreateGame(
-            pb.CreateGameRequest(
-                rules=pb.Rules(preset=preset), players=players, seed=seed, **kwargs
-            ),
-            metadata=self.app(),
-        )
-        gid = created.game.game_id
-        tokens = []
-        for seat in range(players):
-            joined = await self.stub.JoinGame(
-                pb.JoinGameRequest(game_id=gid, seat=seat, player_name=f"p{seat}"),
-                metadata=self.app(),
-            )
-            tokens.append(joined.player_token)
-        await self.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=self.app())
-        return gid, tokens
+    async with running_server(server_config(db_url)) as running:
+        yield running
 
 
 @pytest.fixture
 async def client(server: Running) -> AsyncIterator[Client]:
-    _, key = await server.store.create_app(
-        f"test-{uuid.uuid4().hex[:6]}", frozenset({"fixed_deck"})
-    )
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
-        yield Client(channel, key)
+    async with app_client(server, features=frozenset({"fixed_deck"})) as made:
+        yield made
 
 
 @pytest.fixture
 async def replicas(pg_url: str) -> AsyncIterator[list[Running]]:
-    servers = [await start(server_config(pg_url, sweep_interval=0)) for _ in range(2)]
-    try:
+    async with running_servers(2, server_config(pg_url, sweep_interval=0)) as servers:
         yield servers
-    finally:
-        for s in servers:
-            await s.stop(0.2)
 
 
 async def move_first_legal(client: Client, gid: str, tokens: list[str]) -> int:

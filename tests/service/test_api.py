@@ -8,125 +8,32 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable
-from typing import Unpack
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2, status_pb2
 
+from tests.service.api_calls import (
+    DRAW,
+    OK_TIMEOUT,
+    Code,
+    app_view,
+    create,
+    discard,
+    error_info,
+    join,
+    plain_deck,
+    read,
+    reason_of,
+    refused,
+    seat_view,
+    step,
+    submit,
+)
+from tests.web.boards import kept_board, replayed_boards
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 
-from .conftest import Client, GameOptions
-
-OK_TIMEOUT = 5.0
-Code = grpc.StatusCode
-RANKS = "A23456789TJQK"
-
-
-# ----- helpers ---------------------------------------------------------------------
-
-
-def error_info(e: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
-    """The ErrorInfo of a refusal (from the "grpc-status-details-bin" trailer)."""
-    for key, value in e.trailing_metadata() or ():
-        if key == "grpc-status-details-bin":
-            status = status_pb2.Status.FromString(value)
-            info = error_details_pb2.ErrorInfo()
-            assert status.details and status.details[0].Unpack(info)
-            assert info.domain == "tranca.v1"
-            return info
-    raise AssertionError(f"no status details in the refusal: {e!r}")
-
-
-def reason_of(e: grpc.aio.AioRpcError) -> str:
-    return str(error_info(e).reason)
-
-
-async def refused(
-    call: Awaitable[object], code: grpc.StatusCode, reason: str | None = None
-) -> grpc.aio.AioRpcError:
-    """Await ``call``, expect it to fail with ``code`` (and ``reason``), return the error."""
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await asyncio.wait_for(call, OK_TIMEOUT)
-    e = caught.value
-    assert e.code() == code, f"{e.code()} {reason_of(e)}: {e.details()}"
-    if reason is not None:
-        assert reason_of(e) == reason, e.details()
-    return e
-
-
-async def app_view(client: Client, gid: str) -> pb.GameView:
-    return (await client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=client.app())).view
-
-
-async def seat_view(client: Client, gid: str, token: str) -> pb.GameView:
-    md = client.player(token)
-    return (await client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=md)).view
-
-
-async def create(
-    client: Client, players: int = 2, rules: pb.Rules | None = None, **kwargs: Unpack[GameOptions]
-) -> str:
-    if rules is None:
-        rules = pb.Rules(preset="tranca-000")
-    done = await client.stub.CreateGame(
-        pb.CreateGameRequest(rules=rules, players=players, seed=7, **kwargs),
-        metadata=client.app(),
-    )
-    return str(done.game.game_id)
-
-
-async def join(client: Client, gid: str, seat: int, name: str = "") -> pb.JoinGameResponse:
-    req = pb.JoinGameRequest(game_id=gid, seat=seat, player_name=name or f"p{seat}")
-    return await client.stub.JoinGame(req, metadata=client.app())
-
-
-async def submit(
-    client: Client, gid: str, token: str, move: pb.Move, version: int, request_id: str = ""
-) -> pb.SubmitMoveResponse:
-    req = pb.SubmitMoveRequest(
-        game_id=gid,
-        expected_version=version,
-        request_id=request_id or uuid.uuid4().hex,
-        move=move,
-    )
-    return await client.stub.SubmitMove(req, metadata=client.player(token))
-
-
-DRAW = pb.Move(draw=pb.DrawMove())
-
-
-def discard(card: str) -> pb.Move:
-    return pb.Move(discard=pb.DiscardMove(card=card))
-
-
-async def step(client: Client, gid: str, tokens: list[str]) -> pb.SubmitMoveResponse:
-    """The player to act draws, or discards the first card of its hand."""
-    view = await app_view(client, gid)
-    token = tokens[view.turn]
-    if view.phase == pb.PHASE_DRAW:
-        return await submit(client, gid, token, DRAW, view.version)
-    hand = (await seat_view(client, gid, token)).hand
-    return await submit(client, gid, token, discard(hand[0]), view.version)
-
-
-def plain_deck() -> list[str]:
-    """The 104 cards, red threes last (so no hand holds one at the deal)."""
-    cards = [r + s for s in "CDHS" for r in RANKS] * 2
-    reds = [c for c in cards if c in ("3D", "3H")]
-    return [c for c in cards if c not in ("3D", "3H")] + reds
-
-
-async def read(
-    call: grpc.aio.UnaryStreamCall[pb.WatchGameRequest, pb.WatchGameResponse],
-    timeout: float = OK_TIMEOUT,
-) -> pb.WatchGameResponse:
-    msg = await asyncio.wait_for(call.read(), timeout)
-    assert msg is not grpc.aio.EOF, "the watch stream ended"
-    assert isinstance(msg, pb.WatchGameResponse)
-    return msg
-
+from .conftest import Client
 
 # ----- presets, creation, seats, start ---------------------------------------------
 
@@ -459,6 +366,52 @@ async def test_a_whole_deal_is_replayed_with_its_deck_and_seed(client: Client) -
     assert list(replay.deals[0].deck) == deck
     assert replay.deals[0].result == view.last_deal
     assert [m.version for m in replay.moves] == list(range(1, view.version + 1))
+
+
+async def test_a_finished_deals_table_is_kept_with_its_result(client: Client) -> None:
+    """In a match the next deal is dealt at the version that ends one, so the view's own
+    fields show the new deal: the finished deal's whole table is its final_board (every
+    hand open, melds with their wilds, red threes, mortos with their cards, the pile,
+    the stock's size, the result), the same in the app's view, each seat's and in
+    GetReplay's deals[].final_board, and it is the table the engine rebuilds from the
+    replay, the move that ended the deal (logged with the next deal's number) grouped
+    with it by ended_deal. (tests/platform_service/test_final_board.py covers when the
+    table is shown, the watch stream's message and that every card is accounted for.)"""
+    knobs = {k: pb.KnobValue(int_value=20) for k in ("hand_size", "morto_size")}
+    knobs["player_counts"] = pb.KnobValue(int_list=pb.IntList(values=[2]))
+    rules = pb.Rules(preset="tranca-000", overrides=knobs)  # a short stock: a quick deal
+    # A match to a target (tranca-000 alone is one deal): deal 2 follows deal 1.
+    target = pb.TableOptions(point_limit=100_000)
+    gid = await create(client, rules=rules, deck=plain_deck(), table=target)
+    tokens = [(await join(client, gid, seat)).player_token for seat in range(2)]
+    await client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=client.app())
+    for _ in range(400):
+        view = await app_view(client, gid)
+        if view.deal_number >= 2 or view.status == pb.GAME_STATUS_FINISHED:
+            break
+        token = tokens[view.turn]
+        legal = await client.stub.ListLegalMoves(
+            pb.ListLegalMovesRequest(game_id=gid), metadata=client.player(token)
+        )
+        melds = [m for m in legal.moves if m.WhichOneof("kind") in ("create_meld", "add_to_meld")]
+        await submit(client, gid, token, (melds or list(legal.moves))[0], view.version)
+    assert view.deal_number == 2 and view.last_deal.deal_number == 1
+    replay = await client.stub.GetReplay(pb.GetReplayRequest(game_id=gid), metadata=client.app())
+    ended = [(m.version, m.deal_number, m.ended_deal) for m in replay.moves if m.ended_deal]
+    assert ended == [(view.version, 2, 1)]
+    rebuilt = replayed_boards(replay)[1]
+    board = view.final_board
+    assert board.deal_number == 1 and board.result == view.last_deal
+    kept = kept_board(board)
+    assert kept["melds"], "the deal laid melds: the test must see some kept"
+    assert any(m["wild_indexes"] for m in kept["melds"]), "a wild must be marked"
+    assert sum(len(h) for h in kept["hands"]) > 0, "hands were left: the test must see them"
+    assert kept == rebuilt
+    assert view.melds != board.melds  # the view's own fields show deal 2
+    # Every reader sees the same whole table: each seat, and the replay.
+    for token in tokens:
+        assert (await seat_view(client, gid, token)).final_board == board
+    assert [d.final_board for d in replay.deals] == [board]
 
 
 # ----- watch -----------------------------------------------------------------------

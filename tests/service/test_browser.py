@@ -22,12 +22,14 @@ import pytest
 from google.protobuf import json_format
 from google.rpc import error_details_pb2, status_pb2
 
-from tranca.server import Running, start
+from tests.harness import servers
+from tests.harness.servers import running_server, server_config
+from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
-from .conftest import Client, server_config
+from .conftest import Client
 
 GAME = "/tranca.v1.GameService"
 SESSIONS = "/tranca.v1.SessionService"
@@ -36,11 +38,10 @@ SESSIONS = "/tranca.v1.SessionService"
 @pytest.fixture
 async def web(db_url: str, tmp_path: Path) -> AsyncIterator[Running]:
     (tmp_path / "index.html").write_text("<!doctype html><title>Tranca</title>")
-    running = await start(
+    async with running_server(
         server_config(db_url, web_port=0, web_root=str(tmp_path), dev_api_key=_dev_key())
-    )
-    yield running
-    await running.stop(0.5)
+    ) as running:
+        yield running
 
 
 def _dev_key() -> str:
@@ -49,9 +50,8 @@ def _dev_key() -> str:
 
 @pytest.fixture
 async def app_client(web: Running) -> AsyncIterator[Client]:
-    _, key = await web.store.create_app(f"test-{uuid.uuid4().hex[:6]}", frozenset({"fixed_deck"}))
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{web.port}") as channel:
-        yield Client(channel, key)
+    async with servers.app_client(web, features=frozenset({"fixed_deck"})) as made:
+        yield made
 
 
 @pytest.fixture

@@ -26,11 +26,12 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
+from tests.harness.servers import running_server, server_config
 from tranca.app.game import GameState, apply_action, new_game, rebuild
 from tranca.rules.cards import card_text
 from tranca.rules.state import DealState
 from tranca.rules.views import visible_cards
-from tranca.server import Config, Running, start
+from tranca.server import Running
 from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as pb
 
@@ -52,6 +53,34 @@ def _visible(deal: DealState | None, readers: list[int]) -> Readers:
     if deal is None:
         return {r: Counter() for r in readers}
     return {r: Counter(card_text(c) for c in visible_cards(deal, r)) for r in readers}
+
+
+def _open_board(g: GameState) -> Counter[str]:
+    """Every card of the deal whose table is open (the deal that ended, or the
+    match's last), worked out apart from ``rules.views.board_of``: every card of it
+    but the stock's. Empty while a deal is played."""
+    found = g.deal_board()
+    if found is None:
+        return Counter()
+    deal = found[1]
+    cards = [c for hand in deal.hands for c in hand]
+    cards += [c for m in deal.melds for c in m.cards]
+    cards += [c for r in deal.red_threes for c in r]
+    cards += [c for m in deal.mortos if m is not None for c in m]
+    cards += deal.pile
+    return Counter(card_text(c) for c in cards)
+
+
+def board_cards(board: pb.DealBoard) -> list[str]:
+    """The cards a view's final table shows."""
+    out = [c for h in board.hands for c in h.cards]
+    for m in board.melds:
+        out += m.cards
+    for r in board.red_threes:
+        out += r.cards
+    for morto in board.mortos:
+        out += morto.cards
+    return out + list(board.pile)
 
 
 def _items(value: Any) -> list[Any]:
@@ -108,6 +137,8 @@ class Oracle:
         # Cards of a move that ended a deal are on the table of that deal, which the
         # next deal replaced at the same version.
         self.ended: dict[int, Readers] = {}
+        # The open table of a deal that is over, everyone's to see (GameView.final_board).
+        self.boards: dict[int, Counter[str]] = {0: Counter()}
         self.ever: dict[int, set[str]] = {r: set() for r in self.readers}  # seen by now
         self.problems: list[str] = []
         self.lock = asyncio.Lock()
@@ -132,9 +163,11 @@ class Oracle:
                         ]
                     if before is not None and self.state.deal is not before:
                         self.ended[row.version] = _visible(before, self.readers)
+                    self.boards[row.version] = _open_board(self.state)
                     for r in self.readers:
                         self.ever[r] |= set(self.allowed[row.version][r])
                         self.ever[r] |= set(self.ended.get(row.version, {}).get(r, ()))
+                        self.ever[r] |= set(self.boards[row.version])
             assert version in self.allowed, f"version {version} is not in the log"
             return self.allowed[version]
 
@@ -147,7 +180,14 @@ class Oracle:
         extra = seen - allowed
         if extra:
             self._problem(f"{where}: reader {reader} at v{view.version} sees {sorted(extra)}")
-        stray = sorted({c for c in card_strings(view) if c not in allowed})
+        board = self.boards[view.version]
+        shown_board = Counter(board_cards(view.final_board))
+        if shown_board != board:
+            self._problem(
+                f"{where}: reader {reader} at v{view.version}: the final table shows "
+                f"{sorted(shown_board - board)} beyond and misses {sorted(board - shown_board)}"
+            )
+        stray = sorted({c for c in card_strings(view) if c not in allowed and c not in board})
         if stray:
             self._problem(f"{where}: reader {reader} at v{view.version} names {stray}")
         if reader == SPECTATOR:
@@ -161,6 +201,7 @@ class Oracle:
     async def check_cards(self, where: str, reader: int, version: int, msg: Message) -> None:
         allowed = set((await self.at(version))[reader])
         allowed |= set(self.ended.get(version, {}).get(reader, Counter()))
+        allowed |= set(self.boards[version])
         stray = sorted({c for c in card_strings(msg) if c not in allowed})
         if stray:
             self._problem(f"{where}: reader {reader} at v{version} names {stray}")
@@ -503,20 +544,9 @@ async def test_a_retried_move_gets_its_first_answer(server: Running, client: Cli
 
 @contextlib.asynccontextmanager
 async def restarted_server(url: str) -> AsyncIterator[Running]:
-    running = await start(
-        Config(
-            host="127.0.0.1",
-            port=0,
-            metrics_port=0,
-            database_url=url,
-            rate_per_token=0,  # as the conftest's servers: limits have their own tests
-            rate_per_app=0,
-        )
-    )
-    try:
+    # As the conftest's servers: limits have their own tests.
+    async with running_server(server_config(url)) as running:
         yield running
-    finally:
-        await running.stop(0.5)
 
 
 async def test_a_game_outlives_a_server_restart(

@@ -15,16 +15,17 @@ from typing import Any
 import grpc
 import pytest
 
+from tests.harness.servers import running_server, server_config
 from tranca.api.convert import move_to_pb
 from tranca.app.game import apply_action, play_action
 from tranca.rules.engine import legal_moves
-from tranca.server import Running, start
-from tranca.services import games as games_service
+from tranca.server import Running
+from tranca.services import watch as games_service
 from tranca.services.ports import GameChange, LogRecord
 from tranca.store.notify import Hub
 from tranca.v1 import game_pb2 as pb
 
-from .conftest import Client, move_first_legal, server_config
+from .conftest import Client, move_first_legal
 from .test_turns import _draw_and_discard
 
 
@@ -241,8 +242,7 @@ async def test_a_move_whose_answer_was_cut_off_reaches_this_replicas_watchers_by
     a move whose own hint never came (the call cut off after COMMIT) still reaches
     the watchers here long before their timer."""
     monkeypatch.setattr(games_service, "WATCH_POLL_SECONDS", 300.0)
-    running = await start(server_config(pg_url))
-    try:
+    async with running_server(server_config(pg_url), grace=0.2) as running:
         hub = running.moves.notifier
         assert isinstance(hub, Hub) and running.listener is not None
         _, key = await running.store.create_app(f"t-{uuid.uuid4().hex[:6]}")
@@ -265,5 +265,3 @@ async def test_a_move_whose_answer_was_cut_off_reaches_this_replicas_watchers_by
             update = await asyncio.wait_for(anext(updates), 10)
             assert lost == [version] and update.view.version == version
             watch.cancel()
-    finally:
-        await running.stop(0.2)

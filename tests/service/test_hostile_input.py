@@ -16,7 +16,8 @@ from typing import TypedDict, Unpack
 import grpc
 import pytest
 
-from tranca.server import Config, Running, start
+from tests.harness.servers import running_server, server_config
+from tranca.server import Running
 from tranca.services.ports import TokenRecord
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
@@ -403,12 +404,9 @@ class _Settings(TypedDict, total=False):
 @contextlib.asynccontextmanager
 async def _server(db_url: str, **settings: Unpack[_Settings]) -> AsyncIterator[Running]:
     """A server on ``db_url``, with no rate limits unless ``settings`` say otherwise."""
-    config = Config(port=0, metrics_port=0, database_url=db_url, rate_per_token=0, rate_per_app=0)
-    running = await start(dataclasses.replace(config, **settings))
-    try:
+    config = server_config(db_url)
+    async with running_server(dataclasses.replace(config, **settings)) as running:
         yield running
-    finally:
-        await running.stop(0.5)
 
 
 @pytest.fixture

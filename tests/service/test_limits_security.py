@@ -14,7 +14,8 @@ import pytest
 import trustme
 from google.rpc import error_details_pb2, status_pb2
 
-from tranca.server import Config, Running, start
+from tests.harness.servers import bare_config, running_server
+from tranca.server import Running, start
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
@@ -53,11 +54,8 @@ async def test_an_oversized_request_is_refused_and_changes_nothing(client: Clien
 
 @pytest.fixture
 async def strict_server(db_url: str) -> AsyncIterator[Running]:
-    running = await start(
-        Config(port=0, metrics_port=0, database_url=db_url, rate_per_token=5, rate_per_app=20)
-    )
-    yield running
-    await running.stop(0.5)
+    async with running_server(bare_config(db_url, rate_per_token=5, rate_per_app=20)) as running:
+        yield running
 
 
 async def test_rate_limits_per_token_and_per_app(strict_server: Running) -> None:
@@ -185,10 +183,8 @@ def _tls_files(tmp: Path) -> dict[str, Path]:
 async def test_tls_and_mutual_tls(sqlite_url: str, tmp_path: Path) -> None:
     f = _tls_files(tmp_path)
     tls = await start(
-        Config(
-            port=0,
-            metrics_port=0,
-            database_url=sqlite_url,
+        bare_config(
+            sqlite_url,
             tls_cert=str(f["cert"]),
             tls_key=str(f["key"]),
         )
@@ -210,17 +206,15 @@ async def test_tls_and_mutual_tls(sqlite_url: str, tmp_path: Path) -> None:
     finally:
         await tls.stop(0)
 
-    mtls = await start(
-        Config(
-            port=0,
-            metrics_port=0,
-            database_url=sqlite_url,
+    async with running_server(
+        bare_config(
+            sqlite_url,
             tls_cert=str(f["cert"]),
             tls_key=str(f["key"]),
             tls_client_ca=str(f["ca"]),
-        )
-    )
-    try:
+        ),
+        grace=0,
+    ) as mtls:
         no_cert = grpc.ssl_channel_credentials(root_certificates=f["ca"].read_bytes())
         async with grpc.aio.secure_channel(f"127.0.0.1:{mtls.port}", no_cert) as channel:
             with pytest.raises(grpc.aio.AioRpcError):
@@ -237,8 +231,6 @@ async def test_tls_and_mutual_tls(sqlite_url: str, tmp_path: Path) -> None:
                 pb.ListPresetsRequest(), metadata=app
             )
             assert reply.presets
-    finally:
-        await mtls.stop(0)
 
 
 async def test_a_revoked_app_key_is_refused(server: Running) -> None:

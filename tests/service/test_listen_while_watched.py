@@ -12,7 +12,7 @@ import pytest
 
 from tests.service.conftest import Client, move_first_legal
 from tranca.server import Running
-from tranca.services import games as games_service
+from tranca.services import watch as games_service
 from tranca.v1 import game_pb2 as pb
 
 

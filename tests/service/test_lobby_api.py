@@ -13,8 +13,8 @@ from tranca.v1 import game_pb2 as pb
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
+from .api_calls import refused
 from .conftest import Client
-from .test_api import refused
 
 
 async def create(client: Client, players: int = 2, **table: object) -> str:

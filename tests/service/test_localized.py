@@ -5,59 +5,50 @@ and the refusal's particulars travel in the ErrorInfo's metadata."""
 
 from __future__ import annotations
 
-import re
 import string
 import uuid
-from pathlib import Path
 
 import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 
-from tranca.api.localized import LOCALES, MESSAGES, localized, negotiate
-from tranca.rules.errors import Reason
+from tranca.api.localized import LOCALES, MESSAGES, VARIANTS, localized, negotiate
+from tranca.reasons import Reason
+from tranca.rules.errors import Reason as RulesReason
 from tranca.v1 import game_pb2 as pb
 
 from .conftest import Client
 
-SERVER = Path(__file__).resolve().parents[2] / "server" / "tranca"
-# Particulars a template may name: those the refusals carry (rules/engine.py).
-PARTICULARS = {"card", "meld", "seat"}
+# Particulars a template may name: those the refusals carry (rules/engine.py), and
+# the server's own message (``detail``), which every refusal has.
+PARTICULARS = {"card", "meld", "seat", "detail"}
+# A string's broken limit (api/edge.py's breaks_limits) names these.
+LIMIT_PARTICULARS = {"field", "max_chars"}
 
 
-def reasons_in_the_code() -> set[str]:
-    """Every reason code the server's sources refuse with."""
-    found = {r.value for r in Reason}
-    patterns = [
-        r'Refused\(\s*Refusal\.\w+,\s*"([A-Z_]+)"',
-        r'GameError\(\s*"([A-Z_]+)"',
-        r'ApiError\(\s*[\w.]+,\s*"([A-Z_]+)"',
-        r'refused\(\s*"([A-Z_]+)"',
-    ]
-    # Reasons kept in constants: GameError(INSUFFICIENT_CHIPS, ...).
-    named = r"(?:GameError|Refused\(\s*Refusal\.\w+,)\(?\s*([A-Z][A-Z_]+),"
-    constants: dict[str, str] = {}
-    used: set[str] = set()
-    for path in SERVER.rglob("*.py"):
-        if "/v1/" in str(path):
-            continue
-        text = path.read_text()
-        for pattern in patterns:
-            found.update(re.findall(pattern, text, re.M))
-        used.update(re.findall(named, text))
-        constants.update(re.findall(r'^([A-Z_]+) = "([A-Z_]+)"$', text, re.M))
-    found.update(constants[name] for name in used if name in constants)
-    return found
+def test_the_server_lists_every_reason_of_the_rules_engine() -> None:
+    """The rules engine keeps its own reasons (it imports nothing of the server); the
+    server's vocabulary holds each of them, with the same code."""
+    assert {r.value for r in RulesReason} <= {r.value for r in Reason}
 
 
-def test_every_reason_in_the_code_is_worded_in_every_language() -> None:
-    missing = sorted(reasons_in_the_code() - set(MESSAGES))
+def test_every_reason_is_worded_in_every_language() -> None:
+    missing = sorted(set(Reason) - set(MESSAGES))
     assert not missing, f"reasons without their texts: {missing}"
+    unknown = sorted(set(MESSAGES) - set(Reason))
+    assert not unknown, f"texts of reasons the server does not have: {unknown}"
     for reason, texts in MESSAGES.items():
         assert len(texts) == len(LOCALES) and all(t.strip() for t in texts), reason
         for text in texts:
             fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
             assert fields <= PARTICULARS, (reason, fields)
+    for reason, by_problem in VARIANTS.items():
+        assert reason in MESSAGES
+        for problem, texts in by_problem.items():
+            assert len(texts) == len(LOCALES) and all(t.strip() for t in texts), problem
+            for text in texts:
+                fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+                assert fields <= PARTICULARS | LIMIT_PARTICULARS, (reason, problem, fields)
 
 
 @pytest.mark.parametrize(
@@ -178,4 +169,57 @@ async def test_a_refusal_at_the_edge_is_worded_too(client: Client) -> None:
     )
     info, texts = details(e)
     assert info.reason == "MALFORMED_REQUEST"
-    assert texts == [("pt-BR", "A requisição está mal formada.")]
+    assert texts == [("pt-BR", "game_id é longo demais: no máximo 64 caracteres.")]
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "player_name is too long: at most 100 characters."),
+        ("pt-BR", "player_name é longo demais: no máximo 100 caracteres."),
+        ("es", "player_name es demasiado largo: como máximo 100 caracteres."),
+    ],
+)
+async def test_a_string_over_its_limit_names_the_field_and_the_limit_in_every_language(
+    client: Client, language: str, text: str
+) -> None:
+    gid, _ = await client.new_game(players=2)
+    e = await refusal(
+        client.stub.JoinGame(
+            pb.JoinGameRequest(game_id=gid, seat=0, player_name="x" * 101),
+            metadata=(*client.app(), ("accept-language", language)),
+        )
+    )
+    info, texts = details(e)
+    assert info.reason == "MALFORMED_REQUEST"
+    assert dict(info.metadata) == {
+        "field": "player_name",
+        "max_chars": "100",
+        "problem": "too_long",
+    }
+    assert texts == [(language, text)]
+
+
+@pytest.mark.parametrize(
+    ("language", "opening"),
+    [
+        ("en", "The request is not well formed: "),
+        ("pt-BR", "A requisição está mal formada: "),
+        ("es", "La solicitud está mal formada: "),
+    ],
+)
+async def test_a_malformed_request_keeps_what_was_wrong_in_every_language(
+    client: Client, language: str, opening: str
+) -> None:
+    """A use case's MALFORMED_REQUEST (here a page size over its bound) keeps its
+    particulars, the field and the bound, whatever the language."""
+    e = await refusal(
+        client.stub.ListGames(
+            pb.ListGamesRequest(page_size=501),
+            metadata=(*client.app(), ("accept-language", language)),
+        )
+    )
+    info, texts = details(e)
+    assert info.reason == "MALFORMED_REQUEST"
+    assert texts == [(language, f"{opening}{e.details()}.")]
+    assert "page_size" in texts[0][1] and "500" in texts[0][1]

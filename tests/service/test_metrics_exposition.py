@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from prometheus_client import REGISTRY
 
-from tranca.server import Config, start
+from tests.harness.servers import bare_config, running_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,13 +83,10 @@ def test_a_sqlite_server_exports_no_listener_gauge(sqlite_exposition: str) -> No
 
 
 async def test_a_postgresql_server_exports_its_listener_gauge(pg_url: str) -> None:
-    running = await start(Config(host="127.0.0.1", port=0, metrics_port=0, database_url=pg_url))
-    try:
+    async with running_server(bare_config(pg_url), grace=0):
         labels = {"database": "postgresql"}
         for _ in range(100):
             if REGISTRY.get_sample_value("tranca_notify_listener_up", labels) == 1:
                 break
             await asyncio.sleep(0.05)
         assert REGISTRY.get_sample_value("tranca_notify_listener_up", labels) == 1
-    finally:
-        await running.stop(0)

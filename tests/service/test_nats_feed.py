@@ -28,7 +28,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.service.conftest import Client, move_first_legal, server_config
+from tests.harness.servers import running_servers, server_config
+from tests.service.conftest import Client, move_first_legal
 from tests.service.test_hint_rows import (
     assert_as_logged,
     counted_reads,
@@ -36,8 +37,8 @@ from tests.service.test_hint_rows import (
     settled,
     watched,
 )
-from tranca.server import Running, start
-from tranca.services import games as games_service
+from tranca.server import Running
+from tranca.services import watch as games_service
 from tranca.store.nats_feed import NatsFeed, subject
 from tranca.store.notify import Hub, Signal
 from tranca.v1 import game_pb2 as pb
@@ -100,19 +101,15 @@ def bus() -> Iterator[Bus]:
 
 @pytest.fixture
 async def fed_replicas(pg_url: str, bus: Bus) -> AsyncIterator[list[Running]]:
-    servers = [
-        await start(server_config(pg_url, sweep_interval=0, change_feed=bus.url)) for _ in range(2)
-    ]
-    try:
+    async with running_servers(
+        2, server_config(pg_url, sweep_interval=0, change_feed=bus.url)
+    ) as servers:
         for s in servers:
             assert s.feed is not None and s.listener is None
             async with asyncio.timeout(10):
                 while not s.feed.connected:
                     await asyncio.sleep(0.02)
         yield servers
-    finally:
-        for s in servers:
-            await s.stop(0.2)
 
 
 @contextlib.asynccontextmanager

@@ -14,7 +14,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import REGISTRY
 from sqlalchemy.engine import Connection
 
-from tranca.server import Config, Running, start
+from tests.harness.servers import bare_config
+from tranca.server import Running, start
 from tranca.store.database import make_engine
 from tranca.store.models import Base
 
@@ -75,12 +76,12 @@ async def test_metrics_count_rpcs_moves_and_conflicts(client: Client) -> None:
 async def test_the_server_refuses_a_database_not_migrated(tmp_path: object) -> None:
     url = f"sqlite:///{tmp_path}/empty.db"
     with pytest.raises(SystemExit, match="tranca migrate"):
-        await start(Config(port=0, metrics_port=0, database_url=url))
+        await start(bare_config(url))
 
 
 async def test_auto_migrate_brings_a_new_database_up(tmp_path: object) -> None:
     url = f"sqlite:///{tmp_path}/auto.db"
-    running = await start(Config(port=0, metrics_port=0, database_url=url, auto_migrate=True))
+    running = await start(bare_config(url, auto_migrate=True))
     await running.stop(0)
 
 
@@ -112,7 +113,7 @@ async def test_liveness_stays_serving_while_the_database_is_away(server: Running
 
 
 async def test_shutdown_sets_health_not_serving_first(db_url: str) -> None:
-    running = await start(Config(port=0, metrics_port=0, database_url=db_url))
+    running = await start(bare_config(db_url))
     await running.health.enter_graceful_shutdown()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
         reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())

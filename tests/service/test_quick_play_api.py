@@ -21,8 +21,8 @@ from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
+from .api_calls import refused
 from .conftest import Client
-from .test_api import refused
 
 Code = grpc.StatusCode
 Metadata = tuple[tuple[str, str], ...]

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -20,35 +18,19 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.harness.processes import free_port, serve_command, stop
 from tranca.store.database import make_engine
 from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def two_servers(pg_url: str) -> Iterator[list[int]]:
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     procs = [
         subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tranca.cli",
-                "serve",
-                "--port",
-                str(port),
-                "--metrics-port",
-                "0",
-                "--database-url",
-                pg_url,
-            ],
+            serve_command(port, pg_url),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env={**os.environ},
@@ -61,10 +43,7 @@ def two_servers(pg_url: str) -> Iterator[list[int]]:
         for p in procs:
             p.terminate()
         for p in procs:
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
+            stop(p)
 
 
 async def _wait_serving(port: int) -> None:

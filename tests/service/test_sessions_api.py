@@ -6,18 +6,22 @@ the typed refusals (docs/APP_GUIDE.md, "Players' own sessions")."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import uuid
+from collections.abc import Awaitable, Callable
 
 import grpc
 import pytest
 
 from tranca.server import Running
+from tranca.services.paging import LAST_MICROSECOND
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
+from .api_calls import reason_of, refused
 from .conftest import Client, move_first_legal
-from .test_api import refused
 
 Code = grpc.StatusCode
 
@@ -223,4 +227,197 @@ async def test_a_revoked_app_ends_its_players_sessions(
         sessions.RefreshSession(spb.RefreshSessionRequest(refresh_token=ana.refresh_token)),
         Code.UNAUTHENTICATED,
         "BAD_REFRESH_TOKEN",
+    )
+
+
+async def refresh(sessions: spb_grpc.SessionServiceAsyncStub, token: str) -> spb.PlayerSession:
+    done = await sessions.RefreshSession(spb.RefreshSessionRequest(refresh_token=token))
+    return done.session
+
+
+async def test_any_spent_refresh_token_of_the_session_ends_it_not_only_the_last(
+    client: Client, sessions: spb_grpc.SessionServiceAsyncStub
+) -> None:
+    table = await client.stub.CreateGame(
+        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2),
+        metadata=client.app(),
+    )
+    gid = table.game.game_id
+    first = await open_session(client, sessions, "ana")
+    second = await refresh(sessions, first.refresh_token)
+    third = await refresh(sessions, second.refresh_token)
+    seat = await client.stub.JoinGame(
+        pb.JoinGameRequest(game_id=gid, seat=-1), metadata=bearer(third.access_token)
+    )
+    await client.stub.ListGames(pb.ListGamesRequest(), metadata=bearer(third.access_token))
+    await refused(
+        sessions.RefreshSession(spb.RefreshSessionRequest(refresh_token=first.refresh_token)),
+        Code.UNAUTHENTICATED,
+        "REFRESH_TOKEN_REUSED",
+    )
+    await refused(
+        client.stub.ListGames(pb.ListGamesRequest(), metadata=bearer(third.access_token)),
+        Code.UNAUTHENTICATED,
+        "BAD_SESSION",
+    )
+    await refused(
+        client.stub.GetView(pb.GetViewRequest(game_id=gid), metadata=bearer(seat.player_token)),
+        Code.UNAUTHENTICATED,
+        "BAD_TOKEN",
+    )
+    await refused(
+        sessions.RefreshSession(spb.RefreshSessionRequest(refresh_token=third.refresh_token)),
+        Code.UNAUTHENTICATED,
+        "BAD_REFRESH_TOKEN",
+    )
+    listed = await sessions.ListPlayerSessions(
+        spb.ListPlayerSessionsRequest(player_id="ana"), metadata=client.app()
+    )
+    assert [(s.session_id, s.revoked) for s in listed.sessions] == [(first.session_id, True)]
+
+
+async def test_two_refreshes_of_one_token_at_once_rotate_it_once_and_end_the_session(
+    client: Client, sessions: spb_grpc.SessionServiceAsyncStub
+) -> None:
+    """Exactly one of them rotates; the other finds the token spent, a reuse, and
+    ends the session the first one renewed."""
+    for n in range(4):
+        opened = await open_session(client, sessions, f"racer{n}")
+        answers = await asyncio.gather(
+            refresh(sessions, opened.refresh_token),
+            refresh(sessions, opened.refresh_token),
+            return_exceptions=True,
+        )
+        rotated = [a for a in answers if isinstance(a, spb.PlayerSession)]
+        failed = [a for a in answers if isinstance(a, grpc.aio.AioRpcError)]
+        assert len(rotated) == 1 and len(failed) == 1, answers
+        assert failed[0].code() == Code.UNAUTHENTICATED
+        assert reason_of(failed[0]) == "REFRESH_TOKEN_REUSED"
+        await refused(
+            client.stub.ListGames(pb.ListGamesRequest(), metadata=bearer(rotated[0].access_token)),
+            Code.UNAUTHENTICATED,
+            "BAD_SESSION",
+        )
+        await refused(
+            refresh(sessions, rotated[0].refresh_token), Code.UNAUTHENTICATED, "BAD_REFRESH_TOKEN"
+        )
+
+
+async def list_all(
+    client: Client,
+    sessions: spb_grpc.SessionServiceAsyncStub,
+    page_size: int,
+    between_pages: Callable[[], Awaitable[object]],
+) -> list[str]:
+    """Every session id of the app's listing, page by page, ``between_pages`` run
+    after each page."""
+    seen: list[str] = []
+    token = ""
+    while True:
+        page = await sessions.ListPlayerSessions(
+            spb.ListPlayerSessionsRequest(page_size=page_size, page_token=token),
+            metadata=client.app(),
+        )
+        seen += [s.session_id for s in page.sessions]
+        token = page.next_page_token
+        if not token:
+            return seen
+        await between_pages()
+
+
+async def test_paging_the_sessions_keeps_its_place_while_they_are_refreshed(
+    client: Client, sessions: spb_grpc.SessionServiceAsyncStub
+) -> None:
+    opened = [await open_session(client, sessions, f"pager{n}") for n in range(7)]
+    untouched = await list_all(client, sessions, 3, lambda: asyncio.sleep(0))
+    assert sorted(untouched) == sorted(o.session_id for o in opened)
+    listed = await sessions.ListPlayerSessions(
+        spb.ListPlayerSessionsRequest(page_size=10), metadata=client.app()
+    )
+    opened_at = [s.created_at_ms for s in listed.sessions]
+    assert opened_at == sorted(opened_at, reverse=True)
+    # Between pages the sessions still to come are refreshed, each one once.
+    tokens = {o.session_id: o.refresh_token for o in opened}
+
+    async def refresh_the_oldest_left() -> None:
+        oldest = untouched[-1 - len(refreshed)]
+        tokens[oldest] = (await refresh(sessions, tokens[oldest])).refresh_token
+        refreshed.append(oldest)
+
+    refreshed: list[str] = []
+    assert await list_all(client, sessions, 3, refresh_the_oldest_left) == untouched
+    assert refreshed
+
+
+async def test_a_page_token_the_server_did_not_make_is_malformed_never_internal(
+    client: Client, sessions: spb_grpc.SessionServiceAsyncStub
+) -> None:
+    await open_session(client, sessions, "ana")
+
+    def b64(raw: bytes) -> str:
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    bad = [
+        "50",  # a page number of servers before
+        "-1",
+        "99999999999999999999999",
+        "!!!!",
+        "\x00",
+        b64(b"\x00"),
+        b64(b"18446744073709551616:ab"),  # past 64 bits
+        b64(b"99999999999999999999999999:ab"),
+        b64(b"9223372036854775807:ab"),  # a BIGINT's largest, past what a token holds
+        b64(b"-5:ab"),
+        b64(b"5:a\x00b"),
+        b64(b"5:a'b"),
+        b64(b"\xff\xfe"),
+        b64(f"{LAST_MICROSECOND + 1}:{'f' * 32}".encode()),  # past the calendar
+        b64(b"5:ffff"),  # an id of no session's shape
+        "x" * 97,  # past the field's max_chars
+    ]
+    for token in bad:
+        await refused(
+            sessions.ListPlayerSessions(
+                spb.ListPlayerSessionsRequest(page_token=token), metadata=client.app()
+            ),
+            Code.INVALID_ARGUMENT,
+            "MALFORMED_REQUEST",
+        )
+    # The largest position a token may hold (the calendar's last instant, a session
+    # id's shape) reads the same on every database; one past it is malformed.
+    last = f"{LAST_MICROSECOND}:{'f' * 32}".encode()
+    page = await sessions.ListPlayerSessions(
+        spb.ListPlayerSessionsRequest(page_token=b64(last).rstrip("=")),
+        metadata=client.app(),
+    )
+    assert [s.player_id for s in page.sessions] == ["ana"]
+
+
+async def test_refused_sign_ins_do_not_use_up_the_addresss_sign_ins(
+    server: Running, client: Client, sessions: spb_grpc.SessionServiceAsyncStub
+) -> None:
+    app_id = (await server.store.app_by_key(client.api_key)).id  # type: ignore[union-attr]
+    device = uuid.uuid4().hex
+    for _ in range(12):  # more than the address's 10 at once
+        await refused(
+            sessions.SignInDevice(spb.SignInDeviceRequest(app_id=app_id, device_id=device)),
+            Code.PERMISSION_DENIED,
+            "DEVICE_SIGN_IN_DISABLED",
+        )
+        await refused(
+            sessions.SignInGuest(spb.SignInGuestRequest(app_id=app_id)),
+            Code.PERMISSION_DENIED,
+            "GUEST_SIGN_IN_DISABLED",
+        )
+    policy = (await sessions.GetAppPolicy(spb.GetAppPolicyRequest(), metadata=client.app())).policy
+    policy.device_sign_in = True
+    await sessions.SetAppPolicy(spb.SetAppPolicyRequest(policy=policy), metadata=client.app())
+    for n in range(10):  # each sign-in that opens a session counts, a known device's too
+        await sessions.SignInDevice(
+            spb.SignInDeviceRequest(app_id=app_id, device_id=device if n % 2 else f"{device}{n}")
+        )
+    await refused(
+        sessions.SignInDevice(spb.SignInDeviceRequest(app_id=app_id, device_id=device)),
+        Code.RESOURCE_EXHAUSTED,
+        "RATE_LIMITED",
     )

@@ -26,8 +26,8 @@ from tranca.rules.moves import parse_move
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 
+from .api_calls import error_info
 from .conftest import Client
-from .test_api import error_info
 
 
 async def _stored(server: Running, gid: str) -> tuple[int, dict[str, object]]:

@@ -23,6 +23,9 @@ def _fresh_melds(g: GameState) -> list[pb.Meld]:
     out = []
     for i in range(len(deal.melds)):
         mv = meld_view(deal, i)
+        # Each wild is marked, and only a card that can be one.
+        assert len(mv["wild_indexes"]) == mv["wilds"]
+        assert all(mv["cards"][k][0] == "2" or mv["cards"][k] == "JK" for k in mv["wild_indexes"])
         out.append(
             pb.Meld(
                 id=mv["id"],
@@ -31,6 +34,7 @@ def _fresh_melds(g: GameState) -> list[pb.Meld]:
                 cards=mv["cards"],
                 wilds=mv["wilds"],
                 canastra=CANASTRA[mv["canastra"]],
+                wild_indexes=mv["wild_indexes"],
             )
         )
     return out

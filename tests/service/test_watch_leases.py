@@ -15,7 +15,7 @@ import pytest
 
 from tests.service.conftest import Client, move_first_legal
 from tranca.server import Running
-from tranca.services import games as games_service
+from tranca.services import watch as games_service
 from tranca.store import watch_leases
 from tranca.store.notify import Hub
 from tranca.store.postgres import NOTIFY_CHANNEL

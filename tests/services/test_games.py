@@ -13,7 +13,7 @@ from tranca.rules.cards import card_text, full_deck
 from tranca.rules.engine import legal_moves
 from tranca.rules.errors import RulesError
 from tranca.rules.moves import parse_move
-from tranca.services import games as games_module
+from tranca.services import watch as watch_module
 from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining, NewTable
 from tranca.services.ports import LogRecord
@@ -160,7 +160,7 @@ async def test_a_seat_moves_and_sees_its_own_hand_only(world: World) -> None:
     moved = await world.games.move(
         world.as_player(tokens[turn]),
         game_id,
-        lambda: parse_move("draw"),
+        parse_move("draw"),
         expected_version=mine.version,
         request_id="d1",
     )
@@ -168,7 +168,7 @@ async def test_a_seat_moves_and_sees_its_own_hand_only(world: World) -> None:
     again = await world.games.move(
         world.as_player(tokens[turn]),
         game_id,
-        lambda: parse_move("draw"),
+        parse_move("draw"),
         expected_version=mine.version,
         request_id="d1",
     )
@@ -177,7 +177,7 @@ async def test_a_seat_moves_and_sees_its_own_hand_only(world: World) -> None:
         world.games.move(
             world.as_player(tokens[turn]),
             game_id,
-            lambda: parse_move("draw"),
+            parse_move("draw"),
             expected_version=0,
             request_id="",
         ),
@@ -185,7 +185,7 @@ async def test_a_seat_moves_and_sees_its_own_hand_only(world: World) -> None:
     )
     await refused(
         world.games.move(
-            world.as_app(), game_id, lambda: parse_move("draw"), expected_version=0, request_id="x"
+            world.as_app(), game_id, parse_move("draw"), expected_version=0, request_id="x"
         ),
         "PLAYER_TOKEN_REQUIRED",
     )
@@ -238,7 +238,7 @@ async def test_a_watch_yields_every_version_in_order_and_counts_against_the_cap(
     await world.games.move(
         world.as_player(tokens[turn]),
         game_id,
-        lambda: parse_move("draw"),
+        parse_move("draw"),
         expected_version=3,
         request_id="w",
     )
@@ -269,7 +269,7 @@ async def first_legal_move(world: World, game_id: str, tokens: list[str]) -> Non
     await world.games.move(
         world.as_player(tokens[seat]),
         game_id,
-        lambda: move,
+        move,
         expected_version=seen.version,
         request_id=f"first-{seen.version}",
     )
@@ -280,7 +280,7 @@ async def test_a_watch_shows_the_same_whether_it_kept_its_state_or_encoded_it(
 ) -> None:
     """A stream keeps its state as objects for a while after a move, then encoded
     until the next: the views are the game's either way."""
-    monkeypatch.setattr(games_module, "WATCH_HOT_SECONDS", 0.05)
+    monkeypatch.setattr(watch_module, "WATCH_HOT_SECONDS", 0.05)
     game_id, tokens = await world.seated()
     updates = world.games.watch(world.as_app(), game_id, 0)
     await anext(updates)
@@ -307,7 +307,7 @@ async def test_the_watchers_of_a_game_at_one_version_read_its_log_once(
     await world.games.move(
         world.as_player(tokens[seen.state.deal.turn]),
         game_id,
-        lambda: parse_move("draw"),
+        parse_move("draw"),
         expected_version=3,
         request_id="once",
     )

@@ -10,6 +10,7 @@ import json
 import random
 import time
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import pytest
 from standardwebhooks import Webhook
@@ -17,7 +18,8 @@ from standardwebhooks import Webhook
 from tranca.app.game import Action, TableOptions, play_action
 from tranca.app.notifications import Event, EventKind
 from tranca.rules.engine import legal_moves
-from tranca.services.errors import Refused
+from tranca.services.destinations import Destination, Destinations, OutboundPolicy, parse_networks
+from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining
 from tranca.services.limits import WatchCounts
 from tranca.services.notifications import Notifications, StoredEvent
@@ -32,7 +34,16 @@ from tranca.services.webhooks import (
 )
 
 from .conftest import World
-from .fakes import Notes
+from .fakes import FakeResolver, Notes
+
+# A public address the fake resolver gives example.com (nothing connects to it here).
+PUBLIC = "93.184.216.34"
+
+
+def destinations(
+    resolver: FakeResolver | None = None, policy: OutboundPolicy | None = None
+) -> Destinations:
+    return Destinations(resolver or FakeResolver({"example.com": [PUBLIC]}), policy)
 
 
 def notifications(world: World) -> Notifications:
@@ -123,7 +134,7 @@ async def test_a_players_events_are_read_in_pages_after_an_id(world: World) -> N
     assert [e.id for e in page.events + rest.events] == everything
 
 
-async def test_only_the_apps_api_key_reads_events_and_with_a_player_id(world: World) -> None:
+async def test_a_seat_token_reads_no_events_and_the_api_key_names_the_player(world: World) -> None:
     _, tokens = await world.seated()
     n = notifications(world)
     with pytest.raises(Refused) as no_key:
@@ -177,37 +188,43 @@ async def test_publish_writes_other_kinds_and_refuses_unknown_ones(world: World)
     ("url", "why"),
     [
         ("", "required"),
-        ("ftp://example.com/hook", "http"),
-        ("file:///etc/passwd", "http"),
+        ("ftp://example.com/hook", "https"),
+        ("file:///etc/passwd", "https"),
+        # Plain http only where the operator allows it (development).
+        ("http://example.com/hook", "only https URLs"),
+        # A host that reads as a number but is no address: no name either.
+        ("https://08.0.0.1/", "not an IPv4 address"),
+        ("https://1.2.3.4.5/", "not an IPv4 address"),
+        ("https://4294967296/", "not an IPv4 address"),
+        ("https://[fe80::1%25eth0]/", "zone"),
+        ("https://exa mple.com/", "not a valid name"),
         ("https://", "no host"),
         ("https://user:pw@example.com/hook", "user name"),
         ("https://example.com:99999/", "not a URL"),
         ("https://example.com/" + "a" * 2048, "at most"),
     ],
 )
-async def test_a_webhook_url_must_be_http_or_https_with_a_host(
-    world: World, url: str, why: str
-) -> None:
-    hooks = Webhooks(world.repo, world.access)
+async def test_a_webhook_url_must_be_https_with_a_host(world: World, url: str, why: str) -> None:
+    hooks = Webhooks(world.repo, world.access, destinations())
     with pytest.raises(Refused) as bad:
         await hooks.set(world.as_app(), url)
     assert bad.value.reason == "BAD_WEBHOOK_URL" and why in bad.value.message
 
 
 async def test_a_webhook_is_set_with_a_secret_shown_once_and_replaced(world: World) -> None:
-    hooks = Webhooks(world.repo, world.access)
+    hooks = Webhooks(world.repo, world.access, destinations())
     with pytest.raises(Refused) as none:
         await hooks.get(world.as_app())
     assert none.value.reason == "WEBHOOK_NOT_FOUND"
     first = await hooks.set(world.as_app(), "https://example.com/a")
-    second = await hooks.set(world.as_app(), "http://example.com/b")
+    second = await hooks.set(world.as_app(), "https://example.com/b")
     assert first.secret.startswith("whsec_") and first.secret != second.secret
-    assert (await hooks.get(world.as_app())).url == "http://example.com/b"
+    assert (await hooks.get(world.as_app())).url == "https://example.com/b"
     assert await hooks.delete(world.as_app()) and not await hooks.delete(world.as_app())
 
 
 async def test_redelivery_refusals_name_their_reason(world: World) -> None:
-    hooks = Webhooks(world.repo, world.access)
+    hooks = Webhooks(world.repo, world.access, destinations())
     with pytest.raises(Refused) as no_hook:
         await hooks.redeliver(world.as_app(), "1")
     assert no_hook.value.reason == "NO_WEBHOOK"
@@ -230,6 +247,104 @@ async def test_redelivery_refusals_name_their_reason(world: World) -> None:
     with pytest.raises(Refused) as foreign:
         await hooks.redeliver(world.as_app(other_key), str(pending))
     assert foreign.value.reason == "DELIVERY_NOT_FOUND"
+
+
+# The hosts the registration tests' resolver knows.
+NAMES = {
+    "example.com": [PUBLIC],
+    "metadata.internal": ["169.254.169.254"],
+    "intranet.example": ["10.1.2.3"],
+    "mapped.example": ["::ffff:192.168.0.1"],
+    # One public address and one private: refused whole, whichever comes first.
+    "mixed.example": [PUBLIC, "10.0.0.7"],
+    "mixed6.example": ["fd00::7", PUBLIC],
+}
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("https://127.0.0.1/hook", "127.0.0.1 is a loopback address"),
+        ("https://localhost.:8443/", "resolves to a loopback address"),
+        ("https://2130706433/hook", "2130706433 (127.0.0.1) is a loopback address"),
+        ("https://0x7f.1/hook", "0x7f.1 (127.0.0.1) is a loopback address"),
+        ("https://0177.0.0.1/hook", "(127.0.0.1) is a loopback address"),
+        ("https://127.1/hook", "(127.0.0.1) is a loopback address"),
+        ("https://[::1]/hook", "::1 is a loopback address"),
+        ("https://[::ffff:10.0.0.1]/", "a private address, carried in an IPv4-mapped"),
+        ("https://[64:ff9b::a9fe:a9fe]/", "link-local address"),
+        ("https://[2002:a00:1::]/", "carried in a 6to4 address"),
+        ("https://169.254.169.254/latest/meta-data/", "link-local"),
+        ("https://10.0.0.5/", "a private address"),
+        ("https://192.168.1.1/", "a private address"),
+        ("https://[fd00::1]/", "a private address"),
+        ("https://[fe80::1]/", "link-local"),
+        ("https://0.0.0.0/", "unspecified"),
+        ("https://[::]/", "unspecified"),
+        ("https://100.64.0.1/", "carrier-grade NAT"),
+        ("https://224.0.0.1/", "multicast"),
+        ("https://240.0.0.1/", "reserved"),
+        ("https://metadata.internal/computeMetadata/v1/", "resolves to a link-local address"),
+        ("https://intranet.example/", "resolves to a private address"),
+        ("https://mapped.example/", "resolves to a private address, carried in an IPv4-mapped"),
+        ("https://mixed.example/", "resolves to a private address"),
+        ("https://mixed6.example/", "resolves to a private address"),
+    ],
+)
+async def test_a_webhook_may_not_point_inside_the_operators_network(
+    world: World, url: str, why: str
+) -> None:
+    resolver = FakeResolver({**NAMES, "localhost": ["127.0.0.1", "::1"]})
+    hooks = Webhooks(world.repo, world.access, destinations(resolver))
+    with pytest.raises(Refused) as refused:
+        await hooks.set(world.as_app(), url)
+    assert refused.value.kind == Refusal.MALFORMED
+    assert refused.value.reason == "WEBHOOK_URL_FORBIDDEN" and why in refused.value.message
+    assert world.repo.webhooks == {}  # nothing set
+    host = urlsplit(url).hostname or ""
+    if host.rstrip(".") in resolver.names:
+        # A name's addresses are not shown to the app: only what kind they are.
+        assert all(a not in refused.value.message for a in resolver.names[host.rstrip(".")])
+    else:
+        # A host written as an address, in whatever form, is never a name to resolve.
+        assert resolver.asked == []
+
+
+async def test_a_name_that_does_not_resolve_is_refused_as_such(world: World) -> None:
+    hooks = Webhooks(world.repo, world.access, destinations())
+    with pytest.raises(Refused) as refused:
+        await hooks.set(world.as_app(), "https://nowhere.example/hook")
+    assert (refused.value.kind, refused.value.reason) == (
+        Refusal.PRECONDITION,
+        "WEBHOOK_URL_UNRESOLVED",
+    )
+    assert "nowhere.example does not resolve" in refused.value.message
+    assert world.repo.webhooks == {}
+
+
+async def test_the_operator_may_allow_ranges_and_plain_http(world: World) -> None:
+    """An internal receiver: its range on the allow-list (an IPv4-mapped form of an
+    allowed address is that address), plain http with the development flag."""
+    policy = OutboundPolicy(allow_http=True, allowed=parse_networks("127.0.0.1/32, fd00::/8"))
+    resolver = FakeResolver({"hooks.internal": ["fd00::5"], "other.internal": ["10.0.0.1"]})
+    hooks = Webhooks(world.repo, world.access, destinations(resolver, policy))
+    for url in (
+        "http://127.0.0.1:8080/hook",
+        "https://[::ffff:127.0.0.1]/hook",
+        "https://hooks.internal/hook",
+    ):
+        assert (await hooks.set(world.as_app(), url)).webhook.url == url
+    for url in ("https://127.0.0.2/", "https://other.internal/", "https://169.254.169.254/"):
+        with pytest.raises(Refused) as refused:
+            await hooks.set(world.as_app(), url)
+        assert refused.value.reason == "WEBHOOK_URL_FORBIDDEN", url
+
+
+def test_bad_allow_lists_are_refused() -> None:
+    assert parse_networks("") == ()
+    assert [str(n) for n in parse_networks(" 10.0.0.0/8,::1 ")] == ["10.0.0.0/8", "::1/128"]
+    with pytest.raises(ValueError, match=r"'10\.0\.0\.0/33' is not a CIDR range"):
+        parse_networks("10.0.0.0/33")
 
 
 # ----- signing and delivering ----------------------------------------------------------------
@@ -256,25 +371,31 @@ class Receiver:
 
     secret: str = ""
     script: list[int | Exception] = field(default_factory=list)
-    calls: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
+    calls: list[tuple[Destination, dict[str, str], bytes]] = field(default_factory=list)
 
-    async def post(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
+    async def post(
+        self, destination: Destination, body: bytes, headers: dict[str, str], timeout: float
+    ) -> int:
         Webhook(self.secret).verify(body, headers)  # raises if the signature is wrong
-        self.calls.append((url, headers, body))
+        self.calls.append((destination, headers, body))
         answer = self.script.pop(0) if self.script else 200
         if isinstance(answer, Exception):
             raise answer
         return answer
 
 
-async def hooked(world: World) -> tuple[Webhooks, Receiver, Deliverer]:
+async def hooked(
+    world: World, resolver: FakeResolver | None = None
+) -> tuple[Webhooks, Receiver, Deliverer]:
     # The receiver checks the signature's timestamp against its own clock.
     world.repo.now = int(time.time() * 1000)
-    hooks = Webhooks(world.repo, world.access, clock=lambda: world.repo.now)
+    where = destinations(resolver)
+    hooks = Webhooks(world.repo, world.access, where, clock=lambda: world.repo.now)
     new = await hooks.set(world.as_app(), "https://example.com/hook")
     receiver = Receiver(new.secret)
     policy = DeliveryPolicy(timeout=0.2, max_attempts=3, backoff_ms=1000)
-    return hooks, receiver, Deliverer(world.repo, receiver, policy, clock=lambda: world.repo.now)
+    deliverer = Deliverer(world.repo, receiver, where, policy, clock=lambda: world.repo.now)
+    return hooks, receiver, deliverer
 
 
 async def test_an_event_is_posted_signed_and_retried_until_a_2xx(world: World) -> None:
@@ -304,7 +425,9 @@ async def test_a_slow_receiver_times_out_and_the_delivery_fails_after_its_attemp
     hooks, receiver, deliverer = await hooked(world)
 
     class Slow(Receiver):
-        async def post(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
+        async def post(
+            self, destination: Destination, body: bytes, headers: dict[str, str], timeout: float
+        ) -> int:
             await asyncio.sleep(10)
             return 200
 
@@ -324,6 +447,57 @@ async def test_a_slow_receiver_times_out_and_the_delivery_fails_after_its_attemp
     assert again.status == "pending" and again.attempts == 0
     await deliverer.run_once()
     assert delivery.status == "delivered"
+
+
+async def test_a_name_pointed_inside_after_registration_gets_nothing(world: World) -> None:
+    """DNS rebinding: a name public when the webhook was set, private when its event
+    is delivered. The delivery is refused before any connection and recorded as a
+    failed attempt; once the name is public again, the POST goes to the address that
+    was checked then."""
+    resolver = FakeResolver({"example.com": [PUBLIC]})
+    _, receiver, deliverer = await hooked(world, resolver)
+    await world.seated()
+    (delivery,) = world.repo.outbox.values()
+    resolver.names["example.com"] = ["10.0.0.1"]
+    await deliverer.run_once()
+    assert receiver.calls == []  # the poster was never asked
+    assert delivery.status == "pending" and delivery.last_status_code is None
+    assert delivery.last_error == ("not sent: the host example.com resolves to a private address")
+    resolver.names["example.com"] = ["169.254.169.254", "93.184.216.35"]
+    world.repo.now = delivery.next_attempt_at
+    await deliverer.run_once()
+    assert receiver.calls == [] and "link-local" in (delivery.last_error or "")
+    assert resolver.asked.count("example.com") == 3  # registration, then each attempt
+    resolver.names["example.com"] = ["93.184.216.35"]
+    world.repo.now = delivery.next_attempt_at
+    await deliverer.run_once()
+    assert delivery.status == "delivered"
+    ((destination, _, _),) = receiver.calls
+    assert destination.url == "https://example.com/hook"
+    assert [str(a) for a in destination.addresses] == ["93.184.216.35"]
+
+
+async def test_a_webhook_no_longer_allowed_fails_its_deliveries_unsent(world: World) -> None:
+    """A URL stored before the policy forbade it (plain http, an address since taken
+    off the allow-list) is checked at each delivery like a new one."""
+    _, receiver, deliverer = await hooked(world)
+    await world.repo.set_webhook(world.app.id, "http://example.com/hook", receiver.secret)
+    await world.seated()
+    (delivery,) = world.repo.outbox.values()
+    await deliverer.run_once()
+    assert receiver.calls == []
+    assert delivery.last_error == "not sent: only https URLs are accepted"
+
+
+async def test_a_redirect_is_a_failed_attempt(world: World) -> None:
+    _, receiver, deliverer = await hooked(world)
+    receiver.script = [302, 307]
+    await world.seated()
+    (delivery,) = world.repo.outbox.values()
+    await deliverer.run_once()
+    assert delivery.status == "pending" and delivery.last_status_code == 302
+    assert delivery.last_error == "HTTP 302: redirects are not followed"
+    assert len(receiver.calls) == 1
 
 
 async def test_a_removed_webhook_fails_its_pending_deliveries(world: World) -> None:

@@ -157,3 +157,69 @@ async def test_only_the_named_partner_joins_and_either_may_cancel(world: World) 
             Credentials(token=ana.access_token), Asked("tranca-000", 2, partner_id="bia")
         )
     assert caught.value.reason == "MALFORMED_REQUEST"
+
+
+async def test_already_waiting_names_the_ticket_the_caller_may_see(world: World) -> None:
+    first = (await world.quick_play.ask(world.as_app(), solo("ana"))).ticket
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.ask(world.as_app(), solo("ana"))
+    assert caught.value.reason == "ALREADY_WAITING"
+    assert caught.value.metadata == {"player_id": "ana", "ticket_id": first.id}
+    assert first.id in caught.value.message
+    # A session is shown its own ticket, and never its partner's.
+    bia = await world.sessions.create(world.as_app(), "bia", "Bia")
+    as_bia = Credentials(token=bia.access_token)
+    mine = (await world.quick_play.ask(as_bia, Asked("tranca-000", 4))).ticket
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.ask(as_bia, Asked("tranca-000", 2))
+    assert caught.value.metadata["ticket_id"] == mine.id
+    cai = await world.sessions.create(world.as_app(), "cai", "Cai")
+    with pytest.raises(Refused) as caught:
+        await world.quick_play.ask(
+            Credentials(token=cai.access_token), Asked("tranca-000", 4, partner_id="ana")
+        )
+    assert caught.value.reason == "ALREADY_WAITING"
+    assert caught.value.metadata == {"player_id": "ana"}
+    assert first.id not in caught.value.message
+
+
+async def test_a_players_tickets_are_listed_newest_first_page_by_page(world: World) -> None:
+    ana = await world.sessions.create(world.as_app(), "ana", "Ana")
+    as_ana = Credentials(token=ana.access_token)
+    asked = []
+    for _ in range(3):
+        world.repo.now += 1000
+        ticket = (await world.quick_play.ask(as_ana, Asked("tranca-000", 2))).ticket
+        await world.quick_play.cancel(as_ana, ticket.id)
+        asked.append(ticket.id)
+    world.repo.now += 1000
+    # Ana is invited into a party: the partner's tickets are listed too.
+    bia = await world.sessions.create(world.as_app(), "bia", "Bia")
+    party = (
+        await world.quick_play.ask(
+            Credentials(token=bia.access_token), Asked("tranca-000", 4, partner_id="ana")
+        )
+    ).ticket
+    asked.append(party.id)
+    await world.quick_play.ask(world.as_app(), solo("dan"))  # another player's
+    first = await world.quick_play.list_tickets(as_ana, "", 2, "")
+    assert [t.id for t in first.tickets] == asked[::-1][:2]
+    assert first.tickets[0].status is TicketStatus.FORMING and first.next_page_token
+    rest = await world.quick_play.list_tickets(as_ana, "", 2, first.next_page_token)
+    assert [t.id for t in rest.tickets] == asked[::-1][2:]
+    assert rest.next_page_token == ""
+    # The app's key names the player; a session only its own.
+    by_app = await world.quick_play.list_tickets(world.as_app(), "dan", 0, "")
+    assert [t.player_ids for t in by_app.tickets] == [("dan",)]
+    for credentials, player, size, token, reason in [
+        (as_ana, "dan", 0, "", "NOT_YOUR_PLAYER"),
+        (world.as_app(), "", 0, "", "MALFORMED_REQUEST"),
+        (as_ana, "", 51, "", "MALFORMED_REQUEST"),
+        (as_ana, "", -1, "", "MALFORMED_REQUEST"),
+        (as_ana, "", 0, "12.ZZ", "MALFORMED_REQUEST"),
+        (as_ana, "", 0, "²." + party.id, "MALFORMED_REQUEST"),
+        (as_ana, "", 0, party.id, "MALFORMED_REQUEST"),
+    ]:
+        with pytest.raises(Refused) as caught:
+            await world.quick_play.list_tickets(credentials, player, size, token)
+        assert caught.value.reason == reason, (player, size, token)

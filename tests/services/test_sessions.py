@@ -5,6 +5,7 @@ loses every credential at once when it signs out or the app revokes it
 
 from __future__ import annotations
 
+import base64
 from dataclasses import replace
 
 import pytest
@@ -14,6 +15,7 @@ from tranca.rules.moves import draw
 from tranca.services.access import Credentials
 from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining, NewTable
+from tranca.services.paging import LAST_MICROSECOND
 from tranca.services.policy import AppPolicy
 from tranca.services.sessions import Issued, device_player_id
 
@@ -56,7 +58,7 @@ async def test_the_apps_backend_opens_a_session_its_client_plays_with(world: Wor
     await refused("SEAT_TOKEN_REQUIRED", world.games.view(as_session(ana), game.id))
     await refused(
         "SEAT_TOKEN_REQUIRED",
-        world.games.move(as_session(ana), game.id, draw, expected_version=1, request_id="r"),
+        world.games.move(as_session(ana), game.id, draw(), expected_version=1, request_id="r"),
     )
 
 
@@ -151,6 +153,41 @@ async def test_a_refresh_token_used_twice_ends_the_session(world: World) -> None
     await refused("BAD_TOKEN", world.games.view(world.as_player(seated.token), game.id))
 
 
+async def test_every_spent_refresh_token_of_a_session_ends_it_not_only_the_last(
+    world: World,
+) -> None:
+    """A copy of any refresh token the session ever had, presented after it was spent,
+    is a copy: r1 -> r2 -> r3, then r1 again ends the session r3 keeps."""
+    ana = await open_session(world)
+    second = await world.sessions.refresh(Credentials(), ana.refresh_token)
+    third = await world.sessions.refresh(Credentials(), second.refresh_token)
+    game, _ = await world.games.create(as_session(third), practice())
+    seated = await world.games.join(as_session(third), game.id, Joining())
+    error = await refused(
+        "REFRESH_TOKEN_REUSED", world.sessions.refresh(Credentials(), ana.refresh_token)
+    )
+    assert error.kind is Refusal.UNAUTHENTICATED
+    await refused("BAD_SESSION", world.games.create(as_session(third), practice()))
+    await refused("BAD_TOKEN", world.games.view(world.as_player(seated.token), game.id))
+    await refused("BAD_REFRESH_TOKEN", world.sessions.refresh(Credentials(), third.refresh_token))
+    # The middle one, spent too, still says so.
+    await refused(
+        "REFRESH_TOKEN_REUSED", world.sessions.refresh(Credentials(), second.refresh_token)
+    )
+    listed, _ = await world.sessions.list(world.as_app(), "ana", False, 10, "")
+    assert [(s.session_id, s.revoked) for s in listed] == [(ana.session_id, True)]
+
+
+async def test_a_sessions_current_refresh_token_past_its_life_is_no_reuse(world: World) -> None:
+    await world.sessions.set_policy(world.as_app(), AppPolicy(refresh_seconds=3600))
+    ana = await open_session(world)
+    bob = await open_session(world, "bob", "Bob")
+    await world.sessions.sign_out(as_session(bob))
+    await refused("BAD_REFRESH_TOKEN", world.sessions.refresh(Credentials(), bob.refresh_token))
+    world.repo.now += 3_600_000
+    await refused("BAD_REFRESH_TOKEN", world.sessions.refresh(Credentials(), ana.refresh_token))
+
+
 async def test_forged_tokens_are_refused_and_throttled(world: World) -> None:
     forged = Credentials(token="ts_forged", peer=lambda: "6.6.6.6")
     for _ in range(25):
@@ -239,6 +276,52 @@ async def test_the_admin_view_lists_the_apps_sessions_newest_first(world: World)
     assert [s.session_id for s in live] == [older.session_id]
 
 
+async def test_paging_the_sessions_keeps_its_place_while_they_are_refreshed(
+    world: World,
+) -> None:
+    opened = []
+    for n in range(5):
+        opened.append(await open_session(world, f"p{n}"))
+        world.repo.now += 1000
+    first, token = await world.sessions.list(world.as_app(), "", False, 2, "")
+    assert [s.session_id for s in first] == [o.session_id for o in opened[4:2:-1]]
+    # The oldest session is refreshed between two pages: it keeps its place, last.
+    await world.sessions.refresh(Credentials(), opened[0].refresh_token)
+    seen = [s.session_id for s in first]
+    while token:
+        page, token = await world.sessions.list(world.as_app(), "", False, 2, token)
+        seen += [s.session_id for s in page]
+    assert seen == [o.session_id for o in reversed(opened)]
+
+
+async def test_a_page_token_the_server_did_not_make_is_malformed(world: World) -> None:
+    await open_session(world)
+    bad = [
+        "50",  # an offset, the page tokens of servers before
+        "-1",
+        "x" * 40,
+        "!!!!",
+        "\x00",
+        base64.urlsafe_b64encode(b"18446744073709551616:ab").decode(),  # past 64 bits
+        base64.urlsafe_b64encode(b"4611686018427387904:ab").decode(),  # past a BIGINT's use
+        base64.urlsafe_b64encode(b"-5:ab").decode(),
+        base64.urlsafe_b64encode(b"+5:ab").decode(),
+        base64.urlsafe_b64encode(b"1_000:ab").decode(),
+        base64.urlsafe_b64encode(b"5:a\x00b").decode(),
+        base64.urlsafe_b64encode(b"5:").decode(),
+        base64.urlsafe_b64encode(b"5:AB").decode(),
+        base64.urlsafe_b64encode("5:é".encode()).decode(),
+        base64.urlsafe_b64encode(b"\xff\xfe").decode(),
+        base64.urlsafe_b64encode(b"5:ff").decode().rstrip("="),  # no session id's shape
+        base64.urlsafe_b64encode(f"{LAST_MICROSECOND + 1}:{'f' * 32}".encode()).decode(),
+    ]
+    for token in bad:
+        await refused("MALFORMED_REQUEST", world.sessions.list(world.as_app(), "", False, 5, token))
+    last = f"{LAST_MICROSECOND}:{'f' * 32}".encode()  # the calendar's last instant
+    edge = base64.urlsafe_b64encode(last).decode().rstrip("=")
+    assert (await world.sessions.list(world.as_app(), "", False, 5, edge))[0]
+
+
 async def test_a_policy_out_of_its_ranges_is_refused_and_changes_nothing(world: World) -> None:
     for bad in (
         AppPolicy(session_seconds=10),
@@ -264,3 +347,51 @@ async def test_sign_ins_without_a_credential_are_limited_per_address(world: Worl
     # Another address is not held back.
     other = Credentials(peer=lambda: "203.0.113.9")
     assert (await world.sessions.sign_in_guest(other, world.app.id, "Visitor")).player_id
+
+
+async def test_refused_sign_ins_leave_the_addresss_sign_ins_as_they_were(world: World) -> None:
+    """Sign-ins refused for what they are (off, an origin not listed, an unknown app, a
+    malformed request) open nothing and guess nothing: they do not count."""
+    device = "0f3c9a5e-6d1b-4f7e-9c2a-8b5d4e3f2a1c"
+    crowd = Credentials(peer=lambda: "198.51.100.7")
+    page = Credentials(peer=lambda: "198.51.100.7", origin="https://elsewhere.example")
+    for _ in range(12):
+        await refused(
+            "DEVICE_SIGN_IN_DISABLED",
+            world.sessions.sign_in_device(crowd, world.app.id, device, "Ana"),
+        )
+        await refused(
+            "GUEST_SIGN_IN_DISABLED", world.sessions.sign_in_guest(crowd, world.app.id, "V")
+        )
+        await refused(
+            "MALFORMED_REQUEST", world.sessions.sign_in_device(crowd, world.app.id, "short", "")
+        )
+    await world.sessions.set_policy(
+        world.as_app(), AppPolicy(device_sign_in=True, guest_sign_in=True)
+    )
+    for _ in range(12):
+        await refused(
+            "ORIGIN_NOT_ALLOWED", world.sessions.sign_in_guest(page, world.app.id, "Visitor")
+        )
+    for _ in range(3):  # an unknown app is a failed authentication, 20 of which block
+        await refused("APP_NOT_FOUND", world.sessions.sign_in_guest(crowd, "0" * 32, "V"))
+    for n in range(10):
+        await world.sessions.sign_in_device(crowd, world.app.id, f"{device}-{n}", "Ana")
+    await refused("RATE_LIMITED", world.sessions.sign_in_guest(crowd, world.app.id, "V"))
+
+
+async def test_device_ids_known_or_not_count_against_the_addresss_sign_ins(
+    world: World,
+) -> None:
+    """A device id is a credential: each sign-in with one, the device's own again or a
+    guess, is a sign-in that works, and counts."""
+    await world.sessions.set_policy(world.as_app(), AppPolicy(device_sign_in=True))
+    guesser = Credentials(peer=lambda: "192.0.2.66")
+    known = "0f3c9a5e-6d1b-4f7e-9c2a-8b5d4e3f2a1c"
+    for n in range(5):
+        await world.sessions.sign_in_device(guesser, world.app.id, known, "")
+        await world.sessions.sign_in_device(guesser, world.app.id, f"guess-{n:012d}", "")
+    error = await refused(
+        "RATE_LIMITED", world.sessions.sign_in_device(guesser, world.app.id, known, "")
+    )
+    assert int(error.metadata["retry_after_ms"]) > 0

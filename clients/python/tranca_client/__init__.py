@@ -50,6 +50,19 @@ App (API key): ``list_presets``, ``create_game``, ``join_game``, ``join``,
 ``watch_updates``. Answers are the ``tranca.v1`` messages (``GameView``, ...), whose
 fields are documented in ``proto/tranca/v1/game.proto``.
 
+Quick play
+----------
+With a player's session token (``client.with_token(access_token)``) or the app's key
+(naming ``player_ids``): ``ask_quick_play(preset, players)`` queues for a table and
+returns the ticket (``qpb.Ticket``; retried with one request id, so a lost answer's
+retry gets the same ticket); ``wait_for_ticket(ticket_id)`` follows it until it is
+matched (``seats`` carries the caller's seat tokens) or ends; ``get_ticket``,
+``cancel_ticket``; ``list_quick_play_tickets`` pages through a player's tickets,
+newest first, and ``open_ticket()`` is the one still forming or waiting, if any: a
+client that lost its ticket's id finds it there. An ``ALREADY_WAITING`` refusal
+names the waiting ticket: ``waiting_ticket_id(error)``. See
+``tranca_client.quick_play``.
+
 Errors
 ------
 Every failed call raises a ``TrancaError`` subclass carrying ``code``, ``reason`` (the
@@ -142,8 +155,10 @@ from .moves import (
     same_move,
     take,
 )
+from .quick_play import OPEN_STATUSES, waiting_ticket_id
 from .v1 import game_pb2 as pb
 from .v1 import platform_pb2 as ppb
+from .v1 import quick_play_pb2 as qpb
 
 __version__ = "0.1.0"
 
@@ -151,6 +166,7 @@ __all__ = [
     "BOT_LEVELS",
     "DEFAULT_ADDRESS",
     "DEFAULT_TIMEOUT",
+    "OPEN_STATUSES",
     "AlreadyExists",
     "AsyncTrancaClient",
     "Bot",
@@ -189,8 +205,10 @@ __all__ = [
     "pb",
     "play_seat",
     "ppb",
+    "qpb",
     "replace",
     "run_bot",
     "same_move",
     "take",
+    "waiting_ticket_id",
 ]

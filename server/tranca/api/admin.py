@@ -59,7 +59,7 @@ class AdminService(pb_grpc.AdminServiceServicer):
     async def RemoveSeat(
         self, request: pb.RemoveSeatRequest, context: Ctx
     ) -> pb.RemoveSeatResponse:
-        outcome, done = await self.admin.remove_seat(
+        removed = await self.admin.remove_seat(
             credentials(context), request.game_id, request.seat, request.request_id
         )
-        return pb.RemoveSeatResponse(outcome=outcome, version=done.version)
+        return pb.RemoveSeatResponse(outcome=removed.outcome, version=removed.version)

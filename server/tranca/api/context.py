@@ -7,9 +7,13 @@ from typing import Any, TypeAlias
 
 import grpc
 
-from ..services.access import Credentials
+from ..services.access import (
+    API_KEY_HEADER,
+    AUTHORIZATION_HEADER,
+    Credentials,
+    collected_credentials,
+)
 
-API_KEY_HEADER = "x-api-key"
 # The Origin of a page on another site, as the browser port hands a call on
 # (api/browser.py, which drops any a client sent itself).
 ORIGIN_METADATA = "tranca-browser-origin"
@@ -28,16 +32,22 @@ def peer_address(peer: str) -> str:
 
 
 def credentials(context: Ctx) -> Credentials:
-    """The call's API key and player token (either may be empty), and its peer."""
-    key = token = origin = ""
+    """The call's API key and player token (either may be empty), and its peer: every
+    value of each credential header is handed to the use cases' rule
+    (``services.access.collected_credentials``), which refuses a header sent twice."""
+    keys: list[str] = []
+    authorizations: list[str] = []
+    origins: list[str] = []
     for name, value in context.invocation_metadata() or ():
         if not isinstance(value, str):
             continue
         name = name.lower()
         if name == API_KEY_HEADER:
-            key = value
-        elif name == "authorization" and value.lower().startswith("bearer "):
-            token = value[7:].strip()
+            keys.append(value)
+        elif name == AUTHORIZATION_HEADER:
+            authorizations.append(value)
         elif name == ORIGIN_METADATA:
-            origin = value
-    return Credentials(key, token, lambda: peer_address(context.peer()), origin)
+            origins.append(value)
+    return collected_credentials(
+        keys, authorizations, origins, lambda: peer_address(context.peer())
+    )

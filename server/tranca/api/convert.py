@@ -1,33 +1,35 @@
-"""Protobuf to and from the domain: moves, rules, views. No rules and no I/O here."""
+"""Protobuf to and from the use cases' values: moves, rules, views. No rules and no
+I/O here: what an answer shows is worked out by the services (services/game_views.py,
+services/move_values.py); this only writes it down."""
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Any
 
-from ..app import fairness
-from ..app.game import NO_OPTIONS, GameState, GameStatus, TableOptions
-from ..rules.cards import card_text, parse_card
-from ..rules.errors import InvalidMove, RulesError, quoted
-from ..rules.melds import KIND_NAMES as MELD_KIND_NAMES
-from ..rules.moves import (
-    ADD,
-    DISCARD,
-    DRAW,
-    MELD,
-    NO_MELD,
-    REPLACE,
-    TAKE,
-    Move,
-    check_shape,
-    move_text,
+from ..services.domain_refusals import invalid_rules, quoted
+from ..services.game_views import (
+    MELD_KIND_NAMES,
+    Commitment,
+    DealBoard,
+    GameState,
+    GameStatus,
+    MeldView,
+    PresetValue,
+    RulesValue,
+    SeatExtras,
+    TableOptions,
+    commitment_of,
+    deal_board,
+    fold_overrides,
+    public_view,
+    rules_value,
+    seat_extras,
 )
-from ..rules.presets import PRESETS, Rules, rules_to_dict
-from ..rules.state import Phase
-from ..rules.views import SPECTATOR, MeldView, hand_of, view_of
+from ..services.move_values import Move, MoveValue, move_value
 from ..v1 import game_pb2 as pb
 
 if TYPE_CHECKING:  # the services' record of a logged change, translated here
+    from ..services.game_views import PublicView, Rules
     from ..services.games import LoggedChange
 
 STATUS: dict[GameStatus, pb.GameStatus.ValueType] = {
@@ -36,10 +38,10 @@ STATUS: dict[GameStatus, pb.GameStatus.ValueType] = {
     GameStatus.FINISHED: pb.GAME_STATUS_FINISHED,
 }
 STATUS_NAMES = {v: k for k, v in STATUS.items()}
-PHASE: dict[Phase, pb.Phase.ValueType] = {
-    Phase.DRAW: pb.PHASE_DRAW,
-    Phase.PLAY: pb.PHASE_PLAY,
-    Phase.OVER: pb.PHASE_OVER,
+PHASE: dict[str, pb.Phase.ValueType] = {
+    "draw": pb.PHASE_DRAW,
+    "play": pb.PHASE_PLAY,
+    "over": pb.PHASE_OVER,
 }
 MELD_KIND = {
     "set": pb.MELD_KIND_SET,
@@ -57,83 +59,86 @@ CANASTRA = {
 assert set(MELD_KIND) == set(MELD_KIND_NAMES)
 
 
-# ----- cards and moves ---------------------------------------------------------------
+# ----- moves -------------------------------------------------------------------------
+
+# A move's kind (services/move_values.py, ``KIND_NAMES``) and its field of ``Move``.
+MOVE_FIELDS = {
+    "draw": "draw",
+    "take": "take_pile",
+    "meld": "create_meld",
+    "add": "add_to_meld",
+    "replace": "replace_wild",
+    "discard": "discard",
+}
+MOVE_KINDS = {f: k for k, f in MOVE_FIELDS.items()}
 
 
-def card(text: str) -> int:
-    try:
-        return parse_card(text)
-    except ValueError as exc:
-        raise InvalidMove(str(exc)) from None
-
-
-def move_from_pb(m: pb.Move) -> Move:
+def move_value_from_pb(m: pb.Move) -> MoveValue:
+    """The move as the request sets it; the services read it (``read_move``)."""
     which = m.WhichOneof("kind")
     if which is None:
-        raise InvalidMove("the move sets none of its kinds")
-    if which == "draw":
-        move = Move(DRAW)
-    elif which == "take_pile":
+        return MoveValue("")
+    kind = MOVE_KINDS[which]
+    if which == "take_pile":
         t = m.take_pile
-        if t.HasField("meld_id"):
-            if t.cards:
-                raise InvalidMove("take_pile sets either meld_id or cards, not both")
-            move = Move(TAKE, t.meld_id, ())
-        else:
-            move = Move(TAKE, NO_MELD, tuple(sorted(card(c) for c in t.cards)))
-    elif which == "create_meld":
-        move = Move(MELD, NO_MELD, tuple(sorted(card(c) for c in m.create_meld.cards)))
-    elif which == "add_to_meld":
-        move = Move(ADD, m.add_to_meld.meld_id, (card(m.add_to_meld.card),))
-    elif which == "replace_wild":
-        move = Move(REPLACE, m.replace_wild.meld_id, (card(m.replace_wild.card),))
-    else:
-        move = Move(DISCARD, NO_MELD, (card(m.discard.card),))
-    if move.meld < NO_MELD:
-        raise InvalidMove("meld ids are 0 or more")
-    return check_shape(move)
+        return MoveValue(kind, t.meld_id if t.HasField("meld_id") else None, tuple(t.cards))
+    if which == "create_meld":
+        return MoveValue(kind, None, tuple(m.create_meld.cards))
+    if which == "add_to_meld":
+        return MoveValue(kind, m.add_to_meld.meld_id, (m.add_to_meld.card,))
+    if which == "replace_wild":
+        return MoveValue(kind, m.replace_wild.meld_id, (m.replace_wild.card,))
+    if which == "discard":
+        return MoveValue(kind, None, (m.discard.card,))
+    return MoveValue(kind)
 
 
-def move_to_pb(move: Move) -> pb.Move:
-    kind, meld_id, cards = move
-    texts = [card_text(c) for c in cards]
-    out = pb.Move(text=move_text(move))
-    if kind == DRAW:
+def move_value_to_pb(move: MoveValue) -> pb.Move:
+    out = pb.Move(text=move.text)
+    kind, meld_id, texts = move.kind, move.meld_id, move.cards
+    if kind == "draw":
         out.draw.SetInParent()
-    elif kind == TAKE:
-        if meld_id != NO_MELD:
+    elif kind == "take":
+        if meld_id is not None:
             out.take_pile.meld_id = meld_id
         else:
             out.take_pile.cards.extend(texts)
-    elif kind == MELD:
+    elif kind == "meld":
         out.create_meld.cards.extend(texts)
-    elif kind == ADD:
-        out.add_to_meld.meld_id = meld_id
+    elif kind == "add":
+        out.add_to_meld.meld_id = meld_id or 0
         out.add_to_meld.card = texts[0]
-    elif kind == REPLACE:
-        out.replace_wild.meld_id = meld_id
+    elif kind == "replace":
+        out.replace_wild.meld_id = meld_id or 0
         out.replace_wild.card = texts[0]
     else:
         out.discard.card = texts[0]
     return out
 
 
-_MOVE_MESSAGES: dict[Move, pb.Move] = {}
+def move_to_pb(move: Move) -> pb.Move:
+    """The engine's move as an answer shows it."""
+    return move_value_to_pb(move_value(move))
+
+
+_MOVE_MESSAGES: dict[MoveValue, pb.Move] = {}
 _MOVE_MESSAGES_KEPT = 65_536
 
 
-def extend_moves(field: Any, moves: list[Move]) -> None:
-    """Append ``moves`` to a repeated ``Move`` field. Building a message costs several
-    times more than copying one, and the same few moves recur in every game, so
-    each distinct move's message is built once; ``extend`` copies it in, and the
-    kept instance is never handed out, so no caller can change it."""
+def extend_moves(field: Any, moves: list[MoveValue] | list[Move]) -> None:
+    """Append ``moves`` (the services' values, or the engine's moves) to a repeated
+    ``Move`` field. Building a message costs several times more than copying one, and
+    the same few moves recur in every game, so each distinct move's message is built
+    once; ``extend`` copies it in, and the kept instance is never handed out, so no
+    caller can change it."""
     messages = []
     for move in moves:
-        message = _MOVE_MESSAGES.get(move)
+        value = move if isinstance(move, MoveValue) else move_value(move)
+        message = _MOVE_MESSAGES.get(value)
         if message is None:
             if len(_MOVE_MESSAGES) >= _MOVE_MESSAGES_KEPT:
                 _MOVE_MESSAGES.clear()
-            message = _MOVE_MESSAGES[move] = move_to_pb(move)
+            message = _MOVE_MESSAGES[value] = move_value_to_pb(value)
         messages.append(message)
     field.extend(messages)
 
@@ -166,57 +171,51 @@ def knob_from_pb(value: pb.KnobValue) -> Any:
 
 
 def overrides_from_pb(rules: pb.Rules) -> dict[str, Any]:
-    """Knob overrides, with "canastra_bonus.clean"-style keys folded into a dict."""
+    """Knob overrides, with "canastra_bonus.clean"-style keys folded into a dict; a
+    value that sets none of its kinds is refused (INVALID_RULES)."""
     out: dict[str, Any] = {}
     for name, value in rules.overrides.items():
         v = knob_from_pb(value)
         if v is None:
-            raise RulesError(f"knob {quoted(name)}: the value sets none of its kinds")
-        if name.startswith("canastra_bonus."):
-            out.setdefault("canastra_bonus", {})[name.split(".", 1)[1]] = v
-        else:
-            out[name] = v
-    return out
+            raise invalid_rules(f"knob {quoted(name)}: the value sets none of its kinds")
+        out[name] = v
+    return fold_overrides(out)
 
 
-def knobs_of(rules: Rules) -> dict[str, pb.KnobValue]:
-    out: dict[str, pb.KnobValue] = {}
-    for name, value in rules_to_dict(rules).items():
-        if name in ("name", "description"):
-            continue
-        if isinstance(value, dict):
-            for k, v in value.items():
-                out[f"{name}.{k}"] = knob_to_pb(v)
-        else:
-            out[name] = knob_to_pb(value)
+def knobs_to_pb(knobs: dict[str, Any]) -> dict[str, pb.KnobValue]:
+    return {name: knob_to_pb(value) for name, value in knobs.items()}
+
+
+# Each rules' message, by the services' value for them (one per distinct rules, kept
+# by ``rules_value``): found by identity, the entry holding the value.
+_RULES_MESSAGES: dict[int, tuple[RulesValue, pb.Rules]] = {}
+_RULES_MESSAGES_KEPT = 256
+
+
+def rules_value_to_pb(rules: RulesValue) -> pb.Rules:
+    kept = _RULES_MESSAGES.get(id(rules))
+    if kept is None or kept[0] is not rules:
+        if len(_RULES_MESSAGES) >= _RULES_MESSAGES_KEPT:
+            _RULES_MESSAGES.clear()
+        message = pb.Rules(preset=rules.preset)
+        for name, value in knobs_to_pb(rules.overrides).items():
+            message.overrides[name].CopyFrom(value)
+        kept = _RULES_MESSAGES[id(rules)] = (rules, message)
+    out = pb.Rules()
+    out.CopyFrom(kept[1])
     return out
 
 
 def rules_to_pb(rules: Rules) -> pb.Rules:
     """The preset's name and the knobs that differ from it."""
-    out = pb.Rules()
-    out.CopyFrom(_rules_pb(rules))
-    return out
+    return rules_value_to_pb(rules_value(rules))
 
 
-@functools.lru_cache(maxsize=256)
-def _rules_pb(rules: Rules) -> pb.Rules:
-    base = PRESETS.get(rules.name)
-    out = pb.Rules(preset=rules.name)
-    if base is None:
-        return out
-    mine, theirs = knobs_of(rules), knobs_of(base)
-    for name, value in mine.items():
-        if theirs.get(name) != value:
-            out.overrides[name].CopyFrom(value)
-    return out
-
-
-def preset_to_pb(rules: Rules) -> pb.Preset:
+def preset_to_pb(preset: PresetValue) -> pb.Preset:
     p = pb.Preset(
-        name=rules.name, description=rules.description, player_counts=list(rules.player_counts)
+        name=preset.name, description=preset.description, player_counts=preset.player_counts
     )
-    for name, value in knobs_of(rules).items():
+    for name, value in knobs_to_pb(preset.knobs).items():
         p.knobs[name].CopyFrom(value)
     return p
 
@@ -294,17 +293,13 @@ def table_from_pb(t: pb.TableOptions) -> TableOptions:
     )
 
 
+def commitment_value_to_pb(c: Commitment) -> pb.DealCommitment:
+    return pb.DealCommitment(deal_number=c.deal_number, commitment=c.commitment, entropy=c.entropy)
+
+
 def commitment_to_pb(g: GameState) -> pb.DealCommitment:
-    """A verifiable table's commitment to the deal under way (deal 1 before the start),
-    with the entropy mixed into it. Only the commitment: the seed stays secret until
-    the deal is over (GetReplay)."""
-    assert g.setup.server_secret is not None
-    number = max(g.deal_number, 1)
-    return pb.DealCommitment(
-        deal_number=number,
-        commitment=fairness.deal_commitment(g.setup.server_secret, number),
-        entropy=g.entropy,
-    )
+    """A verifiable table's commitment to the deal under way (``Commitment``)."""
+    return commitment_value_to_pb(commitment_of(g))
 
 
 # Each meld's message: a meld changes on few moves and every answer shows them all, so
@@ -325,6 +320,7 @@ def meld_to_pb(mv: MeldView) -> pb.Meld:
         cards=mv.cards,
         wilds=mv.wilds,
         canastra=CANASTRA[mv.canastra],
+        wild_indexes=mv.wild_indexes,
     )
 
 
@@ -341,57 +337,90 @@ def _meld_messages(melds: list[MeldView]) -> list[pb.Meld]:
 
 
 def view_to_pb(
-    game_id: str, version: int, g: GameState, seat: int, deadline_ms: int | None = None
+    game_id: str,
+    version: int,
+    g: GameState,
+    seat: int,
+    deadline_ms: int | None = None,
+    board_hidden: bool = False,
 ) -> pb.GameView:
     """The game as ``seat`` may see it (-1: a spectator or an app: no hand).
     ``deadline_ms``: when the turn's time runs out, where the table has a limit.
-    What a seat sees of the deal is the engine's (``rules.views.view_of``): this only
-    translates it. The same as ``public_view_to_pb`` with ``add_seat_view``."""
-    view = public_view_to_pb(game_id, version, g)
+    The same as ``public_view_to_pb`` with ``add_seat_view``."""
+    view = public_view_to_pb(game_id, version, g, board_hidden)
     add_seat_view(view, g, seat, deadline_ms)
     return view
 
 
-def public_view_to_pb(game_id: str, version: int, g: GameState) -> pb.GameView:
-    """What every viewer of the game at ``version`` sees, each seat and every
-    spectator alike (``rules.views.view_of`` for ``SPECTATOR``): the whole view but
-    the viewer's seat, its hand and the turn's deadline (``add_seat_view``)."""
-    setup = g.setup
-    view = pb.GameView(
-        game_id=game_id,
-        version=version,
-        status=STATUS[g.status],
-        rules=rules_to_pb(setup.rules),
-        players=setup.players,
-        deal_number=g.deal_number,
+def deal_board_to_pb(d: DealBoard) -> pb.DealBoard:
+    """A deal's whole table and its result."""
+    board = d.board
+    out = pb.DealBoard(
+        deal_number=d.deal_number, dealer=board.dealer, pile=board.pile, stock_size=board.stock_size
     )
-    deal = g.deal
-    playing = g.status == GameStatus.PLAYING
-    seen = None if deal is None else view_of(deal, SPECTATOR)
+    for seat, hand in enumerate(board.hands):
+        out.hands.add(seat=seat, cards=hand)
+    out.melds.extend(_meld_messages(board.melds))
+    for side, reds in enumerate(board.red_threes):
+        out.red_threes.add(side=side, cards=reds)
+    for side, cards in enumerate(board.mortos):
+        out.mortos.add(side=side, size=len(cards), taken=board.morto_taken[side], cards=cards)
+    if d.result is not None:
+        out.result.CopyFrom(deal_result_to_pb(d.result))
+    return out
+
+
+def board_to_pb(number: int, deal: Any, result: dict[str, Any] | None) -> pb.DealBoard:
+    """Deal ``number``'s whole table (a ``DealState``) and its result."""
+    return deal_board_to_pb(deal_board(number, deal, result))
+
+
+def public_view_to_pb(
+    game_id: str, version: int, g: GameState, board_hidden: bool = False
+) -> pb.GameView:
+    """What every viewer of the game at ``version`` sees (``game_views.public_view``)."""
+    return public_to_pb(public_view(game_id, version, g, board_hidden))
+
+
+def public_to_pb(p: PublicView) -> pb.GameView:
+    """The public view, written down: the whole view but the viewer's seat, its hand
+    and the turn's deadline (``add_seat_view``)."""
+    view = pb.GameView(
+        game_id=p.game_id,
+        version=p.version,
+        status=STATUS[p.status],
+        rules=rules_value_to_pb(p.rules),
+        players=p.players,
+        deal_number=p.deal_number,
+    )
     # ``add`` builds each element in place: ``append`` would build it, then copy it.
-    for i, s in enumerate(g.seats):
+    for s in p.seats:
         view.seats.add(
-            seat=i,
-            player_name=s.name,
+            seat=s.seat,
+            player_name=s.player_name,
             taken=s.taken,
-            hand_size=seen.hand_sizes[i] if seen is not None else 0,
+            hand_size=s.hand_size,
             resigned=s.resigned,
-            robot=i in g.robots,
-            annul_vote=i in g.annul_votes,
+            robot=s.robot,
+            annul_vote=s.annul_vote,
             player_id=s.player_id,
+            side=s.side,
         )
-    if setup.table != NO_OPTIONS:
-        view.table.CopyFrom(table_to_pb(setup.table))
-    if setup.server_secret is not None and g.status != GameStatus.FINISHED:
-        view.commitment.CopyFrom(commitment_to_pb(g))
-    if g.match is not None:
-        view.match_totals.extend(g.match.totals)
-    if g.last_deal is not None:
-        view.last_deal.CopyFrom(deal_result_to_pb(g.last_deal))
-    if g.status == GameStatus.FINISHED:
-        winner = g.winner if g.winner >= 0 else -1  # -1: drawn (the contract's value)
-        view.match_result.CopyFrom(pb.MatchResult(winner_side=winner, reason=g.result_reason))
-    if seen is None or not playing:
+    if p.table is not None:
+        view.table.CopyFrom(table_to_pb(p.table))
+    if p.commitment is not None:
+        view.commitment.CopyFrom(commitment_value_to_pb(p.commitment))
+    view.match_totals.extend(p.match_totals)
+    if p.last_deal is not None:
+        view.last_deal.CopyFrom(deal_result_to_pb(p.last_deal))
+    if p.winner_side is not None:
+        view.match_result.CopyFrom(
+            pb.MatchResult(winner_side=p.winner_side, reason=p.result_reason)
+        )
+    if p.final_board is not None:
+        view.final_board.CopyFrom(deal_board_to_pb(p.final_board))
+    seen = p.deal
+    if seen is None:
         return view
     view.dealer = seen.dealer
     view.turn = seen.turn
@@ -419,19 +448,17 @@ def public_view_to_pb(game_id: str, version: int, g: GameState) -> pb.GameView:
 def add_seat_view(
     view: pb.GameView, g: GameState, seat: int, deadline_ms: int | None = None
 ) -> None:
-    """What ``seat`` sees beyond the public view (``public_view_to_pb``): its seat
-    number, its own hand while a deal is played (``rules.views.hand_of``), and the
-    turn's deadline where the table has one."""
-    view.seat = seat
-    playing = g.status == GameStatus.PLAYING
-    if deadline_ms and playing and g.setup.table.turn_seconds:
-        view.turn_deadline_ms = deadline_ms
-    deal = g.deal
-    if deal is None or not playing:
-        return
-    hand = hand_of(deal, seat)
-    if hand is not None:
-        view.hand.extend(hand)
+    """What ``seat`` sees beyond the public view (``game_views.seat_extras``)."""
+    add_extras(view, seat_extras(g, seat, deadline_ms))
+
+
+def add_extras(view: pb.GameView, extras: SeatExtras) -> None:
+    view.seat = extras.seat
+    if extras.deadline_ms is not None:
+        view.turn_deadline_ms = extras.deadline_ms
+        view.server_time_ms = extras.server_time_ms
+    if extras.hand is not None:
+        view.hand.extend(extras.hand)
 
 
 def logged_to_pb(logged: LoggedChange) -> pb.LoggedMove:
@@ -444,6 +471,7 @@ def logged_to_pb(logged: LoggedChange) -> pb.LoggedMove:
         seat=action.seat,
         actor=row.actor,
         played_at=int(row.created_at),
+        ended_deal=logged.ended_deal,
     )
     if action.move is not None:  # kind "move"
         out.move.CopyFrom(move_to_pb(action.move))

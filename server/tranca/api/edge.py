@@ -60,6 +60,12 @@ def _max_chars(field: FieldDescriptor) -> int:
     return limit
 
 
+# A MALFORMED_REQUEST's ``problem`` particular where a string broke its contract's
+# limits: too long, or holding a control character.
+TOO_LONG, CONTROL_CHARACTER = "too_long", "control_character"
+_CONTROL_PROBLEM = "holds a control character"
+
+
 def _bad_string(value: str, limit: int) -> str | None:
     if len(value) > limit:
         return f"is at most {limit} characters"
@@ -68,7 +74,7 @@ def _bad_string(value: str, limit: int) -> str | None:
     if not value.isprintable():
         found = _CONTROL.search(value)
         if found is not None:
-            return f"holds a control character (U+{ord(found.group()):04X})"
+            return f"{_CONTROL_PROBLEM} (U+{ord(found.group()):04X})"
     return None
 
 
@@ -220,11 +226,13 @@ def breaks_limits(found: Problem) -> Refused:
     wording."""
     path, problem, limit = found
     refused = malformed(f"{path} {problem}")
+    # Which limit it broke, for the wording in the caller's language (localized.py).
+    kind = CONTROL_CHARACTER if problem.startswith(_CONTROL_PROBLEM) else TOO_LONG
     return Refused(
         refused.kind,
         refused.reason,
         refused.message,
-        {"field": path[:200], "max_chars": str(limit)},
+        {"field": path[:200], "max_chars": str(limit), "problem": kind},
     )
 
 

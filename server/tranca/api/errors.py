@@ -4,8 +4,8 @@ refusal's particulars in its metadata, and a google.rpc.LocalizedMessage in the
 caller's language (``localized.py``, by its ``accept-language`` metadata).
 
 The use cases refuse in their own terms (``services.errors``, and the domain's
-``GameError``, ``InvalidMove``, ``RuleViolation``, ``RulesError``); this module alone
-says which status code each is."""
+refusals as ``services.domain_refusals`` words them); this module alone says which
+status code each is."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ import grpc
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from ..app.game import GameError
-from ..rules.errors import InvalidMove, RulesError, RuleViolation, quoted
+from ..services.domain_refusals import as_refused, quoted
 from ..services.errors import (
     MoveRefused,
     NotFound,
@@ -84,21 +83,9 @@ def to_api_error(exc: BaseException) -> ApiError | None:
         )
     if isinstance(exc, Refused):
         return ApiError(CODES[exc.kind], exc.reason, exc.message, exc.metadata)
-    if isinstance(exc, InvalidMove):
-        return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_MOVE", exc.message)
-    if isinstance(exc, RulesError):
-        return ApiError(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_RULES", str(exc))
-    if isinstance(exc, RuleViolation):
-        return ApiError(
-            grpc.StatusCode.FAILED_PRECONDITION, exc.reason.value, exc.message, dict(exc.params)
-        )
-    if isinstance(exc, GameError):
-        code = (
-            grpc.StatusCode.ALREADY_EXISTS
-            if exc.reason == "SEAT_TAKEN"
-            else grpc.StatusCode.FAILED_PRECONDITION
-        )
-        return ApiError(code, exc.reason, exc.message)
+    domain = as_refused(exc)
+    if domain is not None:
+        return ApiError(CODES[domain.kind], domain.reason, domain.message, domain.metadata)
     if isinstance(exc, VersionConflict):
         return ApiError(
             grpc.StatusCode.ABORTED,
@@ -124,7 +111,9 @@ def rich_status(err: ApiError, locale: str = ENGLISH) -> grpc.Status:
         message = message[: MAX_MESSAGE_CHARS - 3] + "..."
     status = status_pb2.Status(code=err.code.value[0], message=message)
     status.details.add().Pack(info)
-    text = localized(err.reason, locale, err.metadata)
+    # The server's own message is a particular too (``detail``): a template may quote
+    # it where the reason's particulars alone would lose what was wrong.
+    text = localized(err.reason, locale, {**err.metadata, "detail": err.message})
     if text is not None:
         status.details.add().Pack(error_details_pb2.LocalizedMessage(locale=locale, message=text))
     result: grpc.Status = rpc_status.to_status(status)

@@ -38,7 +38,7 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "MUST_DRAW_FIRST": (
         "Draw from the stock or take the discard pile first.",
         "Primeiro compre do monte ou pegue o lixo.",
-        "Primero roba del mazo o toma el montón de descartes.",
+        "Primero roba del mazo o toma el pozo.",
     ),
     "ALREADY_DREW": (
         "You have already drawn this turn.",
@@ -53,22 +53,22 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "DISCARD_PILE_EMPTY": (
         "The discard pile is empty.",
         "O lixo está vazio.",
-        "El montón de descartes está vacío.",
+        "El pozo está vacío.",
     ),
     "DISCARD_PILE_LOCKED": (
         "A black three locks the discard pile.",
         "Um três preto tranca o lixo.",
-        "Un tres negro bloquea el montón de descartes.",
+        "Un tres negro tranca el pozo.",
     ),
     "DISCARD_PILE_FROZEN": (
         "The discard pile is frozen: its top card may only go onto a natural set of its rank.",
         "O lixo está congelado: a carta de cima só pode ir para um jogo limpo do mesmo valor.",
-        "El montón está congelado: la carta de arriba solo va a un juego natural de su valor.",
+        "El pozo está congelado: la carta de arriba solo va a un juego limpio de su valor.",
     ),
     "TOP_CARD_NOT_USED": (
         "The top card of the discard pile must be used at once.",
         "A carta de cima do lixo deve ser usada na hora.",
-        "La carta de arriba del montón debe usarse en el acto.",
+        "La carta de arriba del pozo debe usarse en el acto.",
     ),
     "CARD_NOT_IN_HAND": (
         "{card} is not in your hand.",
@@ -113,7 +113,7 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "BLACK_THREES_ONLY_WHEN_GOING_OUT": (
         "Black threes are melded only when going out.",
         "Três pretos só se baixam ao bater.",
-        "Los treses negros solo se bajan al terminar.",
+        "Los treses negros solo se bajan al cerrar.",
     ),
     "CARD_DOES_NOT_FIT": (
         "The card does not fit that meld.",
@@ -133,23 +133,25 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "CANNOT_GO_OUT_WITHOUT_CLEAN_CANASTRA": (
         "You cannot go out without a clean canastra.",
         "Não pode bater sem uma canastra limpa.",
-        "No puedes terminar sin una canasta limpia.",
+        "No puedes cerrar sin una canasta limpia.",
     ),
     "CANNOT_GO_OUT_WITHOUT_CANASTRA": (
         "You cannot go out without a canastra.",
         "Não pode bater sem uma canastra.",
-        "No puedes terminar sin una canasta.",
+        "No puedes cerrar sin una canasta.",
     ),
     "MUST_KEEP_A_CARD_TO_DISCARD": (
         "Keep a card to discard: you cannot go out yet.",
         "Guarde uma carta para descartar: ainda não pode bater.",
-        "Guarda una carta para descartar: todavía no puedes terminar.",
+        "Guarda una carta para descartar: todavía no puedes cerrar.",
     ),
     # ----- requests and credentials -------------------------------------------------
+    # The particulars of a malformed request are the server's text (``detail``, in
+    # English), or a string's limit (VARIANTS).
     "MALFORMED_REQUEST": (
-        "The request is not well formed.",
-        "A requisição está mal formada.",
-        "La solicitud está mal formada.",
+        "The request is not well formed: {detail}.",
+        "A requisição está mal formada: {detail}.",
+        "La solicitud está mal formada: {detail}.",
     ),
     "INVALID_RULES": (
         "These rules cannot be played.",
@@ -160,6 +162,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Sign in first.",
         "Entre primeiro.",
         "Inicia sesión primero.",
+    ),
+    "AMBIGUOUS_CREDENTIALS": (
+        "The request carries its credentials twice.",
+        "A requisição traz as credenciais duas vezes.",
+        "La solicitud trae sus credenciales dos veces.",
     ),
     "BAD_API_KEY": (
         "The app's key is not valid.",
@@ -347,6 +354,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Esse lugar está vago.",
         "Ese asiento está libre.",
     ),
+    "REMOVED_FROM_GAME": (
+        "You were removed from this game and cannot return to it.",
+        "Você foi removido desta partida e não pode voltar a ela.",
+        "Fuiste retirado de esta partida y no puedes volver a ella.",
+    ),
     "ANNULMENT_NOT_ALLOWED": (
         "This table does not allow annulling the game.",
         "Esta mesa não permite anular a partida.",
@@ -498,6 +510,16 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Esse endereço de webhook não pode ser usado.",
         "Esa dirección de webhook no se puede usar.",
     ),
+    "WEBHOOK_URL_FORBIDDEN": (
+        "That webhook address points into a private network: use a public address.",
+        "Esse endereço de webhook aponta para uma rede privada: use um endereço público.",
+        "Esa dirección de webhook apunta a una red privada: usa una dirección pública.",
+    ),
+    "WEBHOOK_URL_UNRESOLVED": (
+        "The webhook address's host name cannot be found.",
+        "O nome do servidor do endereço de webhook não foi encontrado.",
+        "No se encuentra el nombre del servidor de la dirección de webhook.",
+    ),
     "WEBHOOK_NOT_FOUND": (
         "The app has no webhook.",
         "O app não tem webhook.",
@@ -539,6 +561,26 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "O torneio mudou enquanto isso: tente de novo.",
         "El torneo cambió mientras tanto: inténtalo de nuevo.",
     ),
+    "REGISTRATION_CLOSED": (
+        "Registration for this tournament is closed.",
+        "As inscrições deste torneio estão encerradas.",
+        "La inscripción a este torneo está cerrada.",
+    ),
+    "TOURNAMENT_FULL": (
+        "The tournament is full.",
+        "O torneio está lotado.",
+        "El torneo está completo.",
+    ),
+    "NO_CHECK_IN": (
+        "This tournament has no check-in.",
+        "Este torneio não tem confirmação de presença.",
+        "Este torneo no tiene confirmación de asistencia.",
+    ),
+    "CHECK_IN_CLOSED": (
+        "Check-in is not open now.",
+        "A confirmação de presença não está aberta agora.",
+        "La confirmación de asistencia no está abierta ahora.",
+    ),
     "ENTRANT_NOT_FOUND": (
         "There is no such entrant.",
         "Esse participante não existe.",
@@ -569,6 +611,25 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "As rodadas começam em ordem.",
         "Las rondas empiezan en orden.",
     ),
+}
+
+
+# Texts of a reason by its ``problem`` particular, where the refusal says which
+# limit it broke: reason -> problem -> (English, Portuguese of Brazil, Spanish). A
+# refusal without that particular, or with another value, takes MESSAGES' text.
+VARIANTS: dict[str, dict[str, tuple[str, str, str]]] = {
+    "MALFORMED_REQUEST": {
+        "too_long": (
+            "{field} is too long: at most {max_chars} characters.",
+            "{field} é longo demais: no máximo {max_chars} caracteres.",
+            "{field} es demasiado largo: como máximo {max_chars} caracteres.",
+        ),
+        "control_character": (
+            "{field} holds a control character, which is not allowed.",
+            "{field} contém um caractere de controle, o que não é permitido.",
+            "{field} contiene un carácter de control, que no está permitido.",
+        ),
+    },
 }
 
 
@@ -612,8 +673,9 @@ def localized(reason: str, locale: str, params: Mapping[str, str]) -> str | None
     texts = MESSAGES.get(reason)
     if texts is None:
         return None
+    texts = VARIANTS.get(reason, {}).get(params.get("problem", ""), texts)
     template = texts[LOCALES.index(locale)] if locale in LOCALES else texts[0]
     return template.format_map(_Particulars(params))
 
 
-__all__ = ["LOCALES", "MESSAGES", "localized", "negotiate"]
+__all__ = ["LOCALES", "MESSAGES", "VARIANTS", "localized", "negotiate"]

@@ -111,12 +111,10 @@ class NotificationService(pb_grpc.NotificationServiceServicer):
             request.page_size,
             request.page_token,
         )
-        out = pb.ListWebhookDeliveriesResponse(
-            deliveries=[delivery_to_pb(d) for d in page.deliveries]
+        return pb.ListWebhookDeliveriesResponse(
+            deliveries=[delivery_to_pb(d) for d in page.deliveries],
+            next_page_token=page.next_page_token,
         )
-        if page.next_before is not None:
-            out.next_page_token = str(page.next_before)
-        return out
 
     @rpc("RedeliverWebhook")
     async def RedeliverWebhook(

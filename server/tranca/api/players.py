@@ -1,13 +1,12 @@
 """PlayerService: protobuf in, a use case of ``services.players.Players``, protobuf
 out. Nothing else happens here: the requests' enums become the use cases' (the
-leaderboard's kind, ``ranking.Period``), and ratings, leaderboards and chip entries
+leaderboard's kind, its ``Period``), and ratings, leaderboards and chip entries
 are written back as protobuf.
 """
 
 from __future__ import annotations
 
-from ..platform import ranking
-from ..platform.ratings import Rating
+from ..services.player_figures import Period, Rating, rating_figures
 from ..services.players import LeaderboardKind, LeaderboardRow, Players
 from ..v1 import platform_pb2 as pb
 from ..v1 import platform_pb2_grpc as pb_grpc
@@ -20,15 +19,16 @@ KINDS = {
     pb.LEADERBOARD_KIND_RATING: LeaderboardKind.RATING,
 }
 PERIODS = {
-    pb.PERIOD_UNSPECIFIED: ranking.Period.ALL_TIME,
-    pb.PERIOD_DAY: ranking.Period.DAY,
-    pb.PERIOD_WEEK: ranking.Period.WEEK,
-    pb.PERIOD_MONTH: ranking.Period.MONTH,
-    pb.PERIOD_ALL_TIME: ranking.Period.ALL_TIME,
+    pb.PERIOD_UNSPECIFIED: Period.ALL_TIME,
+    pb.PERIOD_DAY: Period.DAY,
+    pb.PERIOD_WEEK: Period.WEEK,
+    pb.PERIOD_MONTH: Period.MONTH,
+    pb.PERIOD_ALL_TIME: Period.ALL_TIME,
 }
 
 
-def _rating_pb(r: Rating) -> pb.Rating:
+def _rating_pb(rating: Rating) -> pb.Rating:
+    r = rating_figures(rating)
     return pb.Rating(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, games=r.games)
 
 
@@ -97,6 +97,5 @@ class PlayerService(pb_grpc.PlayerServiceServicer):
                 for e in page.entries
             ]
         )
-        if page.next_before is not None:
-            out.next_page_token = str(page.next_before)
+        out.next_page_token = page.next_page_token
         return out

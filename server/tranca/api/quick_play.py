@@ -83,6 +83,18 @@ class QuickPlayService(pb_grpc.QuickPlayServiceServicer):
         shown = await self.quick_play.cancel(credentials(context), request.ticket_id)
         return pb.CancelTicketResponse(ticket=ticket_pb(shown))
 
+    @rpc("ListQuickPlayTickets")
+    async def ListQuickPlayTickets(
+        self, request: pb.ListQuickPlayTicketsRequest, context: Ctx
+    ) -> pb.ListQuickPlayTicketsResponse:
+        page = await self.quick_play.list_tickets(
+            credentials(context), request.player_id, request.page_size, request.page_token
+        )
+        return pb.ListQuickPlayTicketsResponse(
+            tickets=[ticket_pb(TicketShown(t)) for t in page.tickets],
+            next_page_token=page.next_page_token,
+        )
+
     @stream_rpc("WatchTicket")
     async def WatchTicket(
         self, request: pb.WatchTicketRequest, context: Ctx

@@ -17,20 +17,19 @@ import grpc
 import structlog
 
 from .. import metrics
-from ..app.game import PLAYING
-from ..rules.cards import card_text
-from ..rules.engine import legal_moves
-from ..rules.errors import InvalidMove, RuleViolation
-from ..rules.presets import KNOB_RANGES, PRESETS
-from ..services.errors import MoveRefused, malformed
-from ..services.games import (
-    DealReplay,
-    Games,
-    Joining,
-    NewTable,
-    Shown,
+from ..services.domain_refusals import rule_violated
+from ..services.errors import malformed
+from ..services.game_views import (
+    KNOB_RANGES,
+    DealReplayView,
+    commitment_of,
+    deal_replay_view,
+    preset_values,
+    summary_of,
 )
+from ..services.games import Games, Joining, NewTable
 from ..services.lobby import Lobby, LobbyFilter, Play
+from ..services.move_values import read_move, read_turn
 from ..services.ports import GameRecord
 from ..services.tables import Tables
 from ..v1 import game_pb2 as pb
@@ -40,11 +39,12 @@ from .convert import (
     ROBOT_LEVEL_TO_PB,
     STATUS,
     STATUS_NAMES,
-    commitment_to_pb,
+    commitment_value_to_pb,
+    deal_board_to_pb,
     deal_result_to_pb,
     extend_moves,
     logged_to_pb,
-    move_from_pb,
+    move_value_from_pb,
     overrides_from_pb,
     preset_to_pb,
     rules_to_pb,
@@ -140,9 +140,9 @@ def _refusal(exc: Exception, method: str) -> ApiError:
         incident = secrets.token_hex(6)
         log.exception("rpc_failed", method=method, incident=incident)
         return ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", f"internal error {incident}")
-    cause = exc.cause if isinstance(exc, MoveRefused) else exc
-    if isinstance(cause, RuleViolation):
-        metrics.REJECTIONS.labels(cause.reason.value).inc()
+    violated = rule_violated(exc)
+    if violated is not None:
+        metrics.REJECTIONS.labels(violated).inc()
     if err.reason == "VERSION_CONFLICT":
         metrics.CONFLICTS.inc()
     return err
@@ -170,7 +170,7 @@ class GameService(pb_grpc.GameServiceServicer):
     ) -> pb.ListPresetsResponse:
         await self.games.access.calling_app(credentials(context))
         return pb.ListPresetsResponse(
-            presets=[preset_to_pb(PRESETS[n]) for n in sorted(PRESETS)],
+            presets=[preset_to_pb(p) for p in preset_values()],
             knob_ranges=[
                 pb.KnobRange(knob=knob, min=low, max=high)
                 for knob, (low, high) in sorted(KNOB_RANGES.items())
@@ -238,55 +238,44 @@ class GameService(pb_grpc.GameServiceServicer):
     ) -> pb.ListLegalMovesResponse:
         shown = await self.games.legal_moves(credentials(context), request.game_id)
         out = pb.ListLegalMovesResponse(version=shown.version)
-        _add_legal_moves(out.moves, shown)
+        extend_moves(out.moves, list(shown.legal))
         return out
 
     @rpc("SubmitMove")
     async def SubmitMove(
         self, request: pb.SubmitMoveRequest, context: Ctx
     ) -> pb.SubmitMoveResponse:
-        def move() -> Any:
-            if not request.HasField("move"):
-                raise malformed("move is required")
-            return move_from_pb(request.move)
-
+        wire = move_value_from_pb(request.move) if request.HasField("move") else None
         moved = await self.games.move(
             credentials(context),
             request.game_id,
-            move,
+            read_move(wire),
             expected_version=request.expected_version,
             request_id=request.request_id,
+            with_legal_moves=request.include_legal_moves,
         )
         out = pb.SubmitMoveResponse(version=moved.shown.version, replayed=moved.replayed)
         self.views.fill(out.view, moved.shown)
         if request.include_legal_moves:
-            _add_legal_moves(out.legal_moves, moved.shown)
+            extend_moves(out.legal_moves, list(moved.legal))
         return out
 
     @rpc("SubmitTurn")
     async def SubmitTurn(
         self, request: pb.SubmitTurnRequest, context: Ctx
     ) -> pb.SubmitTurnResponse:
-        def moves() -> list[Any]:
-            chosen = []
-            for index, move in enumerate(request.moves, start=1):
-                try:
-                    chosen.append(move_from_pb(move))
-                except InvalidMove as exc:
-                    raise MoveRefused(index, exc) from exc
-            return chosen
-
         moved = await self.games.turn(
             credentials(context),
             request.game_id,
-            moves,
+            read_turn([move_value_from_pb(m) for m in request.moves]),
             expected_version=request.expected_version,
             request_id=request.request_id,
+            with_legal_moves=request.include_legal_moves,
         )
         out = pb.SubmitTurnResponse(version=moved.shown.version, replayed=moved.replayed)
         self.views.fill(out.view, moved.shown)
         if request.include_legal_moves:
-            _add_legal_moves(out.legal_moves, moved.shown)
+            extend_moves(out.legal_moves, list(moved.legal))
         return out
 
     @rpc("LeaveGame")
@@ -358,7 +347,7 @@ class GameService(pb_grpc.GameServiceServicer):
         state = await self.tables.add_entropy(
             credentials(context), request.game_id, request.entropy, request.request_id
         )
-        return pb.AddEntropyResponse(commitment=commitment_to_pb(state))
+        return pb.AddEntropyResponse(commitment=commitment_value_to_pb(commitment_of(state)))
 
     @rpc("GetReplay")
     async def GetReplay(self, request: pb.GetReplayRequest, context: Ctx) -> pb.GetReplayResponse:
@@ -370,7 +359,7 @@ class GameService(pb_grpc.GameServiceServicer):
         if replay.seed is not None:
             out.seed = replay.seed
         out.moves.extend(logged_to_pb(m) for m in replay.moves)
-        out.deals.extend(deal_replay_to_pb(d) for d in replay.deals)
+        out.deals.extend(deal_replay_to_pb(deal_replay_view(d)) for d in replay.deals)
         return out
 
     @stream_rpc("WatchGame", metrics.WATCHES)
@@ -385,34 +374,28 @@ class GameService(pb_grpc.GameServiceServicer):
                 return
 
 
-def _add_legal_moves(field: Any, shown: Shown) -> None:
-    """The seat's legal moves now, in canonical order; none when it is not its turn."""
-    state = shown.state
-    deal = state.deal
-    if state.status == PLAYING and deal is not None and deal.turn == shown.seat:
-        extend_moves(field, legal_moves(deal))
-
-
 def summary_to_pb(game: GameRecord) -> pb.GameSummary:
-    g = game.state
+    g = summary_of(game)
     return pb.GameSummary(
-        game_id=game.id,
+        game_id=g.game_id,
         status=STATUS[g.status],
-        preset=g.setup.rules.name,
-        players=g.setup.players,
-        seats_taken=sum(1 for s in g.seats if s.taken),
-        version=game.version,
-        label=game.label,
-        created_at=int(game.created_at),
-        table=table_to_pb(g.setup.table),
-        player_names=[s.name if s.taken else "" for s in g.seats],
+        preset=g.preset,
+        players=g.players,
+        seats_taken=g.seats_taken,
+        version=g.version,
+        label=g.label,
+        created_at=g.created_at,
+        table=table_to_pb(g.table),
+        player_names=g.player_names,
     )
 
 
-def deal_replay_to_pb(deal: DealReplay) -> pb.DealReplay:
+def deal_replay_to_pb(deal: DealReplayView) -> pb.DealReplay:
     out = pb.DealReplay(deal_number=deal.deal_number, dealer=deal.dealer)
     if deal.result is not None:
         out.result.CopyFrom(deal_result_to_pb(deal.result))
+    if deal.final_board is not None:
+        out.final_board.CopyFrom(deal_board_to_pb(deal.final_board))
     if deal.reveal is not None:
         reveal = deal.reveal
         out.deck.extend(reveal.deck.split())
@@ -426,5 +409,5 @@ def deal_replay_to_pb(deal: DealReplay) -> pb.DealReplay:
             )
         )
     elif deal.deck is not None:
-        out.deck.extend(card_text(c) for c in deal.deck)
+        out.deck.extend(deal.deck)
     return out

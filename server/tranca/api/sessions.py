@@ -36,7 +36,7 @@ def summary_pb(s: SessionInfo) -> pb.SessionSummary:
         player_id=s.player_id,
         display_name=s.display_name,
         kind=KINDS[s.kind],
-        created_at_ms=int(s.created_at * 1000),
+        created_at_ms=s.created_at,
         last_used_at_ms=s.last_used_at,
         access_expires_at_ms=s.access_expires_at,
         refresh_expires_at_ms=s.refresh_expires_at,

@@ -103,7 +103,7 @@ class SharedViews:
 
     def _public(self, shown: Shown) -> pb.GameView:
         self.built += 1
-        return public_view_to_pb(shown.game_id, shown.version, shown.state)
+        return public_view_to_pb(shown.game_id, shown.version, shown.state, shown.board_hidden)
 
     def _encoded(self, shown: Shown) -> _Encoded | None:
         """The public view of ``shown``'s version, encoded: kept, or built and kept

@@ -1,44 +1,35 @@
 """TournamentService: protobuf in, a use case of ``services.tournaments.Tournaments``,
 protobuf out. Nothing else happens here: the requests' enums become the domain's
 (``Format``, ``Outcome``), their table options and rules' overrides are read as
-GameService reads them (``convert.py``), and the tournament, its rounds and
-standings are written back as protobuf. See docs/platform/tournaments.md.
+GameService reads them (``convert.py``), and the tournament's view, its rounds and
+standings as the use case computed them (``services.tournaments.views``), are written
+back as protobuf. See docs/platform/tournaments.md.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
-from ..platform.tournament_events import (
+from ..services.compute import off_loop_if_large
+from ..services.tournaments import (
     CANCELLED,
     FINISHED,
     REGISTERED,
     RUNNING,
-    RoundTimeout,
-    TournamentConfig,
-    next_due,
-    status_of,
-)
-from ..platform.tournaments import (
     Entrant,
     Format,
     KnockoutTie,
+    NewTournament,
     Outcome,
     Points,
-    Round,
-    TieBreaker,
-    Tournament,
-)
-from ..rules.cards import card_text
-from ..services.compute import off_loop_if_large
-from ..services.tournaments import (
-    GamesByTable,
-    NewTournament,
     RoundShown,
-    TokensBySeat,
+    RoundTimeout,
+    RoundView,
+    TieBreaker,
     TournamentQuery,
     Tournaments,
     TournamentShown,
+    TournamentView,
+    round_shown_view,
+    tournament_view,
 )
 from ..v1 import platform_pb2 as pb
 from ..v1 import platform_pb2_grpc as pb_grpc
@@ -142,38 +133,28 @@ def new_tournament_from_pb(request: pb.CreateTournamentRequest) -> NewTournament
     )
 
 
+# The key of this transport's translation kept with a view (``TournamentView.
+# translations``): a read of an unchanged tournament translates nothing again.
+TRANSLATION_KEY = "grpc"
+
+
 async def as_pb(shown: TournamentShown) -> pb.Tournament:
-    """``shown_to_pb``, in a worker thread for a large tournament: a thousand-entrant
-    one is thousands of tables, too many to translate on the event loop (every
-    call's); a 64-entrant one's 200 take a millisecond, less than the trip."""
-    tables = sum(len(r.tables) for r in shown.tournament.rounds)
-    return await off_loop_if_large(tables, shown_to_pb, shown)
-
-
-# GetTournament's translations kept (the latest of each tournament read, by id): the
-# use case answers reads of a tournament that has not changed with the same
-# ``TournamentShown``, translated once.
-TRANSLATIONS_KEPT = 32
+    """The tournament's view as protobuf, translated once per view, in a worker thread
+    for a large tournament: a thousand-entrant one is thousands of tables, too many
+    to translate on the event loop (every call's); a 64-entrant one's 200 take a
+    millisecond, less than the trip."""
+    view = await tournament_view(shown)
+    kept = view.translations.get(TRANSLATION_KEY)
+    if isinstance(kept, pb.Tournament):
+        return kept
+    out = await off_loop_if_large(view.table_count, view_to_pb, view)
+    view.translations[TRANSLATION_KEY] = out
+    return out
 
 
 class TournamentService(pb_grpc.TournamentServiceServicer):
     def __init__(self, tournaments: Tournaments) -> None:
         self.tournaments = tournaments
-        self._translated: OrderedDict[str, tuple[TournamentShown, pb.Tournament]] = OrderedDict()
-
-    async def _translation(self, shown: TournamentShown) -> pb.Tournament:
-        """``as_pb(shown)``, once per ``shown`` (the latest of each tournament)."""
-        key = shown.row.id
-        kept = self._translated.get(key)
-        if kept is not None and kept[0] is shown:
-            self._translated.move_to_end(key)
-            return kept[1]
-        out = await as_pb(shown)
-        self._translated[key] = (shown, out)
-        self._translated.move_to_end(key)
-        while len(self._translated) > TRANSLATIONS_KEPT:
-            self._translated.popitem(last=False)
-        return out
 
     @rpc("CreateTournament")
     async def CreateTournament(
@@ -187,7 +168,7 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         self, request: pb.GetTournamentRequest, context: Ctx
     ) -> pb.GetTournamentResponse:
         shown = await self.tournaments.get(credentials(context), request.tournament_id)
-        return pb.GetTournamentResponse(tournament=await self._translation(shown))
+        return pb.GetTournamentResponse(tournament=await as_pb(shown))
 
     @rpc("StartRound")
     async def StartRound(
@@ -317,119 +298,91 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
 
 
 def round_shown_to_pb(r: RoundShown) -> pb.TournamentRound:
-    return round_to_pb(
-        r.config,
-        r.tournament,
-        r.round,
-        r.games,
-        r.tokens,
-        show_deck=r.deck_shown,
-        token_expires_at=r.token_expires_at,
-    )
+    return round_to_pb(round_shown_view(r))
 
 
-def round_to_pb(
-    config: TournamentConfig,
-    t: Tournament,
-    rnd: Round,
-    games: GamesByTable,
-    tokens: TokensBySeat,
-    *,
-    show_deck: bool,
-    token_expires_at: int = 0,
-) -> pb.TournamentRound:
-    """The round as the organiser sees it; seats given a token in ``tokens`` show it
-    with its expiry ``token_expires_at`` (epoch ms)."""
-    out = pb.TournamentRound(number=rnd.number, byes=list(rnd.byes))
-    dup = config.duplicate_round(rnd.number)
-    if dup is not None and show_deck:
-        out.deck.extend(card_text(c) for c in dup.deck)
-    for tb in rnd.tables:
-        result = t.result(tb)
+def round_to_pb(view: RoundView) -> pb.TournamentRound:
+    """The round as the organiser sees it (seats with a new token show it)."""
+    out = pb.TournamentRound(number=view.number, byes=list(view.byes))
+    out.deck.extend(view.deck)
+    for tb in view.tables:
         table = out.tables.add(
             number=tb.number,
-            entrant_a=tb.a,
-            entrant_b=tb.b,
-            game_id=games.get((rnd.number, tb.number), ""),
-            outcome=OUTCOME_PB[result] if result is not None else pb.TABLE_OUTCOME_UNSPECIFIED,
+            entrant_a=tb.entrant_a,
+            entrant_b=tb.entrant_b,
+            game_id=tb.game_id,
+            outcome=outcome_pb(tb.outcome),
         )
-        for seat, player_id in enumerate(config.seats(t, tb)):
-            token = tokens.get((rnd.number, tb.number, seat), "")
+        for seat in tb.seats:
             table.seats.add(
-                seat=seat,
-                player_id=player_id,
-                player_token=token,
-                token_expires_at_ms=token_expires_at if token else 0,
+                seat=seat.seat,
+                player_id=seat.player_id,
+                player_token=seat.player_token,
+                token_expires_at_ms=seat.token_expires_at,
             )
     return out
 
 
-def shown_to_pb(shown: TournamentShown) -> pb.Tournament:
-    """The tournament, its rounds (the decks of ``shown.decks_shown`` only) and its
-    standings."""
-    row, t = shown.row, shown.tournament
+def outcome_pb(outcome: Outcome | None) -> pb.TableOutcome.ValueType:
+    return OUTCOME_PB[outcome] if outcome is not None else pb.TABLE_OUTCOME_UNSPECIFIED
+
+
+def view_to_pb(view: TournamentView) -> pb.Tournament:
+    """The tournament, its rounds and its standings."""
     out = pb.Tournament(
-        tournament_id=row.id,
-        name=row.name,
-        format=FORMAT_PB[t.format],
-        status=STATUS_PB[status_of(t)],
-        table_size=t.table_size,
-        total_rounds=t.total_rounds,
-        champion=t.champion or "",
-        duplicate=row.config.duplicate,
-        start_deadline_seconds=row.config.start_deadline_seconds,
+        tournament_id=view.id,
+        name=view.name,
+        format=FORMAT_PB[view.format],
+        status=STATUS_PB[view.status],
+        table_size=view.table_size,
+        total_rounds=view.total_rounds,
+        champion=view.champion,
+        duplicate=view.duplicate,
+        start_deadline_seconds=view.start_deadline_seconds,
     )
-    if t.format == Format.SINGLE_ELIMINATION or t.playoff:
-        out.knockout_tie = KNOCKOUT_TIE_PB[row.config.knockout_tie]
-    p = row.config.points
+    if view.knockout_tie is not None:
+        out.knockout_tie = KNOCKOUT_TIE_PB[view.knockout_tie]
+    p = view.points
     out.points.CopyFrom(pb.TournamentPoints(win=p.win, draw=p.draw, loss=p.loss, bye=p.bye))
-    out.tie_breaks.extend(TIE_BREAKER_PB[b] for b in row.config.tie_breaks)
-    out.playoff_size = t.playoff
-    out.spectators_allowed = row.config.spectators
-    for event in row.events:
-        if event["type"] == "correction":
-            previous = event.get("previous") or ""
-            out.corrections.add(
-                round=int(event["round"]),
-                table=int(event["table"]),
-                previous=OUTCOME_PB[Outcome(previous)]
-                if previous
-                else pb.TABLE_OUTCOME_UNSPECIFIED,
-                outcome=OUTCOME_PB[Outcome(event["outcome"])],
-                reason=str(event.get("reason", "")),
-                at_ms=int(event.get("at") or 0),
-            )
-    out.swiss_rounds = t.swiss_rounds if t.format == Format.SWISS else 0
-    config = row.config
-    if config.scheduled:
-        out.start_at_ms = config.start_at
-        out.round_break_seconds = config.round_break_seconds
-        out.round_time_limit_seconds = config.round_time_limit_seconds
-        out.round_timeout = ROUND_TIMEOUT_PB[config.round_timeout]
-        out.next_at_ms = next_due(config, t, row.events) or 0
-    if config.registration:
+    out.tie_breaks.extend(TIE_BREAKER_PB[b] for b in view.tie_breaks)
+    out.playoff_size = view.playoff_size
+    out.spectators_allowed = view.spectators
+    for c in view.corrections:
+        out.corrections.add(
+            round=c.round,
+            table=c.table,
+            previous=outcome_pb(c.previous),
+            outcome=OUTCOME_PB[c.outcome],
+            reason=c.reason,
+            at_ms=c.at,
+        )
+    out.swiss_rounds = view.swiss_rounds
+    if view.scheduled and view.round_timeout is not None:
+        out.start_at_ms = view.start_at
+        out.round_break_seconds = view.round_break_seconds
+        out.round_time_limit_seconds = view.round_time_limit_seconds
+        out.round_timeout = ROUND_TIMEOUT_PB[view.round_timeout]
+        out.next_at_ms = view.next_at
+    if view.registration:
         out.registration_open = True
-        out.max_entrants = config.max_entrants
-        out.late_registration_rounds = config.late_registration_rounds
-        out.registration_opens_at_ms = config.registration_opens_at
-        out.registration_closes_at_ms = config.registration_closes_at
-    out.check_in_seconds = config.check_in_seconds
-    out.checked_in.extend(e for e in t.ids if e in t.checked_in)
-    for entrant_id in t.ids:  # registered entrants too, in seed order
-        e = t.entrants[entrant_id]
+        out.max_entrants = view.max_entrants
+        out.late_registration_rounds = view.late_registration_rounds
+        out.registration_opens_at_ms = view.registration_opens_at
+        out.registration_closes_at_ms = view.registration_closes_at
+    out.check_in_seconds = view.check_in_seconds
+    out.checked_in.extend(view.checked_in)
+    for e in view.entrants:
         out.entrants.add(id=e.id, player_ids=list(e.players))
-    for rnd in t.rounds:
-        show = rnd.number in shown.decks_shown
-        out.rounds.append(round_to_pb(row.config, t, rnd, shown.games, {}, show_deck=show))
-    prizes = config.prizes
-    if prizes.entry_fee:
-        out.entry_fee = prizes.entry_fee
-        out.payout_percents.extend(prizes.payout)
-        out.house_percent = prizes.house_percent
-    out.prize_pool = shown.prize_pool
-    for s in shown.standings:
+    out.rounds.extend(round_to_pb(r) for r in view.rounds)
+    if view.entry_fee:
+        out.entry_fee = view.entry_fee
+        out.payout_percents.extend(view.payout)
+        out.house_percent = view.house_percent
+    out.prize_pool = view.prize_pool
+    for sv in view.standings:
+        s = sv.standing
         out.standings.add(
-            prize=shown.prizes.get(s.entrant, 0),
+            prize=sv.prize,
             rank=s.rank,
             entrant=s.entrant,
             points=s.points,

@@ -8,7 +8,7 @@ even and a lease odd, so that the one is never mistaken for the other.
 
 from __future__ import annotations
 
-from .game import FINISHED, PLAYING, Action, GameState
+from .game import BY_APP, FINISHED, PLAYING, Action, GameState
 
 TurnPoint = tuple[str, int, int]
 
@@ -38,10 +38,12 @@ def next_deadline(
     (whether to set it, the value). Only called for tables with timers.
 
     A finished game needs no sweeper (None). A new turn (the game started, the turn
-    passed, a new deal, or the player to act took their seat back from a robot)
-    starts a clock: none for a robot's turn (it plays at once), else the turn's time,
-    else the robot grace period. Anything else within a turn leaves the deadline
-    alone, which also keeps a sweeper's lease while it plays a turn's moves."""
+    passed, a new deal, the player to act took their seat back from a robot, or the
+    app removed them and handed their seat to a robot) starts a clock: none for a
+    robot's turn (it plays at once), else the turn's time, else the robot grace
+    period. Anything else within a turn leaves the deadline alone, which also keeps a
+    sweeper's lease while it plays a turn's moves (its own robot takeover
+    included)."""
     status = g.status
     if status == FINISHED:
         return True, None
@@ -49,7 +51,7 @@ def next_deadline(
         return False, None
     point = turn_point(g)
     turn = point[2]
-    if point == before and not (action.kind == "return" and action.seat == turn):
+    if point == before and not (action.seat == turn and changes_hands(action)):
         return False, None
     if turn in g.robots:
         return True, turn_deadline(now)
@@ -59,3 +61,9 @@ def next_deadline(
     if table.robot_grace_seconds:
         return True, turn_deadline(now + table.robot_grace_seconds * 1000)
     return False, None
+
+
+def changes_hands(action: Action) -> bool:
+    """Whether ``action`` gives its seat a new player within the turn, whose clock then
+    starts: the player's return, or the app's removal handing the seat to a robot."""
+    return action.kind == "return" or (action.kind == "robot" and action.by == BY_APP)

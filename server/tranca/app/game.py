@@ -168,12 +168,20 @@ class GameState:
     status: GameStatus = WAITING
     match: Match | None = None
     last_deal: dict[str, Any] | None = None  # result of the last finished deal
+    # The last finished deal's final table, from its end to the next deal's first
+    # move (the match going on): what ``deal_board`` shows between two deals.
+    last_board: DealState | None = None
     winner: int = -1  # winning side, -2 drawn, -1 none yet
     result_reason: str = ""
     deal_starts: list[int] = field(default_factory=list)  # version of each deal's start
     robots: set[int] = field(default_factory=set)  # seats a robot plays for now
     annul_votes: set[int] = field(default_factory=set)  # seats that voted to annul
     entropy: list[str] = field(default_factory=list)  # a verifiable table's, in order
+    # The app's removals (AdminService.RemoveSeat, a "leave", "robot" or "resign" by
+    # BY_APP): the players it removed, by their player id, never seated here again;
+    # and the seats it handed to a robot during the match, never taken back.
+    removed_players: set[str] = field(default_factory=set)
+    removed_seats: set[int] = field(default_factory=set)
 
     @property
     def uses_platform(self) -> bool:
@@ -185,6 +193,8 @@ class GameState:
             or self.robots
             or self.annul_votes
             or self.entropy
+            or self.removed_players
+            or self.removed_seats
             or any(s.player_id for s in self.seats)
         )
 
@@ -203,6 +213,18 @@ class GameState:
     @property
     def deal_number(self) -> int:
         return len(self.deal_starts)
+
+    def deal_board(self) -> tuple[int, DealState] | None:
+        """The deal whose whole table everyone may see now, with its number: the
+        deal that ended last, until the next deal's first move; once the match is
+        over, its last deal, as it ended or as it stood when a resignation, an
+        annulment or the app stopped the match. None while a deal is played (its
+        hidden cards stay hidden) and before the start."""
+        if self.last_board is not None:
+            return self.deal_number - 1, self.last_board
+        if self.status == FINISHED and self.match is not None:
+            return self.deal_number, self.match.deal
+        return None
 
     def to_dict(self, with_setup: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {"setup": self.setup.to_dict()} if with_setup else {}
@@ -229,6 +251,14 @@ class GameState:
             out["annul_votes"] = sorted(self.annul_votes)
         if self.entropy:
             out["entropy"] = list(self.entropy)
+        if self.removed_players:
+            out["removed_players"] = sorted(self.removed_players)
+        if self.removed_seats:
+            out["removed_seats"] = sorted(self.removed_seats)
+        if self.last_board is not None:
+            # Only between a deal's end and the next deal's first move. Releases that
+            # predate it ignore it, and show no final table then.
+            out["last_board"] = self.last_board.to_dict(with_rules=False)
         return out
 
     @classmethod
@@ -256,6 +286,13 @@ class GameState:
             robots={int(s) for s in d.get("robots", ())},
             annul_votes={int(s) for s in d.get("annul_votes", ())},
             entropy=[str(e) for e in d.get("entropy", ())],
+            removed_players={str(p) for p in d.get("removed_players", ())},
+            removed_seats={int(s) for s in d.get("removed_seats", ())},
+            last_board=(
+                None
+                if d.get("last_board") is None
+                else DealState.from_dict(d["last_board"], setup.rules)
+            ),
         )
 
 
@@ -269,8 +306,8 @@ def new_game(setup: Setup) -> GameState:
 # ----- actions ----------------------------------------------------------------------
 
 
-# Who made a move, when not the seat's own player (``Action.by``; the log's actor).
-BY_PLAYER, BY_TIMEOUT, BY_ROBOT = "", "timeout", "robot"
+# Who made a change, when not the seat's own player (``Action.by``; the log's actor).
+BY_PLAYER, BY_TIMEOUT, BY_ROBOT, BY_APP = "", "timeout", "robot", "app"
 MAX_ENTROPY_BYTES = 256
 MAX_ENTROPY_STRINGS = 64
 
@@ -280,9 +317,10 @@ class Action:
     """One logged change. ``kind`` is join (``by`` BY_ROBOT: a robot's seat from the
     start), leave, start, move, resign, robot (a robot takes the seat), return (its
     player takes it back), annul_vote, entropy, end (the app ends the game) or
-    no_show (a tournament table's game closed before it started). Its
-    stored form (the move in the text notation) is the store's codec's
-    (``store/codec.py``)."""
+    no_show (a tournament table's game closed before it started). A leave, robot or
+    resign ``by`` BY_APP is the app removing the seat's player
+    (AdminService.RemoveSeat): the removal sticks. Its stored form (the move in the
+    text notation) is the store's codec's (``store/codec.py``)."""
 
     kind: str
     seat: int = -1
@@ -290,13 +328,14 @@ class Action:
     name: str = ""  # the player's name, for kind "join"
     player_id: str = ""  # the app's id for the player, for kind "join"
     # For kind "move": BY_TIMEOUT or BY_ROBOT when the server played; for kind "join":
-    # BY_ROBOT when the seat is a robot's from the start.
+    # BY_ROBOT when the seat is a robot's from the start; for kinds "leave", "robot"
+    # and "resign": BY_APP when the app removed the seat's player.
     by: str = BY_PLAYER
     text: str = ""  # the entropy string, for kind "entropy"
 
     @property
     def actor(self) -> str:
-        """The move log's actor column: "player", "timeout" or "robot"."""
+        """The move log's actor column: "player", "timeout", "robot" or "app"."""
         return self.by or "player"
 
 
@@ -315,6 +354,8 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             _check_robot_seat(g, action)
         if g.seats[seat].taken:
             raise GameError("SEAT_TAKEN", f"seat {seat} is taken")
+        if action.player_id in g.removed_players:
+            raise removed_from_game()
         if action.player_id and any(s.player_id == action.player_id for s in g.seats):
             raise GameError("PLAYER_SEATED", "the player already holds a seat at this table")
         g.seats[seat] = Seat(action.name, True, False, action.player_id)
@@ -325,6 +366,8 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         seat = _seat(g, action.seat)
         if seat in g.robots:
             raise GameError("ROBOT_SEATED", f"a robot holds seat {seat} until the match ends")
+        if action.by == BY_APP:
+            _remove_player(g, seat)
         g.seats[seat] = Seat()
     elif kind == "start":
         _check_status(g, WAITING)
@@ -351,11 +394,17 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if move is None:
             raise InvalidMove("empty move")
         apply(g.match.deal, action.seat, move)
+        g.last_board = None  # the next deal is under way: its table is what is shown
         if g.match.deal.is_over:
             _finish_deal(g, version)
     elif kind == "resign":
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
+        if seat in g.removed_seats:
+            # The removed player's side plays on with the robot; it is not theirs to lose.
+            raise removed_from_game()
+        if action.by == BY_APP:
+            _remove_player(g, seat)
         g.seats[seat].resigned = True
         n_sides = 2 if g.setup.players == 4 else g.setup.players
         loser = seat % n_sides
@@ -370,12 +419,17 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             raise GameError("NO_ROBOTS", "this table has no robots")
         if seat in g.robots or g.seats[seat].resigned:
             raise GameError("ROBOT_SEATED", f"seat {seat} is not its player's to lose")
+        if action.by == BY_APP:
+            _remove_player(g, seat)
+            g.removed_seats.add(seat)  # the robot plays it to the end: no return
         g.robots.add(seat)
         g.annul_votes.discard(seat)  # 003: "El robot no se tiene en cuenta en las votaciones"
         _maybe_annul(g)
     elif kind == "return":
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
+        if seat in g.removed_seats:
+            raise removed_from_game()
         if seat not in g.robots:
             raise GameError("SEAT_NOT_HELD", f"no robot plays seat {seat}")
         g.robots.discard(seat)
@@ -418,6 +472,19 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.entropy.append(action.text)
     else:
         raise InvalidMove(f"unknown action {kind!r}")
+
+
+def removed_from_game() -> GameError:
+    """The refusal of whatever would bring back a player the app removed."""
+    return GameError("REMOVED_FROM_GAME", "the app removed this player from this game")
+
+
+def _remove_player(g: GameState, seat: int) -> None:
+    """The app removes the seat's player: their player id (where the app gave one)
+    may never be seated at this table again."""
+    player_id = g.seats[seat].player_id
+    if player_id:
+        g.removed_players.add(player_id)
 
 
 def _check_robot_seat(g: GameState, action: Action) -> None:
@@ -463,6 +530,8 @@ def _finish_deal(g: GameState, version: int) -> None:
         "scores": [sc.to_dict() for sc in score_deal(deal)],
     }
     g.match.finish_deal(verifiable_deck(g, g.deal_number + 1))
+    if not g.match.is_over:
+        g.last_board = deal  # the match's deal is the next one now; this one is kept
     if g.match.is_over:
         g.status = FINISHED
         g.winner = g.match.winner

@@ -3,12 +3,13 @@ every change since, as events, from which the pure ``Tournament`` of
 ``platform.tournaments`` is rebuilt. Pure: no I/O, no clock (each event's time is
 given).
 
-The events are plain dicts (the store keeps them as a JSON list, oldest first):
+The events are plain dicts (the store keeps them as a JSON list, oldest first), typed
+here as ``TypedDict`` shapes (``Event`` is any of them):
 
 - ``{"type": "pair", "round": r, "tables": [[a, b], ...], "byes": [...]}``: round
-  ``r`` was paired and its games created;
+  ``r`` was paired and its games created (``PairEvent``);
 - ``{"type": "result", "round": r, "table": t, "outcome": "a_wins", "source":
-  "game" | "forfeit"}``: a table's result;
+  "game" | "forfeit" | "clock"}``: a table's result (``ResultEvent``);
 - ``{"type": "withdraw", "entrant": e}``;
 - ``{"type": "register", "entrant": e, "players": [...]}``: a registration (an
   open tournament's), the entrant last in seed order;
@@ -41,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ..app.game import FINISHED as GAME_FINISHED
 from ..rules.presets import Rules, TieBreak, rules_from_dict
@@ -64,7 +65,91 @@ from .tournaments import (
 REGISTERED, RUNNING, FINISHED = "registered", "running", "finished"
 CANCELLED = "cancelled"
 
-Event = dict[str, Any]
+
+# ----- the events' shapes: each as stored (JSON), every time in epoch ms -----------------
+
+
+class PairEvent(TypedDict):
+    """Round ``round`` paired: its tables (side A, side B) and byes."""
+
+    type: Literal["pair"]
+    round: int
+    tables: list[list[str]]
+    byes: list[str]
+    at: int
+    seeds: NotRequired[list[str]]  # a play-off's first round: its field, as drawn
+    manual: NotRequired[bool]  # the organiser's pairing
+
+
+class ResultEvent(TypedDict):
+    """A table's result; ``source``: "game" (its game's settlement), "forfeit" (the
+    organiser's RecordForfeit) or "clock" (the round's deadline)."""
+
+    type: Literal["result"]
+    round: int
+    table: int
+    outcome: str  # an ``Outcome``'s value
+    source: str
+    at: int
+    game_id: NotRequired[str]  # a game's result: the game
+    reason: NotRequired[str]  # a game's result: how the game ended
+    tie_break: NotRequired[str]  # a level knockout table: the ``KnockoutTie`` applied
+
+
+class CorrectionEvent(TypedDict):
+    """The organiser's correction of a table's result (``previous``: "" for none)."""
+
+    type: Literal["correction"]
+    round: int
+    table: int
+    outcome: str
+    previous: str
+    reason: str
+    at: int
+
+
+class EntrantEvent(TypedDict):
+    """An entrant withdrawn, its registration withdrawn, or checked in."""
+
+    type: Literal["withdraw", "unregister", "check_in"]
+    entrant: str
+    at: int
+
+
+class RegisterEvent(TypedDict):
+    """An entrant registered, last in seed order."""
+
+    type: Literal["register"]
+    entrant: str
+    players: list[str]
+    at: int
+
+
+class CancelEvent(TypedDict):
+    """The organiser cancelled the tournament."""
+
+    type: Literal["cancel"]
+    reason: str
+    at: int
+
+
+class DropEvent(TypedDict):
+    """The entrants not checked in, dropped as round 1 starts."""
+
+    type: Literal["drop"]
+    entrants: list[str]
+    at: int
+
+
+Event = (
+    PairEvent
+    | ResultEvent
+    | CorrectionEvent
+    | EntrantEvent
+    | RegisterEvent
+    | CancelEvent
+    | DropEvent
+)
 
 # A table's game not started this long after its round was (a start refused for a
 # seat short of the chips for the stake, and never retried) is closed as a double
@@ -363,7 +448,7 @@ def rebuild(config: TournamentConfig, events: Sequence[Mapping[str, Any]]) -> To
     return t
 
 
-def pair_round(config: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Event:
+def pair_round(config: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> PairEvent:
     """The next round of the tournament ``events`` left, paired: its ``pair`` event
     (``at`` 0: the caller stamps it). ``config`` is ``TournamentConfig.to_dict()``,
     so that the call crosses to a worker process as plain data. Raises ValueError
@@ -418,10 +503,10 @@ def status_of(t: Tournament) -> str:
     return RUNNING if t.rounds else REGISTERED
 
 
-def pair_event(t: Tournament, at: int) -> Event:
+def pair_event(t: Tournament, at: int) -> PairEvent:
     """The event of the round just paired (the latest); ``at`` in epoch ms."""
     rnd = t.rounds[-1]
-    event: Event = {
+    event: PairEvent = {
         "type": "pair",
         "round": rnd.number,
         "tables": [[tb.a, tb.b] for tb in rnd.tables],
@@ -433,7 +518,9 @@ def pair_event(t: Tournament, at: int) -> Event:
     return event
 
 
-def result_event(round_no: int, table_no: int, outcome: Outcome, source: str, at: int) -> Event:
+def result_event(
+    round_no: int, table_no: int, outcome: Outcome, source: str, at: int
+) -> ResultEvent:
     """A table's result (``source`` "game" or "forfeit"); ``at`` in epoch ms."""
     return {
         "type": "result",
@@ -458,21 +545,21 @@ def latest_result(
     return found
 
 
-def withdraw_event(entrant: str, at: int) -> Event:
+def withdraw_event(entrant: str, at: int) -> EntrantEvent:
     return {"type": "withdraw", "entrant": entrant, "at": at}
 
 
-def register_event(entrant: Entrant, at: int) -> Event:
+def register_event(entrant: Entrant, at: int) -> RegisterEvent:
     return {"type": "register", "entrant": entrant.id, "players": list(entrant.players), "at": at}
 
 
-def unregister_event(entrant: str, at: int) -> Event:
+def unregister_event(entrant: str, at: int) -> EntrantEvent:
     return {"type": "unregister", "entrant": entrant, "at": at}
 
 
 def correction_event(
     round_no: int, table_no: int, outcome: Outcome, previous: Outcome | None, reason: str, at: int
-) -> Event:
+) -> CorrectionEvent:
     return {
         "type": "correction",
         "round": round_no,
@@ -484,11 +571,15 @@ def correction_event(
     }
 
 
-def check_in_event(entrant: str, at: int) -> Event:
+def check_in_event(entrant: str, at: int) -> EntrantEvent:
     return {"type": "check_in", "entrant": entrant, "at": at}
 
 
-def drop_no_shows(config: TournamentConfig, t: Tournament, at: int) -> Event | None:
+def cancel_event(reason: str, at: int) -> CancelEvent:
+    return {"type": "cancel", "reason": reason, "at": at}
+
+
+def drop_no_shows(config: TournamentConfig, t: Tournament, at: int) -> DropEvent | None:
     """Round 1 of a tournament with check-in is about to be paired: the entrants not
     checked in leave the field (``t`` changed) and this is the event that says so;
     None if there is no check-in or everyone checked in."""
@@ -525,10 +616,18 @@ __all__ = [
     "REGISTERED",
     "RUNNING",
     "SCHEDULE_LEASE_MS",
+    "CancelEvent",
+    "CorrectionEvent",
+    "DropEvent",
+    "EntrantEvent",
     "Event",
+    "PairEvent",
     "PairingMismatch",
+    "RegisterEvent",
+    "ResultEvent",
     "RoundTimeout",
     "TournamentConfig",
+    "cancel_event",
     "check_in_event",
     "correction_event",
     "drop_no_shows",

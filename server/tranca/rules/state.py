@@ -63,6 +63,11 @@ def end_reason_of(value: str) -> EndReason:
 SNAPSHOT_VERSION = 1
 
 
+def side_of_seat(seat: int, n_players: int) -> int:
+    """The side ``seat`` plays for: partners opposite with four players."""
+    return seat % (2 if n_players == 4 else n_players)
+
+
 class DealState:
     """Everything about one deal. Mutable: the engine applies moves in place (see
     ``engine.apply``), and ``copy`` gives an independent state."""
@@ -119,7 +124,7 @@ class DealState:
         return 2 if self.n_players == 4 else self.n_players
 
     def side_of(self, seat: int) -> int:
-        return seat % self.n_sides
+        return side_of_seat(seat, self.n_players)
 
     def seats_of(self, side: int) -> list[int]:
         return [s for s in range(self.n_players) if s % self.n_sides == side]

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .cards import ACE, TWO, card_text, rank_of, suit_of
+from .cards import ACE, TWO, card_text, is_wild, rank_of, suit_of
 from .engine import pile_locked
-from .melds import HIGH, KIND_NAMES, RUN, Meld, run_layout
+from .melds import HIGH, KIND_NAMES, RUN, SET, Meld, run_layout
 from .presets import PileView, Rules
 from .state import DealState, EndReason, Phase
 
@@ -36,6 +36,9 @@ class MeldView(NamedTuple):
     cards: tuple[str, ...]
     wilds: int
     canastra: str | None  # the canastra kind (melds.CLEAN, ...), None if not one
+    # Positions in ``cards`` of the cards that stand in as wilds, ascending (as many
+    # as ``wilds``): a joker, or a 2 that is not natural where it stands.
+    wild_indexes: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +48,7 @@ class MeldView(NamedTuple):
             "cards": list(self.cards),
             "wilds": self.wilds,
             "canastra": self.canastra,
+            "wild_indexes": list(self.wild_indexes),
         }
 
 
@@ -137,6 +141,55 @@ def view_of(s: DealState, seat: int) -> SeatView:
     )
 
 
+@dataclass(slots=True)
+class BoardView:
+    """A deal's table with nothing hidden, as everyone may see it once the deal is
+    over (or the match ended in it): every hand that is left, both sides' melds,
+    red threes, mortos (their cards, taken or not) and the whole discard pile."""
+
+    dealer: int
+    hands: list[list[str]]  # by seat, sorted
+    melds: list[MeldView]
+    red_threes: list[list[str]]  # by side
+    mortos: list[list[str]]  # by side: the cards still in it (none once taken)
+    morto_taken: list[bool]
+    pile: list[str]  # bottom to top
+    stock_size: int
+    went_out: int
+    end_reason: EndReason
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dealer": self.dealer,
+            "hands": self.hands,
+            "melds": [m.to_dict() for m in self.melds],
+            "red_threes": self.red_threes,
+            "mortos": self.mortos,
+            "morto_taken": self.morto_taken,
+            "pile": self.pile,
+            "stock_size": self.stock_size,
+            "went_out": self.went_out,
+            "end_reason": self.end_reason,
+        }
+
+
+def board_of(s: DealState) -> BoardView:
+    """``s``'s table with nothing hidden. For a deal that is over, or one its match
+    ended in: while it is played, ``view_of`` is what a seat sees."""
+    return BoardView(
+        s.dealer,
+        [sorted([card_text(c) for c in hand]) for hand in s.hands],
+        meld_views(s),
+        [[card_text(c) for c in r] for r in s.red_threes],
+        [[] if m is None else [card_text(c) for c in m] for m in s.mortos],
+        list(s.morto_taken),
+        [card_text(c) for c in s.pile],
+        len(s.stock),
+        s.went_out,
+        s.end_reason,
+    )
+
+
 def hand_of(s: DealState, seat: int) -> list[str] | None:
     """The one thing a seat sees that a spectator does not: its own hand, sorted.
     None for ``SPECTATOR`` (or any seat that holds no hand). Every other field of
@@ -206,15 +259,25 @@ def _lay_out(m: Meld, rules: Rules) -> MeldView:
                     continue
             wilds.append(c)
         ordered = []
+        wild_at: list[int] = []
         for pos in slots:
             if pos in by_rank:
                 ordered.append(by_rank[pos])
             elif wilds:
+                wild_at.append(len(ordered))
                 ordered.append(wilds.pop())
-        ordered += wilds  # defensive: every card is shown
+        # Defensive: every card is shown.
+        wild_at += range(len(ordered), len(ordered) + len(wilds))
+        ordered += wilds
         cards = ordered
     else:
         cards = sorted(m.cards)
+        # In a set every 2 and joker stands in as a wild, but in a set of 2s.
+        wild_at = (
+            []
+            if shape.kind != SET or shape.key == TWO
+            else [i for i, c in enumerate(cards) if is_wild(c)]
+        )
     return MeldView(
         m.id,
         m.side,
@@ -222,6 +285,7 @@ def _lay_out(m: Meld, rules: Rules) -> MeldView:
         tuple([card_text(c) for c in cards]),
         shape.wilds,
         m.canastra_kind(rules),
+        tuple(wild_at),
     )
 
 

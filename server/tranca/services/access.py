@@ -13,7 +13,7 @@ peer's calls are refused before any lookup, so guessing costs the server nothing
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -48,6 +48,56 @@ class Credentials:
     # The Origin of a web page on another site calling through the browser port
     # (services/origins.py); empty for native clients and the server's own page.
     origin: str = ""
+
+
+# The headers a call's credentials travel in; the browser port hands a page's
+# Origin on under a name of its own (api/context.py).
+API_KEY_HEADER = "x-api-key"
+AUTHORIZATION_HEADER = "authorization"
+ORIGIN_HEADER = "origin"
+
+
+def ambiguous_credentials(header: str) -> Refused:
+    return Refused(
+        Refusal.UNAUTHENTICATED,
+        "AMBIGUOUS_CREDENTIALS",
+        f"the call carries {header} more than once: send each credential header once",
+    )
+
+
+def collected_credentials(
+    api_keys: Sequence[str],
+    authorizations: Sequence[str],
+    origins: Sequence[str],
+    peer: Callable[[], str],
+) -> Credentials:
+    """The credentials of a call from every value its transport found under each
+    header (gRPC metadata and HTTP headers are lists: a header may come twice).
+
+    A credential header comes at most once: a call with two ``x-api-key``, two
+    ``authorization`` or two origins is refused (AMBIGUOUS_CREDENTIALS), even if
+    both say the same, rather than one of them taken. Which one a transport,
+    proxy or library would hand on first is not something a client can rely on,
+    and a gateway that adds its own header to the client's must not have it
+    silently ignored, or used in its stead. An ``authorization`` value other than
+    ``Bearer <token>`` is no credential of this server (as if it were not sent),
+    but it still counts as the header's one value."""
+    for header, values in (
+        (API_KEY_HEADER, api_keys),
+        (AUTHORIZATION_HEADER, authorizations),
+        (ORIGIN_HEADER, origins),
+    ):
+        if len(values) > 1:
+            raise ambiguous_credentials(header)
+    token = ""
+    if authorizations and authorizations[0][:7].lower() == "bearer ":
+        token = authorizations[0][7:].strip()
+    return Credentials(
+        api_keys[0] if api_keys else "",
+        token,
+        peer,
+        origins[0] if origins else "",
+    )
 
 
 class CredentialRepository(Protocol):

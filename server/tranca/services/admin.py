@@ -8,7 +8,14 @@ the game finishes with no result, so it counts for no one and the settlement
 returns every stake (as for an annulment). Removing a seat revokes the seat's tokens
 with the change that frees it: before the start the seat is simply free again;
 during a practice match with robots a robot plays it on; otherwise the seat's side
-resigns (a rated match needs its player).
+resigns (a rated match needs its player). The change is logged as the app's
+(``BY_APP``), and the game keeps the removal (``GameState.removed_players`` and
+``removed_seats``): the removed player is never seated there again, and a seat
+handed to a robot is never taken back.
+
+A retry of either with the same request id gets the first answer, rebuilt from the
+log (where the request id is stored with the change), whichever replica answers it:
+a removal's outcome is the kind of change it logged.
 """
 
 from __future__ import annotations
@@ -16,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..app.game import FINISHED, WAITING, Action
+from ..app.game import BY_APP, FINISHED, WAITING, Action
 from .access import Access, Credentials, require_app
-from .errors import Refusal, Refused, game_not_found, malformed
+from .errors import Refusal, Refused, RequestIdReused, game_not_found, malformed
 from .moves import Moves
 from .ports import Committed, GameRecord, LogRecord
 
@@ -31,6 +38,10 @@ class AdminRepository(Protocol):
     ) -> list[LogRecord]: ...
 
     async def last_seen_ms(self, game_id: str, seat: int) -> int: ...
+
+    async def logged_request(self, game_id: str, request_id: str) -> tuple[int, Action] | None:
+        """The version and action a request id was logged with, if it was."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,21 @@ class RemoveOutcome:
     FREED = "freed"  # before the start: the seat is free again
     ROBOT = "robot"  # a robot plays it on
     RESIGNED = "resigned"  # its side resigned
+
+
+# A removal's outcome by the kind of change it is logged as (with ``by`` BY_APP).
+OUTCOMES = {
+    "leave": RemoveOutcome.FREED,
+    "robot": RemoveOutcome.ROBOT,
+    "resign": RemoveOutcome.RESIGNED,
+}
+KINDS = {outcome: kind for kind, outcome in OUTCOMES.items()}
+
+
+@dataclass(frozen=True)
+class SeatRemoved:
+    outcome: str  # a RemoveOutcome
+    version: int  # the game's version after the removal
 
 
 class Admin:
@@ -92,27 +118,51 @@ class Admin:
 
     async def remove_seat(
         self, credentials: Credentials, game_id: str, seat: int, request_id: str
-    ) -> tuple[str, Committed]:
-        """The seat's player leaves the table, its tokens revoked (see the module)."""
+    ) -> SeatRemoved:
+        """The seat's player leaves the table for good, its tokens revoked (see the
+        module). A retry with the same request id gets the first answer, whatever the
+        game became since; the same request id for another change, REQUEST_ID_REUSED."""
         game = await self._game(credentials, game_id)
         state = game.state
         if not 0 <= seat < state.setup.players:
             raise malformed(f"seat is 0..{state.setup.players - 1}")
+        if request_id:
+            # Before the checks of the game as it is now: once removed, the seat is
+            # free, a robot's or resigned, and the first answer still stands.
+            first = await self._first_removal(game.id, seat, request_id)
+            if first is not None:
+                return first
         if not state.seats[seat].taken:
             raise Refused(Refusal.PRECONDITION, "SEAT_FREE", f"seat {seat} is free")
         if state.status == FINISHED:
             raise Refused(Refusal.PRECONDITION, "GAME_OVER", "the game is over")
         table = state.setup.table
         if state.status == WAITING:
-            outcome, action = RemoveOutcome.FREED, Action("leave", seat)
+            outcome = RemoveOutcome.FREED
         elif table.robot_grace_seconds and not table.competitive:
-            outcome, action = RemoveOutcome.ROBOT, Action("robot", seat)
+            outcome = RemoveOutcome.ROBOT
         else:
-            outcome, action = RemoveOutcome.RESIGNED, Action("resign", seat)
+            outcome = RemoveOutcome.RESIGNED
+        # A concurrent retry that wrote first is answered by ``Moves`` from the log: the
+        # same change (so the same outcome) at its version.
         done = await self.moves.apply(
-            game.id, action, request_id=request_id or None, revoke_seat=seat
+            game.id,
+            Action(KINDS[outcome], seat, by=BY_APP),
+            request_id=request_id or None,
+            revoke_seat=seat,
         )
-        return outcome, done
+        return SeatRemoved(outcome, done.version)
+
+    async def _first_removal(self, game_id: str, seat: int, request_id: str) -> SeatRemoved | None:
+        """The answer the removal logged with ``request_id`` got; None if the id is not
+        logged; ``RequestIdReused`` if it was logged for another change."""
+        logged = await self.repo.logged_request(game_id, request_id)
+        if logged is None:
+            return None
+        version, action = logged
+        if action.by != BY_APP or action.kind not in OUTCOMES or action.seat != seat:
+            raise RequestIdReused(f"request id {request_id!r} was used for another change")
+        return SeatRemoved(OUTCOMES[action.kind], version)
 
 
-__all__ = ["Admin", "GameInspection", "RemoveOutcome", "SeatInspection"]
+__all__ = ["Admin", "GameInspection", "RemoveOutcome", "SeatInspection", "SeatRemoved"]

@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from ..platform.tournament_events import Event, TournamentConfig, pair_round
+from ..platform.tournament_events import PairEvent, TournamentConfig, pair_round
 
 T = TypeVar("T")
 
@@ -67,7 +67,7 @@ class Compute:
 
     async def pair_round(
         self, config: TournamentConfig, events: Sequence[Mapping[str, Any]]
-    ) -> Event:
+    ) -> PairEvent:
         """The next round's ``pair`` event (``tournament_events.pair_round``), paired
         in the worker process; its ValueError (no round to pair) is raised here. A
         worker that died is replaced once."""

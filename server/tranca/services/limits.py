@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .errors import Refusal, Refused, malformed
+from .errors import Refusal, Refused
 
 # Player tokens' lifetimes, in seconds (JoinGameRequest.token_lifetime_seconds): the
 # server's default, which its operator may change (``--token-lifetime``), and the
@@ -53,6 +53,13 @@ class RateLimiter:
             b.tokens -= 1
             return 0.0
         return (1 - b.tokens) / self.rate
+
+    def give_back(self, key: str) -> None:
+        """Undo a ``take`` of ``key`` that let a call go ahead: the call turned out not
+        to be one the limit counts (a refusal, for a caller that says so)."""
+        b = self._buckets.get(key)
+        if b is not None:
+            b.tokens = min(self.burst, b.tokens + 1)
 
     def _evict(self, now: float) -> None:
         """Drop buckets that have refilled: they hold no information."""
@@ -118,15 +125,3 @@ class _Slot:
 
     def __exit__(self, *_exc: object) -> None:
         self._counts._give_back(self._key)
-
-
-def page_offset(page_token: str) -> int:
-    """The offset a page token holds (empty: 0); MALFORMED_REQUEST for anything but
-    an offset the database takes."""
-    try:
-        offset = int(page_token or "0")
-    except ValueError:
-        offset = -1
-    if not 0 <= offset < 2**62:
-        raise malformed("bad page_token")
-    return offset

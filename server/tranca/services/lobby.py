@@ -12,14 +12,12 @@ for, which the database filters) in order and keeps those that pass the rest of 
 filter (free seats, rated or practice, stake: read from each table's state). A page
 scans at most ``SCAN_LIMIT`` tables, so a page may hold fewer tables than asked for:
 a client goes on while ``next_page_token`` is set. The token is the position of the
-last table scanned (its creation time and id), so tables that fill or start between
-two pages shift nothing.
+last table scanned (its creation time and id: ``paging.Position``), so tables that
+fill or start between two pages shift nothing.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -27,6 +25,7 @@ from typing import Protocol
 from ..app.game import GameState
 from .access import Access, Credentials, require_app
 from .errors import malformed
+from .paging import Position
 from .policy import AppPolicy
 from .ports import GameRecord
 
@@ -77,37 +76,10 @@ class LobbyFilter:
         return self.max_stake is None or table.stake <= self.max_stake
 
 
-@dataclass(frozen=True)
-class Cursor:
-    """The position of a table in the lobby's order: its creation time (microseconds
-    since the epoch) and its id."""
-
-    created_us: int
-    game_id: str
-
-    def token(self) -> str:
-        raw = f"{self.created_us}:{self.game_id}".encode()
-        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-    @classmethod
-    def parse(cls, token: str) -> Cursor | None:
-        if not token:
-            return None
-        try:
-            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-            created, game_id = raw.split(":", 1)
-            cursor = cls(int(created), game_id)
-        except (ValueError, binascii.Error, UnicodeDecodeError):
-            raise malformed("bad page_token") from None
-        if not 0 <= cursor.created_us < 2**62 or not 0 < len(game_id) <= 32:
-            raise malformed("bad page_token")
-        return cursor
-
-
 class LobbyRepository(Protocol):
     async def waiting_tables(
-        self, app_id: str, preset: str, players: int, after: Cursor | None, limit: int
-    ) -> list[tuple[GameRecord, Cursor]]:
+        self, app_id: str, preset: str, players: int, after: Position | None, limit: int
+    ) -> list[tuple[GameRecord, Position]]:
         """Up to ``limit`` of the app's public tables waiting for players (of that
         preset and size, where given), after ``after``, oldest first; each with its
         position."""
@@ -143,7 +115,7 @@ class Lobby:
         size = page_size or DEFAULT_PAGE
         if not 1 <= size <= MAX_PAGE:
             raise malformed(f"page_size is 1..{MAX_PAGE}")
-        after = Cursor.parse(page_token)
+        after = Position.parse(page_token)
         found: list[GameRecord] = []
         scanned = 0
         while len(found) < size and scanned < SCAN_LIMIT:
@@ -164,4 +136,4 @@ class Lobby:
         return found, after.token()
 
 
-__all__ = ["Cursor", "Lobby", "LobbyFilter", "LobbyRepository", "Play"]
+__all__ = ["Lobby", "LobbyFilter", "LobbyRepository", "Play"]

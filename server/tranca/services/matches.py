@@ -14,10 +14,11 @@ from __future__ import annotations
 from typing import Protocol
 
 from .. import metrics
-from ..app.game import Action, GameError, GameState
+from ..app.game import GameError, GameState
 from ..platform import chips
 from .moves import Moves
 from .ports import Committed, Stake
+from .table_builder import DEAL
 
 INSUFFICIENT_CHIPS = "INSUFFICIENT_CHIPS"
 
@@ -46,7 +47,7 @@ class Matches:
         game = await self.moves.repo.game(game_id)
         table = game.state.setup.table
         if not (table.competitive and table.stake > 0):
-            return await self.moves.apply(game_id, Action("start"))
+            return await self.moves.apply(game_id, DEAL)
 
         def stakes(started: GameState) -> Stake:
             seats = tuple(s.player_id for s in started.seats)
@@ -55,7 +56,7 @@ class Matches:
             return Stake(game.app_id, seats, table.stake)
 
         try:
-            done = await self.moves.apply(game_id, Action("start"), stake=stakes)
+            done = await self.moves.apply(game_id, DEAL, stake=stakes)
         except chips.InsufficientChips as exc:
             raise _cannot_cover(exc.player, exc.needed) from None
         metrics.CHIPS_STAKED.inc(table.stake * len(done.state.seats))

@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 import structlog
 
 from .. import metrics
-from ..app.game import BY_ROBOT, Action, GameState, Setup, TableOptions, apply_action, new_game
-from ..app.notifications import Event, EventKind, before, game_events
+from ..app.game import Setup, TableOptions
+from ..app.notifications import Event, EventKind
 from ..platform import chips, matchmaking
 from ..rules.presets import make_rules
 from .matches import INSUFFICIENT_CHIPS
-from .moves import apply_timed
-from .ports import GameChange, NewGame, Notifier, Stake
+from .ports import Notifier, Stake
 from .quick_play import PASS_LIMIT, TICKET_TTL_MS, PlannedTable, TicketRecord, TicketRepository
+from .table_builder import SeatPlan, build_table
 
 log = structlog.get_logger("tranca.matchmaker")
 
@@ -50,52 +50,33 @@ def plan_tables(tickets: Sequence[TicketRecord], now: int) -> list[PlannedTable]
             make_rules(kind.preset, {}), kind.players, secrets.randbits(63), table=options
         )
         game_id = secrets.token_hex(16)
-        label = "quick play"
-        state = new_game(setup)
         names = {
             p: n
             for t in table.tickets
             for p, n in zip(by_id[t.id].player_ids, by_id[t.id].display_names, strict=True)
         }
         ticket_of = {p: t.id for t in table.tickets for p in by_id[t.id].player_ids}
-        changes: list[GameChange] = []
-        version = 0
+        plans: list[SeatPlan] = []
         for seat, player in enumerate(table.seats):
-            events: tuple[Event, ...] = ()
             if player is None:
-                action = Action("join", seat, name=f"robot {seat}", by=BY_ROBOT)
-            else:
-                action = Action("join", seat, name=names[player], player_id=player)
-                # The player's "match found", written with its seat: no table without
-                # its events, no event without its table.
-                found = {
-                    "game_id": game_id,
-                    "seat": seat,
-                    "ticket_id": ticket_of[player],
-                    "preset": kind.preset,
-                    "players": kind.players,
-                    "competitive": kind.competitive,
-                    "stake": kind.stake,
-                }
-                events = (Event(player, EventKind.MATCH_FOUND, game_id, found),)
-            apply_action(state, action, version + 1)
-            changes.append(GameChange(game_id, version, _copy(state), action, events=events))
-            version += 1
-        start = Action("start")
-        was = before(state)
-        deadline_set, deadline_at = apply_timed(state, start, version + 1, now)
-        limit = deadline_at if deadline_set and options.turn_seconds else None
-        first_turn = () if was is None else game_events(was, game_id, state, version + 1, limit)
-        changes.append(
-            GameChange(
-                game_id,
-                version,
-                _copy(state),
-                start,
-                deadline_set=deadline_set,
-                deadline_at=deadline_at,
-                events=first_turn,
-            )
+                plans.append(SeatPlan(robot=True))
+                continue
+            # The player's "match found", written with its seat: no table without
+            # its events, no event without its table.
+            found = {
+                "game_id": game_id,
+                "seat": seat,
+                "ticket_id": ticket_of[player],
+                "preset": kind.preset,
+                "players": kind.players,
+                "competitive": kind.competitive,
+                "stake": kind.stake,
+            }
+            event = Event(player, EventKind.MATCH_FOUND, game_id, found)
+            plans.append(SeatPlan(player, names[player], events=(event,)))
+        # Created, every seat joined, and dealt: the changes ``Moves`` would write.
+        built = build_table(
+            kind.app_id, setup, plans, now=now, label="quick play", game_id=game_id, deal=True
         )
         stake = None
         if kind.stake:
@@ -106,19 +87,14 @@ def plan_tables(tickets: Sequence[TicketRecord], now: int) -> list[PlannedTable]
         }
         planned.append(
             PlannedTable(
-                NewGame(kind.app_id, setup, new_game(setup), label, None, game_id),
-                changes,
+                built.new,
+                built.changes,
                 stake,
                 seats,
                 tuple(now - by_id[t.id].created_ms for t in table.tickets),
             )
         )
     return planned
-
-
-def _copy(state: GameState) -> GameState:
-    """The state as one change leaves it (each change keeps its own)."""
-    return GameState.from_dict(state.to_dict(with_setup=False), state.setup)
 
 
 class Matchmaker:

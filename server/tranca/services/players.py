@@ -25,6 +25,7 @@ from .. import metrics
 from ..platform import chips, ranking, ratings
 from .access import Access, Credentials
 from .errors import Refusal, Refused, malformed
+from .paging import before_token, parse_before
 from .tournaments import MAX_PLAYER_ID
 
 MAX_GRANT_ID = 128
@@ -91,6 +92,10 @@ class ChipEntryPage:
 
     entries: tuple[ChipEntryRow, ...]
     next_before: int | None
+
+    @property
+    def next_page_token(self) -> str:
+        return before_token(self.next_before)
 
 
 class PlayersRepository(Protocol):
@@ -172,20 +177,6 @@ def page_limit(value: int, what: str) -> int:
     if not 1 <= value <= MAX_PAGE:
         raise malformed(f"{what} is 1 to {MAX_PAGE} (0: {DEFAULT_PAGE})")
     return value
-
-
-def page_before(page_token: str) -> int | None:
-    """The id the page starts below: the token is the id of the last entry of the
-    page before (None: the first page)."""
-    if not page_token:
-        return None
-    try:
-        before = int(page_token)
-    except ValueError:
-        before = -1
-    if not 0 < before < 2**63:  # a 64-bit id: larger ones overflow the driver
-        raise malformed("bad page_token")
-    return before
 
 
 # ----- the use cases ---------------------------------------------------------------------
@@ -285,7 +276,7 @@ class Players:
         app = await self.access.calling_app(credentials)
         player = player_id_of(player_id)
         size = page_limit(page_size, "page_size")
-        before = page_before(page_token)
+        before = parse_before(page_token)
         return await self.repo.chip_entries(app.id, player, size, before)
 
 

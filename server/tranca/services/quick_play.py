@@ -3,7 +3,10 @@ asks for a table of one kind and waits; any replica's matchmaker makes the table
 the players learn their seats, with their seat tokens, by polling or on a stream.
 
 Nothing waits in a process: a ticket is a row (``match_tickets``), and each player
-waits in at most one ticket (``ticket_players``' key). Any replica's matchmaker reads
+waits in at most one ticket (``ticket_players``' key). A request id is the app's
+once (``match_tickets``' key): of calls sent at once with one request id, whichever
+replica each reaches, the first to write the ticket's row makes the ticket and the
+others answer with it. Any replica's matchmaker reads
 the waiting tickets, plans the tables they make (``platform.matchmaking``, pure), and
 writes each table in a short transaction of its own: its tickets locked (PostgreSQL:
 ``FOR UPDATE SKIP LOCKED``, so a ticket another replica is writing is skipped rather
@@ -29,6 +32,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from .. import metrics
+from ..app.game import removed_from_game
 from ..app.notifications import Event, EventKind
 from ..platform import matchmaking
 from ..rules.presets import make_rules
@@ -38,7 +42,7 @@ from .errors import Refusal, Refused, malformed
 from .games import MAX_STAKE, preset_not_allowed, within_policy
 from .matches import Matches
 from .policy import AppPolicy
-from .ports import GameChange, NewGame, SeatToken, Stake
+from .ports import GameChange, GameRecord, NewGame, SeatToken, Stake
 from .sessions import require_session
 
 # A ticket nobody matched within this long ends (reason EXPIRED): the player is told,
@@ -49,6 +53,9 @@ PASS_LIMIT = 2000
 WATCH_POLL_SECONDS = 1.0
 MAX_PLAYER_ID = 128
 MAX_NAME = 100
+# ListQuickPlayTickets' pages: tickets by default, and at most.
+LIST_PAGE = 20
+LIST_PAGE_MOST = 50
 
 
 class TicketStatus(StrEnum):
@@ -102,11 +109,13 @@ class PlannedTable:
 
 
 class AlreadyWaiting(Exception):
-    """A player of a new ticket already waits in another."""
+    """A player of a new ticket already waits in another (``ticket_id``; None in the
+    rare case where that ticket ended before its id could be read)."""
 
-    def __init__(self, player_id: str) -> None:
-        super().__init__(player_id)
+    def __init__(self, player_id: str, ticket_id: str | None) -> None:
+        super().__init__(player_id, ticket_id)
         self.player_id = player_id
+        self.ticket_id = ticket_id
 
 
 class TicketRepository(Protocol):
@@ -134,6 +143,14 @@ class TicketRepository(Protocol):
         """Up to ``limit`` waiting tickets of every app, oldest first (a plain read)."""
         ...
 
+    async def player_tickets(
+        self, app_id: str, player_id: str, before: tuple[int, str] | None, limit: int
+    ) -> list[TicketRecord]:
+        """Up to ``limit`` of the player's tickets (the partner's of a forming party
+        too), newest first: by ``created_ms``, then id, from below ``before`` (a
+        ticket's ``(created_ms, id)``; None: the newest)."""
+        ...
+
     async def write_table(self, table: PlannedTable, now: int) -> bool:
         """In one transaction: the table's tickets locked and still waiting (False,
         and nothing written, if one of them is matched, cancelled, or held by another
@@ -152,6 +169,10 @@ class TicketRepository(Protocol):
         ...
 
     async def add_tokens(self, tokens: Sequence[tuple[str, SeatToken]]) -> None: ...
+
+    async def game(self, game_id: str) -> GameRecord:
+        """A matched ticket's game (whom the app removed from it)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -175,6 +196,15 @@ class Asked:
 
 
 @dataclass(frozen=True)
+class TicketPage:
+    """A page of a player's tickets, newest first, and the token of the next page
+    ("" at the end)."""
+
+    tickets: tuple[TicketRecord, ...]
+    next_page_token: str
+
+
+@dataclass(frozen=True)
 class SeatDelivered:
     player_id: str
     seat: int
@@ -190,6 +220,26 @@ class TicketShown:
 
 def ticket_not_found() -> Refused:
     return Refused(Refusal.NOT_FOUND, "TICKET_NOT_FOUND", "no such ticket")
+
+
+def already_waiting(player_id: str, ticket_id: str | None) -> Refused:
+    """ALREADY_WAITING, naming the ticket the player waits in when the caller may see
+    it (ErrorInfo metadata ``ticket_id``, and the message): a client that lost that
+    ticket's id follows or cancels it instead of asking anew."""
+    if ticket_id is None:
+        return Refused(
+            Refusal.PRECONDITION,
+            "ALREADY_WAITING",
+            f"player {player_id} already waits for a table in another ticket",
+            {"player_id": player_id},
+        )
+    return Refused(
+        Refusal.PRECONDITION,
+        "ALREADY_WAITING",
+        f"player {player_id} already waits for a table in ticket {ticket_id}: follow it "
+        "(GetTicket, WatchTicket) or cancel it (CancelTicket) first",
+        {"player_id": player_id, "ticket_id": ticket_id},
+    )
 
 
 def party_not_forming() -> Refused:
@@ -287,11 +337,9 @@ class QuickPlay:
         try:
             stored = await self.repo.add_ticket(ticket, invited)
         except AlreadyWaiting as exc:
-            raise Refused(
-                Refusal.PRECONDITION,
-                "ALREADY_WAITING",
-                f"player {exc.player_id} already waits for a table: cancel that ticket first",
-            ) from None
+            # A session is shown its own player's ticket only (not a partner's).
+            own = caller.session is None or exc.player_id == caller.session.player_id
+            raise already_waiting(exc.player_id, exc.ticket_id if own else None) from None
         if stored.id != ticket.id:  # a retry: the first ticket, as it is now
             if stored.player_ids != player_ids:
                 raise Refused(
@@ -394,19 +442,26 @@ class QuickPlay:
     ) -> TicketShown:
         if ticket.status != TicketStatus.MATCHED or ticket.game_id is None:
             return TicketShown(ticket)
+        # A player the app removed from the table (AdminService.RemoveSeat) gets no
+        # token for it: their own session is refused, the app's backend is shown the
+        # ticket without that seat.
+        removed = (await self.repo.game(ticket.game_id)).state.removed_players
+        if session_id is not None and removed.intersection(mine):
+            raise removed_from_game()
         seats: list[SeatDelivered] = []
         rows: list[tuple[str, SeatToken]] = []
         for player, seat, name in zip(
             ticket.player_ids, ticket.seats, ticket.display_names, strict=True
         ):
-            if player not in mine:
+            if player not in mine or player in removed:
                 continue
             token, row = new_seat_token(
                 seat, name, player, address, expires_at=expires_at, session_id=session_id
             )
             rows.append((ticket.game_id, row))
             seats.append(SeatDelivered(player, seat, token, expires_at))
-        await self.repo.add_tokens(rows)
+        if rows:
+            await self.repo.add_tokens(rows)
         return TicketShown(ticket, tuple(seats))
 
     async def get(self, credentials: Credentials, ticket_id: str) -> TicketShown:
@@ -426,6 +481,39 @@ class QuickPlay:
                 metrics.TICKETS_ENDED.labels("cancelled").inc()
         return await self._shown(ticket, mine, session_id, expires, credentials.peer())
 
+    async def list_tickets(
+        self, credentials: Credentials, player_id: str, page_size: int, page_token: str
+    ) -> TicketPage:
+        """A page of a player's tickets, newest first: a session's own player's, or
+        the player the app's key names. A player has at most one open ticket (forming
+        or waiting), and it is the newest: the first page's first ticket is the one to
+        follow again, if it is still open. Seat tokens are not issued here
+        (GetTicket gives them)."""
+        caller = await self.access.identify(credentials)
+        wanted = player_id.strip()
+        if caller.session is not None:
+            if wanted and wanted != caller.session.player_id:
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    "NOT_YOUR_PLAYER",
+                    "a session lists its own player's tickets only (leave player_id empty)",
+                )
+            app_id, wanted = caller.session.app_id, caller.session.player_id
+        else:
+            app_id = require_app(caller).id
+            if not wanted or len(wanted) > MAX_PLAYER_ID:
+                raise malformed(f"player_id: 1 to {MAX_PLAYER_ID} characters, with the API key")
+        if page_size == 0:
+            page_size = LIST_PAGE
+        if not 1 <= page_size <= LIST_PAGE_MOST:
+            raise malformed(f"page_size is 1 to {LIST_PAGE_MOST} (0: {LIST_PAGE})")
+        before = _page_after(page_token)
+        found = await self.repo.player_tickets(app_id, wanted, before, page_size + 1)
+        page = tuple(found[:page_size])
+        more = len(found) > page_size
+        token = f"{page[-1].created_ms}.{page[-1].id}" if more else ""
+        return TicketPage(page, token)
+
     async def watch(self, credentials: Credentials, ticket_id: str) -> AsyncIterator[TicketShown]:
         """The ticket now, then once more when it is matched or cancelled (with the
         caller's seat tokens). Read from the database: any replica serves it."""
@@ -441,6 +529,22 @@ class QuickPlay:
             ticket = found
 
 
+def _page_after(page_token: str) -> tuple[int, str] | None:
+    """The ticket a page starts below (``created_ms.ticket_id`` of the last ticket of
+    the page before); None: the first page. MALFORMED_REQUEST for anything else."""
+    if not page_token:
+        return None
+    created, _, ticket_id = page_token.partition(".")
+    if (
+        not 1 <= len(created) <= 18
+        or not all(c in "0123456789" for c in created)
+        or not 1 <= len(ticket_id) <= 32
+        or not all(c in "0123456789abcdef" for c in ticket_id)
+    ):
+        raise malformed("bad page_token")
+    return int(created), ticket_id
+
+
 class AppPolicyReader(Protocol):
     async def app_policy(self, app_id: str) -> AppPolicy | None: ...
 
@@ -451,8 +555,10 @@ __all__ = [
     "PlannedTable",
     "QuickPlay",
     "SeatDelivered",
+    "TicketPage",
     "TicketRecord",
     "TicketRepository",
     "TicketShown",
     "TicketStatus",
+    "already_waiting",
 ]

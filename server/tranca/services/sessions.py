@@ -8,17 +8,34 @@ API key, which a phone or a web page can never keep secret.
   new player), where the app's policy allows it (off by default).
 - A session is two tokens: an access token (``ts_``, sent as ``authorization: Bearer``,
   short-lived) and a refresh token (``tr_``, sent only to ``refresh``). Each refresh
-  rotates both; a refresh token presented again after its rotation means someone
-  holds a copy, and ends the session (OAuth 2.0's refresh token rotation).
+  rotates both; a refresh token presented again after its rotation, whichever of the
+  session's spent ones it is, means someone holds a copy, and ends the session and
+  its seat tokens (OAuth 2.0's refresh token rotation, with reuse detection).
 - Signing out ends the session and the seat tokens it was given; revoking a player
   ends all its sessions and all its seat tokens, and revoking the app (``tranca
   revoke-app``) ends every credential of the app: each is one transaction.
 
-Tokens are 256 random bits kept only as their SHA-256 hash, as API keys and seat
-tokens are, rather than signed tokens (JWT): every call already reads its
+Tokens are random (an access token 256 bits, a refresh token 320: below) and kept
+only as their SHA-256 hash, as API keys and seat tokens are, rather than signed
+tokens (JWT): every call already reads its
 credential's row (its revocation, its app's), so a signature would save no read, and
 revocation must take effect at once, which a self-contained token cannot do without
 a deny-list read on every call anyway. A leaked database yields no usable token.
+
+Every refresh token of a session carries the session's **family**: ``tr_<family>.<own
+secret>``, the family 128 random bits drawn when the session opens and kept by every
+rotation, the own secret 192 bits drawn anew at each. The session's row keeps the
+hash of its current refresh token and the hash of its family. A token that is not
+the current one but of a known family is a spent token of that session (or one
+made up by someone who saw one: only holders of the session's tokens know the
+family), so it ends the session, however long ago it was spent. This was chosen
+over a table of every spent token's hash: a session refreshed every 15 minutes
+spends thousands of tokens a month and all of them must count, which such a table
+would keep (and a clean-up would sweep) for as long as the session lives, while a
+family is one column, one indexed read, the same on every database, and nothing to
+sweep. A token without a family (``tr_`` and 43 characters, issued before families
+were) is caught when it is the session's last spent one (``previous_refresh_hash``),
+as before; the session's next refresh gives it a family.
 """
 
 from __future__ import annotations
@@ -34,8 +51,9 @@ from typing import Protocol
 from .access import Access, Caller, Credentials
 from .credentials import hash_secret, new_secret
 from .errors import Refusal, Refused, malformed, rate_limited
-from .limits import RateLimiter, page_offset
+from .limits import RateLimiter
 from .origins import check_origin
+from .paging import Position
 from .policy import AppPolicy
 from .ports import SessionKind, SessionRecord
 
@@ -45,6 +63,8 @@ MIN_DEVICE_ID = 16  # long enough to be unguessable: the device id is the creden
 MAX_DEVICE_ID = 128
 SESSION_PREFIX = "ts_"
 REFRESH_PREFIX = "tr_"
+FAMILY_BYTES = 16  # a session's refresh token family: 128 random bits
+REFRESH_OWN_BYTES = 24  # each refresh token's own secret: 192 random bits
 # Player ids the server makes up for device and guest sign-ins: an app's backend may
 # not name its players with these prefixes, so they never collide.
 SERVER_MADE_IDS = ("device:", "guest:")
@@ -72,7 +92,8 @@ class NewSession:
     refresh_hash: str
     refresh_expires_at: int
     address: str
-    now: int
+    now: int  # also when it opened: the order ListPlayerSessions pages in
+    family_hash: str  # the hash of the family every refresh token of it carries
 
 
 @dataclass(frozen=True)
@@ -81,8 +102,14 @@ class Rotation:
     token hashes to ``refresh_hash``."""
 
     refresh_hash: str
+    # The hash of the family the token presented carries; None for a token issued
+    # before families, of which only the session's last spent one is known.
+    family_hash: str | None
     access_hash: str
     new_refresh_hash: str
+    # The family of the new refresh token: the session's own, or (a session whose
+    # token had none) the one it takes from now on.
+    new_family_hash: str
     now: int  # the new tokens' lifetimes run from here, as the app's policy sets them
 
 
@@ -107,7 +134,7 @@ class SessionInfo:
     player_id: str
     display_name: str
     kind: SessionKind
-    created_at: float  # epoch seconds
+    created_at: int  # epoch ms: when it opened, which nothing changes
     last_used_at: int  # epoch ms: issued or last refreshed
     access_expires_at: int
     refresh_expires_at: int
@@ -135,8 +162,12 @@ class SessionRepository(Protocol):
     ) -> tuple[RefreshOutcome, SessionRecord | None]:
         """In one transaction: the live session of the refresh token gets the new
         tokens, valid for the app's policy's lifetimes from ``rotation.now``
-        (ROTATED, the session as refreshed); a refresh token rotated away before ends its
-        session and the session's seat tokens (REUSED); else UNKNOWN."""
+        (ROTATED, the session as refreshed); a token of a session's family that is not
+        its current refresh token, or a family-less one that is its last spent one,
+        ends the session and the session's seat tokens (REUSED), whether or not the
+        session is still live; else UNKNOWN (the current token of a session expired,
+        ended or of a revoked app included). Two refreshes of one token at once: one
+        rotates, the other finds it spent (REUSED)."""
         ...
 
     async def end_session(self, session_id: str) -> Revoked:
@@ -149,9 +180,17 @@ class SessionRepository(Protocol):
         ...
 
     async def list_sessions(
-        self, app_id: str, player_id: str, live_only: bool, now: int, limit: int, offset: int
+        self,
+        app_id: str,
+        player_id: str,
+        live_only: bool,
+        now: int,
+        limit: int,
+        after: Position | None,
     ) -> list[SessionInfo]:
-        """The app's sessions (of one player, if given), newest first."""
+        """Up to ``limit`` of the app's sessions (of one player, if given), newest
+        opened first (``created_at`` descending, then ``session_id`` descending),
+        after ``after``."""
         ...
 
 
@@ -173,6 +212,18 @@ def _app_player_id(player_id: str) -> str:
     if pid.startswith(SERVER_MADE_IDS):
         raise malformed("player ids starting with 'device:' or 'guest:' are the server's")
     return pid
+
+
+def _refresh_token(family: str) -> str:
+    """A new refresh token of the family ``family`` (module docstring)."""
+    return f"{REFRESH_PREFIX}{family}.{secrets.token_urlsafe(REFRESH_OWN_BYTES)}"
+
+
+def refresh_family(token: str) -> str | None:
+    """The family a refresh token carries; None for one without (issued before
+    families, or not a token of this server)."""
+    family, dot, _ = token.removeprefix(REFRESH_PREFIX).partition(".")
+    return family if dot and family else None
 
 
 def device_player_id(app_id: str, device_id: str) -> str:
@@ -198,7 +249,8 @@ class Sessions:
         self.clock = clock
         # Device and guest sign-ins need no credential, and each makes a session row:
         # a bucket per peer address (per process, as every rate limit) keeps one
-        # client from making them without end. 10 at once, then one every 3 s.
+        # client from making them without end, or from guessing device ids quickly.
+        # 10 at once, then one every 3 s; what counts: ``_admitted``.
         self.sign_in_limiter = sign_in_limiter or RateLimiter(1 / 3, 10)
 
     # ----- opening a session -------------------------------------------------------
@@ -213,7 +265,8 @@ class Sessions:
         address: str,
     ) -> Issued:
         now = self.clock()
-        access, refresh = SESSION_PREFIX + new_secret(), REFRESH_PREFIX + new_secret()
+        family = secrets.token_urlsafe(FAMILY_BYTES)
+        access, refresh = SESSION_PREFIX + new_secret(), _refresh_token(family)
         new = NewSession(
             session_id=secrets.token_hex(16),
             app_id=app_id,
@@ -226,6 +279,7 @@ class Sessions:
             refresh_expires_at=policy.refresh_expiry(now),
             address=address[:64],
             now=now,
+            family_hash=hash_secret(family),
         )
         await self.repo.create_session(new)
         return Issued(
@@ -248,18 +302,51 @@ class Sessions:
         policy = await self.repo.app_policy(app.id) or AppPolicy()
         return await self._issue(app.id, policy, pid, name, SessionKind.SERVER, address)
 
-    async def _signing_in_app(self, credentials: Credentials, app_id: str) -> AppPolicy:
+    async def _admitted(
+        self, credentials: Credentials, app_id: str, kind: SessionKind
+    ) -> AppPolicy:
+        """The policy of the app a client signs itself in to, once the sign-in is one
+        that opens a session (the app live, its policy allowing ``kind``, the calling
+        page's origin listed), counted against the peer's sign-in bucket.
+
+        What the bucket counts: the sign-ins that could open a session, each whether
+        its device id is new or known. It guards the table of sessions from a client
+        making rows without end, and guessing device ids: a device id is the
+        device's credential, and every well-formed one is a sign-in that works, so
+        every one counts. A refusal opens nothing and cannot be a guess, so it gives
+        its place back: a malformed request (refused before the bucket is looked at),
+        an unknown app (counted instead as a failed authentication, as an unknown
+        key is), sign-in turned off by the app's policy, an origin the policy does
+        not list. A peer past its limit is refused (RATE_LIMITED) before anything is
+        looked up."""
         if not app_id or len(app_id) > 32:
             raise malformed("app_id is required (the app's id, not its key)")
         self.access.throttle.check(credentials.peer, "")
-        wait = self.sign_in_limiter.take(credentials.peer())
+        address = credentials.peer()
+        wait = self.sign_in_limiter.take(address)
         if wait:
             raise rate_limited(wait)
-        policy = await self.repo.app_policy(app_id)
-        if policy is None:
-            self.access.throttle.failed(credentials.peer())
-            raise Refused(Refusal.NOT_FOUND, "APP_NOT_FOUND", "no such app")
-        check_origin(policy, credentials.origin)
+        try:
+            policy = await self.repo.app_policy(app_id)
+            if policy is None:
+                self.access.throttle.failed(address)
+                raise Refused(Refusal.NOT_FOUND, "APP_NOT_FOUND", "no such app")
+            check_origin(policy, credentials.origin)
+            if kind is SessionKind.DEVICE and not policy.device_sign_in:
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    "DEVICE_SIGN_IN_DISABLED",
+                    "this app does not let devices sign in (its policy: device_sign_in)",
+                )
+            if kind is SessionKind.GUEST and not policy.guest_sign_in:
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    "GUEST_SIGN_IN_DISABLED",
+                    "this app does not let guests sign in (its policy: guest_sign_in)",
+                )
+        except Exception:  # refused, or the database unreachable: nothing was opened
+            self.sign_in_limiter.give_back(address)
+            raise
         return policy
 
     async def sign_in_device(
@@ -272,18 +359,13 @@ class Sessions:
                 f"device_id is {MIN_DEVICE_ID} to {MAX_DEVICE_ID} printable characters"
                 " (a random id the app keeps on the device)"
             )
-        policy = await self._signing_in_app(credentials, app_id)
-        if not policy.device_sign_in:
-            raise Refused(
-                Refusal.FORBIDDEN,
-                "DEVICE_SIGN_IN_DISABLED",
-                "this app does not let devices sign in (its policy: device_sign_in)",
-            )
+        name = _name(display_name)
+        policy = await self._admitted(credentials, app_id, SessionKind.DEVICE)
         return await self._issue(
             app_id,
             policy,
             device_player_id(app_id, device),
-            _name(display_name),
+            name,
             SessionKind.DEVICE,
             credentials.peer(),
         )
@@ -293,13 +375,7 @@ class Sessions:
     ) -> Issued:
         """A new player with no account, where the app allows it."""
         name = _name(display_name)
-        policy = await self._signing_in_app(credentials, app_id)
-        if not policy.guest_sign_in:
-            raise Refused(
-                Refusal.FORBIDDEN,
-                "GUEST_SIGN_IN_DISABLED",
-                "this app does not let guests sign in (its policy: guest_sign_in)",
-            )
+        policy = await self._admitted(credentials, app_id, SessionKind.GUEST)
         player_id = "guest:" + secrets.token_hex(16)
         return await self._issue(
             app_id, policy, player_id, name, SessionKind.GUEST, credentials.peer()
@@ -314,11 +390,15 @@ class Sessions:
             raise malformed("refresh_token is the tr_ token the session was opened with")
         self.access.throttle.check(credentials.peer, token)
         now = self.clock()
-        access, refresh = SESSION_PREFIX + new_secret(), REFRESH_PREFIX + new_secret()
+        family = refresh_family(token)
+        kept = family or secrets.token_urlsafe(FAMILY_BYTES)
+        access, refresh = SESSION_PREFIX + new_secret(), _refresh_token(kept)
         rotation = Rotation(
             refresh_hash=hash_secret(token),
+            family_hash=None if family is None else hash_secret(family),
             access_hash=hash_secret(access),
             new_refresh_hash=hash_secret(refresh),
+            new_family_hash=hash_secret(kept),
             now=now,
         )
         outcome, record = await self.repo.rotate_refresh(rotation)
@@ -363,16 +443,21 @@ class Sessions:
         page_size: int,
         page_token: str,
     ) -> tuple[list[SessionInfo], str]:
-        """A page of the app's sessions, newest first, and the next page's token."""
+        """A page of the app's sessions, newest opened first, and the next page's token
+        (empty at the end): the position of the page's last session (``paging.Position``:
+        when it opened, in epoch ms, and its id)."""
         app = await self.access.calling_app(credentials)
         size = page_size or DEFAULT_PAGE
         if not 1 <= size <= MAX_PAGE:
             raise malformed(f"page_size is 1..{MAX_PAGE}")
-        offset = page_offset(page_token)
+        after = Position.parse(page_token)
         rows = await self.repo.list_sessions(
-            app.id, player_id.strip(), live_only, self.clock(), size + 1, offset
+            app.id, player_id.strip(), live_only, self.clock(), size + 1, after
         )
-        return rows[:size], str(offset + size) if len(rows) > size else ""
+        page = rows[:size]
+        if len(rows) <= size:
+            return page, ""
+        return page, Position(page[-1].created_at, page[-1].session_id).token()
 
     # ----- the app's policy --------------------------------------------------------
 
@@ -413,5 +498,6 @@ __all__: Sequence[str] = [
     "SessionRepository",
     "Sessions",
     "device_player_id",
+    "refresh_family",
     "require_session",
 ]

@@ -53,7 +53,7 @@ class Tables:
         if not done.replayed:
             metrics.SEATS_RECLAIMED.inc()
         deadline = done.deadline_at if done.deadline_set else loaded.deadline_at
-        return Shown(game_id, done.version, done.state, seat, deadline)
+        return await self.games.shown(game_id, done.version, done.state, seat, deadline)
 
     async def vote_annul(
         self, credentials: Credentials, game_id: str, request_id: str

@@ -6,10 +6,12 @@ in the transaction of the event itself), and any replica's ``Deliverer`` claims 
 due rows, POSTs each event and records the outcome:
 
 - a 2xx answer: delivered;
-- anything else (another status, a refused connection, no answer within the
-  timeout): tried again after a backoff that doubles at every attempt, with jitter
-  (``backoff_ms``), up to ``max_attempts``; then failed, until the app asks for it
-  again (``Webhooks.redeliver``).
+- anything else (another status, a 3xx included: redirects are not followed; a
+  refused connection; no answer within the timeout; a URL whose host is, or now
+  resolves to, an address outgoing calls may not reach, ``services/destinations.py``:
+  then nothing is sent): tried again after a backoff that doubles at every attempt,
+  with jitter (``backoff_ms``), up to ``max_attempts``; then failed, until the app
+  asks for it again (``Webhooks.redeliver``).
 
 A claim moves the row's next attempt to a lease: a replica that dies while POSTing
 leaves the row to come due again when the lease ends, and another replica sends it.
@@ -37,14 +39,22 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Protocol
-from urllib.parse import urlsplit
 
 import structlog
 
 from .. import metrics
 from .access import Access, Credentials
+from .destinations import (
+    BadDestination,
+    Destination,
+    DestinationError,
+    Destinations,
+    ForbiddenDestination,
+    UnresolvedDestination,
+)
 from .errors import Refusal, Refused, malformed
 from .notifications import StoredEvent
+from .paging import before_token, parse_before, parse_row_id
 
 log = structlog.get_logger("tranca.webhooks")
 
@@ -105,29 +115,29 @@ def event_body(event: StoredEvent) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode()
 
 
-def check_url(url: str) -> None:
-    """An http(s) URL with a host and no credentials, else BAD_WEBHOOK_URL."""
-
-    def bad(why: str) -> Refused:
-        return Refused(Refusal.MALFORMED, "BAD_WEBHOOK_URL", why)
-
+async def check_url(destinations: Destinations, url: str) -> None:
+    """An https URL (http where the operator allows it) with a host and no
+    credentials, else BAD_WEBHOOK_URL; its host an address outgoing calls may reach
+    now, else WEBHOOK_URL_FORBIDDEN, or WEBHOOK_URL_UNRESOLVED if its name has no
+    address (``services/destinations.py``)."""
     if not url:
-        raise bad("url is required")
+        raise Refused(Refusal.MALFORMED, "BAD_WEBHOOK_URL", "url is required")
     if len(url) > MAX_URL:
-        raise bad(f"the URL is at most {MAX_URL} characters")
+        raise Refused(
+            Refusal.MALFORMED, "BAD_WEBHOOK_URL", f"the URL is at most {MAX_URL} characters"
+        )
     try:
-        parts = urlsplit(url)
-        port = parts.port  # raises ValueError for a port out of range
-    except ValueError as exc:
-        raise bad(f"not a URL: {exc}") from None
-    if parts.scheme not in ("http", "https"):
-        raise bad("only http and https URLs are accepted")
-    if not parts.hostname:
-        raise bad("the URL has no host")
-    if parts.username is not None or parts.password is not None:
-        raise bad("the URL may not carry a user name or password: receivers check the signature")
-    if port == 0:
-        raise bad("the URL's port is 0")
+        await destinations.check(url)
+    except BadDestination as exc:
+        raise Refused(Refusal.MALFORMED, "BAD_WEBHOOK_URL", str(exc)) from None
+    except ForbiddenDestination as exc:
+        raise Refused(
+            Refusal.MALFORMED,
+            "WEBHOOK_URL_FORBIDDEN",
+            f"{exc}: the server calls only public addresses",
+        ) from None
+    except UnresolvedDestination as exc:
+        raise Refused(Refusal.PRECONDITION, "WEBHOOK_URL_UNRESOLVED", str(exc)) from None
 
 
 # ----- what crosses the repository port ---------------------------------------------
@@ -230,10 +240,13 @@ class WebhookRepository(Protocol):
 
 
 class Poster(Protocol):
-    """An HTTP client (``tranca/outbound.py``): the status code of a POST, or an
-    exception (a refused connection, a timeout) if there was none."""
+    """An HTTP client (``tranca/outbound.py``): the status code of a POST to a checked
+    destination, connected to one of its addresses and no other, or an exception (a
+    refused connection, a timeout) if there was none. Redirects are not followed."""
 
-    async def post(self, url: str, body: bytes, headers: dict[str, str], timeout: float) -> int: ...
+    async def post(
+        self, destination: Destination, body: bytes, headers: dict[str, str], timeout: float
+    ) -> int: ...
 
 
 def now_ms() -> int:
@@ -254,6 +267,10 @@ class DeliveryPage:
     deliveries: tuple[DeliveryRecord, ...]
     next_before: int | None  # the id to read the next page before; None at the end
 
+    @property
+    def next_page_token(self) -> str:
+        return before_token(self.next_before)
+
 
 def delivery_not_found() -> Refused:
     return Refused(Refusal.NOT_FOUND, "DELIVERY_NOT_FOUND", "no such delivery")
@@ -262,10 +279,12 @@ def delivery_not_found() -> Refused:
 def parse_delivery_id(text: str) -> int:
     if not text:
         raise malformed("delivery_id is required")
-    if not text.isdigit() or len(text) > 19:
-        # An id of another form was never issued: as unknown as any other.
+    wanted = parse_row_id(text)
+    if wanted is None:
+        # An id of another form, or past the ids' 64 bits, was never issued: as
+        # unknown as any other.
         raise delivery_not_found()
-    return int(text)
+    return wanted
 
 
 class Webhooks:
@@ -275,17 +294,20 @@ class Webhooks:
         self,
         repo: WebhookRepository,
         access: Access,
+        destinations: Destinations,
         clock: Callable[[], int] = now_ms,
     ) -> None:
         self.repo = repo
         self.access = access
+        self.destinations = destinations
         self.clock = clock
 
     async def set(self, credentials: Credentials, url: str) -> NewWebhook:
         """Set (or replace) the app's webhook with a new signing secret, returned once.
-        Deliveries still pending go to the new URL, signed with the new secret."""
+        Deliveries still pending go to the new URL, signed with the new secret. The
+        URL's host is resolved and checked now, and again at every delivery."""
         app = await self.access.calling_app(credentials)
-        check_url(url)
+        await check_url(self.destinations, url)
         secret = new_secret()
         await self.repo.set_webhook(app.id, url, secret)
         found = await self.repo.webhook(app.id)
@@ -314,11 +336,7 @@ class Webhooks:
         if page_size < 0:
             raise malformed("page_size must be 0 or more")
         size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
-        before: int | None = None
-        if token:
-            if not token.isdigit() or len(token) > 19:
-                raise malformed("page_token is not one this call returned")
-            before = int(token)
+        before = parse_before(token)
         rows = await self.repo.deliveries(app.id, status, before, size)
         return DeliveryPage(tuple(rows), rows[-1].id if len(rows) == size else None)
 
@@ -397,12 +415,14 @@ class Deliverer:
         self,
         repo: WebhookRepository,
         poster: Poster,
+        destinations: Destinations,
         policy: DeliveryPolicy | None = None,
         clock: Callable[[], int] = now_ms,
         rng: random.Random | None = None,
     ) -> None:
         self.repo = repo
         self.poster = poster
+        self.destinations = destinations
         self.policy = policy or DeliveryPolicy()
         self.clock = clock
         self.rng = rng or random.Random()
@@ -445,8 +465,14 @@ class Deliverer:
         body = event_body(claim.event)
         headers = signed_headers(claim.secret, str(claim.id), self.clock() // 1000, body)
         try:
+            # The URL checked again, its name resolved now: the POST connects to the
+            # addresses that passed, so a name pointed inside since it was set (DNS
+            # rebinding) gets nothing. Resolving and POSTing share the timeout.
             async with asyncio.timeout(policy.timeout):
-                status = await self.poster.post(claim.url, body, headers, policy.timeout)
+                destination = await self.destinations.check(claim.url, policy.timeout)
+                status = await self.poster.post(destination, body, headers, policy.timeout)
+        except DestinationError as exc:
+            error = f"not sent: {exc}"[:MAX_ERROR]
         except TimeoutError:
             error = f"no answer within {policy.timeout:g} s"
         except Exception as exc:  # the receiver's failure, whatever the client says
@@ -458,6 +484,8 @@ class Deliverer:
                 metrics.WEBHOOK_DELAY.observe(max(0, now - claim.event.created_at) / 1000)
                 return Outcome(claim.id, claim.lease_until, now, status)
             error = f"HTTP {status}"
+            if 300 <= status < 400:
+                error += ": redirects are not followed"
         now = self.clock()
         retry: int | None = None
         if claim.attempts < policy.max_attempts:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import and_, or_, select
 
 from ..app.game import WAITING
-from ..services.lobby import Cursor
+from ..services.paging import Position
 from ..services.ports import GameRecord
 from .direct import utc_datetime
 from .models import Game
@@ -30,8 +30,8 @@ class LobbyStore:
         self.store = store
 
     async def waiting_tables(
-        self, app_id: str, preset: str, players: int, after: Cursor | None, limit: int
-    ) -> list[tuple[GameRecord, Cursor]]:
+        self, app_id: str, preset: str, players: int, after: Position | None, limit: int
+    ) -> list[tuple[GameRecord, Position]]:
         q = select(Game).where(
             Game.app_id == app_id, Game.status == WAITING, Game.invite_hash.is_(None)
         )
@@ -40,14 +40,14 @@ class LobbyStore:
         if players:
             q = q.where(Game.players == players)
         if after is not None:
-            at = EPOCH + timedelta(microseconds=after.created_us)
+            at = EPOCH + timedelta(microseconds=after.created)
             if not self.store.is_postgres:
                 # SQLite keeps the UTC time as text without its zone (sqlite.py).
                 at = at.replace(tzinfo=None)
             q = q.where(
-                or_(Game.created_at > at, and_(Game.created_at == at, Game.id > after.game_id))
+                or_(Game.created_at > at, and_(Game.created_at == at, Game.id > after.row_id))
             )
         q = q.order_by(Game.created_at, Game.id).limit(limit)
         async with self.store.reading() as conn:
             rows = (await conn.execute(q)).all()
-        return [(game_record(r), Cursor(microseconds(r.created_at), r.id)) for r in rows]
+        return [(game_record(r), Position(microseconds(r.created_at), r.id)) for r in rows]

@@ -120,9 +120,11 @@ class PlayerToken(Base):
 
 class PlayerSession(Base):
     """An end user's session with an app: the access token (short-lived) and the
-    refresh token (rotated at every refresh), stored as SHA-256 hashes only. A refresh
-    token presented again after its rotation (``previous_refresh_hash``) revokes the
-    session: someone holds a copy."""
+    refresh token (rotated at every refresh), stored as SHA-256 hashes only. Every
+    refresh token of a session carries its family (``family_hash``): one of the family
+    that is not the current token is a spent one, and revokes the session (someone
+    holds a copy). ``previous_refresh_hash`` does the same for the last spent token of
+    a session opened before families (services/sessions.py)."""
 
     __tablename__ = "player_sessions"
 
@@ -136,13 +138,23 @@ class PlayerSession(Base):
     refresh_hash: Mapped[str] = mapped_column(String(64), unique=True)
     refresh_expires_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms
     previous_refresh_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    # NULL for a session opened before families until its next refresh (0010).
+    family_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     refreshed: Mapped[int] = mapped_column(Integer, server_default="0")
     revoked: Mapped[bool] = mapped_column(Boolean, server_default=false())
     address: Mapped[str] = mapped_column(String(64), server_default="")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    # Epoch ms by the server's clock when it opened: ListPlayerSessions' order and
+    # page tokens (an integer reads the same on every database; 0010 filled it in
+    # from created_at for the sessions before it).
+    created_ms: Mapped[int] = mapped_column(BigInteger)
     last_used_at: Mapped[int] = mapped_column(BigInteger)  # epoch ms: issued or refreshed
 
-    __table_args__ = (Index("ix_player_sessions_player", "app_id", "player_id"),)
+    __table_args__ = (
+        Index("ix_player_sessions_player", "app_id", "player_id"),
+        Index("ix_player_sessions_family_hash", "family_hash", unique=True),
+        Index("ix_player_sessions_app_created", "app_id", "created_ms", "id"),
+    )
 
 
 class MoveLog(Base):
@@ -334,6 +346,23 @@ class TicketPlayer(Base):
     app_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     ticket_id: Mapped[str] = mapped_column(ForeignKey("match_tickets.id"), index=True)
+
+
+class PlayerTicket(Base):
+    """Every ticket a player is or was in, one row per player of each ticket (the
+    partner of a forming party too), with the ticket's ``created_ms``: a player's
+    tickets newest first (ListQuickPlayTickets) without reading any other player's."""
+
+    __tablename__ = "player_tickets"
+
+    app_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("match_tickets.id"), primary_key=True)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        Index("ix_player_tickets_newest", "app_id", "player_id", "created_ms", "ticket_id"),
+    )
 
 
 class PlayerEvent(Base):

@@ -1,22 +1,23 @@
 """Quick play's tickets in the database (``services.quick_play.TicketRepository``):
-what a ticket asks for, the one waiting ticket of each player, and the write of a
-table the matchmaker made: its tickets locked (PostgreSQL: ``FOR UPDATE SKIP
-LOCKED``) and still waiting, its game, joins, first deal and stake, and its tickets
-matched, in one short transaction. Which tables the tickets make is decided in
-``services/quick_play.py`` and ``platform/matchmaking.py``."""
+what a ticket asks for, the one waiting ticket of each player, every ticket of each
+player (newest first, for listing), and the write of a table the matchmaker made:
+its tickets locked (PostgreSQL: ``FOR UPDATE SKIP LOCKED``) and still waiting, its
+game, joins, first deal and stake, and its tickets matched, in one short
+transaction. Which tables the tickets make is decided in ``services/quick_play.py``
+and ``platform/matchmaking.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..app.notifications import Event
 from ..platform import ratings
-from ..services.ports import SeatToken
+from ..services.ports import GameRecord, SeatToken
 from ..services.quick_play import (
     AlreadyWaiting,
     PlannedTable,
@@ -25,15 +26,43 @@ from ..services.quick_play import (
 )
 from . import ledger
 from .codec import dumps, loads
-from .models import MatchTicket, PlayerRating, TicketPlayer
+from .database import insert_ignoring_duplicates
+from .models import MatchTicket, PlayerRating, PlayerTicket, TicketPlayer
 from .notifications_store import write_events
 from .repository import Store
 
 __all__ = ["QuickPlayStore"]
 
 EXPIRED = "EXPIRED"
+# Attempts at writing a new ticket when another ticket of its players is written at
+# the same instant and ends at once (see ``add_ticket``).
+ADD_ATTEMPTS = 3
 # The tickets that have not ended: a party forming, or waiting for a table.
 OPEN = (TicketStatus.FORMING, TicketStatus.WAITING)
+
+
+def _row(ticket: TicketRecord) -> dict[str, Any]:
+    return {
+        "id": ticket.id,
+        "app_id": ticket.app_id,
+        "player_ids": dumps(list(ticket.player_ids)),
+        "display_names": dumps(list(ticket.display_names)),
+        "preset": ticket.preset,
+        "players": ticket.players,
+        "competitive": ticket.competitive,
+        "stake": ticket.stake,
+        "rating": ticket.rating,
+        "robots_after_ms": ticket.robots_after_ms,
+        "turn_seconds": ticket.turn_seconds,
+        "status": ticket.status.value,
+        "reason": "",
+        "created_ms": ticket.created_ms,
+        "request_id": ticket.request_id,
+    }
+
+
+class _WaitedElsewhere(Exception):
+    """A player's key was taken by a ticket that ended before its id was read."""
 
 
 def _ticket(r: Any) -> TicketRecord:
@@ -70,48 +99,70 @@ class QuickPlayStore:
     async def _by_request(self, app_id: str, request_id: str | None) -> TicketRecord | None:
         if request_id is None:
             return None
+        async with self.store.reading() as conn:
+            return await self._by_request_in(conn, app_id, request_id)
+
+    @staticmethod
+    async def _by_request_in(
+        conn: AsyncConnection, app_id: str, request_id: str | None
+    ) -> TicketRecord | None:
         q = select(MatchTicket).where(
             MatchTicket.app_id == app_id, MatchTicket.request_id == request_id
         )
+        row = (await conn.execute(q)).first()
+        return None if row is None else _ticket(row)
+
+    async def _waiting_in(self, app_id: str, player_ids: Sequence[str]) -> tuple[str, str] | None:
+        """One of the players waiting, and the ticket it waits in; None if none."""
+        q = select(TicketPlayer.player_id, TicketPlayer.ticket_id).where(
+            TicketPlayer.app_id == app_id, TicketPlayer.player_id.in_(list(player_ids))
+        )
         async with self.store.reading() as conn:
             row = (await conn.execute(q)).first()
-        return None if row is None else _ticket(row)
+        return None if row is None else (str(row.player_id), str(row.ticket_id))
 
     async def add_ticket(self, ticket: TicketRecord, events: Sequence[Event] = ()) -> TicketRecord:
         first = await self._by_request(ticket.app_id, ticket.request_id)
-        if first is not None:
+        if first is not None:  # a plain read: most retries end here
             return first
+        for _ in range(ADD_ATTEMPTS):
+            try:
+                return await self._add_ticket(ticket, events)
+            except _WaitedElsewhere:
+                # Another ticket of one of its players, written at the same instant,
+                # took the player's key, and had ended (matched, cancelled) by the
+                # time its id was read: try again.
+                continue
+        raise AlreadyWaiting(ticket.player_ids[0], None)
+
+    async def _add_ticket(self, ticket: TicketRecord, events: Sequence[Event]) -> TicketRecord:
+        """One attempt: the ticket's row first, so that the request id's key decides
+        between two calls sent at once, then the players' keys. ``_WaitedElsewhere``:
+        a player's key was taken by a ticket that has ended since."""
         try:
             async with self.store.writing() as conn:
+                written = await conn.execute(
+                    insert_ignoring_duplicates(conn, MatchTicket).values(**_row(ticket))
+                )
+                if written.rowcount == 0:
+                    # The same request, asked through another call at the same time:
+                    # PostgreSQL's insert waited for that call's transaction and found
+                    # its row committed (SQLite's writers take turns); this call
+                    # answers with that ticket and writes nothing.
+                    first = await self._by_request_in(conn, ticket.app_id, ticket.request_id)
+                    if first is None:  # the id's key, not the request's: cannot be
+                        raise RuntimeError(f"ticket id {ticket.id} taken")
+                    return first
                 waiting = (
                     await conn.execute(
-                        select(TicketPlayer.player_id).where(
+                        select(TicketPlayer.player_id, TicketPlayer.ticket_id).where(
                             TicketPlayer.app_id == ticket.app_id,
                             TicketPlayer.player_id.in_(list(ticket.player_ids)),
                         )
                     )
                 ).first()
                 if waiting is not None:
-                    raise AlreadyWaiting(str(waiting.player_id))
-                await conn.execute(
-                    insert(MatchTicket).values(
-                        id=ticket.id,
-                        app_id=ticket.app_id,
-                        player_ids=dumps(list(ticket.player_ids)),
-                        display_names=dumps(list(ticket.display_names)),
-                        preset=ticket.preset,
-                        players=ticket.players,
-                        competitive=ticket.competitive,
-                        stake=ticket.stake,
-                        rating=ticket.rating,
-                        robots_after_ms=ticket.robots_after_ms,
-                        turn_seconds=ticket.turn_seconds,
-                        status=ticket.status.value,
-                        reason="",
-                        created_ms=ticket.created_ms,
-                        request_id=ticket.request_id,
-                    )
-                )
+                    raise AlreadyWaiting(str(waiting.player_id), str(waiting.ticket_id))
                 await conn.execute(
                     insert(TicketPlayer),
                     [
@@ -119,15 +170,26 @@ class QuickPlayStore:
                         for p in ticket.player_ids
                     ],
                 )
+                await conn.execute(
+                    insert(PlayerTicket),
+                    [
+                        {
+                            "app_id": ticket.app_id,
+                            "player_id": p,
+                            "ticket_id": ticket.id,
+                            "created_ms": ticket.created_ms,
+                        }
+                        for p in ticket.player_ids
+                    ],
+                )
                 await write_events(conn, ticket.app_id, events, ticket.created_ms)
         except IntegrityError:
-            # A retry of the same request, or another ticket of one of the players,
-            # written in the same instant by another replica: the unique keys let
-            # one of them in.
-            first = await self._by_request(ticket.app_id, ticket.request_id)
-            if first is not None:
-                return first
-            raise AlreadyWaiting(ticket.player_ids[0]) from None
+            # Another ticket of one of the players, written at the same instant by
+            # another call: the players' key let that one in.
+            held = await self._waiting_in(ticket.app_id, ticket.player_ids)
+            if held is None:
+                raise _WaitedElsewhere from None
+            raise AlreadyWaiting(*held) from None
         return ticket
 
     async def ticket(self, app_id: str, ticket_id: str) -> TicketRecord | None:
@@ -158,6 +220,11 @@ class QuickPlayStore:
             )
             if done.rowcount != 1:
                 return None
+            await conn.execute(
+                update(PlayerTicket)
+                .where(PlayerTicket.ticket_id == ticket_id)
+                .values(created_ms=now)
+            )
             found = (
                 await conn.execute(select(MatchTicket).where(MatchTicket.id == ticket_id))
             ).first()
@@ -178,6 +245,27 @@ class QuickPlayStore:
                 await conn.execute(select(MatchTicket).where(MatchTicket.id == ticket_id))
             ).first()
         return None if row is None else _ticket(row)
+
+    async def player_tickets(
+        self, app_id: str, player_id: str, before: tuple[int, str] | None, limit: int
+    ) -> list[TicketRecord]:
+        q = (
+            select(MatchTicket)
+            .join(PlayerTicket, PlayerTicket.ticket_id == MatchTicket.id)
+            .where(PlayerTicket.app_id == app_id, PlayerTicket.player_id == player_id)
+            .order_by(PlayerTicket.created_ms.desc(), PlayerTicket.ticket_id.desc())
+            .limit(limit)
+        )
+        if before is not None:
+            created, ticket_id = before
+            q = q.where(
+                or_(
+                    PlayerTicket.created_ms < created,
+                    and_(PlayerTicket.created_ms == created, PlayerTicket.ticket_id < ticket_id),
+                )
+            )
+        async with self.store.reading() as conn:
+            return [_ticket(r) for r in (await conn.execute(q)).all()]
 
     async def waiting_tickets(self, limit: int) -> list[TicketRecord]:
         q = (
@@ -272,3 +360,6 @@ class QuickPlayStore:
 
     async def add_tokens(self, tokens: Sequence[tuple[str, SeatToken]]) -> None:
         await self.store.add_tokens(tokens)
+
+    async def game(self, game_id: str) -> GameRecord:
+        return await self.store.game(game_id)

@@ -9,9 +9,10 @@ other credentials' lookups.
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from ..services.paging import Position
 from ..services.policy import AppPolicy
 from ..services.sessions import (
     NewSession,
@@ -23,7 +24,6 @@ from ..services.sessions import (
     SessionRecord,
 )
 from .codec import dumps, loads
-from .direct import epoch_seconds
 from .models import App, Game, PlayerSession, PlayerToken
 from .repository import Store, session_record
 
@@ -73,7 +73,9 @@ class SessionsStore:
                     refresh_expires_at=new.refresh_expires_at,
                     revoked=False,
                     address=new.address,
+                    created_ms=new.now,
                     last_used_at=new.now,
+                    family_hash=new.family_hash,
                 )
             )
 
@@ -97,31 +99,28 @@ class SessionsStore:
                 q = q.with_for_update(of=PlayerSession)
             row = (await conn.execute(q)).first()
             if row is None:
-                reused = (
-                    await conn.execute(
-                        select(PlayerSession.id).where(
-                            PlayerSession.previous_refresh_hash == rotation.refresh_hash
-                        )
-                    )
-                ).first()
-                if reused is None:
-                    return RefreshOutcome.UNKNOWN, None
-                await _end(conn, str(reused.id))
-                return RefreshOutcome.REUSED, None
+                return await _spent(conn, rotation), None
             policy = AppPolicy.from_dict(loads(row.policy))
             refresh_expires_at = policy.refresh_expiry(rotation.now)
-            done = await conn.execute(
-                update(PlayerSession)
-                .where(
-                    PlayerSession.id == row.id,
-                    PlayerSession.refresh_hash == rotation.refresh_hash,
+            rotated = update(PlayerSession).where(
+                PlayerSession.id == row.id,
+                PlayerSession.refresh_hash == rotation.refresh_hash,
+            )
+            if rotation.family_hash is None:
+                # A token from before families: the session's last spent one is known
+                # by its hash, and the session takes the new token's family. (A token
+                # with a family leaves the hash as it is: the family knows every
+                # spent token, and this keeps the last family-less one known too.)
+                rotated = rotated.values(
+                    previous_refresh_hash=rotation.refresh_hash,
+                    family_hash=rotation.new_family_hash,
                 )
-                .values(
+            done = await conn.execute(
+                rotated.values(
                     access_hash=rotation.access_hash,
                     access_expires_at=policy.access_expiry(rotation.now),
                     refresh_hash=rotation.new_refresh_hash,
                     refresh_expires_at=refresh_expires_at,
-                    previous_refresh_hash=rotation.refresh_hash,
                     refreshed=PlayerSession.refreshed + 1,
                     last_used_at=rotation.now,
                 )
@@ -168,23 +167,39 @@ class SessionsStore:
         return Revoked(int(sessions.rowcount), int(tokens.rowcount))
 
     async def list_sessions(
-        self, app_id: str, player_id: str, live_only: bool, now: int, limit: int, offset: int
+        self,
+        app_id: str,
+        player_id: str,
+        live_only: bool,
+        now: int,
+        limit: int,
+        after: Position | None,
     ) -> list[SessionInfo]:
         q = select(PlayerSession).where(PlayerSession.app_id == app_id)
         if player_id:
             q = q.where(PlayerSession.player_id == player_id)
         if live_only:
             q = q.where(PlayerSession.revoked.is_(False), PlayerSession.refresh_expires_at > now)
-        q = q.order_by(PlayerSession.last_used_at.desc(), PlayerSession.id)
+        if after is not None:
+            q = q.where(
+                or_(
+                    PlayerSession.created_ms < after.created,
+                    and_(
+                        PlayerSession.created_ms == after.created,
+                        PlayerSession.id < after.row_id,
+                    ),
+                )
+            )
+        q = q.order_by(PlayerSession.created_ms.desc(), PlayerSession.id.desc())
         async with self.store.reading() as conn:
-            rows = (await conn.execute(q.limit(limit).offset(offset))).all()
+            rows = (await conn.execute(q.limit(limit))).all()
         return [
             SessionInfo(
                 s.id,
                 s.player_id,
                 s.display_name,
                 SessionKind(s.kind),
-                epoch_seconds(s.created_at),
+                int(s.created_ms),
                 int(s.last_used_at),
                 int(s.access_expires_at),
                 int(s.refresh_expires_at),
@@ -193,6 +208,24 @@ class SessionsStore:
             )
             for s in rows
         ]
+
+
+async def _spent(conn: AsyncConnection, rotation: Rotation) -> RefreshOutcome:
+    """For a refresh token that rotates no live session: REUSED, the session ended
+    with its seat tokens in ``conn``'s transaction, if it is a spent token of a
+    session (of its family but not its current token, or a family-less one that was
+    its last); else UNKNOWN (the current token of a session expired, ended or of a
+    revoked app, which is no reuse, or no token of this server)."""
+    spent = PlayerSession.previous_refresh_hash == rotation.refresh_hash
+    if rotation.family_hash is not None:
+        spent = or_(PlayerSession.family_hash == rotation.family_hash, spent)
+    found = (
+        await conn.execute(select(PlayerSession.id, PlayerSession.refresh_hash).where(spent))
+    ).first()
+    if found is None or found.refresh_hash == rotation.refresh_hash:
+        return RefreshOutcome.UNKNOWN
+    await _end(conn, str(found.id))
+    return RefreshOutcome.REUSED
 
 
 async def _end(conn: AsyncConnection, session_id: str) -> Revoked:

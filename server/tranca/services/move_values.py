@@ -1,0 +1,155 @@
+"""Moves as a request carries them and an answer shows them: card texts, a meld id
+and the move's kind by name (``MoveValue``), read into the engine's ``Move`` here and
+written back from it, so that no transport reads a card or knows a move's shape.
+
+A move that cannot be read is not refused at once: the use case refuses it only once
+it knows the caller (a malformed move from a caller without a seat is refused for the
+seat), so reading gives a ``ChosenMove`` (or a ``ChosenTurn``) that holds either the
+move or its refusal."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..rules.cards import card_text, parse_card
+from ..rules.errors import InvalidMove
+from ..rules.moves import (
+    ADD,
+    DISCARD,
+    DRAW,
+    KIND_NAMES,
+    MELD,
+    NO_MELD,
+    REPLACE,
+    TAKE,
+    Move,
+    check_shape,
+    move_text,
+)
+from .errors import MoveRefused, malformed
+
+__all__ = [
+    "KIND_NAMES",
+    "ChosenMove",
+    "ChosenTurn",
+    "Move",
+    "MoveValue",
+    "move_value",
+    "move_values",
+    "read_move",
+    "read_turn",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """A move in a request's or an answer's terms. ``kind``: one of ``KIND_NAMES``
+    ("" when the request sets none); ``meld_id``: the meld it names, None when it
+    names none (a pile taken with cards, a new meld, a draw, a discard); ``cards``:
+    card texts; ``text``: the move's canonical text (answers only)."""
+
+    kind: str
+    meld_id: int | None = None
+    cards: tuple[str, ...] = ()
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenMove:
+    """A move read from a request, or the refusal of it (see the module's docstring)."""
+
+    move: Move | None
+    refusal: Exception | None = None
+
+    def get(self) -> Move:
+        if self.refusal is not None:
+            raise self.refusal
+        assert self.move is not None
+        return self.move
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenTurn:
+    """A turn's moves read from a request, or the refusal of the first that could not
+    be read (a ``MoveRefused`` naming its place)."""
+
+    moves: tuple[Move, ...]
+    refusal: Exception | None = None
+
+    def get(self) -> tuple[Move, ...]:
+        if self.refusal is not None:
+            raise self.refusal
+        return self.moves
+
+
+def _card(text: str) -> int:
+    try:
+        return parse_card(text)
+    except ValueError as exc:
+        raise InvalidMove(str(exc)) from None
+
+
+def _parsed(value: MoveValue) -> Move:
+    kind = value.kind
+    if not kind:
+        raise InvalidMove("the move sets none of its kinds")
+    if kind == KIND_NAMES[DRAW]:
+        move = Move(DRAW)
+    elif kind == KIND_NAMES[TAKE]:
+        if value.meld_id is not None:
+            if value.cards:
+                raise InvalidMove("take_pile sets either meld_id or cards, not both")
+            move = Move(TAKE, value.meld_id, ())
+        else:
+            move = Move(TAKE, NO_MELD, tuple(sorted(_card(c) for c in value.cards)))
+    elif kind == KIND_NAMES[MELD]:
+        move = Move(MELD, NO_MELD, tuple(sorted(_card(c) for c in value.cards)))
+    elif kind in (KIND_NAMES[ADD], KIND_NAMES[REPLACE]):
+        meld_id = value.meld_id if value.meld_id is not None else 0
+        move = Move(KIND_NAMES.index(kind), meld_id, tuple(_card(c) for c in value.cards[:1]))
+    elif kind == KIND_NAMES[DISCARD]:
+        move = Move(DISCARD, NO_MELD, tuple(_card(c) for c in value.cards[:1]))
+    else:
+        raise InvalidMove("the move sets none of its kinds")
+    if move.meld < NO_MELD:
+        raise InvalidMove("meld ids are 0 or more")
+    return check_shape(move)
+
+
+def read_move(value: MoveValue | None) -> ChosenMove:
+    """The move a request carries (None: it carries none, MALFORMED_REQUEST)."""
+    if value is None:
+        return ChosenMove(None, malformed("move is required"))
+    try:
+        return ChosenMove(_parsed(value))
+    except InvalidMove as exc:
+        return ChosenMove(None, exc)
+
+
+def read_turn(values: Sequence[MoveValue]) -> ChosenTurn:
+    """A turn's moves, in order; the first that cannot be read refuses the turn."""
+    moves = []
+    for index, value in enumerate(values, start=1):
+        try:
+            moves.append(_parsed(value))
+        except InvalidMove as exc:
+            return ChosenTurn((), MoveRefused(index, exc))
+    return ChosenTurn(tuple(moves))
+
+
+@functools.lru_cache(maxsize=65_536)
+def move_value(move: Move) -> MoveValue:
+    """A move as an answer shows it. Kept: the same few moves recur in every game."""
+    kind, meld_id, cards = move
+    return MoveValue(
+        KIND_NAMES[kind],
+        None if meld_id == NO_MELD else meld_id,
+        tuple(card_text(c) for c in cards),
+        move_text(move),
+    )
+
+
+def move_values(moves: Sequence[Move]) -> list[MoveValue]:
+    return [move_value(m) for m in moves]

@@ -1,0 +1,37 @@
+"""Fakes of the use cases' ports, one module a port family (credentials, sessions,
+games, quick play, notifications, the sweeper's), joined in ``InMemoryRepository``
+(which also serves the admin's reads, AdminRepository); the players' chips
+(``PlayersMemory``) and the tournaments (``TournamentsMemory``) beside it; the hub's
+stand-in and a resolver of the tests' own."""
+
+from .credentials import AppsMemory
+from .games import GamesMemory
+from .hub import Notes
+from .memory import InMemoryRepository
+from .network import FakeResolver
+from .notifications import NotificationsMemory
+from .players import PlayersMemory
+from .quick_play import QuickPlayMemory
+from .records import MemoryState, StoredDelivery, StoredGame, StoredSession, StoredToken
+from .sessions import SessionsMemory
+from .sweeper import SweeperMemory
+from .tournaments import TournamentsMemory
+
+__all__ = [
+    "AppsMemory",
+    "FakeResolver",
+    "GamesMemory",
+    "InMemoryRepository",
+    "MemoryState",
+    "Notes",
+    "NotificationsMemory",
+    "PlayersMemory",
+    "QuickPlayMemory",
+    "SessionsMemory",
+    "StoredDelivery",
+    "StoredGame",
+    "StoredSession",
+    "StoredToken",
+    "SweeperMemory",
+    "TournamentsMemory",
+]
