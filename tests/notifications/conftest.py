@@ -10,9 +10,8 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from tests.harness.databases import sqlite_database
 from tests.harness.servers import app_client, running_server, server_config
-from tests.service.conftest import Client, db_url, pg_url  # noqa: F401
+from tests.service.conftest import Client, db_url, pg_url, sqlite_template, sqlite_url  # noqa: F401
 from tests.services.fakes import FakeResolver
 from tranca.server import Running
 from tranca.v1 import game_pb2 as gpb
@@ -32,15 +31,6 @@ FAST = {
 # it, and the development flag lets them use plain http (a default server refuses
 # both: test_outbound.py).
 LOOPBACK_RECEIVERS = {"outbound_allow": "127.0.0.1/32", "outbound_allow_http": True}
-
-
-@pytest.fixture(scope="module")
-def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A SQLite file of each module's own. The worker's shared file holds every game
-    the worker's earlier tests left, whose sweeps compete for its one write lock; a
-    webhook server sweeping every 50 ms once waited past its 15 s database timeout
-    behind them in setting up."""
-    return sqlite_database(tmp_path_factory.mktemp("notify-db") / "tranca.db")
 
 
 @pytest.fixture

@@ -5,5 +5,6 @@ from tests.service.conftest import (  # noqa: F401
     pg_url,
     replicas,
     server,
+    sqlite_template,
     sqlite_url,
 )

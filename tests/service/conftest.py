@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +16,7 @@ from tests.harness.clients import Client as Client
 from tests.harness.clients import GameOptions as GameOptions
 from tests.harness.databases import PG_ADMIN as PG_ADMIN
 from tests.harness.databases import _pg_admin as _pg_admin
-from tests.harness.databases import pg_database, sqlite_database
+from tests.harness.databases import pg_database, sqlite_copy, sqlite_database
 from tests.harness.servers import app_client, running_server, running_servers
 from tests.harness.servers import server_config as server_config
 from tranca.server import Running
@@ -31,8 +32,19 @@ def pg_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return sqlite_database(tmp_path_factory.mktemp("db") / "tranca.db")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite file, copied for each test (sqlite_url)."""
+    path = tmp_path_factory.mktemp("db") / "template.db"
+    sqlite_database(path)
+    return path
+
+
+@pytest.fixture
+def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """A SQLite file of each test's own. A file shared by a worker's tests holds every
+    game the earlier ones left, whose sweeps compete for its one write lock: a test's
+    first call once waited past its 15 s database timeout behind them."""
+    return sqlite_copy(sqlite_template, tmp_path / "tranca.db")
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
