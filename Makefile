@@ -22,10 +22,10 @@ SDK_GEN := $(SDK)/tranca_client/v1/.generated
 
 # The server and the SDK, both editable; the SDK's build generates its stubs into
 # its source tree (clients/python/build_stubs.py).
-$(STAMP): pyproject.toml $(SDK)/pyproject.toml $(SDK)/setup.py
+$(STAMP): pyproject.toml server/engine/pyproject.toml $(SDK)/pyproject.toml $(SDK)/setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e './$(SDK)[table]' -e '.[dev]'
+	$(BIN)/pip install --quiet -e ./server/engine -e './$(SDK)[table,expert]' -e '.[dev]'
 	touch $(STAMP)
 
 # Python stubs and typing stubs of the contracts, generated from proto/, never

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tranca.arena import LevelConfig, arena
-from tranca.rules import engine
-from tranca.rules.presets import PRESETS, make_rules
+from tranca_rules import engine
+from tranca_rules.presets import PRESETS, make_rules
 
 if TYPE_CHECKING:  # mypy reads bench/ as the package it is
     from bench.engine_bench import machine

@@ -45,10 +45,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tranca.rules.engine import apply, legal_moves
-from tranca.rules.match import Match
-from tranca.rules.presets import make_rules
 from tranca.store import migrate
+from tranca_rules.engine import apply, legal_moves
+from tranca_rules.match import Match
+from tranca_rules.presets import make_rules
 
 BENCH = Path(__file__).resolve().parent
 ECHO_SERVER = BENCH / "echo_server.py"

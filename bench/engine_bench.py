@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tranca.rules import engine
-from tranca.rules.bots import Bot, RandomBot
-from tranca.rules.presets import PRESETS
-from tranca.rules.simulate import play_deal
+from tranca_rules import engine
+from tranca_rules.bots import Bot, RandomBot
+from tranca_rules.presets import PRESETS
+from tranca_rules.simulate import play_deal
 
 
 def machine() -> dict[str, Any]:

@@ -44,7 +44,6 @@ import structlog
 
 from tranca.api.convert import extend_moves, view_to_pb
 from tranca.app.game import Action, play_action
-from tranca.rules.engine import legal_moves
 from tranca.server import Config, configure_logging, start
 from tranca.services.credentials import hash_secret
 from tranca.services.limits import RateLimiter
@@ -54,6 +53,7 @@ from tranca.store.codec import action_text, state_from_text, state_text
 from tranca.store.direct import MoveWrite
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
+from tranca_rules.engine import legal_moves
 
 if TYPE_CHECKING:  # mypy reads bench/ as the package it is
     from bench.ceilings import pg_database

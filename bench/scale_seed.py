@@ -30,14 +30,14 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from tranca.app.game import Action, Setup, new_game, play_action
-from tranca.rules.bots import GreedyBot
-from tranca.rules.engine import legal_moves
-from tranca.rules.presets import make_rules, preset_names
 from tranca.services.credentials import hash_secret, new_seat_token
 from tranca.services.moves import Moves, now_ms
 from tranca.services.ports import Committed, NewGame
 from tranca.store.database import make_engine, normalise_url
 from tranca.store.repository import Store
+from tranca_rules.bots import GreedyBot
+from tranca_rules.engine import legal_moves
+from tranca_rules.presets import make_rules, preset_names
 
 SQLITE = "sqlite"  # --database-url value for a temporary SQLite file
 

@@ -32,15 +32,15 @@ from typing import TYPE_CHECKING, Any
 
 from tranca.api.convert import view_to_pb
 from tranca.app.game import Action, Setup, apply_action, new_game
-from tranca.rules.bots import RandomBot
-from tranca.rules.engine import apply, legal_moves
-from tranca.rules.expert import Budget, search
-from tranca.rules.presets import make_rules
 from tranca.server import Config, configure_logging, start
 from tranca.store import migrate
 from tranca_client import AsyncTrancaClient, ExpertBot, GreedyBot, run_bot
 from tranca_client import pb as cpb
 from tranca_client.expert import information_from_game_view
+from tranca_rules.bots import RandomBot
+from tranca_rules.engine import apply, legal_moves
+from tranca_rules.expert import Budget, search
+from tranca_rules.presets import make_rules
 
 if TYPE_CHECKING:  # mypy reads bench/ as the package it is
     from bench.engine_bench import machine

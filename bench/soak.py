@@ -10,8 +10,8 @@ import argparse
 import json
 import sys
 
-from tranca.rules.presets import PRESETS
-from tranca.rules.simulate import simulate
+from tranca_rules.presets import PRESETS
+from tranca_rules.simulate import simulate
 
 
 def main() -> int:

@@ -46,7 +46,6 @@ import grpc
 from tranca.platform.tournament_events import Event, TournamentConfig
 from tranca.platform.tournaments import Outcome
 from tranca.processes import settle_collector
-from tranca.rules.match import DRAWN
 from tranca.server import Config, configure_logging, start
 from tranca.services.tournaments import record_game_result
 from tranca.store import migrate
@@ -54,6 +53,7 @@ from tranca.store.tournament_store import TournamentTransaction
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import platform_pb2_grpc as pb_grpc
+from tranca_rules.match import DRAWN
 
 if TYPE_CHECKING:  # mypy reads bench/ as the package it is
     from bench.engine_bench import machine

@@ -5,9 +5,10 @@ which run a random-bot playout about twice as fast and a greedy bot's decision
 about 2.2 times (docs/PERFORMANCE.md, "The compiled engine"). The service gains
 nothing measurable from them (the engine is under a tenth of a move's CPU; gRPC,
 protobuf and the database are the rest), so the service, its container image and
-``make test`` run the sources, and the extensions live apart: this script copies
-``server/tranca`` to ``build/compiled/server/tranca`` and compiles the modules
-there, in place. Whoever wants the engine fast puts that tree first on the path:
+``make test`` run the sources, and the extensions live apart: this script copies the
+packages (``server/engine/tranca_rules``, the engine's distribution, and
+``server/tranca``) into ``build/compiled/server`` and compiles the modules there, in
+place. Whoever wants the engine fast puts that tree first on the path:
 
     python server/compile_engine.py              # build (again) into build/compiled/
     python server/compile_engine.py --if-needed  # the same, unless it is current
@@ -29,30 +30,33 @@ import sysconfig
 from pathlib import Path
 
 SOURCES = Path(__file__).resolve().parent
+# Each copied package and where its sources are: the engine is a distribution of its
+# own (server/engine), the game logic is the server's.
+PACKAGES = {"tranca_rules": SOURCES / "engine" / "tranca_rules", "tranca": SOURCES / "tranca"}
 # The tree the extensions are built in: a copy of the package, with them beside
 # their copied sources (build/ is ignored by git).
 TREE = SOURCES.parent / "build" / "compiled" / "server"
-# Not rules/errors.py nor app/errors.py: the engine's exceptions stay interpreted.
+# Not tranca_rules/errors.py nor app/errors.py: the engine's exceptions stay interpreted.
 # mypyc's compiled ``Exception`` subclasses never free their attributes (mypy issue
 # 21716, fixed after the mypy the dev extras pin), and a long simulation raises one
 # for every refused candidate; tests/rules/test_rejections_release_memory.py holds
 # the engine to it.
 MODULES = [
-    "tranca/rules/cards.py",
-    "tranca/rules/moves.py",
-    "tranca/rules/presets.py",
-    "tranca/rules/melds.py",
-    "tranca/rules/state.py",
-    "tranca/rules/triples.py",
-    "tranca/rules/engine.py",
-    "tranca/rules/scoring.py",
-    "tranca/rules/match.py",
-    "tranca/rules/views.py",
-    "tranca/rules/bots.py",
-    "tranca/rules/information.py",
-    "tranca/rules/expert.py",
-    "tranca/rules/levels.py",
-    "tranca/rules/simulate.py",
+    "tranca_rules/cards.py",
+    "tranca_rules/moves.py",
+    "tranca_rules/presets.py",
+    "tranca_rules/melds.py",
+    "tranca_rules/state.py",
+    "tranca_rules/triples.py",
+    "tranca_rules/engine.py",
+    "tranca_rules/scoring.py",
+    "tranca_rules/match.py",
+    "tranca_rules/views.py",
+    "tranca_rules/bots.py",
+    "tranca_rules/information.py",
+    "tranca_rules/expert.py",
+    "tranca_rules/levels.py",
+    "tranca_rules/simulate.py",
     "tranca/app/game.py",
 ]
 # The runtime shared by the compiled modules: a submodule of the package, so that it
@@ -64,19 +68,32 @@ SKIP = shutil.ignore_patterns(f"*{SUFFIX}", "__pycache__", "*.pyc")
 
 
 def extension_of(module: str, tree: Path = TREE) -> Path:
-    """Where the extension of ``module`` (a path like ``tranca/rules/cards.py``, or a
+    """Where the extension of ``module`` (a path like ``tranca_rules/cards.py``, or a
     dotted name) lands in ``tree``: beside its source."""
     return Path(f"{tree / module.removesuffix('.py').replace('.', '/')}{SUFFIX}")
 
 
+def source_of(module: str) -> Path:
+    """The source file of ``module`` (a path like ``tranca_rules/cards.py``)."""
+    package, _, rest = module.partition("/")
+    return PACKAGES[package] / rest
+
+
 def extensions(tree: Path) -> list[Path]:
-    return sorted((tree / "tranca").rglob(f"*{SUFFIX}")) if tree.exists() else []
+    """The extensions built in ``tree``."""
+    found = [
+        ext
+        for name in PACKAGES
+        if (tree / name).exists()
+        for ext in (tree / name).rglob(f"*{SUFFIX}")
+    ]
+    return sorted(found)
 
 
 def leftovers() -> list[Path]:
     """Extensions beside the sources themselves (an in-place build of an earlier
     version of this script): Python would import them instead of the sources."""
-    return extensions(SOURCES)
+    return sorted(ext for source in PACKAGES.values() for ext in source.rglob(f"*{SUFFIX}"))
 
 
 def needs_build() -> bool:
@@ -86,18 +103,19 @@ def needs_build() -> bool:
     if not shared.exists() or any(not extension_of(m).exists() for m in MODULES):
         return True
     built_at = shared.stat().st_mtime
-    return any((SOURCES / m).stat().st_mtime > built_at for m in MODULES)
+    return any(source_of(m).stat().st_mtime > built_at for m in MODULES)
 
 
 def sync() -> None:
-    """The tree's sources made the same as ``server/tranca``'s (the extensions kept):
-    the modules that are not compiled run from the copy too, so it must be current."""
-    target = TREE / "tranca"
-    stale = sorted(target.rglob("*.py")) if target.exists() else []
-    for path in stale:
-        if not (SOURCES / path.relative_to(TREE)).exists():
-            path.unlink()  # a module since removed from the sources
-    shutil.copytree(SOURCES / "tranca", target, ignore=SKIP, dirs_exist_ok=True)
+    """The tree's sources made the same as the packages' (the extensions kept): the
+    modules that are not compiled run from the copy too, so it must be current."""
+    for name, source in PACKAGES.items():
+        target = TREE / name
+        stale = sorted(target.rglob("*.py")) if target.exists() else []
+        for path in stale:
+            if not (source / path.relative_to(target)).exists():
+                path.unlink()  # a module since removed from the sources
+        shutil.copytree(source, target, ignore=SKIP, dirs_exist_ok=True)
 
 
 def clean() -> None:

@@ -25,13 +25,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tranca_rules.bots import Bot
+from tranca_rules.engine import apply_unchecked, legal_moves, new_deal
+from tranca_rules.information import event_after, event_before
+from tranca_rules.levels import LEVELS, make_bot
+from tranca_rules.presets import Rules
+from tranca_rules.scoring import score_deal
+
 from .platform.duplicate import round_from_seed
-from .rules.bots import Bot
-from .rules.engine import apply_unchecked, legal_moves, new_deal
-from .rules.information import event_after, event_before
-from .rules.levels import LEVELS, make_bot
-from .rules.presets import Rules
-from .rules.scoring import score_deal
 
 Z95 = 1.959963984540054
 OPENSPIEL_ISMCTS = "openspiel-ismcts"

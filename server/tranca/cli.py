@@ -33,6 +33,15 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from tranca_rules.engine import apply, legal_moves
+from tranca_rules.levels import LEVELS, make_bot
+from tranca_rules.match import Match
+from tranca_rules.moves import move_text
+from tranca_rules.presets import make_rules, preset_names
+from tranca_rules.scoring import score_deal
+from tranca_rules.simulate import simulate
+from tranca_rules.views import meld_view
+
 from .arena import ARENA_LEVELS, OPENSPIEL_ISMCTS
 from .command_line import (
     DEFAULT_DATABASE_URL,
@@ -46,14 +55,6 @@ from .command_line import (
     sqlite_file,
     usage_error,
 )
-from .rules.engine import apply, legal_moves
-from .rules.levels import LEVELS, make_bot
-from .rules.match import Match
-from .rules.moves import move_text
-from .rules.presets import make_rules, preset_names
-from .rules.scoring import score_deal
-from .rules.simulate import simulate
-from .rules.views import meld_view
 
 if TYPE_CHECKING:
     from .server import Config

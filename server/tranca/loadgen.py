@@ -100,8 +100,9 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """``tranca loadtest``: 0 when every acknowledged move was verified, 1 otherwise
     or for a refusal, 2 for a usage error (each in one line on stderr)."""
+    from tranca_rules.presets import make_rules, preset_names
+
     from .command_line import Parser, Refusal, database_errors, database_url, require_schema
-    from .rules.presets import make_rules, preset_names
 
     p = Parser(prog="tranca loadtest", description=__doc__)
     p.add_argument("--address", action="append", default=None, help="server address (repeatable)")

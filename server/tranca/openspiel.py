@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from .rules.bots import Bot
-from .rules.cards import ALL_NATURAL_CARDS, JOKER, card_text, full_deck
-from .rules.engine import apply_unchecked, legal_moves, new_deal
-from .rules.information import (
+from tranca_rules.bots import Bot
+from tranca_rules.cards import ALL_NATURAL_CARDS, JOKER, card_text, full_deck
+from tranca_rules.engine import apply_unchecked, legal_moves, new_deal
+from tranca_rules.information import (
     UNKNOWN,
     Information,
     Memory,
@@ -53,10 +53,10 @@ from .rules.information import (
     sample_state,
     unseen_cards,
 )
-from .rules.moves import ADD, DISCARD, DRAW, MELD, NO_MELD, REPLACE, TAKE, Move, move_text
-from .rules.presets import Rules, make_rules
-from .rules.scoring import score_deal
-from .rules.state import DealState, Phase
+from tranca_rules.moves import ADD, DISCARD, DRAW, MELD, NO_MELD, REPLACE, TAKE, Move, move_text
+from tranca_rules.presets import Rules, make_rules
+from tranca_rules.scoring import score_deal
+from tranca_rules.state import DealState, Phase
 
 GAME_NAME = "python_tranca"
 CARDS: tuple[int, ...] = (*sorted(ALL_NATURAL_CARDS), JOKER)

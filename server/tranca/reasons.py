@@ -3,7 +3,7 @@
 (``api/localized.py``) words in each language. The values are the codes on the wire
 and in the database: never renamed once released.
 
-The rules engine keeps its own reasons (``tranca.rules.errors.Reason``), since it is
+The rules engine keeps its own reasons (``tranca_rules.errors.Reason``), since it is
 a distribution of its own that imports nothing of the server; they are listed here
 too, with the same values (tests/service/test_localized.py checks that they agree).
 
@@ -18,7 +18,7 @@ from enum import StrEnum
 class Reason(StrEnum):
     """A refusal's stable code. Each member's comment says what the refusal means."""
 
-    # ----- the rules (the same as tranca.rules.errors.Reason) ---------------------
+    # ----- the rules (the same as tranca_rules.errors.Reason) ---------------------
     # The move cannot be read: its syntax, an unknown kind, a card that does not exist.
     MALFORMED_MOVE = "MALFORMED_MOVE"
     # The deal is over: no move is played until the next one.

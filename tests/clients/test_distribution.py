@@ -204,11 +204,11 @@ async def test_the_table_without_its_extra_says_how_to_get_it(sdk_python: Path) 
     assert "--level" in out
 
 
-async def test_the_expert_without_the_servers_engine_says_what_to_install(
+async def test_the_expert_without_the_engine_says_what_to_install(
     sdk_python: Path,
 ) -> None:
-    # The SDK alone has no rules engine: the expert level is refused before any call,
-    # with what to install.
+    # The SDK without its extra `expert` has no rules engine: the expert level is
+    # refused before any call, with what to install.
     code, _, err = await _run(
         sdk_python,
         "-m", "tranca_client", "bot", "--game", "g", "--token", "t", "--level", "expert",
@@ -216,4 +216,4 @@ async def test_the_expert_without_the_servers_engine_says_what_to_install(
     assert code == 1
     line = err.strip()
     assert line.startswith("tranca bot: the expert bot searches with the Tranca rules engine")
-    assert "pip install tranca-server" in line
+    assert "pip install 'tranca-client[expert]'" in line

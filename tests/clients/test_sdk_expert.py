@@ -1,6 +1,6 @@
 """The SDK's expert bot (``tranca_client.expert``, ``tranca bot --level expert``): the
 rules engine's search fed with what the API gives a seat, its ``GameView`` and its
-legal moves, against a real server; and, without the server's engine installed, a
+legal moves, against a real server; and, without the engine installed, a
 refusal saying what to install.
 """
 
@@ -63,8 +63,8 @@ async def test_tranca_bot_level_expert_plays_a_seat(
 def test_without_the_engine_the_expert_says_what_to_install(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The SDK installed alone: the server's engine cannot be imported.
-    monkeypatch.setitem(sys.modules, "tranca.rules.expert", None)
+    # The SDK installed without its extra `expert`: the engine cannot be imported.
+    monkeypatch.setitem(sys.modules, "tranca_rules.expert", None)
     with pytest.raises(ExpertUnavailable):
         ExpertBot()
     # Refused before any call: no server at this address is needed.
@@ -74,7 +74,7 @@ def test_without_the_engine_the_expert_says_what_to_install(
     assert code == 1
     err = capsys.readouterr().err.strip()
     assert err == f"tranca bot: {ENGINE_MISSING}"
-    assert "pip install tranca-server" in err
+    assert "pip install 'tranca-client[expert]'" in err
 
 
 @pytest.mark.parametrize(

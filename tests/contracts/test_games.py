@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tranca.rules.presets import make_rules
 from tranca.services.errors import DuplicateRequest, NotFound
+from tranca_rules.presets import make_rules
 
 from .cases import join, new_table, request_id
 from .conftest import Backend

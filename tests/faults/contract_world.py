@@ -19,8 +19,6 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor, MethodDescriptor
 
 from tests.harness.servers import ThreadedServer, server_config, threaded_server
-from tranca.rules.cards import card_text, full_deck
-from tranca.rules.presets import KNOB_RANGES, PRESETS
 from tranca.server import Running
 from tranca.services.destinations import Destination, Destinations
 from tranca.services.webhooks import Deliverer, DeliveryPolicy
@@ -36,6 +34,8 @@ from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
+from tranca_rules.cards import card_text, full_deck
+from tranca_rules.presets import KNOB_RANGES, PRESETS
 
 from ..services.fakes import FakeResolver
 from .shapes import SHAPE_OF, Family, Known, families

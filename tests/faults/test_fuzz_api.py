@@ -27,11 +27,11 @@ from hypothesis import strategies as st
 
 from tests.harness.servers import server_config, threaded_server
 from tranca.app.game import rebuild
-from tranca.rules.cards import card_text, full_deck, parse_card
-from tranca.rules.views import visible_cards
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
+from tranca_rules.cards import card_text, full_deck, parse_card
+from tranca_rules.views import visible_cards
 
 EXAMPLES = int(os.environ.get("TRANCA_FUZZ_EXAMPLES", "150"))
 CARD_RE = re.compile(r"\b(?:[A2-9TJQK][CDHS]|JK)\b")

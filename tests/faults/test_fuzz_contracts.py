@@ -48,9 +48,6 @@ from hypothesis import strategies as st
 
 from tranca.api.convert import view_to_pb
 from tranca.app.game import Action, apply_action, new_game, play_action
-from tranca.rules.bots import GreedyBot
-from tranca.rules.engine import legal_moves
-from tranca.rules.presets import KNOB_RANGES, PRESETS, Rules
 from tranca.store.codec import state_text
 from tranca.v1 import (
     admin_pb2,
@@ -62,6 +59,9 @@ from tranca.v1 import (
     session_pb2,
 )
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.bots import GreedyBot
+from tranca_rules.engine import legal_moves
+from tranca_rules.presets import KNOB_RANGES, PRESETS, Rules
 
 from .contract_world import (
     APP_WATCHES,

@@ -15,9 +15,9 @@ from tranca.platform.duplicate import (
     round_seed,
 )
 from tranca.platform.tournaments import Entrant, Format, Tournament
-from tranca.rules.bots import GreedyBot, bot_move
-from tranca.rules.cards import cards_text, full_deck, parse_cards, shuffled_deck
-from tranca.rules.presets import PRESETS, Rules
+from tranca_rules.bots import GreedyBot, bot_move
+from tranca_rules.cards import cards_text, full_deck, parse_cards, shuffled_deck
+from tranca_rules.presets import PRESETS, Rules
 
 
 def table_log(setup: Setup, names: tuple[str, ...], moves: int) -> list[Action]:

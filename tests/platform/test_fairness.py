@@ -16,9 +16,9 @@ from tranca.app.fairness import (
     verify,
 )
 from tranca.app.game import Action, Setup, rebuild
-from tranca.rules.cards import cards_text, shuffled_deck
-from tranca.rules.engine import new_deal
-from tranca.rules.presets import PRESETS
+from tranca_rules.cards import cards_text, shuffled_deck
+from tranca_rules.engine import new_deal
+from tranca_rules.presets import PRESETS
 
 SCRIPT = Path(__file__).resolve().parents[2] / "clients" / "verify_deal.py"
 SERVER_SEED = bytes(range(32))

@@ -26,7 +26,7 @@ from tranca.platform.ranking import (
     period_bounds,
     shared_address,
 )
-from tranca.rules.presets import make_rules
+from tranca_rules.presets import make_rules
 
 T0 = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)  # a Monday
 

@@ -21,7 +21,7 @@ from tranca.platform.ratings import (
     rate_match,
     win_probability,
 )
-from tranca.rules.presets import make_rules
+from tranca_rules.presets import make_rules
 
 SEATS = ["ana", "bruno", "carla", "davi"]  # seats 0..3: ana and carla against bruno and davi
 

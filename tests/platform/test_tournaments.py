@@ -19,7 +19,7 @@ from tranca.platform.tournaments import (
     bracket_order,
     outcome_of_game,
 )
-from tranca.rules.match import DRAWN
+from tranca_rules.match import DRAWN
 
 ALL_OUTCOMES = list(Outcome)
 
@@ -440,7 +440,7 @@ def test_play_off_deals_replace_a_drawn_match_at_knockout_tables_only() -> None:
     knockout's tables; other formats and the default rule keep the preset's."""
     from tranca.platform.tournament_events import TournamentConfig
     from tranca.platform.tournaments import KnockoutTie
-    from tranca.rules.presets import PRESETS, TieBreak
+    from tranca_rules.presets import PRESETS, TieBreak
 
     rules = PRESETS["tranca-000"]
     assert rules.tie_break == TieBreak.DRAW

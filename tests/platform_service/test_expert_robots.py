@@ -16,14 +16,14 @@ from tests.platform_service.test_timers_robots import forget_deadlines, join_rob
 from tests.service.api_calls import app_view
 from tests.service.conftest import Client
 from tranca.app.game import rebuild
-from tranca.rules.engine import apply, legal_moves, new_deal
-from tranca.rules.expert import Budget, search
-from tranca.rules.information import information_of
-from tranca.rules.presets import make_rules
 from tranca.server import Running
 from tranca.services.robots import Robots, RobotSettings
 from tranca.services.timers import Sweeper
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.engine import apply, legal_moves, new_deal
+from tranca_rules.expert import Budget, search
+from tranca_rules.information import information_of
+from tranca_rules.presets import make_rules
 
 
 @pytest.fixture

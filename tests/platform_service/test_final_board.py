@@ -10,10 +10,10 @@ import asyncio
 import uuid
 from collections import Counter
 
-from tranca.rules.cards import card_text, full_deck
-from tranca.rules.presets import make_rules
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.cards import card_text, full_deck
+from tranca_rules.presets import make_rules
 
 from ..service.conftest import Client
 from .test_tables import create, greedy_bots, play_by_bots, seat_all, start

@@ -28,7 +28,6 @@ from tranca.app.game import (
     apply_action,
     rebuild,
 )
-from tranca.rules.presets import make_rules
 from tranca.server import Running
 from tranca.services.moves import now_ms
 from tranca.v1 import admin_pb2 as apb
@@ -38,6 +37,7 @@ from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
+from tranca_rules.presets import make_rules
 
 from .staking import Platform
 

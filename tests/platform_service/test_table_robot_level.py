@@ -17,17 +17,17 @@ from tests.service.api_calls import app_view, refused
 from tests.service.conftest import Client
 from tests.service.test_limits_security import reason_of
 from tranca.app.game import rebuild
-from tranca.rules.bots import GreedyBot
-from tranca.rules.engine import legal_moves
-from tranca.rules.expert import Budget, search
-from tranca.rules.information import information_of
-from tranca.rules.moves import Move
 from tranca.server import Config, Running
 from tranca.services.robots import Robots, RobotSettings
 from tranca.services.timers import Sweeper
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc
+from tranca_rules.bots import GreedyBot
+from tranca_rules.engine import legal_moves
+from tranca_rules.expert import Budget, search
+from tranca_rules.information import information_of
+from tranca_rules.moves import Move
 
 ITERATIONS = 4  # the expert's playouts a decision here: reproducible, and quick
 

@@ -11,9 +11,9 @@ import grpc
 import pytest
 
 from tranca.api.convert import move_to_pb
-from tranca.rules.bots import GreedyBot, bot_move
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.bots import GreedyBot, bot_move
 
 from ..service.api_calls import reason_of, refused
 from ..service.conftest import Client

@@ -39,13 +39,13 @@ from tranca.app.game import (
     new_game,
     rebuild,
 )
-from tranca.rules.engine import apply, new_deal
-from tranca.rules.invariants import check_invariants
-from tranca.rules.presets import PRESETS, make_rules
 from tranca.server import Running
 from tranca.services.moves import now_ms
 from tranca.services.timers import fallback_move, robot_move
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.engine import apply, new_deal
+from tranca_rules.invariants import check_invariants
+from tranca_rules.presets import PRESETS, make_rules
 
 
 class TableFields(TypedDict, total=False):

@@ -14,10 +14,10 @@ import grpc
 import pytest
 
 from tranca.platform.duplicate import DuplicateRound, check_tables
-from tranca.rules.cards import card_text, parse_card, shuffled_deck
 from tranca.server import Running
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import platform_pb2 as pb
+from tranca_rules.cards import card_text, parse_card, shuffled_deck
 
 from ..service.conftest import Client
 from .tournament_helpers import (
@@ -101,7 +101,7 @@ async def test_partnership_tables_without_duplicate_deal_differently(org: Organi
 
 async def test_duplicate_round_from_the_organisers_deck(org: Organiser) -> None:
     """Issue 7 item 8: "a fixed deck order from the organiser"."""
-    from tranca.rules.presets import PRESETS
+    from tranca_rules.presets import PRESETS
 
     deck = [card_text(c) for c in shuffled_deck(PRESETS[PRESET].jokers, 4242)]
     created = await org.create(

@@ -15,9 +15,9 @@ import grpc
 from google.protobuf.json_format import MessageToDict
 
 from tranca.app import fairness
-from tranca.rules.presets import PRESETS
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.presets import PRESETS
 
 from ..service.api_calls import refused
 from ..service.conftest import Client

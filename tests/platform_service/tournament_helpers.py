@@ -13,13 +13,13 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 
-from tranca.rules.match import DRAWN
 from tranca.server import Running
 from tranca.services.tournaments import record_game_result
 from tranca.store.tournament_store import TournamentStore, TournamentTransaction
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import platform_pb2_grpc as pb_grpc
+from tranca_rules.match import DRAWN
 
 from ..service.conftest import Client
 from .staking import settle_all

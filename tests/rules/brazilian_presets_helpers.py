@@ -9,12 +9,12 @@ from typing import TypeVar
 import pytest
 
 from tests.rules.brazilian_presets_table import PRESETS, Preset
-from tranca.rules.cards import card_text, full_deck, parse_cards
-from tranca.rules.engine import legal_moves, play
-from tranca.rules.errors import Reason, RuleViolation
-from tranca.rules.moves import move_text, parse_move
-from tranca.rules.position import build_position
-from tranca.rules.state import DealState
+from tranca_rules.cards import card_text, full_deck, parse_cards
+from tranca_rules.engine import legal_moves, play
+from tranca_rules.errors import Reason, RuleViolation
+from tranca_rules.moves import move_text, parse_move
+from tranca_rules.position import build_position
+from tranca_rules.state import DealState
 
 # ----- running a test for the presets of a rule ------------------------------------------
 

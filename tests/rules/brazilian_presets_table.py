@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from tranca.rules.presets import Rules, make_rules
+from tranca_rules.presets import Rules, make_rules
 
 # ----- the table ------------------------------------------------------------------------
 

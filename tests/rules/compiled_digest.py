@@ -6,7 +6,7 @@ For every preset and player count: greedy and random bots (and the expert, one d
 play whole deals with the invariants checked after every move (rules: engine, bots,
 simulate, scoring, information, expert), every seat's view of the final position
 (views), and a whole match played through the game the service keeps (app/game.py,
-rules/match.py) with its snapshot at the end. Prints the document and, on stderr,
+tranca_rules/match.py) with its snapshot at the end. Prints the document and, on stderr,
 the file each compiled module came from.
 """
 
@@ -18,13 +18,13 @@ import sys
 from typing import Any
 
 from tranca.app.game import Action, GameStatus, Setup, apply_action, new_game, play_action
-from tranca.rules import bots, engine, match, simulate, views
-from tranca.rules.bots import make_bot
-from tranca.rules.engine import legal_moves
-from tranca.rules.levels import make_bot as expert_bot
-from tranca.rules.presets import PRESETS
-from tranca.rules.simulate import play_deal
-from tranca.rules.views import seat_view
+from tranca_rules import bots, engine, match, simulate, views
+from tranca_rules.bots import make_bot
+from tranca_rules.engine import legal_moves
+from tranca_rules.levels import make_bot as expert_bot
+from tranca_rules.presets import PRESETS
+from tranca_rules.simulate import play_deal
+from tranca_rules.views import seat_view
 
 SEEDS = (1, 2, 3, 4, 5)
 

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from tranca.rules.cards import JOKER, card_text, full_deck, is_red_three, parse_card
-from tranca.rules.engine import legal_moves, play
-from tranca.rules.errors import Reason, RuleViolation
-from tranca.rules.moves import parse_move
-from tranca.rules.position import build_position
-from tranca.rules.presets import make_rules
-from tranca.rules.scoring import SideScore, score_deal
-from tranca.rules.state import DealState
+from tranca_rules.cards import JOKER, card_text, full_deck, is_red_three, parse_card
+from tranca_rules.engine import legal_moves, play
+from tranca_rules.errors import Reason, RuleViolation
+from tranca_rules.moves import parse_move
+from tranca_rules.position import build_position
+from tranca_rules.presets import make_rules
+from tranca_rules.scoring import SideScore, score_deal
+from tranca_rules.state import DealState
 
 BASE = "canasta-002"
 ABERTA = "canasta-002-aberta"

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tranca.rules.cards import full_deck, parse_card, parse_cards
-from tranca.rules.engine import legal_moves, play
-from tranca.rules.errors import Reason, RuleViolation
-from tranca.rules.moves import move_text
-from tranca.rules.position import build_position
-from tranca.rules.presets import make_rules
-from tranca.rules.scoring import SideScore, score_deal
-from tranca.rules.state import END_BATIDA, DealState
+from tranca_rules.cards import full_deck, parse_card, parse_cards
+from tranca_rules.engine import legal_moves, play
+from tranca_rules.errors import Reason, RuleViolation
+from tranca_rules.moves import move_text
+from tranca_rules.position import build_position
+from tranca_rules.presets import make_rules
+from tranca_rules.scoring import SideScore, score_deal
+from tranca_rules.state import END_BATIDA, DealState
 
 RULES = make_rules("tranca-003")
 

@@ -12,11 +12,11 @@ from collections import Counter
 import pytest
 
 from tranca.app.game import Action, GameState, Setup, apply_action, new_game, play_action
-from tranca.rules.cards import card_text, full_deck
-from tranca.rules.engine import legal_moves, play
-from tranca.rules.position import build_position
-from tranca.rules.presets import PRESETS, make_rules
-from tranca.rules.views import board_of, meld_view
+from tranca_rules.cards import card_text, full_deck
+from tranca_rules.engine import legal_moves, play
+from tranca_rules.position import build_position
+from tranca_rules.presets import PRESETS, make_rules
+from tranca_rules.views import board_of, meld_view
 
 
 @pytest.mark.parametrize(

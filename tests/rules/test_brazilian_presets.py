@@ -27,12 +27,12 @@ from tests.rules.brazilian_presets_helpers import (
     texts,
 )
 from tests.rules.brazilian_presets_table import DECISION, PRESETS, QUOTE, Preset
-from tranca.rules.cards import card_text, full_deck, parse_cards
-from tranca.rules.engine import new_deal, play
-from tranca.rules.errors import Reason
-from tranca.rules.match import Match
-from tranca.rules.scoring import score_deal
-from tranca.rules.views import seat_view
+from tranca_rules.cards import card_text, full_deck, parse_cards
+from tranca_rules.engine import new_deal, play
+from tranca_rules.errors import Reason
+from tranca_rules.match import Match
+from tranca_rules.scoring import score_deal
+from tranca_rules.views import seat_view
 
 # ----- the table itself -----------------------------------------------------------------
 

@@ -26,14 +26,14 @@ from tests.rules.brazilian_presets_helpers import (
     texts,
 )
 from tests.rules.brazilian_presets_table import Preset
-from tranca.rules.cards import card_text, parse_card, parse_cards
-from tranca.rules.engine import new_deal, play
-from tranca.rules.errors import Reason
-from tranca.rules.match import DRAWN, Match, decide
-from tranca.rules.presets import make_rules
-from tranca.rules.scoring import score_deal
-from tranca.rules.state import NOBODY, DealState
-from tranca.rules.views import seat_view, visible_cards
+from tranca_rules.cards import card_text, parse_card, parse_cards
+from tranca_rules.engine import new_deal, play
+from tranca_rules.errors import Reason
+from tranca_rules.match import DRAWN, Match, decide
+from tranca_rules.presets import make_rules
+from tranca_rules.scoring import score_deal
+from tranca_rules.state import NOBODY, DealState
+from tranca_rules.views import seat_view, visible_cards
 
 # ----- taking the discard pile ----------------------------------------------------------
 

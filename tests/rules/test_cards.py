@@ -2,7 +2,7 @@
 
 import pytest
 
-from tranca.rules.cards import (
+from tranca_rules.cards import (
     JOKER,
     card_text,
     full_deck,

@@ -5,10 +5,10 @@ import json
 import pytest
 
 from tranca.cli import main
-from tranca.rules.bots import GreedyBot
-from tranca.rules.engine import apply, legal_moves
-from tranca.rules.match import DRAWN, Match
-from tranca.rules.presets import PRESETS
+from tranca_rules.bots import GreedyBot
+from tranca_rules.engine import apply, legal_moves
+from tranca_rules.match import DRAWN, Match
+from tranca_rules.presets import PRESETS
 
 
 def test_simulate_prints_a_json_summary_with_the_invariant_check(

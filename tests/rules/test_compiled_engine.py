@@ -22,8 +22,8 @@ DIGEST = Path(__file__).with_name("compiled_digest.py")
 TREE = ROOT / "build" / "compiled" / "server"
 
 
-def _play(pythonpath: Path) -> tuple[dict[str, Any], str]:
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+def _play(*pythonpath: Path) -> tuple[dict[str, Any], str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, pythonpath))}
     done = subprocess.run(
         [sys.executable, str(DIGEST)], env=env, capture_output=True, text=True, timeout=600
     )
@@ -51,9 +51,9 @@ def test_the_compiled_engine_plays_every_preset_as_the_sources_do(compiled_tree:
     compiled, where = _play(compiled_tree)
     # The build was imported, not the sources beside it: else this compares nothing.
     for module in ("engine", "bots", "simulate", "views", "match"):
-        line = next(x for x in where.splitlines() if x.startswith(f"tranca.rules.{module}:"))
+        line = next(x for x in where.splitlines() if x.startswith(f"tranca_rules.{module}:"))
         assert line.endswith(".so") and str(compiled_tree) in line, line
-    interpreted, where = _play(ROOT / "server")
+    interpreted, where = _play(ROOT / "server" / "engine", ROOT / "server")
     assert all(line.endswith(".py") for line in where.splitlines() if line), where
     assert compiled.keys() == interpreted.keys()
     for key, expected in interpreted.items():

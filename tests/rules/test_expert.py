@@ -1,5 +1,5 @@
-"""The expert bot and the information it searches from (rules/information.py,
-rules/expert.py).
+"""The expert bot and the information it searches from (tranca_rules/information.py,
+tranca_rules/expert.py).
 
 No peeking: the expert's choice depends only on what its seat may see. Two
 positions that differ only in cards the seat cannot see (the other hands beyond the
@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tranca.rules.bots import RandomBot
-from tranca.rules.cards import full_deck
-from tranca.rules.engine import apply_unchecked, legal_moves, new_deal
-from tranca.rules.expert import Budget, ExpertBot, search
-from tranca.rules.information import (
+from tranca_rules.bots import RandomBot
+from tranca_rules.cards import full_deck
+from tranca_rules.engine import apply_unchecked, legal_moves, new_deal
+from tranca_rules.expert import Budget, ExpertBot, search
+from tranca_rules.information import (
     UNKNOWN,
     Memory,
     event_after,
@@ -32,10 +32,10 @@ from tranca.rules.information import (
     sample_state,
     unseen_cards,
 )
-from tranca.rules.levels import LEVELS, make_bot
-from tranca.rules.presets import PRESETS, PileView, make_rules
-from tranca.rules.simulate import play_deal
-from tranca.rules.state import DealState
+from tranca_rules.levels import LEVELS, make_bot
+from tranca_rules.presets import PRESETS, PileView, make_rules
+from tranca_rules.simulate import play_deal
+from tranca_rules.state import DealState
 
 GAMES = [(name, n) for name, r in sorted(PRESETS.items()) for n in r.player_counts]
 SMALL = Budget(iterations=6, seconds=None)

@@ -7,10 +7,10 @@ from itertools import combinations_with_replacement
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tranca.rules.cards import JOKER, full_deck
-from tranca.rules.engine import meld_triples
-from tranca.rules.melds import Meld, Problem, _accepts_by_classify, _compute_accepts, classify
-from tranca.rules.presets import PRESETS, Rules
+from tranca_rules.cards import JOKER, full_deck
+from tranca_rules.engine import meld_triples
+from tranca_rules.melds import Meld, Problem, _accepts_by_classify, _compute_accepts, classify
+from tranca_rules.presets import PRESETS, Rules
 
 PRESET_NAMES = sorted(PRESETS)
 

@@ -13,17 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.rules.test_expert import GAMES, SMALL, advance
-from tranca.rules.engine import legal_moves, new_deal
-from tranca.rules.expert import search
-from tranca.rules.information import (
+from tranca_rules.engine import legal_moves, new_deal
+from tranca_rules.expert import search
+from tranca_rules.information import (
     Information,
     information_from_view,
     information_of,
     sample_state,
     unseen_cards,
 )
-from tranca.rules.presets import make_rules
-from tranca.rules.views import SPECTATOR, view_of
+from tranca_rules.presets import make_rules
+from tranca_rules.views import SPECTATOR, view_of
 
 # Facts the view does not show; information_from_view assumes them (its docstring).
 ASSUMED = ("has_melded", "melded_this_turn", "red_unreplaced", "morto_pending")

@@ -20,8 +20,8 @@ from tranca.openspiel import (
     action_to_move,
     move_to_action,
 )
-from tranca.rules.engine import legal_moves
-from tranca.rules.presets import PRESETS, make_rules
+from tranca_rules.engine import legal_moves
+from tranca_rules.presets import PRESETS, make_rules
 
 GAMES = [(name, n) for name, r in sorted(PRESETS.items()) for n in r.player_counts if n != 3]
 
@@ -137,8 +137,8 @@ def test_a_resampled_state_keeps_the_players_information() -> None:
 
 
 def test_openspiels_ismcts_plays_in_our_loop_from_the_seats_information() -> None:
-    from tranca.rules.levels import make_bot
-    from tranca.rules.simulate import play_deal
+    from tranca_rules.levels import make_bot
+    from tranca_rules.simulate import play_deal
 
     rules = make_rules("tranca-000")
     bots = [OpenSpielISMCTS(rules, 2, 1, 3), make_bot("greedy", 2)]

@@ -35,12 +35,12 @@ from tests.rules.preset_002_helpers import (
     stacked_deck,
     texts,
 )
-from tranca.rules.cards import JOKER, card_text, full_deck, is_red_three, parse_card, parse_cards
-from tranca.rules.engine import legal_moves, new_deal, play
-from tranca.rules.errors import Reason
-from tranca.rules.match import Match
-from tranca.rules.presets import make_rules
-from tranca.rules.state import deal_cards
+from tranca_rules.cards import JOKER, card_text, full_deck, is_red_three, parse_card, parse_cards
+from tranca_rules.engine import legal_moves, new_deal, play
+from tranca_rules.errors import Reason
+from tranca_rules.match import Match
+from tranca_rules.presets import make_rules
+from tranca_rules.state import deal_cards
 
 # ----- deck, players and the deal ------------------------------------------------------
 

@@ -27,13 +27,13 @@ from tests.rules.preset_002_helpers import (
     scores,
     texts,
 )
-from tranca.rules.cards import card_text, parse_cards
-from tranca.rules.engine import legal_moves, new_deal, play
-from tranca.rules.errors import Reason
-from tranca.rules.match import Match, decide
-from tranca.rules.presets import make_rules
-from tranca.rules.state import NOBODY
-from tranca.rules.views import seat_view
+from tranca_rules.cards import card_text, parse_cards
+from tranca_rules.engine import legal_moves, new_deal, play
+from tranca_rules.errors import Reason
+from tranca_rules.match import Match, decide
+from tranca_rules.presets import make_rules
+from tranca_rules.state import NOBODY
+from tranca_rules.views import seat_view
 
 # ----- canastras and scoring -----------------------------------------------------------
 

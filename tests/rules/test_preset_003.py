@@ -21,14 +21,14 @@ from tests.rules.preset_003_helpers import (
     same_cards,
     score_after_batida,
 )
-from tranca.rules.cards import JOKER, full_deck, parse_card
-from tranca.rules.engine import new_deal, play
-from tranca.rules.errors import Reason
-from tranca.rules.melds import Problem, classify
-from tranca.rules.position import build_position
-from tranca.rules.scoring import score_deal
-from tranca.rules.state import END_STOCK_OUT, DealState
-from tranca.rules.views import meld_view
+from tranca_rules.cards import JOKER, full_deck, parse_card
+from tranca_rules.engine import new_deal, play
+from tranca_rules.errors import Reason
+from tranca_rules.melds import Problem, classify
+from tranca_rules.position import build_position
+from tranca_rules.scoring import score_deal
+from tranca_rules.state import END_STOCK_OUT, DealState
+from tranca_rules.views import meld_view
 
 # ----- players, deck and deal --------------------------------------------------------
 

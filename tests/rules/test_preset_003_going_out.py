@@ -20,15 +20,15 @@ from tests.rules.preset_003_helpers import (
     same_cards,
     score_after_batida,
 )
-from tranca.rules.cards import card_text
-from tranca.rules.engine import legal_moves, play
-from tranca.rules.errors import Reason
-from tranca.rules.match import Match, decide
-from tranca.rules.moves import parse_move
-from tranca.rules.position import build_position
-from tranca.rules.presets import TieBreak, make_rules
-from tranca.rules.scoring import score_deal
-from tranca.rules.state import END_BATIDA, END_STOCK_OUT, NOBODY, DealState
+from tranca_rules.cards import card_text
+from tranca_rules.engine import legal_moves, play
+from tranca_rules.errors import Reason
+from tranca_rules.match import Match, decide
+from tranca_rules.moves import parse_move
+from tranca_rules.position import build_position
+from tranca_rules.presets import TieBreak, make_rules
+from tranca_rules.scoring import score_deal
+from tranca_rules.state import END_BATIDA, END_STOCK_OUT, NOBODY, DealState
 
 # ----- cards left in hand ---------------------------------------------------------------
 

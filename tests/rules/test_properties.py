@@ -17,17 +17,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tranca.rules.bots import GreedyBot, RandomBot
-from tranca.rules.cards import full_deck, parse_card
-from tranca.rules.engine import apply, legal_moves, new_deal, validate
-from tranca.rules.errors import InvalidMove, RuleViolation
-from tranca.rules.invariants import check_invariants
-from tranca.rules.melds import classify
-from tranca.rules.moves import ADD, DISCARD, DRAW, MELD, NO_MELD, REPLACE, TAKE, Move
-from tranca.rules.presets import PRESETS, PileView, Rules
-from tranca.rules.scoring import card_points, score_deal
-from tranca.rules.state import DealState
-from tranca.rules.views import SPECTATOR, seat_view
+from tranca_rules.bots import GreedyBot, RandomBot
+from tranca_rules.cards import full_deck, parse_card
+from tranca_rules.engine import apply, legal_moves, new_deal, validate
+from tranca_rules.errors import InvalidMove, RuleViolation
+from tranca_rules.invariants import check_invariants
+from tranca_rules.melds import classify
+from tranca_rules.moves import ADD, DISCARD, DRAW, MELD, NO_MELD, REPLACE, TAKE, Move
+from tranca_rules.presets import PRESETS, PileView, Rules
+from tranca_rules.scoring import card_points, score_deal
+from tranca_rules.state import DealState
+from tranca_rules.views import SPECTATOR, seat_view
 
 GAMES = [(name, n) for name, r in sorted(PRESETS.items()) for n in r.player_counts]
 

@@ -2,14 +2,14 @@
 
 import pytest
 
-from tranca.rules.cards import parse_cards
-from tranca.rules.engine import legal_moves, play
-from tranca.rules.errors import InvalidMove, Reason, RulesError, RuleViolation
-from tranca.rules.moves import MELD, NO_MELD, Move, parse_move
-from tranca.rules.position import build_position
-from tranca.rules.presets import make_rules
-from tranca.rules.scoring import score_deal
-from tranca.rules.views import meld_view
+from tranca_rules.cards import parse_cards
+from tranca_rules.engine import legal_moves, play
+from tranca_rules.errors import InvalidMove, Reason, RulesError, RuleViolation
+from tranca_rules.moves import MELD, NO_MELD, Move, parse_move
+from tranca_rules.position import build_position
+from tranca_rules.presets import make_rules
+from tranca_rules.scoring import score_deal
+from tranca_rules.views import meld_view
 
 R003 = make_rules("tranca-003")
 
@@ -50,7 +50,7 @@ def test_a_meld_move_must_list_its_cards_in_ascending_order() -> None:
     seven, eight, nine = parse_cards("7C 8C 9C")
     with pytest.raises(InvalidMove):
         play_move = Move(MELD, NO_MELD, (nine, seven, eight))
-        from tranca.rules.engine import apply
+        from tranca_rules.engine import apply
 
         apply(s, 0, play_move)
     play(s, 0, "meld 9C 7C 8C")  # the text notation sorts for the caller

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Callable
 
 from tranca.app.game import GameError
-from tranca.rules.engine import new_deal, validate
-from tranca.rules.errors import InvalidMove, Reason, RuleViolation
-from tranca.rules.moves import DISCARD, NO_MELD, Move, parse_move
-from tranca.rules.presets import PRESETS
+from tranca_rules.engine import new_deal, validate
+from tranca_rules.errors import InvalidMove, Reason, RuleViolation
+from tranca_rules.moves import DISCARD, NO_MELD, Move, parse_move
+from tranca_rules.presets import PRESETS
 
 ROUNDS = 1000
 # A handful of references may come and go with interpreter caches; a leak keeps one

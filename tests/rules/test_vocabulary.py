@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from tranca.rules.cards import (
+from tranca_rules.cards import (
     ACE,
     ALL_NATURAL_CARDS,
     CLUBS,
@@ -36,11 +36,11 @@ from tranca.rules.cards import (
     rank_of,
     suit_of,
 )
-from tranca.rules.engine import apply, legal_moves, new_deal, pile_locked
-from tranca.rules.position import build_position
-from tranca.rules.presets import PRESETS, PileView, make_rules
-from tranca.rules.state import EndReason, Phase
-from tranca.rules.views import SPECTATOR, seat_view, view_of
+from tranca_rules.engine import apply, legal_moves, new_deal, pile_locked
+from tranca_rules.position import build_position
+from tranca_rules.presets import PRESETS, PileView, make_rules
+from tranca_rules.state import EndReason, Phase
+from tranca_rules.views import SPECTATOR, seat_view, view_of
 
 EVERY_CARD = (*ALL_NATURAL_CARDS, JOKER)
 

@@ -21,12 +21,12 @@ from tranca.app.game import (
     play_action,
     rebuild,
 )
-from tranca.rules.engine import legal_moves
-from tranca.rules.errors import InvalidMove
-from tranca.rules.moves import Move, move_text, parse_move
-from tranca.rules.presets import PRESETS
-from tranca.rules.state import EndReason, Phase
 from tranca.store.codec import action_from_text, action_text, state_from_text, state_text
+from tranca_rules.engine import legal_moves
+from tranca_rules.errors import InvalidMove
+from tranca_rules.moves import Move, move_text, parse_move
+from tranca_rules.presets import PRESETS
+from tranca_rules.state import EndReason, Phase
 
 # Rows as the releases before the typed vocabulary wrote them (``Action.to_dict``).
 LOGGED = [

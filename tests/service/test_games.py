@@ -28,12 +28,12 @@ from google.protobuf.message import Message
 
 from tests.harness.servers import running_server, server_config
 from tranca.app.game import GameState, apply_action, new_game, rebuild
-from tranca.rules.cards import card_text
-from tranca.rules.state import DealState
-from tranca.rules.views import visible_cards
 from tranca.server import Running
 from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.cards import card_text
+from tranca_rules.state import DealState
+from tranca_rules.views import visible_cards
 
 from .conftest import Client
 

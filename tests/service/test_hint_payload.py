@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tranca.app.game import Action
-from tranca.rules.moves import parse_move
 from tranca.services.ports import LogRecord
 from tranca.store.nats_feed import payload, read_payload
 from tranca.store.notify import ROWS_KEPT, Hub, Subscribed
+from tranca_rules.moves import parse_move
 
 MOVES = ["draw", "take 7H 7S", "discard 7H", "add @0 TS"]
 

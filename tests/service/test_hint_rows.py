@@ -18,12 +18,12 @@ import pytest
 from tests.harness.servers import running_server, server_config
 from tranca.api.convert import move_to_pb
 from tranca.app.game import apply_action, play_action
-from tranca.rules.engine import legal_moves
 from tranca.server import Running
 from tranca.services import watch as games_service
 from tranca.services.ports import GameChange, LogRecord
 from tranca.store.notify import Hub
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.engine import legal_moves
 
 from .conftest import Client, move_first_legal
 from .test_turns import _draw_and_discard

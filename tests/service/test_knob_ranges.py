@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from tranca.api.convert import deal_result_to_pb, view_to_pb
 from tranca.app.game import Action, Setup, apply_action, new_game, play_action
-from tranca.rules.engine import legal_moves
-from tranca.rules.errors import RulesError
-from tranca.rules.presets import KNOB_RANGES, PRESETS, make_rules
 from tranca.store.codec import dumps, state_from_text, state_text
+from tranca_rules.engine import legal_moves
+from tranca_rules.errors import RulesError
+from tranca_rules.presets import KNOB_RANGES, PRESETS, make_rules
 
 INT64 = (-(2**63), 2**63 - 1)
 

@@ -14,12 +14,12 @@ from google.rpc import error_details_pb2, status_pb2
 
 from tranca.api.localized import LOCALES, MESSAGES, VARIANTS, localized, negotiate
 from tranca.reasons import Reason
-from tranca.rules.errors import Reason as RulesReason
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.errors import Reason as RulesReason
 
 from .conftest import Client
 
-# Particulars a template may name: those the refusals carry (rules/engine.py), and
+# Particulars a template may name: those the refusals carry (tranca_rules/engine.py), and
 # the server's own message (``detail``), which every refusal has.
 PARTICULARS = {"card", "meld", "seat", "detail"}
 # A string's broken limit (api/edge.py's breaks_limits) names these.

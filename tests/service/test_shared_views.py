@@ -22,13 +22,13 @@ from tranca.app.game import (
     new_game,
     play_action,
 )
-from tranca.rules.engine import legal_moves
-from tranca.rules.presets import PRESETS
-from tranca.rules.views import SPECTATOR, hand_of, view_of
 from tranca.server import Running
 from tranca.services.games import LoggedChange, Shown, WatchUpdate
 from tranca.services.ports import LogRecord
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.engine import legal_moves
+from tranca_rules.presets import PRESETS
+from tranca_rules.views import SPECTATOR, hand_of, view_of
 
 from .conftest import Client, move_first_legal
 from .test_hint_rows import watched
@@ -134,7 +134,7 @@ def test_a_seat_never_sees_the_hand_of_the_viewer_shown_the_version_first() -> N
 
 
 def test_a_seat_sees_what_a_spectator_sees_and_its_own_hand() -> None:
-    """What makes the sharing sound (rules/views.py): a seat's view and a spectator's
+    """What makes the sharing sound (tranca_rules/views.py): a seat's view and a spectator's
     differ in the seat and the hand alone."""
     rng = random.Random(5)
     for preset in sorted(PRESETS):

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 
 from tranca.api.convert import move_to_pb
 from tranca.app.game import GameState, apply_action, play_action, rebuild
-from tranca.rules.cards import card_text
-from tranca.rules.engine import legal_moves
-from tranca.rules.moves import parse_move
 from tranca.server import Running
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.cards import card_text
+from tranca_rules.engine import legal_moves
+from tranca_rules.moves import parse_move
 
 from .api_calls import error_info
 from .conftest import Client

@@ -11,10 +11,10 @@ import pytest
 from tranca.api import convert
 from tranca.api.convert import CANASTRA, MELD_KIND, view_to_pb
 from tranca.app.game import Action, GameState, Setup, apply_action, new_game, play_action
-from tranca.rules.engine import legal_moves
-from tranca.rules.presets import PRESETS
-from tranca.rules.views import meld_view
 from tranca.v1 import game_pb2 as pb
+from tranca_rules.engine import legal_moves
+from tranca_rules.presets import PRESETS
+from tranca_rules.views import meld_view
 
 
 def _fresh_melds(g: GameState) -> list[pb.Meld]:

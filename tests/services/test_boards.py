@@ -8,10 +8,10 @@ import random
 
 from tranca.api.convert import public_view_to_pb
 from tranca.app.game import Action, GameState, Setup, apply_action, new_game, play_action
-from tranca.rules.cards import full_deck
-from tranca.rules.engine import legal_moves
-from tranca.rules.presets import make_rules
 from tranca.services.boards import board_hidden, fold
+from tranca_rules.cards import full_deck
+from tranca_rules.engine import legal_moves
+from tranca_rules.presets import make_rules
 
 
 class Rounds:

@@ -9,14 +9,14 @@ from collections.abc import AsyncGenerator, Awaitable
 import pytest
 
 from tranca.app.game import GameError, TableOptions
-from tranca.rules.cards import card_text, full_deck
-from tranca.rules.engine import legal_moves
-from tranca.rules.errors import RulesError
-from tranca.rules.moves import parse_move
 from tranca.services import watch as watch_module
 from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining, NewTable
 from tranca.services.ports import LogRecord
+from tranca_rules.cards import card_text, full_deck
+from tranca_rules.engine import legal_moves
+from tranca_rules.errors import RulesError
+from tranca_rules.moves import parse_move
 
 from .conftest import World
 

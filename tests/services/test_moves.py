@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from tranca.app.game import Action, GameError, play_action, rebuild
 from tranca.platform.chips import InsufficientChips
-from tranca.rules.engine import legal_moves
-from tranca.rules.moves import parse_move
 from tranca.services import moves as moves_module
 from tranca.services.errors import RequestIdReused, VersionConflict
 from tranca.services.ports import GameChange
+from tranca_rules.engine import legal_moves
+from tranca_rules.moves import parse_move
 
 from .conftest import World, make_world
 

@@ -17,7 +17,6 @@ from standardwebhooks import Webhook
 
 from tranca.app.game import Action, TableOptions, play_action
 from tranca.app.notifications import Event, EventKind
-from tranca.rules.engine import legal_moves
 from tranca.services.destinations import Destination, Destinations, OutboundPolicy, parse_networks
 from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining
@@ -32,6 +31,7 @@ from tranca.services.webhooks import (
     event_body,
     signature,
 )
+from tranca_rules.engine import legal_moves
 
 from .conftest import World
 from .fakes import FakeResolver, Notes

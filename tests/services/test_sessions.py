@@ -11,13 +11,13 @@ from dataclasses import replace
 import pytest
 
 from tranca.app.game import GameError, TableOptions
-from tranca.rules.moves import draw
 from tranca.services.access import Credentials
 from tranca.services.errors import Refusal, Refused
 from tranca.services.games import Joining, NewTable
 from tranca.services.paging import LAST_MICROSECOND
 from tranca.services.policy import AppPolicy
 from tranca.services.sessions import Issued, device_player_id
+from tranca_rules.moves import draw
 
 from .conftest import World
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from tranca.app.game import GameError, TableOptions
-from tranca.rules.moves import DISCARD, DRAW
 from tranca.services.access import Credentials
 from tranca.services.errors import Refused
 from tranca.services.games import Joining
 from tranca.services.ports import TokenRecord
 from tranca.services.timers import Sweeper
+from tranca_rules.moves import DISCARD, DRAW
 
 from .conftest import World, make_world
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tranca.rules import make_rules, new_deal, parse_card, parse_move
-from tranca.rules.cards import card_text
-from tranca.rules.engine import apply
-from tranca.rules.views import SPECTATOR, view_of
 from tranca.v1 import game_pb2 as pb
+from tranca_rules import make_rules, new_deal, parse_card, parse_move
+from tranca_rules.cards import card_text
+from tranca_rules.engine import apply
+from tranca_rules.views import SPECTATOR, view_of
 
 
 def _knob(value: pb.KnobValue) -> Any:

@@ -103,7 +103,7 @@ Bots
 ----
 ``RandomBot`` and ``GreedyBot`` choose from a view and the legal moves only (a
 template for your own: ``name`` and ``choose(view, moves)``); ``ExpertBot`` searches
-from the same (the server's rules engine, which it needs installed: else
+from the same (the rules engine, which the extra ``expert`` installs: else
 ``ExpertUnavailable``, see ``tranca_client.expert``); ``run_bot(client,
 game_id, bot)`` plays a seat to the end of the match; ``play_seat`` is the loop for
 any chooser. See ``tranca_client.bots``. From a shell: ``tranca bot`` and

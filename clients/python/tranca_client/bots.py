@@ -3,7 +3,7 @@
 A bot sees what any client sees: its seat's ``GameView`` and the list of legal moves
 from ``ListLegalMoves``. It picks one of those moves, so it never plays an illegal one.
 This module needs nothing from the server's code (the expert level, in
-``expert.py``, imports the server's rules engine when one is made), so it is a
+``expert.py``, imports the rules engine's distribution when one is made), so it is a
 template for a bot of your own: write a class with ``name`` and
 ``choose(view, moves)`` and hand it to ``run_bot``::
 
@@ -186,8 +186,8 @@ BOT_LEVELS: dict[str, Callable[[int | None], Bot]] = {
     "greedy": GreedyBot,
     "expert": ExpertBot,
 }
-"""The built-in bots by level name. The expert needs the server's rules engine
-installed (``tranca_client.expert``); making one without it raises
+"""The built-in bots by level name. The expert needs the rules engine installed (the
+extra ``expert``, ``tranca_client.expert``); making one without it raises
 ``ExpertUnavailable``."""
 
 

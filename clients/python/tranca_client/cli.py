@@ -110,8 +110,8 @@ def bot_parser() -> argparse.ArgumentParser:
         "--level",
         choices=sorted(BOT_LEVELS),
         default="greedy",
-        help="random, greedy, or expert (a search from the seat's view; needs the server's "
-        "rules engine installed: the tranca-server distribution)",
+        help="random, greedy, or expert (a search from the seat's view; needs the "
+        "rules engine installed: pip install 'tranca-client[expert]')",
     )
     p.add_argument(
         "--iterations",

@@ -1,6 +1,6 @@
 """The expert level for the SDK's bots: the rules engine's search, from the API's view.
 
-The expert (the server's ``tranca.rules.expert``: determinized Monte Carlo search
+The expert (the engine's ``tranca_rules.expert``: determinized Monte Carlo search
 over what its seat knows) searches from an ``Information``, the seat's knowledge of
 the deal. Here that is read from the seat's ``GameView`` alone, as the server's own
 robots read it from the seat's view when they take a seat mid-deal: its hand, the
@@ -8,10 +8,10 @@ table, the pile as far as the view shows it, the counts of every hidden pile. No
 memory of the deal's history is kept between decisions, and nothing but the view and
 the legal moves the service lists goes in.
 
-The search is the server's rules engine, which this distribution does not include:
-the expert needs the server's distribution (``tranca-server``) installed beside it,
-and is imported only when an expert bot is made. Without it, ``ExpertBot`` raises
-``ExpertUnavailable``, saying what to install.
+The search is the rules engine's, a distribution of its own (``tranca-rules``, no
+dependencies) that the SDK's ``expert`` extra installs; it is imported only when an
+expert bot is made. Without it, ``ExpertBot`` raises ``ExpertUnavailable``, saying
+what to install.
 """
 
 from __future__ import annotations
@@ -25,15 +25,15 @@ from .moves import move_text
 from .v1 import game_pb2 as pb
 
 if TYPE_CHECKING:
-    from tranca.rules.information import Information
-    from tranca.rules.presets import Rules
+    from tranca_rules.information import Information
+    from tranca_rules.presets import Rules
 
 __all__ = ["ENGINE_MISSING", "ExpertBot", "ExpertUnavailable", "information_from_game_view"]
 
 ENGINE_MISSING = (
-    "the expert bot searches with the Tranca rules engine, which is the server's: "
-    "install the server's distribution beside the SDK (pip install tranca-server, or "
-    "pip install -e . in a checkout of the project)"
+    "the expert bot searches with the Tranca rules engine (tranca-rules): install "
+    "the SDK with its expert extra (pip install 'tranca-client[expert]', or "
+    "pip install ./server/engine in a checkout of the project)"
 )
 
 
@@ -42,10 +42,10 @@ class ExpertUnavailable(RuntimeError):
 
 
 def _engine() -> Any:
-    """The engine's search module (``tranca.rules.expert``); ``ExpertUnavailable``
-    where the server's distribution is not installed."""
+    """The engine's search module (``tranca_rules.expert``); ``ExpertUnavailable``
+    where the engine's distribution is not installed."""
     try:
-        return importlib.import_module("tranca.rules.expert")
+        return importlib.import_module("tranca_rules.expert")
     except ImportError as exc:
         raise ExpertUnavailable(ENGINE_MISSING) from exc
 
@@ -74,7 +74,7 @@ _RULES: dict[bytes, Rules] = {}
 
 
 def _rules_of(view: pb.GameView) -> Rules:
-    from tranca.rules.presets import make_rules
+    from tranca_rules.presets import make_rules
 
     key = view.rules.SerializeToString(deterministic=True)
     rules = _RULES.get(key)
@@ -93,10 +93,10 @@ def information_from_game_view(view: pb.GameView) -> Information:
     """The seat's ``Information`` from its ``GameView`` (a player's view, with a hand),
     through the engine's ``information_from_view``. Needs the rules engine."""
     _engine()
-    from tranca.rules.information import information_from_view
-    from tranca.rules.presets import PileView
-    from tranca.rules.state import EndReason, Phase
-    from tranca.rules.views import MeldView, SeatView
+    from tranca_rules.information import information_from_view
+    from tranca_rules.presets import PileView
+    from tranca_rules.state import EndReason, Phase
+    from tranca_rules.views import MeldView, SeatView
 
     if view.seat < 0:
         raise ValueError("a spectator's or an app's view holds no hand to play")
@@ -150,7 +150,7 @@ def information_from_game_view(view: pb.GameView) -> Information:
 
 
 class ExpertBot:
-    """The expert: the rules engine's search (``tranca.rules.expert.search``) from the
+    """The expert: the rules engine's search (``tranca_rules.expert.search``) from the
     seat's view, with a budget per decision of ``iterations`` playouts and ``seconds``
     of this process's clock (the engine's defaults: 400 and 0.2). With ``seconds``
     None the iterations alone bound it, and the same view and seed give the same move.
@@ -178,7 +178,7 @@ class ExpertBot:
     def choose(self, view: pb.GameView, moves: Sequence[pb.Move]) -> pb.Move:
         if len(moves) == 1:
             return moves[0]
-        from tranca.rules.moves import parse_move
+        from tranca_rules.moves import parse_move
 
         info = information_from_game_view(view)
         legal = [parse_move(move_text(m)) for m in moves]

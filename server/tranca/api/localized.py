@@ -19,7 +19,7 @@ LOCALES = (ENGLISH, PORTUGUESE, SPANISH)
 
 # reason -> (English, Portuguese of Brazil, Spanish)
 MESSAGES: dict[str, tuple[str, str, str]] = {
-    # ----- the rules (rules/errors.py's Reason) -----------------------------------
+    # ----- the rules (tranca_rules/errors.py's Reason) -----------------------------------
     "MALFORMED_MOVE": (
         "The move cannot be read.",
         "Não foi possível ler a jogada.",

@@ -52,7 +52,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules.cards import cards_text, parse_cards, shuffled_deck
+from tranca_rules.cards import cards_text, parse_cards, shuffled_deck
 
 SERVER_SEED_BYTES = 32
 MAX_CONTRIBUTION_BYTES = 256

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Final
 
-from ..rules.engine import apply
-from ..rules.errors import InvalidMove
-from ..rules.match import DRAWN, Match
-from ..rules.moves import Move
-from ..rules.presets import Rules, rules_from_dict
-from ..rules.scoring import score_deal
-from ..rules.state import DealState
+from tranca_rules.engine import apply
+from tranca_rules.errors import InvalidMove
+from tranca_rules.match import DRAWN, Match
+from tranca_rules.moves import Move
+from tranca_rules.presets import Rules, rules_from_dict
+from tranca_rules.scoring import score_deal
+from tranca_rules.state import DealState
+
 from . import fairness
 from .errors import GameError as GameError  # re-exported: callers import it from here
 

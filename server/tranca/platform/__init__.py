@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..rules.match import DRAWN
+from tranca_rules.match import DRAWN
 
 PlayerId = str
 

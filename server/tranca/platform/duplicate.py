@@ -14,11 +14,12 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from tranca_rules.cards import cards_text, full_deck, shuffled_deck
+from tranca_rules.engine import new_deal
+from tranca_rules.errors import RuleViolation
+from tranca_rules.presets import Rules
+
 from ..app.game import WAITING, Action, GameError, Setup, apply_action, new_game
-from ..rules.cards import cards_text, full_deck, shuffled_deck
-from ..rules.engine import new_deal
-from ..rules.errors import RuleViolation
-from ..rules.presets import Rules
 
 
 def round_seed(event_seed: int, round_no: int) -> int:

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from ..rules.match import DRAWN
+from tranca_rules.match import DRAWN
 
 
 class Format(StrEnum):

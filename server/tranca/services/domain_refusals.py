@@ -5,8 +5,9 @@ codes, so that no transport needs to know the domain's exceptions."""
 
 from __future__ import annotations
 
+from tranca_rules.errors import InvalidMove, RulesError, RuleViolation, quoted
+
 from ..app.errors import GameError
-from ..rules.errors import InvalidMove, RulesError, RuleViolation, quoted
 from .errors import MoveRefused, Refusal, Refused
 
 __all__ = ["as_refused", "invalid_rules", "quoted", "rule_violated"]

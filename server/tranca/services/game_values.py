@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tranca_rules.state import DealState
+
 from ..app.fairness import Reveal
 from ..app.game import GameState, TableOptions
-from ..rules.state import DealState
 from .move_values import MoveValue
 from .ports import GameRecord, LogRecord
 

@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tranca_rules.cards import card_text
+from tranca_rules.melds import KIND_NAMES as MELD_KIND_NAMES
+from tranca_rules.presets import KNOB_RANGES, PRESETS, Rules, rules_to_dict
+from tranca_rules.state import DealState, side_of_seat
+from tranca_rules.views import SPECTATOR, BoardView, MeldView, SeatView, board_of, hand_of, view_of
+
 from ..app import fairness
 from ..app.game import NO_OPTIONS, PLAYING, GameState, GameStatus, TableOptions
-from ..rules.cards import card_text
-from ..rules.melds import KIND_NAMES as MELD_KIND_NAMES
-from ..rules.presets import KNOB_RANGES, PRESETS, Rules, rules_to_dict
-from ..rules.state import DealState, side_of_seat
-from ..rules.views import SPECTATOR, BoardView, MeldView, SeatView, board_of, hand_of, view_of
 from .game_values import DealReplay, Shown
 from .ports import GameRecord
 

@@ -17,6 +17,12 @@ from typing import Any, Protocol
 
 import structlog
 
+from tranca_rules.cards import shuffled_deck
+from tranca_rules.engine import legal_moves
+from tranca_rules.match import deal_seed
+from tranca_rules.moves import KIND_NAMES, Move
+from tranca_rules.state import DealState
+
 from .. import metrics
 from ..app.fairness import deal_reveal, new_server_secret
 from ..app.game import (
@@ -30,11 +36,6 @@ from ..app.game import (
     play_action,
     removed_from_game,
 )
-from ..rules.cards import shuffled_deck
-from ..rules.engine import legal_moves
-from ..rules.match import deal_seed
-from ..rules.moves import KIND_NAMES, Move
-from ..rules.state import DealState
 from .access import (
     Access,
     Caller,

@@ -15,11 +15,12 @@ from collections.abc import Callable, Sequence
 
 import structlog
 
+from tranca_rules.presets import make_rules
+
 from .. import metrics
 from ..app.game import Setup, TableOptions
 from ..app.notifications import Event, EventKind
 from ..platform import chips, matchmaking
-from ..rules.presets import make_rules
 from .matches import INSUFFICIENT_CHIPS
 from .ports import Notifier, Stake
 from .quick_play import PASS_LIMIT, TICKET_TTL_MS, PlannedTable, TicketRecord, TicketRepository

@@ -13,9 +13,9 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..rules.cards import card_text, parse_card
-from ..rules.errors import InvalidMove
-from ..rules.moves import (
+from tranca_rules.cards import card_text, parse_card
+from tranca_rules.errors import InvalidMove
+from tranca_rules.moves import (
     ADD,
     DISCARD,
     DRAW,
@@ -28,6 +28,7 @@ from ..rules.moves import (
     check_shape,
     move_text,
 )
+
 from .errors import MoveRefused, malformed
 
 __all__ = [

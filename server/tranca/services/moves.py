@@ -16,11 +16,12 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 
+from tranca_rules.errors import InvalidMove, RuleViolation
+
 from ..app.deadlines import next_deadline, turn_point
 from ..app.game import Action, GameError, GameState, apply_action, rebuild
 from ..app.notifications import Event, before, game_events
 from ..platform.chips import InsufficientChips
-from ..rules.errors import InvalidMove, RuleViolation
 from .errors import DuplicateRequest, MoveRefused, RequestIdReused, VersionConflict
 from .ports import (
     Committed,

@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from ..rules.errors import quoted
+from tranca_rules.errors import quoted
+
 from .errors import Refusal, Refused
 from .policy import MAX_ORIGIN_CHARS, AppPolicy, normalise_origin
 

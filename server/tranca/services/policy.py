@@ -15,8 +15,9 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..rules.errors import quoted
-from ..rules.presets import PRESETS
+from tranca_rules.errors import quoted
+from tranca_rules.presets import PRESETS
+
 from .errors import malformed
 
 # An access token's life: short, since it travels with every call; a refresh token's:

@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from tranca_rules.presets import make_rules
+
 from .. import metrics
 from ..app.game import removed_from_game
 from ..app.notifications import Event, EventKind
 from ..platform import matchmaking
-from ..rules.presets import make_rules
 from .access import Access, Credentials, require_app
 from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed

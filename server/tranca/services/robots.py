@@ -1,7 +1,7 @@
 """The server's robots: which bot plays their seats, and where it thinks.
 
 Three levels, cheapest first (``ROBOT_LEVELS``): ``random`` and ``greedy``, cheap
-enough to run on the event loop, and ``expert``, the search bot (rules/expert.py),
+enough to run on the event loop, and ``expert``, the search bot (tranca_rules/expert.py),
 which runs in a pool of worker processes (``--robot-workers``, started with the
 ``spawn`` method: gRPC's core is not fork-safe) with a budget per decision
 (``--robot-ms`` and ``--robot-iterations``), so that the event loop never waits on
@@ -28,12 +28,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from ..rules.bots import GreedyBot, RandomBot
-from ..rules.engine import legal_moves
-from ..rules.expert import Budget, search
-from ..rules.information import Information, information_of
-from ..rules.moves import Move
-from ..rules.state import DealState
+from tranca_rules.bots import GreedyBot, RandomBot
+from tranca_rules.engine import legal_moves
+from tranca_rules.expert import Budget, search
+from tranca_rules.information import Information, information_of
+from tranca_rules.moves import Move
+from tranca_rules.state import DealState
 
 # Cheapest first: a level is allowed when it comes no later than the operator's bound.
 ROBOT_LEVELS = ("random", "greedy", "expert")

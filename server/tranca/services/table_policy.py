@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tranca_rules.cards import full_deck, parse_card
+from tranca_rules.presets import KNOB_RANGES, Rules, make_rules
+
 from ..app.game import TableOptions
-from ..rules.cards import full_deck, parse_card
-from ..rules.presets import KNOB_RANGES, Rules, make_rules
 from .errors import Refusal, Refused, malformed
 from .game_values import Joining
 from .policy import AppPolicy

@@ -34,6 +34,11 @@ from typing import Protocol
 
 import structlog
 
+from tranca_rules.bots import GreedyBot
+from tranca_rules.engine import legal_moves
+from tranca_rules.moves import DISCARD, DRAW, Move
+from tranca_rules.state import DealState
+
 from .. import metrics
 from ..app.game import (
     BY_ROBOT,
@@ -45,10 +50,6 @@ from ..app.game import (
     GameState,
     play_action,
 )
-from ..rules.bots import GreedyBot
-from ..rules.engine import legal_moves
-from ..rules.moves import DISCARD, DRAW, Move
-from ..rules.state import DealState
 from .errors import ServiceError, VersionConflict
 from .moves import Moves, now_ms
 from .ports import Claim, GameRecord
@@ -104,7 +105,7 @@ def fallback_move(deal: DealState, seed: int) -> Move | None:
 
 
 def robot_move(deal: DealState, seed: int) -> Move | None:
-    """A robot's move: the greedy bot's (rules/bots.py), one of ``legal_moves``."""
+    """A robot's move: the greedy bot's (tranca_rules/bots.py), one of ``legal_moves``."""
     moves = legal_moves(deal)
     return GreedyBot(seed).choose(deal, moves) if moves else None
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from tranca_rules.moves import move_text, parse_move
+
 from ..app.game import (
     PLATFORM_SCHEMA_VERSION,
     Action,
@@ -19,7 +21,6 @@ from ..app.game import (
     GameState,
     Setup,
 )
-from ..rules.moves import move_text, parse_move
 
 
 def dumps(value: Any) -> str:

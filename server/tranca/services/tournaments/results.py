@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tranca_rules.match import DRAWN
+
 from ...app.game import (
     ENDED_BY_APP,
     NOT_STARTED,
@@ -21,7 +23,6 @@ from ...platform.tournament_events import (
 from ...platform.tournaments import (
     Outcome,
 )
-from ...rules.match import DRAWN
 from ..moves import now_ms
 from .errors import TournamentConflict
 from .ports import TournamentResults, TournamentRow, Written

@@ -10,6 +10,8 @@ from __future__ import annotations
 import secrets
 import uuid
 
+from tranca_rules.presets import Rules
+
 from ...app.deadlines import turn_deadline
 from ...app.fairness import new_server_secret
 from ...app.game import Action, GameState, Setup, TableOptions, apply_action, new_game
@@ -17,7 +19,6 @@ from ...app.notifications import Event as PlayerEvent
 from ...app.notifications import EventKind
 from ...platform.duplicate import DuplicateRound
 from ...platform.tournaments import Round, Table, Tournament
-from ...rules.presets import Rules
 from ..credentials import new_seat_token
 from ..moves import now_ms
 from ..ports import GameChange, NewGame

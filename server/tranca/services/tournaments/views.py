@@ -7,9 +7,10 @@ once per version of a tournament (``tournament_view`` keeps it with the
 
 from __future__ import annotations
 
+from tranca_rules.cards import card_text
+
 from ...platform.tournament_events import TournamentConfig, next_due, status_of
 from ...platform.tournaments import Format, Outcome, Round, Tournament
-from ...rules.cards import card_text
 from ..compute import off_loop_if_large
 from .dtos import (
     CorrectionView,

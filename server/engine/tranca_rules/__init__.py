@@ -2,7 +2,7 @@
 
 Typical use::
 
-    from tranca.rules import make_rules, new_deal, legal_moves, apply, parse_move
+    from tranca_rules import make_rules, new_deal, legal_moves, apply, parse_move
     s = new_deal(make_rules("tranca-000"), 4, seed=7)
     apply(s, s.turn, parse_move("draw"))
 """

@@ -2,7 +2,7 @@
 
 A position need not hold a whole deck: it holds just the cards a scenario needs.
 
->>> from tranca.rules.presets import make_rules
+>>> from tranca_rules.presets import make_rules
 >>> s = build_position(make_rules("tranca-000"), 2,
 ...     hands=["4H 5H 6H 9C", "KD KS"], melds=[(0, "7S 8S 9S")], pile="QC", stock="2C 3D")
 >>> s.turn, str(s.phase), len(s.melds)
