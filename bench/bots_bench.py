@@ -1,6 +1,6 @@
 """The bots' arena on every preset: greedy against random, expert against greedy.
 
-Duplicate pairs (``tranca.arena``): each deal played twice with the sides swapped.
+Duplicate pairs (``tranca.tools.arena``): each deal played twice with the sides swapped.
 The three presets of the acceptance (tranca-000 with 2 players, tranca-003 and
 canasta-002 with 4) get ``--pairs`` pairs, every other preset ``--other-pairs``;
 the expert plays with ``--iterations`` playouts a decision (no clock: reproducible)
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tranca.arena import LevelConfig, arena
+from tranca.tools.arena import LevelConfig, arena
 from tranca_rules import engine
 from tranca_rules.presets import PRESETS, make_rules
 

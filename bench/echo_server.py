@@ -1,6 +1,6 @@
 """A trivial gRPC echo service: the transport ceiling's server.
 
-One generic unary method (``tranca.loadgen_echo.METHOD``) with identity
+One generic unary method (``tranca.tools.loadgen_echo.METHOD``) with identity
 serializers, so requests and answers are bytes and no proto is needed. It runs in
 the service's process layout: one process, or ``--workers N`` spawned processes
 each with its own server on one shared port (``grpc.so_reuseport``), with the
@@ -20,8 +20,8 @@ import signal
 
 import grpc
 
-from tranca.loadgen_echo import SERVICE
 from tranca.processes import supervise
+from tranca.tools.loadgen_echo import SERVICE
 
 
 def _options(reuse_port: bool) -> list[tuple[str, int]]:

@@ -43,14 +43,14 @@ import grpc
 import structlog
 
 from tranca.api.convert import extend_moves, view_to_pb
-from tranca.app.game import Action, play_action
 from tranca.server import Config, configure_logging, start
 from tranca.services.credentials import hash_secret
 from tranca.services.limits import RateLimiter
 from tranca.services.moves import now_ms
 from tranca.store import migrate
 from tranca.store.codec import action_text, state_from_text, state_text
-from tranca.store.direct import MoveWrite
+from tranca.store.move_path import MoveWrite
+from tranca.table.game import Action, play_action
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 from tranca_rules.engine import legal_moves
@@ -144,7 +144,7 @@ async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
                     break
                 token = tokens[deal.turn]
                 h = stages.sync("auth", partial(_auth, token, limiter))
-                row = await stages.run("load", partial(store.direct.seat_game, h, now_ms()))
+                row = await stages.run("load", partial(store.move_path.seat_game, h, now_ms()))
                 assert row is not None
                 state = stages.sync("decode", partial(state_from_text, row.snapshot, row.setup))
                 seat = state.deal.turn if state.deal else 0
@@ -163,7 +163,7 @@ async def measure(url: str, moves: int, seed: int) -> dict[str, Any]:
                     uuid.uuid4().hex,
                     "bench",
                 )
-                assert await stages.run("save", partial(store.direct.write_move, write))
+                assert await stages.run("save", partial(store.move_path.write_move, write))
                 stages.sync("view", partial(_answer, gid, row.version + 1, state, seat))
                 stages.sync(
                     "log",
@@ -232,7 +232,7 @@ def _auth(token: str, limiter: RateLimiter) -> str:
 
 
 def _apply(state: Any, action: Action, version: int) -> None:
-    from tranca.app.game import apply_action
+    from tranca.table.game import apply_action
 
     apply_action(state, action, version)
 

@@ -25,8 +25,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from tranca.store import migrate
 from tranca.store.database import make_engine
-from tranca.store.direct import GAME_SQL
-from tranca.store.postgres import PostgresDirect
+from tranca.store.move_path import GAME_SQL
+from tranca.store.postgres import PostgresMovePath
 
 if TYPE_CHECKING:  # mypy reads bench/ as the package it is
     from bench.engine_bench import machine
@@ -46,7 +46,7 @@ async def measure(reads: int, rounds: int) -> dict[str, dict[str, float]]:
     await asyncio.to_thread(migrate.upgrade, url)
     service = make_engine(url)  # the service's SQLAlchemy engine, as configured
     lean = create_async_engine(url, pool_size=4, pool_pre_ping=False, pool_reset_on_return=None)
-    direct = PostgresDirect(service.url, 4, 5000)
+    direct = PostgresMovePath(service.url, 4, 5000)
 
     async def through_direct() -> None:
         await direct._fetchrow(sql, "none")

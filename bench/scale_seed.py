@@ -29,12 +29,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from tranca.app.game import Action, Setup, new_game, play_action
 from tranca.services.credentials import hash_secret, new_seat_token
 from tranca.services.moves import Moves, now_ms
 from tranca.services.ports import Committed, NewGame
 from tranca.store.database import make_engine, normalise_url
 from tranca.store.repository import Store
+from tranca.table.game import Action, Setup, new_game, play_action
 from tranca_rules.bots import GreedyBot
 from tranca_rules.engine import legal_moves
 from tranca_rules.presets import make_rules, preset_names

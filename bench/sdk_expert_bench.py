@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tranca.api.convert import view_to_pb
-from tranca.app.game import Action, Setup, apply_action, new_game
 from tranca.server import Config, configure_logging, start
 from tranca.store import migrate
+from tranca.table.game import Action, Setup, apply_action, new_game
 from tranca_client import AsyncTrancaClient, ExpertBot, GreedyBot, run_bot
 from tranca_client import pb as cpb
 from tranca_client.expert import information_from_game_view

@@ -26,10 +26,10 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tranca.app.notifications import Event, EventKind
 from tranca.server import Config, configure_logging, start
 from tranca.store import migrate
 from tranca.store.notifications_store import NotificationsStore
+from tranca.table.events import Event, EventKind
 
 if TYPE_CHECKING:  # mypy reads bench/ as the package it is
     from bench.engine_bench import machine

@@ -36,7 +36,7 @@ PACKAGES = {"tranca_rules": SOURCES / "engine" / "tranca_rules", "tranca": SOURC
 # The tree the extensions are built in: a copy of the package, with them beside
 # their copied sources (build/ is ignored by git).
 TREE = SOURCES.parent / "build" / "compiled" / "server"
-# Not tranca_rules/errors.py nor app/errors.py: the engine's exceptions stay interpreted.
+# Not tranca_rules/errors.py nor table/errors.py: the engine's exceptions stay interpreted.
 # mypyc's compiled ``Exception`` subclasses never free their attributes (mypy issue
 # 21716, fixed after the mypy the dev extras pin), and a long simulation raises one
 # for every refused candidate; tests/rules/test_rejections_release_memory.py holds
@@ -57,7 +57,7 @@ MODULES = [
     "tranca_rules/expert.py",
     "tranca_rules/levels.py",
     "tranca_rules/simulate.py",
-    "tranca/app/game.py",
+    "tranca/table/game.py",
 ]
 # The runtime shared by the compiled modules: a submodule of the package, so that it
 # is found wherever the package is.

@@ -13,8 +13,8 @@ exit status says which it was:
   database or server that cannot be reached, a port in use, an unknown app id);
 - ``0``: done.
 
-The same holds for ``tranca loadtest`` (``tranca.loadgen``), ``tranca admin``
-(``tranca.admin_cli``) and for ``tranca bot`` and ``tranca play``
+The same holds for ``tranca loadtest`` (``tranca.tools.loadgen``), ``tranca admin``
+(``tranca.tools.admin_cli``) and for ``tranca bot`` and ``tranca play``
 (``tranca_client.cli``).
 """
 
@@ -42,7 +42,6 @@ from tranca_rules.scoring import score_deal
 from tranca_rules.simulate import simulate
 from tranca_rules.views import meld_view
 
-from .arena import ARENA_LEVELS, OPENSPIEL_ISMCTS
 from .command_line import (
     DEFAULT_DATABASE_URL,
     REFUSED,
@@ -55,6 +54,7 @@ from .command_line import (
     sqlite_file,
     usage_error,
 )
+from .tools.arena import ARENA_LEVELS, OPENSPIEL_ISMCTS
 
 if TYPE_CHECKING:
     from .server import Config
@@ -106,7 +106,7 @@ def _check_budget(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
 
 
 def _cmd_arena(args: argparse.Namespace) -> int:
-    from .arena import LevelConfig, arena
+    from .tools.arena import LevelConfig, arena
 
     _check_players(args.parser, args.preset, args.players)
     if args.players not in (2, 4):
@@ -415,7 +415,7 @@ def _dispatch(argv: list[str]) -> int:
     if argv[:1] == ["serve"]:
         return _cmd_serve(argv[1:])
     if argv[:1] == ["loadtest"]:
-        from .loadgen import main as loadtest_main
+        from .tools.loadgen import main as loadtest_main
 
         return loadtest_main(argv[1:])
     if argv[:1] in (["bot"], ["play"]):
@@ -432,7 +432,7 @@ def _dispatch(argv: list[str]) -> int:
             ) from None
         return sdk_cli.bot_main(argv[1:]) if argv[0] == "bot" else sdk_cli.play_main(argv[1:])
     if argv[:1] == ["admin"]:
-        from .admin_cli import main as admin_main
+        from .tools.admin_cli import main as admin_main
 
         return admin_main(argv[1:])
     args = _parser().parse_args(argv)

@@ -5,7 +5,7 @@ and in the database: never renamed once released.
 
 The rules engine keeps its own reasons (``tranca_rules.errors.Reason``), since it is
 a distribution of its own that imports nothing of the server; they are listed here
-too, with the same values (tests/service/test_localized.py checks that they agree).
+too, with the same values (tests/server/test_localized.py checks that they agree).
 
 This module imports nothing of tranca, so that every layer may use it.
 """

@@ -56,10 +56,10 @@ from .services.tournaments import Tournaments
 from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
 from .store.database import is_sqlite, make_engine, normalise_url
+from .store.hints import Hub, PostgresListener
 from .store.lobby_store import LobbyStore
 from .store.nats_feed import NatsFeed
 from .store.notifications_store import NotificationsStore
-from .store.notify import Hub, PostgresListener
 from .store.players_store import PlayersStore
 from .store.quick_play_store import QuickPlayStore
 from .store.repository import Store
@@ -203,7 +203,7 @@ async def start(
             dsn,
             hub,
             on_state=lambda up: metrics.LISTENER_UP.set(1 if up else 0),
-            origin=store.direct.origin or "",
+            origin=store.move_path.origin or "",
         )
         await listener.start()
     server = grpc.aio.server(

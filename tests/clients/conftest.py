@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.service.conftest import *  # noqa: F403
+from tests.server.conftest import *  # noqa: F403
 from tranca.server import Running
 from tranca_client import AsyncTrancaClient, RetryPolicy
 

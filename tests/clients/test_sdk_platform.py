@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.platform_service.staking import settle_all
+from tests.server_platform.staking import settle_all
 from tranca.server import Running
 from tranca_client import AsyncTrancaClient, PermissionDenied, RuleRejected, pb, ppb
 

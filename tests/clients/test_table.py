@@ -267,7 +267,7 @@ def test_the_robots_play_on_after_the_person_quits(served: str) -> None:
 def test_bots_expert_makes_a_table_whose_robots_are_the_expert(served: str) -> None:
     """``tranca play --new --bots expert``: the new table asks for the expert
     (``TableOptions.robot_level``), the terminal says so, and the robot's seat plays
-    (the server's sweeper, at the table's level: tests/platform_service/
+    (the server's sweeper, at the table's level: tests/server_platform/
     test_table_robot_level.py checks that those are the expert's moves)."""
     child = _play(
         served,

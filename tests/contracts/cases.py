@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-from tranca.app.game import Action, GameState, Setup, new_game
 from tranca.services.credentials import hash_secret
 from tranca.services.ports import GameChange, NewGame, SeatToken
+from tranca.table.game import Action, GameState, Setup, new_game
 from tranca_rules.presets import make_rules
 
 # A token that works for a day from now, whatever clock the store reads (the fake's

@@ -1,4 +1,4 @@
-"""The stores a contract case runs on: the in-memory fake of tests/services/fakes,
+"""The stores a contract case runs on: the in-memory fake of tests/usecases/fakes,
 SQLite and PostgreSQL, each behind the same few ports, so that one case proves the
 fake behaves as the databases do."""
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.harness.databases import pg_database, sqlite_database
-from tests.services.fakes import InMemoryRepository, PlayersMemory
+from tests.usecases.fakes import InMemoryRepository, PlayersMemory
 from tranca.store.database import make_engine
 from tranca.store.notifications_store import NotificationsStore
 from tranca.store.players_store import PlayersStore

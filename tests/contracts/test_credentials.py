@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import uuid
 
-from tranca.app.game import Action
 from tranca.services.ports import GameChange
+from tranca.table.game import Action
 
 from .cases import join, new_table, state
 from .conftest import Backend

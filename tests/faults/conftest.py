@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from tests.harness.databases import sqlite_copy
-from tests.service.conftest import pg_url, sqlite_template  # noqa: F401  (shared database fixtures)
+from tests.server.conftest import pg_url, sqlite_template  # noqa: F401  (shared database fixtures)
 
 from .contract_world import world  # noqa: F401  (the contract fuzzers' server and apps)
 

@@ -37,7 +37,7 @@ from tranca.v1 import session_pb2_grpc as spb_grpc
 from tranca_rules.cards import card_text, full_deck
 from tranca_rules.presets import KNOB_RANGES, PRESETS
 
-from ..services.fakes import FakeResolver
+from ..usecases.fakes import FakeResolver
 from .shapes import SHAPE_OF, Family, Known, families
 
 APP_WATCHES = 6  # the world's cap on an API key's open watch streams

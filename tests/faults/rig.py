@@ -29,9 +29,9 @@ import grpc
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from tranca.app.game import rebuild
 from tranca.store.database import make_engine
 from tranca.store.repository import Store
+from tranca.table.game import rebuild
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 

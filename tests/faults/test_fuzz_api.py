@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.harness.servers import server_config, threaded_server
-from tranca.app.game import rebuild
 from tranca.server import Running
+from tranca.table.game import rebuild
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 from tranca_rules.cards import card_text, full_deck, parse_card

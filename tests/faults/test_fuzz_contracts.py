@@ -47,8 +47,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tranca.api.convert import view_to_pb
-from tranca.app.game import Action, apply_action, new_game, play_action
 from tranca.store.codec import state_text
+from tranca.table.game import Action, apply_action, new_game, play_action
 from tranca.v1 import (
     admin_pb2,
     game_pb2,

@@ -24,9 +24,9 @@ import grpc
 import pytest
 
 from tests.harness.databases import pg_database
-from tranca.app.game import PLAYING
 from tranca.store.database import make_engine
 from tranca.store.repository import Store
+from tranca.table.game import PLAYING
 from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb

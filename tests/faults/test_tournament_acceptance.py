@@ -63,7 +63,7 @@ from tranca.v1 import platform_pb2_grpc as pb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
-from ..platform_service.staking import balance_in, ledger_problems_in
+from ..server_platform.staking import balance_in, ledger_problems_in
 from .rig import SERVING, ServerProcess, health, wait_until
 
 FULL = os.environ.get("TRANCA_TOURNAMENT_ACCEPTANCE") == "full"

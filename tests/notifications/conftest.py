@@ -11,8 +11,8 @@ import grpc
 import pytest
 
 from tests.harness.servers import app_client, running_server, server_config
-from tests.service.conftest import Client, db_url, pg_url, sqlite_template, sqlite_url  # noqa: F401
-from tests.services.fakes import FakeResolver
+from tests.server.conftest import Client, db_url, pg_url, sqlite_template, sqlite_url  # noqa: F401
+from tests.usecases.fakes import FakeResolver
 from tranca.server import Running
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import notifications_pb2_grpc as npb_grpc

@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 
-from tests.service.api_calls import reason_of
+from tests.server.api_calls import reason_of
 from tranca.v1 import notifications_pb2 as npb
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc

@@ -24,8 +24,8 @@ import pytest
 import trustme
 
 from tests.harness.servers import running_server, server_config
-from tests.service.api_calls import reason_of
-from tests.services.fakes import FakeResolver
+from tests.server.api_calls import reason_of
+from tests.usecases.fakes import FakeResolver
 from tranca.outbound import PINNED, OutboundClient, pinned_backend
 from tranca.server import Config, Running, start
 from tranca.services.destinations import Destination, OutboundPolicy, parse

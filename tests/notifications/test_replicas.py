@@ -20,7 +20,7 @@ import pytest
 
 from tests.faults.rig import SERVING, free_port, health, wait_until
 from tests.harness.databases import pg_database
-from tests.service.conftest import move_first_legal
+from tests.server.conftest import move_first_legal
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import notifications_pb2 as npb
 

@@ -14,8 +14,8 @@ import uuid
 import grpc
 import pytest
 
-from tests.service.api_calls import reason_of
-from tests.service.conftest import move_first_legal
+from tests.server.api_calls import reason_of
+from tests.server.conftest import move_first_legal
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import notifications_pb2 as npb
 

@@ -5,7 +5,6 @@ from dataclasses import replace
 
 import pytest
 
-from tranca.app.game import Action, Setup, play_action, rebuild
 from tranca.platform.duplicate import (
     DuplicateRound,
     check_table,
@@ -15,6 +14,7 @@ from tranca.platform.duplicate import (
     round_seed,
 )
 from tranca.platform.tournaments import Entrant, Format, Tournament
+from tranca.table.game import Action, Setup, play_action, rebuild
 from tranca_rules.bots import GreedyBot, bot_move
 from tranca_rules.cards import cards_text, full_deck, parse_cards, shuffled_deck
 from tranca_rules.presets import PRESETS, Rules

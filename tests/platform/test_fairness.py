@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from tests.script_module import load_script
-from tranca.app.fairness import (
+from tranca.table.fairness import (
     VerifiableDeal,
     commitment,
     derive_seed,
     verify,
 )
-from tranca.app.game import Action, Setup, rebuild
+from tranca.table.game import Action, Setup, rebuild
 from tranca_rules.cards import cards_text, shuffled_deck
 from tranca_rules.engine import new_deal
 from tranca_rules.presets import PRESETS

@@ -1,7 +1,7 @@
 """Ratings (``tranca.platform.ratings``): openskill ratings that understand partnerships.
 
 Each test rests on a passage of the rule document 003_9ae53d0671553559.txt ("003") quoted in
-its docstring, or on the game's own side convention (``tranca.app.game``).
+its docstring, or on the game's own side convention (``tranca.table.game``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from itertools import pairwise
 
 import pytest
 
-from tranca.app.game import Action, Setup, apply_action, new_game
 from tranca.platform import DRAWN, sides, winners_of
 from tranca.platform.ratings import (
     DEFAULT_MU,
@@ -21,6 +20,7 @@ from tranca.platform.ratings import (
     rate_match,
     win_probability,
 )
+from tranca.table.game import Action, Setup, apply_action, new_game
 from tranca_rules.presets import make_rules
 
 SEATS = ["ana", "bruno", "carla", "davi"]  # seats 0..3: ana and carla against bruno and davi

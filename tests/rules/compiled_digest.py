@@ -5,7 +5,7 @@ document: run once on the sources and once on build/compiled/ by
 For every preset and player count: greedy and random bots (and the expert, one deal)
 play whole deals with the invariants checked after every move (rules: engine, bots,
 simulate, scoring, information, expert), every seat's view of the final position
-(views), and a whole match played through the game the service keeps (app/game.py,
+(views), and a whole match played through the game the service keeps (table/game.py,
 tranca_rules/match.py) with its snapshot at the end. Prints the document and, on stderr,
 the file each compiled module came from.
 """
@@ -17,7 +17,7 @@ import json
 import sys
 from typing import Any
 
-from tranca.app.game import Action, GameStatus, Setup, apply_action, new_game, play_action
+from tranca.table.game import Action, GameStatus, Setup, apply_action, new_game, play_action
 from tranca_rules import bots, engine, match, simulate, views
 from tranca_rules.bots import make_bot
 from tranca_rules.engine import legal_moves

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from tranca.app.game import Action, GameState, Setup, apply_action, new_game, play_action
+from tranca.table.game import Action, GameState, Setup, apply_action, new_game, play_action
 from tranca_rules.cards import card_text, full_deck
 from tranca_rules.engine import legal_moves, play
 from tranca_rules.position import build_position

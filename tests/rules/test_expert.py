@@ -253,7 +253,7 @@ def test_the_arena_plays_duplicate_pairs_and_reports_intervals(
 def test_a_duplicate_pair_of_one_level_against_itself_is_even() -> None:
     """Each deck is played twice with the sides swapped: a level against itself
     (deterministic bots with the same seeds per seat) gains nothing on the pair."""
-    from tranca.arena import arena
+    from tranca.tools.arena import arena
 
     out = arena(make_rules("tranca-000"), 2, "greedy", "greedy", 2)
     assert out["a_mean_diff_per_deal"] == 0

@@ -1,4 +1,4 @@
-"""Tranca as an OpenSpiel game (tranca/openspiel.py), through OpenSpiel's own API:
+"""Tranca as an OpenSpiel game (tranca/tools/openspiel.py), through OpenSpiel's own API:
 its consistency checks on random playouts, its random bots and its ISMCTS bot on
 whole deals of every preset, and observations that carry nothing hidden."""
 
@@ -13,7 +13,7 @@ import pytest
 from open_spiel.python.algorithms import ismcts, mcts
 
 from tests.rules.test_expert import advance, hidden_twin
-from tranca.openspiel import (
+from tranca.tools.openspiel import (
     GAME_NAME,
     OpenSpielISMCTS,
     TrancaState,

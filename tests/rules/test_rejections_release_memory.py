@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from tranca.app.game import GameError
+from tranca.table.game import GameError
 from tranca_rules.engine import new_deal, validate
 from tranca_rules.errors import InvalidMove, Reason, RuleViolation
 from tranca_rules.moves import DISCARD, NO_MELD, Move, parse_move

@@ -219,7 +219,7 @@ def refusal_as_connect_error(status: grpc.Status) -> ConnectError:
 
 def as_context(call: BrowserCall) -> Ctx:
     """The call typed as the context the servicers take: it offers the part of it
-    they use (checked by tests/service/test_browser.py calling every method)."""
+    they use (checked by tests/server/test_browser.py calling every method)."""
     return cast("Ctx", call)
 
 

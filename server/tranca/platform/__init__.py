@@ -4,7 +4,7 @@ Pure domain modules (no I/O, no network, no database): the service stores and lo
 their values; these modules only decide. Players are named by ``PlayerId`` strings.
 This file holds only what several of them share: how seats make sides.
 
-Sides follow the game's convention (``tranca.app.game``): with 4 seats the game is
+Sides follow the game's convention (``tranca.table.game``): with 4 seats the game is
 two partnerships, seats 0 and 2 (side 0) against seats 1 and 3 (side 1); otherwise
 every seat is its own side. A match's result is a side, or ``DRAWN``.
 """
@@ -28,7 +28,7 @@ def n_sides(n_seats: int) -> int:
 
 
 def side_of(seat: int, n_seats: int) -> int:
-    """The side of ``seat``, as in ``tranca.app.game`` (seat % number of sides)."""
+    """The side of ``seat``, as in ``tranca.table.game`` (seat % number of sides)."""
     if not 0 <= seat < n_seats:
         raise ValueError(f"there is no seat {seat} at a table of {n_seats}")
     return seat % n_sides(n_seats)

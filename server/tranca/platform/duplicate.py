@@ -19,7 +19,7 @@ from tranca_rules.engine import new_deal
 from tranca_rules.errors import RuleViolation
 from tranca_rules.presets import Rules
 
-from ..app.game import WAITING, Action, GameError, Setup, apply_action, new_game
+from ..table.game import WAITING, Action, GameError, Setup, apply_action, new_game
 
 
 def round_seed(event_seed: int, round_no: int) -> int:

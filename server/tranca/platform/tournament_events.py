@@ -46,7 +46,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from tranca_rules.presets import Rules, TieBreak, rules_from_dict
 
-from ..app.game import FINISHED as GAME_FINISHED
+from ..table.game import FINISHED as GAME_FINISHED
 from .duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
 from .entry_fees import PrizeRules
 from .tournaments import (

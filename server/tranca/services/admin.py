@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..app.game import BY_APP, FINISHED, WAITING, Action
+from ..table.game import BY_APP, FINISHED, WAITING, Action
 from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, RequestIdReused, game_not_found, malformed
 from .moves import Moves

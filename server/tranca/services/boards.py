@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..app.game import Action, GameState, apply_action
+from ..table.game import Action, GameState, apply_action
 
 
 class BoardRepository(Protocol):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tranca_rules.errors import InvalidMove, RulesError, RuleViolation, quoted
 
-from ..app.errors import GameError
+from ..table.errors import GameError
 from .errors import MoveRefused, Refusal, Refused
 
 __all__ = ["as_refused", "invalid_rules", "quoted", "rule_violated"]

@@ -9,8 +9,8 @@ from typing import Any
 
 from tranca_rules.state import DealState
 
-from ..app.fairness import Reveal
-from ..app.game import GameState, TableOptions
+from ..table.fairness import Reveal
+from ..table.game import GameState, TableOptions
 from .move_values import MoveValue
 from .ports import GameRecord, LogRecord
 

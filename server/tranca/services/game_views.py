@@ -23,8 +23,8 @@ from tranca_rules.presets import KNOB_RANGES, PRESETS, Rules, rules_to_dict
 from tranca_rules.state import DealState, side_of_seat
 from tranca_rules.views import SPECTATOR, BoardView, MeldView, SeatView, board_of, hand_of, view_of
 
-from ..app import fairness
-from ..app.game import NO_OPTIONS, PLAYING, GameState, GameStatus, TableOptions
+from ..table import fairness
+from ..table.game import NO_OPTIONS, PLAYING, GameState, GameStatus, TableOptions
 from .game_values import DealReplay, Shown
 from .ports import GameRecord
 

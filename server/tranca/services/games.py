@@ -24,8 +24,8 @@ from tranca_rules.moves import KIND_NAMES, Move
 from tranca_rules.state import DealState
 
 from .. import metrics
-from ..app.fairness import deal_reveal, new_server_secret
-from ..app.game import (
+from ..table.fairness import deal_reveal, new_server_secret
+from ..table.game import (
     FINISHED,
     PLAYING,
     WAITING,

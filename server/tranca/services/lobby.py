@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from ..app.game import GameState
+from ..table.game import GameState
 from .access import Access, Credentials, require_app
 from .errors import malformed
 from .paging import Position

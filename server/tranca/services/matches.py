@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from .. import metrics
-from ..app.game import GameError, GameState
 from ..platform import chips
+from ..table.game import GameError, GameState
 from .moves import Moves
 from .ports import Committed, Stake
 from .table_builder import DEAL

@@ -18,9 +18,9 @@ import structlog
 from tranca_rules.presets import make_rules
 
 from .. import metrics
-from ..app.game import Setup, TableOptions
-from ..app.notifications import Event, EventKind
 from ..platform import chips, matchmaking
+from ..table.events import Event, EventKind
+from ..table.game import Setup, TableOptions
 from .matches import INSUFFICIENT_CHIPS
 from .ports import Notifier, Stake
 from .quick_play import PASS_LIMIT, TICKET_TTL_MS, PlannedTable, TicketRecord, TicketRepository

@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 
 from tranca_rules.errors import InvalidMove, RuleViolation
 
-from ..app.deadlines import next_deadline, turn_point
-from ..app.game import Action, GameError, GameState, apply_action, rebuild
-from ..app.notifications import Event, before, game_events
 from ..platform.chips import InsufficientChips
+from ..table.deadlines import next_deadline, turn_point
+from ..table.events import Event, before, game_events
+from ..table.game import Action, GameError, GameState, apply_action, rebuild
 from .errors import DuplicateRequest, MoveRefused, RequestIdReused, VersionConflict
 from .ports import (
     Committed,

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..app.notifications import EVENT_KINDS, Event
+from ..table.events import EVENT_KINDS, Event
 from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, malformed
 from .limits import WatchCounts
@@ -68,7 +68,7 @@ class EventRepository(Protocol):
 
 
 class EventHintSource(Protocol):
-    """This process's hints (``store/notify.py``'s hub, keyed by ``player_key``)."""
+    """This process's hints (``store/hints.py``'s hub, keyed by ``player_key``)."""
 
     def subscribe(self, key: str) -> contextlib.AbstractContextManager[Wakeup]: ...
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from ..app.game import Action, GameState, Setup
-from ..app.notifications import Event
+from ..table.events import Event
+from ..table.game import Action, GameState, Setup
 from .policy import AppPolicy
 
 
@@ -133,7 +133,7 @@ class GameChange:
     deadline_set: bool = False
     deadline_at: int | None = None
     stake: Stake | None = None
-    # The players' events of the change (app/notifications.py), written with it in
+    # The players' events of the change (table/events.py), written with it in
     # its transaction (and, for an app with a webhook, their deliveries): an event
     # exists exactly when its change does.
     events: tuple[Event, ...] = ()
@@ -236,7 +236,7 @@ class Notifier(Protocol):
 
 
 class Wakeup(Protocol):
-    """A watcher's wake-up (``store/notify.py``'s ``Signal``): cleared before each
+    """A watcher's wake-up (``store/hints.py``'s ``Signal``): cleared before each
     read, set by each hint; ``wait`` is done once it is set or ``timeout`` seconds
     have passed."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
-from ..app.game import PLAYING, GameState
+from ..table.game import PLAYING, GameState
 from .errors import Unavailable
 
 # A seat's presence is written at most this often per process (seconds), and at

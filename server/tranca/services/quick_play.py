@@ -34,9 +34,9 @@ from typing import Protocol
 from tranca_rules.presets import make_rules
 
 from .. import metrics
-from ..app.game import removed_from_game
-from ..app.notifications import Event, EventKind
 from ..platform import matchmaking
+from ..table.events import Event, EventKind
+from ..table.game import removed_from_game
 from .access import Access, Credentials, require_app
 from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed

@@ -46,9 +46,9 @@ from typing import Protocol
 import structlog
 
 from .. import metrics
-from ..app.game import NO_RESULT, GameState, Setup
 from ..platform import DRAWN, PlayerId, chips, ranking, ratings, sides, winners_of
 from ..platform.entry_fees import ChipMoves
+from ..table.game import NO_RESULT, GameState, Setup
 from .errors import Unavailable
 from .tournaments import (
     TournamentResults,

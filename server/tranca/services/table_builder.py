@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..app.game import BY_ROBOT, Action, GameState, Setup, apply_action, new_game
-from ..app.notifications import Event, before, game_events
+from ..table.events import Event, before, game_events
+from ..table.game import BY_ROBOT, Action, GameState, Setup, apply_action, new_game
 from .moves import apply_timed
 from .ports import GameChange, NewGame, SeatToken
 

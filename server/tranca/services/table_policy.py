@@ -11,7 +11,7 @@ from typing import Any
 from tranca_rules.cards import full_deck, parse_card
 from tranca_rules.presets import KNOB_RANGES, Rules, make_rules
 
-from ..app.game import TableOptions
+from ..table.game import TableOptions
 from .errors import Refusal, Refused, malformed
 from .game_values import Joining
 from .policy import AppPolicy

@@ -2,7 +2,7 @@
 and AddEntropy.
 
 The last three are logged actions of the game ("return", "annul_vote", "entropy");
-the game's own logic (``tranca.app.game.apply_action``) decides whether they are
+the game's own logic (``tranca.table.game.apply_action``) decides whether they are
 allowed. Here: who may call, the request's shape, and the answer. A retry with the
 same request id gets the first answer (``Moves`` finds it in the log)."""
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import metrics
-from ..app.game import ANNULLED, FINISHED, MAX_ENTROPY_BYTES, Action, GameState
+from ..table.game import ANNULLED, FINISHED, MAX_ENTROPY_BYTES, Action, GameState
 from .access import Credentials, require_player
 from .errors import malformed
 from .games import Games, Shown

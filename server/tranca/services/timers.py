@@ -40,7 +40,7 @@ from tranca_rules.moves import DISCARD, DRAW, Move
 from tranca_rules.state import DealState
 
 from .. import metrics
-from ..app.game import (
+from ..table.game import (
     BY_ROBOT,
     BY_TIMEOUT,
     FINISHED,

@@ -13,7 +13,7 @@ from typing import Protocol
 
 import orjson
 
-from ..app.game import FINISHED, GameState, Setup, apply_action, new_game
+from ..table.game import FINISHED, GameState, Setup, apply_action, new_game
 from .boards import fold
 from .errors import malformed
 from .game_values import LoggedChange, Shown, WatchUpdate
@@ -206,7 +206,7 @@ def thaw(frozen: bytes, setup: Setup) -> GameState:
 
 
 class Hints(Protocol):
-    """Hints that a game changed (``store/notify.py``'s hub): a watcher subscribes and
+    """Hints that a game changed (``store/hints.py``'s hub): a watcher subscribes and
     is woken for each new version, from this process's moves and other replicas'.
     A hub may say it is ``steady`` (the NATS change feed connected): watchers then
     re-read on the longer ``WATCH_POLL_STEADY_SECONDS``."""

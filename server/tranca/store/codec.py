@@ -14,7 +14,7 @@ import orjson
 
 from tranca_rules.moves import move_text, parse_move
 
-from ..app.game import (
+from ..table.game import (
     PLATFORM_SCHEMA_VERSION,
     Action,
     GameError,
@@ -78,7 +78,7 @@ def setup_from_text(text: str) -> Setup:
 #
 # A move is written in the text notation (``rules.moves``): the only place where a
 # logged move is text. The format is the log's since its first release; stored logs
-# are read back as they are (tests/service/test_codec.py).
+# are read back as they are (tests/server/test_codec.py).
 
 
 def action_text(action: Action) -> str:

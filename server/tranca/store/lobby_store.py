@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, or_, select
 
-from ..app.game import WAITING
 from ..services.paging import Position
 from ..services.ports import GameRecord
-from .direct import utc_datetime
+from ..table.game import WAITING
 from .models import Game
+from .move_path import utc_datetime
 from .repository import Store, game_record
 
 __all__ = ["LobbyStore"]

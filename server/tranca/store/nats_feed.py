@@ -52,7 +52,7 @@ client keeps its subscriptions in ``Client._subs`` by id: it hands each message 
 every entry. An ``_Interest`` is such an entry, reading its hint at once, with the
 few attributes the client reads of a subscription; SUB and UNSUB go through the
 client's command buffer. That is nats-py's inside, not its API: the version is
-pinned (pyproject.toml), and tests/service/test_nats_feed.py checks hints, the bus
+pinned (pyproject.toml), and tests/server/test_nats_feed.py checks hints, the bus
 going away and coming back, and the unsubscription of a game left.
 """
 
@@ -71,7 +71,7 @@ import structlog
 
 from ..services.ports import LogRecord
 from .codec import action_from_text, action_text
-from .notify import Hub
+from .hints import Hub
 
 log = structlog.get_logger("tranca.nats_feed")
 

@@ -18,7 +18,6 @@ from typing import Any
 from sqlalchemy import delete, exists, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..app.notifications import Event
 from ..services.moves import now_ms
 from ..services.notifications import StoredEvent
 from ..services.webhooks import (
@@ -28,10 +27,11 @@ from ..services.webhooks import (
     Outcome,
     WebhookConfig,
 )
+from ..table.events import Event
 from .codec import dumps, loads
 from .database import insert_ignoring_duplicates
-from .direct import epoch_seconds
 from .models import AppWebhook, PlayerEvent, WebhookDelivery
+from .move_path import epoch_seconds
 from .repository import Store
 
 __all__ = ["NotificationsStore"]

@@ -23,8 +23,8 @@ from ..services.players import (
     RatedRow,
 )
 from . import ledger
-from .direct import epoch_seconds
 from .models import ChipEntry, PlayerRating, RankingAward
+from .move_path import epoch_seconds
 from .repository import Store
 
 __all__ = ["PlayersStore"]

@@ -2,7 +2,7 @@
 that writes a change of a game (``WRITE_CHANGE_SQL``). Every statement of the service
 that writes ``games`` or ``move_log`` on PostgreSQL is in this module.
 
-The change's statement is run by ``PostgresDirect`` on its own pool (a move, a join, a
+The change's statement is run by ``PostgresMovePath`` on its own pool (a move, a join, a
 leave: one round trip, atomic without BEGIN/COMMIT), or inside a SQLAlchemy
 transaction that writes more rows with it (a staked start's chip postings, a
 tournament round's games), through ``run_change`` either way.
@@ -22,7 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from ..services.errors import DuplicateRequest
 from ..services.ports import Claim
 from .codec import dumps
-from .direct import (
+from .errors import ConnectionLost, pg_statement_error, pg_unique_violation
+from .move_path import (
     APP_SQL,
     GAME_SQL,
     LOG_SQL,
@@ -36,7 +37,6 @@ from .direct import (
     game_row,
     new_game_values,
 )
-from .errors import ConnectionLost, pg_statement_error, pg_unique_violation
 
 NOTIFY_CHANNEL = "tranca_games"
 # The database's clock in epoch milliseconds (the events' created_at).
@@ -58,11 +58,11 @@ NOW_MS = "(extract(epoch FROM now()) * 1000)::bigint"
 #
 # The statement gives back the time its log rows hold (``now()``, the transaction's
 # start, the same for every row), in seconds as ``epoch_seconds`` reads the column
-# back: the rows' hint carries it (store/notify.py).
+# back: the rows' hint carries it (store/hints.py).
 #
-# The hint names the writing replica ($23, ``PostgresDirect.origin``; NULL from a
+# The hint names the writing replica ($23, ``PostgresMovePath.origin``; NULL from a
 # SQLAlchemy transaction): that replica's listener skips it, because the replica
-# hinted its own watchers at the commit, with the rows (store/notify.py).
+# hinted its own watchers at the commit, with the rows (store/hints.py).
 #
 # The hint for watchers (a NOTIFY, sent to every listening replica at commit) goes
 # only while a replica holds a watch lease on the game (``watched_until``, written
@@ -318,7 +318,7 @@ class ConnectionPool:
             await conn.close()
 
 
-class PostgresDirect:
+class PostgresMovePath:
     """Connections opened on first use (inside the serving event loop)."""
 
     # The reads of every call, in this driver's placeholders (formatted once).

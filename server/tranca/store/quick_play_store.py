@@ -15,7 +15,6 @@ from sqlalchemy import and_, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..app.notifications import Event
 from ..platform import ratings
 from ..services.ports import GameRecord, SeatToken
 from ..services.quick_play import (
@@ -24,6 +23,7 @@ from ..services.quick_play import (
     TicketRecord,
     TicketStatus,
 )
+from ..table.events import Event
 from . import ledger
 from .codec import dumps, loads
 from .database import insert_ignoring_duplicates

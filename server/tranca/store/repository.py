@@ -19,8 +19,6 @@ from sqlalchemy import Row, func, insert, select, text, update
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from ..app.deadlines import lease_deadline, turn_deadline
-from ..app.game import FINISHED, PLATFORM_SCHEMA_VERSION, WAITING, Action, GameState, Setup
 from ..services.credentials import hash_secret, new_api_key
 from ..services.errors import NotFound
 from ..services.moves import now_ms
@@ -39,6 +37,8 @@ from ..services.ports import (
     Stake,
     TokenRecord,
 )
+from ..table.deadlines import lease_deadline, turn_deadline
+from ..table.game import FINISHED, PLATFORM_SCHEMA_VERSION, WAITING, Action, GameState, Setup
 from . import ledger, postgres, sqlite
 from .codec import (
     action_from_text,
@@ -50,7 +50,6 @@ from .codec import (
     state_text,
 )
 from .database import busy_timeout_ms, reader
-from .direct import Dialect, DirectAccess, GameInsert, MoveWrite, epoch_seconds
 from .errors import Bounded
 from .models import (
     App,
@@ -62,8 +61,9 @@ from .models import (
     TournamentGame,
     TournamentRecord,
 )
+from .move_path import Dialect, GameInsert, MovePathAccess, MoveWrite, epoch_seconds
 
-__all__ = ["Store", "direct_access"]
+__all__ = ["Store", "move_path_access"]
 
 # Above every version a game can reach (BIGINT), for "the log to its end".
 MAX_VERSION = 2**62
@@ -95,7 +95,7 @@ class Store:
         self.timeout = timeout
         self.snapshot_schema = snapshot_schema  # written; both are read (codec.py)
         # The move path's own access to the same database (see direct.py).
-        self.direct = direct_access(
+        self.move_path = move_path_access(
             engine.url,
             pool_size=pool_size,
             timeout_ms=int(timeout * 1000),
@@ -147,7 +147,7 @@ class Store:
             self._observe(op, time.perf_counter() - started)
 
     async def close(self) -> None:
-        await self.direct.close()
+        await self.move_path.close()
         await self.engine.dispose()
 
     async def ping(self) -> None:
@@ -209,7 +209,7 @@ class Store:
     async def app_by_key(self, key: str) -> AppRecord | None:
         started = time.perf_counter()
         async with self._guard():
-            row = await self.direct.app(hash_secret(key))
+            row = await self.move_path.app(hash_secret(key))
         self._timed("app_by_key", started)
         if row is None:
             return None
@@ -267,7 +267,7 @@ class Store:
         started = time.perf_counter()
         token_hash = hash_secret(token)
         async with self._guard():
-            row = await self.direct.seat_game(token_hash, now_ms())
+            row = await self.move_path.seat_game(token_hash, now_ms())
         self._timed("seat_game", started)
         if row is None:
             return None
@@ -340,7 +340,7 @@ class Store:
         """Store a new game at version 0; its id."""
         row = self.game_insert(new)
         async with self._guard(), self._one_writer():
-            await self.direct.insert_game(row)
+            await self.move_path.insert_game(row)
         return row.id
 
     async def invite_hash(self, game_id: str) -> str | None:
@@ -352,7 +352,7 @@ class Store:
     async def game(self, game_id: str) -> GameRecord:
         started = time.perf_counter()
         async with self._guard():
-            row = await self.direct.game(game_id)
+            row = await self.move_path.game(game_id)
         self._timed("load", started)
         if row is None:
             raise NotFound(f"no game {game_id}")
@@ -415,7 +415,9 @@ class Store:
         every move of its game, and through SQLAlchemy's pool a read cost four round
         trips (a liveness ping, BEGIN, the query, ROLLBACK)."""
         async with self._guard():
-            rows = await self.direct.log_rows(game_id, after, MAX_VERSION if upto is None else upto)
+            rows = await self.move_path.log_rows(
+                game_id, after, MAX_VERSION if upto is None else upto
+            )
         return [
             LogRecord(
                 int(version),
@@ -477,7 +479,7 @@ class Store:
             written = await self._commit_staked(write, change.stake)
         else:
             async with self._guard(), self._one_writer():
-                written = await self.direct.write_move(write)
+                written = await self.move_path.write_move(write)
         self._timed("commit", started)
         if written is not None and change.keep_state and KEEP_STATES:
             if len(self._kept) >= KEEP_STATES:
@@ -512,7 +514,7 @@ class Store:
         transaction: both or neither (``chips.InsufficientChips`` rolls it back)."""
         async with self._guard(), self._one_writer(), self.engine.begin() as conn:
             # This replica hints its own watchers after the commit (Moves._write).
-            logged_at = await self.sql.run_change(conn, w, self.direct.origin)
+            logged_at = await self.sql.run_change(conn, w, self.move_path.origin)
             if logged_at is None:
                 return None
             await ledger.stake(conn, stake.app_id, w.game_id, list(stake.player_ids), stake.amount)
@@ -541,7 +543,7 @@ class Store:
         """Claim up to ``limit`` overdue games for ``lease_ms`` (see ``Claim``)."""
         started = time.perf_counter()
         async with self._guard(), self._one_writer():
-            claims = await self.direct.claim_due(now, lease_deadline(now + lease_ms), limit)
+            claims = await self.move_path.claim_due(now, lease_deadline(now + lease_ms), limit)
         self._timed("claim", started)
         return claims
 
@@ -550,21 +552,21 @@ class Store:
         if deadline_at is not None:
             deadline_at = turn_deadline(deadline_at)
         async with self._guard(), self._one_writer():
-            return await self.direct.set_deadline(
+            return await self.move_path.set_deadline(
                 claim.game_id, version, claim.lease_until, deadline_at
             )
 
     async def touch_presence(self, game_id: str, seat: int, now: int | None = None) -> None:
         """The seat's player showed they are there (a heartbeat, a call, a watch)."""
         async with self._guard(), self._one_writer():
-            await self.direct.touch_presence(game_id, seat, now_ms() if now is None else now)
+            await self.move_path.touch_presence(game_id, seat, now_ms() if now is None else now)
 
     async def lease_watches(self, game_ids: list[str], seconds: float) -> None:
         """Moves of these games hint watchers on other replicas for ``seconds`` from
         now (store/watch_leases.py); nothing on SQLite."""
         if game_ids:
             async with self._guard():
-                await self.direct.lease_watches(game_ids, seconds)
+                await self.move_path.lease_watches(game_ids, seconds)
 
     async def last_seen_ms(self, game_id: str, seat: int) -> int:
         """When the seat's player was last known to be there: the latest of their
@@ -638,13 +640,13 @@ def game_record(row: Row[Any]) -> GameRecord:
     )
 
 
-def direct_access(
+def move_path_access(
     url: URL, *, pool_size: int, timeout_ms: int, busy_timeout_ms: int, pgbouncer: bool = False
-) -> DirectAccess:
+) -> MovePathAccess:
     """The move path's access to the database at ``url`` (``direct.py``)."""
     if url.get_backend_name() == "sqlite":
         database = url.database or ""
         if not database or database == ":memory:":
             raise ValueError("the service needs a SQLite file, not an in-memory database")
-        return sqlite.SqliteDirect(database, busy_timeout_ms)
-    return postgres.PostgresDirect(url, pool_size, timeout_ms, pgbouncer=pgbouncer)
+        return sqlite.SqliteMovePath(database, busy_timeout_ms)
+    return postgres.PostgresMovePath(url, pool_size, timeout_ms, pgbouncer=pgbouncer)

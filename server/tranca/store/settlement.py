@@ -24,14 +24,14 @@ from datetime import UTC, datetime
 from sqlalchemy import false, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..app.game import FINISHED, GameState
 from ..platform import PlayerId, chips, ranking, ratings
 from ..services.settlement import PendingGame, RatedPlayer, Settled, SettlementWork
+from ..table.game import FINISHED, GameState
 from . import ledger
 from .codec import setup_from_text, state_from_text
 from .database import insert_ignoring_duplicates
-from .direct import utc_datetime
 from .models import Game, MoveLog, PlayerRating, PlayerToken, RankingAward, TournamentGame
+from .move_path import utc_datetime
 from .repository import Store
 from .tournament_store import TournamentTransaction
 

@@ -2,7 +2,7 @@
 game (``change_statements``). Every statement of the service that writes ``games`` or
 ``move_log`` on SQLite is in this module.
 
-A change is a short IMMEDIATE transaction of its statements, run by ``SqliteDirect``
+A change is a short IMMEDIATE transaction of its statements, run by ``SqliteMovePath``
 on its own connections (``write_change``), or inside a SQLAlchemy transaction that
 writes more rows with it (``run_change``): the same statements either way.
 """
@@ -21,7 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..services.errors import DuplicateRequest
 from ..services.ports import Claim
-from .direct import (
+from .errors import sqlite_busy
+from .move_path import (
     APP_SQL,
     GAME_SQL,
     LOG_SQL,
@@ -35,7 +36,6 @@ from .direct import (
     game_row,
     new_game_values,
 )
-from .errors import sqlite_busy
 
 Statement = tuple[str, tuple[Any, ...]]
 
@@ -204,7 +204,7 @@ async def mark_settled(conn: AsyncConnection, game_ids: Sequence[str]) -> list[s
     return [str(row[0]) for row in result.all()]
 
 
-class SqliteDirect:
+class SqliteMovePath:
     """SQLite without a thread crossing where none is needed.
 
     A read of one row and a write of two take tens of microseconds, less than
@@ -300,17 +300,17 @@ class SqliteDirect:
 
     @staticmethod
     def _seat_game(conn: sqlite3.Connection, token_hash: str, now_ms: int) -> SeatRow | None:
-        row = conn.execute(SqliteDirect.SEAT_GAME, (token_hash, now_ms)).fetchone()
+        row = conn.execute(SqliteMovePath.SEAT_GAME, (token_hash, now_ms)).fetchone()
         return None if row is None else SeatRow(*row)
 
     @staticmethod
     def _game(conn: sqlite3.Connection, game_id: str) -> GameRow | None:
-        row = conn.execute(SqliteDirect.GAME, (game_id,)).fetchone()
+        row = conn.execute(SqliteMovePath.GAME, (game_id,)).fetchone()
         return None if row is None else game_row(row)
 
     @staticmethod
     def _app(conn: sqlite3.Connection, key_hash: str) -> AppRow | None:
-        row = conn.execute(SqliteDirect.APP, (key_hash,)).fetchone()
+        row = conn.execute(SqliteMovePath.APP, (key_hash,)).fetchone()
         return None if row is None else AppRow(*row)
 
     @staticmethod

@@ -1,5 +1,5 @@
 """Watch leases: each replica tells the database which games it has watch streams
-open on, so that only those games' moves send a hint (store/direct.py,
+open on, so that only those games' moves send a hint (store/move_path.py,
 ``PG_WRITE_MOVE_SQL``).
 
 Why: on PostgreSQL a hint is a NOTIFY, and every notifying commit takes one lock
@@ -33,7 +33,7 @@ from typing import Protocol
 
 import structlog
 
-from .notify import Hub
+from .hints import Hub
 
 log = structlog.get_logger("tranca.watch_leases")
 

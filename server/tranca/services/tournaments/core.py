@@ -10,11 +10,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ... import metrics
-from ...app.game import (
-    WAITING,
-    Action,
-    GameError,
-)
 from ...platform.chips import InsufficientChips
 from ...platform.tournament_events import (
     Event,
@@ -22,6 +17,11 @@ from ...platform.tournament_events import (
 from ...platform.tournaments import (
     Standing,
     Tournament,
+)
+from ...table.game import (
+    WAITING,
+    Action,
+    GameError,
 )
 from ..access import Access
 from ..compute import Compute

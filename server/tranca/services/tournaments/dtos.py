@@ -8,9 +8,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...app.game import (
-    TableOptions,
-)
 from ...platform.tournament_events import (
     RoundTimeout,
     TournamentConfig,
@@ -25,6 +22,9 @@ from ...platform.tournaments import (
     Standing,
     TieBreaker,
     Tournament,
+)
+from ...table.game import (
+    TableOptions,
 )
 from .ports import GamesByTable, TokensBySeat, TournamentRow
 

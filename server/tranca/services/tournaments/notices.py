@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...app.notifications import Event as PlayerEvent
-from ...app.notifications import EventKind
 from ...platform.tournament_events import (
     Event,
 )
@@ -15,6 +13,8 @@ from ...platform.tournaments import (
     Standing,
     Tournament,
 )
+from ...table.events import Event as PlayerEvent
+from ...table.events import EventKind
 
 
 def notices(

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ...app.notifications import Event as PlayerEvent
 from ...platform.entry_fees import (
     ChipMoves,
 )
@@ -23,6 +22,7 @@ from ...platform.tournaments import (
     Standing,
     Tournament,
 )
+from ...table.events import Event as PlayerEvent
 from ..ports import GameChange, NewGame, SeatToken
 
 # (round, table) -> game id, and (round, table, seat) -> a new seat's token.

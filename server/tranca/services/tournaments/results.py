@@ -8,10 +8,6 @@ from dataclasses import dataclass
 
 from tranca_rules.match import DRAWN
 
-from ...app.game import (
-    ENDED_BY_APP,
-    NOT_STARTED,
-)
 from ...platform.entry_fees import (
     ChipMoves,
 )
@@ -22,6 +18,10 @@ from ...platform.tournament_events import (
 )
 from ...platform.tournaments import (
     Outcome,
+)
+from ...table.game import (
+    ENDED_BY_APP,
+    NOT_STARTED,
 )
 from ..moves import now_ms
 from .errors import TournamentConflict

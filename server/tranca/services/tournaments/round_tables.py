@@ -12,13 +12,13 @@ import uuid
 
 from tranca_rules.presets import Rules
 
-from ...app.deadlines import turn_deadline
-from ...app.fairness import new_server_secret
-from ...app.game import Action, GameState, Setup, TableOptions, apply_action, new_game
-from ...app.notifications import Event as PlayerEvent
-from ...app.notifications import EventKind
 from ...platform.duplicate import DuplicateRound
 from ...platform.tournaments import Round, Table, Tournament
+from ...table.deadlines import turn_deadline
+from ...table.events import Event as PlayerEvent
+from ...table.events import EventKind
+from ...table.fairness import new_server_secret
+from ...table.game import Action, GameState, Setup, TableOptions, apply_action, new_game
 from ..credentials import new_seat_token
 from ..moves import now_ms
 from ..ports import GameChange, NewGame

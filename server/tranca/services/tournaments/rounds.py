@@ -10,11 +10,6 @@ from collections.abc import Sequence
 
 import structlog
 
-from ...app.game import (
-    FINISHED,
-    WAITING,
-    GameError,
-)
 from ...platform.tournament_events import (
     Event,
     drop_no_shows,
@@ -24,6 +19,11 @@ from ...platform.tournaments import (
     Format,
     Round,
     Tournament,
+)
+from ...table.game import (
+    FINISHED,
+    WAITING,
+    GameError,
 )
 from ..access import Credentials
 from ..compute import off_loop

@@ -8,10 +8,6 @@ import contextlib
 
 import structlog
 
-from ...app.game import (
-    Action,
-    GameError,
-)
 from ...platform.tournament_events import (
     SCHEDULE_LEASE_MS,
     Event,
@@ -20,6 +16,10 @@ from ...platform.tournament_events import (
 )
 from ...platform.tournaments import (
     Tournament,
+)
+from ...table.game import (
+    Action,
+    GameError,
 )
 from ..errors import Refused
 from ..moves import now_ms

@@ -10,12 +10,6 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ...app.game import (
-    FINISHED,
-    NO_RESULT,
-    Action,
-    GameError,
-)
 from ...platform import tournament_export as export
 from ...platform.chips import InsufficientChips
 from ...platform.tournament_events import (
@@ -33,6 +27,12 @@ from ...platform.tournaments import (
     Entrant,
     Outcome,
     Tournament,
+)
+from ...table.game import (
+    FINISHED,
+    NO_RESULT,
+    Action,
+    GameError,
 )
 from ..access import Credentials
 from ..compute import off_loop

@@ -8,7 +8,6 @@ import math
 import secrets
 from collections.abc import Sequence
 
-from ...app.fairness import deck_size
 from ...platform.entry_fees import (
     PrizeRules,
 )
@@ -25,6 +24,7 @@ from ...platform.tournaments import (
     Round,
     Tournament,
 )
+from ...table.fairness import deck_size
 from ..errors import Refusal, Refused
 from ..games import fixed_deck, rules_and_table
 from ..ports import AppRecord

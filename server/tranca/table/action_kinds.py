@@ -1,0 +1,38 @@
+"""The kinds of change a game's log holds (``Action.kind`` in ``table/game.py``). The
+values are those stored in the log (``store/codec.py``) since its first release:
+never renamed."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ActionKind(StrEnum):
+    """What a logged action does. ``by`` (``Action.by``) says who did it where that
+    matters: a robot, the server's clock, or the app removing a player."""
+
+    # A player (or, ``by`` BY_ROBOT, a robot from the start) takes a seat at a waiting table.
+    JOIN = "join"
+    # A player leaves a waiting table (``by`` BY_APP: the app removed them).
+    LEAVE = "leave"
+    # Every seat is taken: the first deal is dealt.
+    START = "start"
+    # A move of the rules engine (``by`` BY_TIMEOUT or BY_ROBOT when the server played).
+    MOVE = "move"
+    # A player resigns a game under way: their side loses (``by`` BY_APP: removed).
+    RESIGN = "resign"
+    # A robot takes a silent player's seat (``by`` BY_APP: the app removed the player).
+    ROBOT = "robot"
+    # The player takes their seat back from the robot.
+    RETURN = "return"
+    # A seat votes to annul the game.
+    ANNUL_VOTE = "annul_vote"
+    # A player adds entropy to a verifiable table's deals before the start.
+    ENTROPY = "entropy"
+    # The app ends the game with no result.
+    END = "end"
+    # A tournament table's game closed before it started: no result.
+    NO_SHOW = "no_show"
+
+
+__all__ = ["ActionKind"]

@@ -1,0 +1,581 @@
+"""A game as the service keeps it: seats, the match, and the actions that change it.
+
+Everything that changes a game is an ``Action`` (a player joins, the game starts, a
+move, a resignation), logged in order; the game's state is the fold of its log
+from its setup, which is how the tests rebuild every stored snapshot. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any, Final
+
+from tranca_rules.engine import apply
+from tranca_rules.errors import InvalidMove
+from tranca_rules.match import DRAWN, Match
+from tranca_rules.moves import Move
+from tranca_rules.presets import Rules, rules_from_dict
+from tranca_rules.scoring import score_deal
+from tranca_rules.state import DealState
+
+from . import fairness
+from .errors import GameError as GameError  # re-exported: callers import it from here
+
+
+class GameStatus(StrEnum):
+    """A game's status; the values are the stored ones (the snapshot's and the
+    ``games.status`` column's)."""
+
+    WAITING = "waiting"  # seats are being taken
+    PLAYING = "playing"  # the match is under way
+    FINISHED = "finished"  # won, drawn, resigned or annulled
+
+
+# The names callers have always used (Final: mypyc loads them as constants).
+WAITING: Final = GameStatus.WAITING
+PLAYING: Final = GameStatus.PLAYING
+FINISHED: Final = GameStatus.FINISHED
+_STATUSES: dict[str, GameStatus] = {s.value: s for s in GameStatus}
+
+
+def status_of(value: str) -> GameStatus:
+    """The status stored as ``value``; ``ValueError`` for anything else."""
+    status = _STATUSES.get(value)
+    return GameStatus(value) if status is None else status
+
+
+# 2: the rules are stored once, in the setup (1 also repeated them in the match and
+# in the deal; such snapshots still load, the copies being ignored). A store may
+# keep the setup apart from the snapshot (``to_dict(with_setup=False)``) and pass it
+# back to ``from_dict``: it never changes after the game is created.
+GAME_SCHEMA_VERSION = 2
+# 3: a game that uses the platform (table options, player ids, robots, annulment
+# votes, entropy). Releases that read only 1 and 2 refuse it instead of loading it
+# without what they do not know and writing it back without it (a stake left in its
+# pot, a robot's seat handed back, a timer never reset). Plain games stay at 2.
+PLATFORM_SCHEMA_VERSION = 3
+READABLE_SCHEMAS: tuple[int, ...] = (1, 2, 3)
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """A table's options (003 "Opciones de mesa", plus robots and verifiable deals).
+    ``express`` and ``point_limit`` are already folded into the rules' target score;
+    they are kept here to show the table as it was set up."""
+
+    turn_seconds: int = 0  # 0: no time limit
+    robot_grace_seconds: int = 0  # 0: no robots
+    private: bool = False
+    competitive: bool = False
+    stake: int = 0
+    express: bool = False
+    point_limit: int = 0
+    verifiable: bool = False
+    annulment_allowed: bool = False
+    # The level the server's robots play here ("random", "greedy", "expert"); "": the
+    # operator's (``tranca serve --robot-level``).
+    robot_level: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        # Only what differs from the defaults: most tables store nothing.
+        default = TableOptions()
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(default, f.name) != getattr(self, f.name)
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TableOptions:
+        known = {f.name: d[f.name] for f in fields(cls) if f.name in d}
+        return cls(**known)
+
+    def match_overrides(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        """The rules' overrides with the length of match this table sets: 003's "Exprés"
+        ("Se juega sin límite de puntos") is a single deal (target score 0), a "Límite
+        de puntos" is the target score; otherwise the overrides as given."""
+        if self.express:
+            return {**overrides, "target_score": 0}
+        if self.point_limit:
+            return {**overrides, "target_score": self.point_limit}
+        return overrides
+
+    @property
+    def timed(self) -> bool:
+        """Whether the sweeper has anything to do for this table while it is played."""
+        return self.turn_seconds > 0 or self.robot_grace_seconds > 0
+
+
+NO_OPTIONS = TableOptions()
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a game was created with; with the log it rebuilds the whole game. Never
+    changed afterwards (stores share one instance between loads)."""
+
+    rules: Rules
+    players: int
+    seed: int
+    deck: list[int] | None = None  # fixed order of the first deal's deck
+    spectators_allowed: bool = False
+    table: TableOptions = NO_OPTIONS
+    # A verifiable table's secret (hex), from which each deal's server seed is derived
+    # (``tranca.table.fairness``); never shown before the deal it seeds is over.
+    server_secret: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "seed": self.seed,
+            "deck": self.deck,
+            "spectators_allowed": self.spectators_allowed,
+        }
+        # Written only when set, so that setups without them read the same everywhere.
+        if self.table != NO_OPTIONS:
+            out["table"] = self.table.to_dict()
+        if self.server_secret is not None:
+            out["server_secret"] = self.server_secret
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Setup:
+        table = d.get("table")
+        return cls(
+            rules_from_dict(d["rules"]),
+            int(d["players"]),
+            int(d["seed"]),
+            None if d.get("deck") is None else [int(c) for c in d["deck"]],
+            bool(d.get("spectators_allowed", False)),
+            NO_OPTIONS if table is None else TableOptions.from_dict(table),
+            d.get("server_secret"),
+        )
+
+
+@dataclass
+class Seat:
+    name: str = ""
+    taken: bool = False
+    resigned: bool = False
+    player_id: str = ""  # the app's id for the player, where it gave one
+
+
+@dataclass
+class GameState:
+    setup: Setup
+    seats: list[Seat]
+    status: GameStatus = WAITING
+    match: Match | None = None
+    last_deal: dict[str, Any] | None = None  # result of the last finished deal
+    # The last finished deal's final table, from its end to the next deal's first
+    # move (the match going on): what ``deal_board`` shows between two deals.
+    last_board: DealState | None = None
+    winner: int = -1  # winning side, -2 drawn, -1 none yet
+    result_reason: str = ""
+    deal_starts: list[int] = field(default_factory=list)  # version of each deal's start
+    robots: set[int] = field(default_factory=set)  # seats a robot plays for now
+    annul_votes: set[int] = field(default_factory=set)  # seats that voted to annul
+    entropy: list[str] = field(default_factory=list)  # a verifiable table's, in order
+    # The app's removals (AdminService.RemoveSeat, a "leave", "robot" or "resign" by
+    # BY_APP): the players it removed, by their player id, never seated here again;
+    # and the seats it handed to a robot during the match, never taken back.
+    removed_players: set[str] = field(default_factory=set)
+    removed_seats: set[int] = field(default_factory=set)
+
+    @property
+    def uses_platform(self) -> bool:
+        """Whether the game uses anything of the platform (see PLATFORM_SCHEMA_VERSION)."""
+        setup = self.setup
+        return bool(
+            setup.table != NO_OPTIONS
+            or setup.server_secret is not None
+            or self.robots
+            or self.annul_votes
+            or self.entropy
+            or self.removed_players
+            or self.removed_seats
+            or any(s.player_id for s in self.seats)
+        )
+
+    def humans(self) -> list[int]:
+        """Seats played by their own player (not resigned, not held by a robot)."""
+        return [
+            i
+            for i, s in enumerate(self.seats)
+            if s.taken and not s.resigned and i not in self.robots
+        ]
+
+    @property
+    def deal(self) -> DealState | None:
+        return self.match.deal if self.match is not None else None
+
+    @property
+    def deal_number(self) -> int:
+        return len(self.deal_starts)
+
+    def deal_board(self) -> tuple[int, DealState] | None:
+        """The deal whose whole table everyone may see now, with its number: the
+        deal that ended last, until the next deal's first move; once the match is
+        over, its last deal, as it ended or as it stood when a resignation, an
+        annulment or the app stopped the match. None while a deal is played (its
+        hidden cards stay hidden) and before the start."""
+        if self.last_board is not None:
+            return self.deal_number - 1, self.last_board
+        if self.status == FINISHED and self.match is not None:
+            return self.deal_number, self.match.deal
+        return None
+
+    def to_dict(self, with_setup: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"setup": self.setup.to_dict()} if with_setup else {}
+        out.update(
+            {
+                "schema": PLATFORM_SCHEMA_VERSION if self.uses_platform else GAME_SCHEMA_VERSION,
+                "seats": [[s.name, s.taken, s.resigned] for s in self.seats],
+                "status": self.status,
+                "match": None if self.match is None else self.match.to_dict(with_rules=False),
+                "last_deal": self.last_deal,
+                "winner": self.winner,
+                "result_reason": self.result_reason,
+                "deal_starts": list(self.deal_starts),
+            }
+        )
+        # The platform's additions, only when non-empty: a snapshot without them reads
+        # the same in releases that predate them (they ignore keys they do not know).
+        ids = {str(i): s.player_id for i, s in enumerate(self.seats) if s.player_id}
+        if ids:
+            out["player_ids"] = ids
+        if self.robots:
+            out["robots"] = sorted(self.robots)
+        if self.annul_votes:
+            out["annul_votes"] = sorted(self.annul_votes)
+        if self.entropy:
+            out["entropy"] = list(self.entropy)
+        if self.removed_players:
+            out["removed_players"] = sorted(self.removed_players)
+        if self.removed_seats:
+            out["removed_seats"] = sorted(self.removed_seats)
+        if self.last_board is not None:
+            # Only between a deal's end and the next deal's first move. Releases that
+            # predate it ignore it, and show no final table then.
+            out["last_board"] = self.last_board.to_dict(with_rules=False)
+        return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], setup: Setup | None = None) -> GameState:
+        """``setup``: the game's, when the caller keeps it apart from the snapshot."""
+        schema = d.get("schema")
+        if schema not in READABLE_SCHEMAS:
+            raise ValueError(f"unknown game snapshot schema {schema!r}")
+        if setup is None:
+            setup = Setup.from_dict(d["setup"])
+        ids = d.get("player_ids", {})
+        return cls(
+            setup=setup,
+            seats=[
+                Seat(str(n), bool(t), bool(r), str(ids.get(str(i), "")))
+                for i, (n, t, r) in enumerate(d["seats"])
+            ],
+            status=status_of(d["status"]),
+            # The setup's rules are the match's and the deal's: decoded once per load.
+            match=None if d["match"] is None else Match.from_dict(d["match"], setup.rules),
+            last_deal=d["last_deal"],
+            winner=int(d["winner"]),
+            result_reason=str(d["result_reason"]),
+            deal_starts=[int(v) for v in d["deal_starts"]],
+            robots={int(s) for s in d.get("robots", ())},
+            annul_votes={int(s) for s in d.get("annul_votes", ())},
+            entropy=[str(e) for e in d.get("entropy", ())],
+            removed_players={str(p) for p in d.get("removed_players", ())},
+            removed_seats={int(s) for s in d.get("removed_seats", ())},
+            last_board=(
+                None
+                if d.get("last_board") is None
+                else DealState.from_dict(d["last_board"], setup.rules)
+            ),
+        )
+
+
+def new_game(setup: Setup) -> GameState:
+    if setup.players not in setup.rules.player_counts:
+        allowed = ", ".join(str(n) for n in setup.rules.player_counts)
+        raise ValueError(f"{setup.rules.name} is played by {allowed} players")
+    return GameState(setup=setup, seats=[Seat() for _ in range(setup.players)])
+
+
+# ----- actions ----------------------------------------------------------------------
+
+
+# Who made a change, when not the seat's own player (``Action.by``; the log's actor).
+BY_PLAYER, BY_TIMEOUT, BY_ROBOT, BY_APP = "", "timeout", "robot", "app"
+MAX_ENTROPY_BYTES = 256
+MAX_ENTROPY_STRINGS = 64
+
+
+@dataclass(frozen=True)
+class Action:
+    """One logged change. ``kind`` is join (``by`` BY_ROBOT: a robot's seat from the
+    start), leave, start, move, resign, robot (a robot takes the seat), return (its
+    player takes it back), annul_vote, entropy, end (the app ends the game) or
+    no_show (a tournament table's game closed before it started). A leave, robot or
+    resign ``by`` BY_APP is the app removing the seat's player
+    (AdminService.RemoveSeat): the removal sticks. Its stored form (the move in the
+    text notation) is the store's codec's (``store/codec.py``)."""
+
+    kind: str
+    seat: int = -1
+    move: Move | None = None  # for kind "move"
+    name: str = ""  # the player's name, for kind "join"
+    player_id: str = ""  # the app's id for the player, for kind "join"
+    # For kind "move": BY_TIMEOUT or BY_ROBOT when the server played; for kind "join":
+    # BY_ROBOT when the seat is a robot's from the start; for kinds "leave", "robot"
+    # and "resign": BY_APP when the app removed the seat's player.
+    by: str = BY_PLAYER
+    text: str = ""  # the entropy string, for kind "entropy"
+
+    @property
+    def actor(self) -> str:
+        """The move log's actor column: "player", "timeout", "robot" or "app"."""
+        return self.by or "player"
+
+
+def play_action(seat: int, move: Move, by: str = BY_PLAYER) -> Action:
+    return Action("move", seat, move=move, by=by)
+
+
+def apply_action(g: GameState, action: Action, version: int) -> None:
+    """Apply ``action`` as the change that makes ``version``; raise ``GameError``,
+    ``InvalidMove`` or ``RuleViolation`` (and change nothing) if it is refused."""
+    kind = action.kind
+    if kind == "join":
+        _check_status(g, WAITING)
+        seat = _seat(g, action.seat)
+        if action.by:
+            _check_robot_seat(g, action)
+        if g.seats[seat].taken:
+            raise GameError("SEAT_TAKEN", f"seat {seat} is taken")
+        if action.player_id in g.removed_players:
+            raise removed_from_game()
+        if action.player_id and any(s.player_id == action.player_id for s in g.seats):
+            raise GameError("PLAYER_SEATED", "the player already holds a seat at this table")
+        g.seats[seat] = Seat(action.name, True, False, action.player_id)
+        if action.by:
+            g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
+    elif kind == "leave":
+        _check_status(g, WAITING)
+        seat = _seat(g, action.seat)
+        if seat in g.robots:
+            raise GameError("ROBOT_SEATED", f"a robot holds seat {seat} until the match ends")
+        if action.by == BY_APP:
+            _remove_player(g, seat)
+        g.seats[seat] = Seat()
+    elif kind == "start":
+        _check_status(g, WAITING)
+        free = [i for i, s in enumerate(g.seats) if not s.taken]
+        if free:
+            raise GameError("SEATS_FREE", f"seats {free} are not taken yet")
+        setup = g.setup
+        # A verifiable table deals from its committed seeds, with the entropy given
+        # before this start (none can be added later); other tables as they always did.
+        first_deck = setup.deck if setup.server_secret is None else verifiable_deck(g, 1)
+        match = Match(setup.rules, setup.players, setup.seed, first_deck=first_deck)
+        g.match = match
+        g.status = PLAYING
+        g.deal_starts.append(version)
+    elif kind == "move":
+        _check_status(g, PLAYING)
+        assert g.match is not None
+        robot_seat = action.seat in g.robots
+        if action.by == BY_ROBOT and not robot_seat:
+            raise GameError("NOT_A_ROBOT_SEAT", f"no robot plays seat {action.seat}")
+        if action.by != BY_ROBOT and robot_seat:
+            raise GameError("ROBOT_SEATED", "a robot plays this seat: call ReclaimSeat first")
+        move = action.move
+        if move is None:
+            raise InvalidMove("empty move")
+        apply(g.match.deal, action.seat, move)
+        g.last_board = None  # the next deal is under way: its table is what is shown
+        if g.match.deal.is_over:
+            _finish_deal(g, version)
+    elif kind == "resign":
+        _check_status(g, PLAYING)
+        seat = _seat(g, action.seat)
+        if seat in g.removed_seats:
+            # The removed player's side plays on with the robot; it is not theirs to lose.
+            raise removed_from_game()
+        if action.by == BY_APP:
+            _remove_player(g, seat)
+        g.seats[seat].resigned = True
+        n_sides = 2 if g.setup.players == 4 else g.setup.players
+        loser = seat % n_sides
+        standing = [side for side in range(n_sides) if side != loser]
+        g.status = FINISHED
+        g.winner = standing[0] if len(standing) == 1 else DRAWN
+        g.result_reason = "resignation"
+    elif kind == "robot":
+        _check_status(g, PLAYING)
+        seat = _seat(g, action.seat)
+        if not g.setup.table.robot_grace_seconds:
+            raise GameError("NO_ROBOTS", "this table has no robots")
+        if seat in g.robots or g.seats[seat].resigned:
+            raise GameError("ROBOT_SEATED", f"seat {seat} is not its player's to lose")
+        if action.by == BY_APP:
+            _remove_player(g, seat)
+            g.removed_seats.add(seat)  # the robot plays it to the end: no return
+        g.robots.add(seat)
+        g.annul_votes.discard(seat)  # 003: "El robot no se tiene en cuenta en las votaciones"
+        _maybe_annul(g)
+    elif kind == "return":
+        _check_status(g, PLAYING)
+        seat = _seat(g, action.seat)
+        if seat in g.removed_seats:
+            raise removed_from_game()
+        if seat not in g.robots:
+            raise GameError("SEAT_NOT_HELD", f"no robot plays seat {seat}")
+        g.robots.discard(seat)
+    elif kind == "annul_vote":
+        _check_status(g, PLAYING)
+        seat = _seat(g, action.seat)
+        if not g.setup.table.annulment_allowed:
+            raise GameError("ANNULMENT_NOT_ALLOWED", "this table does not allow annulment")
+        if seat in g.robots:
+            raise GameError("ROBOT_SEATED", "a robot does not vote: call ReclaimSeat first")
+        if seat in g.annul_votes:
+            raise GameError("ALREADY_VOTED", f"seat {seat} has voted")
+        g.annul_votes.add(seat)
+        _maybe_annul(g)
+    elif kind == "end":
+        # The app ends its game (an admin's call): no result, like an annulment, so
+        # it counts for no one and every stake goes back.
+        if g.status == FINISHED:
+            raise GameError("GAME_OVER", "the game is over")
+        g.status = FINISHED
+        g.winner = -1
+        g.result_reason = ENDED_BY_APP
+    elif kind == "no_show":
+        # A tournament table whose game never started (a seat short of the chips for
+        # its stake, say): the server closes it, so it can never be dealt later (its
+        # cards may be a duplicate round's, shown once the round is over). No result,
+        # like an annulment: it counts for no one and every stake goes back.
+        _check_status(g, WAITING)
+        g.status = FINISHED
+        g.winner = -1
+        g.result_reason = NOT_STARTED
+    elif kind == "entropy":
+        _check_status(g, WAITING)
+        if not g.setup.table.verifiable:
+            raise GameError("NOT_VERIFIABLE", "this table's deals are not verifiable")
+        if len(action.text.encode()) > MAX_ENTROPY_BYTES or not action.text:
+            raise GameError("BAD_ENTROPY", f"entropy is 1 to {MAX_ENTROPY_BYTES} bytes")
+        if len(g.entropy) >= MAX_ENTROPY_STRINGS:
+            raise GameError("TOO_MUCH_ENTROPY", f"at most {MAX_ENTROPY_STRINGS} strings")
+        g.entropy.append(action.text)
+    else:
+        raise InvalidMove(f"unknown action {kind!r}")
+
+
+def removed_from_game() -> GameError:
+    """The refusal of whatever would bring back a player the app removed."""
+    return GameError("REMOVED_FROM_GAME", "the app removed this player from this game")
+
+
+def _remove_player(g: GameState, seat: int) -> None:
+    """The app removes the seat's player: their player id (where the app gave one)
+    may never be seated at this table again."""
+    player_id = g.seats[seat].player_id
+    if player_id:
+        g.removed_players.add(player_id)
+
+
+def _check_robot_seat(g: GameState, action: Action) -> None:
+    """A join by a robot (``by`` BY_ROBOT): the server's robot, the greedy bot, plays
+    the seat from the start to the end of the match. Only at a table with robots (the
+    sweeper plays them) that is practice: a competitive match counts for ratings,
+    ranking points and chips, which belong to players."""
+    if action.by != BY_ROBOT or action.player_id:
+        raise InvalidMove("a join is a player's, or a robot's without a player id")
+    table = g.setup.table
+    if not table.robot_grace_seconds:
+        raise GameError("NO_ROBOTS", "this table has no robots (robot_grace_seconds is 0)")
+    if table.competitive:
+        raise GameError("COMPETITIVE_TABLE", "robots sit only at practice tables")
+
+
+ANNULLED = "annulled"
+ENDED_BY_APP = "ended_by_app"  # the app ended the game (AdminService.EndGame)
+NOT_STARTED = "not_started"  # a tournament table's game closed before its start
+# Results that count for no one: no rating, no points, every stake returned.
+NO_RESULT = (ANNULLED, ENDED_BY_APP, NOT_STARTED)
+
+
+def _maybe_annul(g: GameState) -> None:
+    """003: the match is annulled when every player agrees ("Todos los jugadores deben
+    estar de acuerdo"); robots do not vote. An annulled match has no winner."""
+    humans = g.humans()
+    if g.annul_votes and humans and set(humans) <= g.annul_votes:
+        g.status = FINISHED
+        g.winner = -1
+        g.result_reason = ANNULLED
+
+
+def _finish_deal(g: GameState, version: int) -> None:
+    assert g.match is not None
+    # A vote to annul stands for the deal it was cast in (decision in docs/PLATFORM.md).
+    g.annul_votes.clear()
+    deal = g.match.deal
+    g.last_deal = {
+        "deal_number": g.deal_number,
+        "end_reason": deal.end_reason,
+        "went_out": deal.went_out,
+        "scores": [sc.to_dict() for sc in score_deal(deal)],
+    }
+    g.match.finish_deal(verifiable_deck(g, g.deal_number + 1))
+    if not g.match.is_over:
+        g.last_board = deal  # the match's deal is the next one now; this one is kept
+    if g.match.is_over:
+        g.status = FINISHED
+        g.winner = g.match.winner
+        rules = g.setup.rules
+        totals = g.match.totals
+        if not rules.target_score:
+            g.result_reason = "single_deal"
+        elif totals.count(max(totals)) > 1:
+            g.result_reason = "tie_break"
+        else:
+            g.result_reason = "target_reached"
+    else:
+        g.deal_starts.append(version)
+
+
+def verifiable_deck(g: GameState, deal_number: int) -> list[int] | None:
+    """A verifiable table's deck for deal ``deal_number`` (from 1); None at other
+    tables, whose deals are shuffled from the match seed."""
+    secret = g.setup.server_secret
+    if secret is None:
+        return None
+    return fairness.deal_deck(secret, deal_number, g.entropy, g.setup.rules.jokers)
+
+
+def _check_status(g: GameState, wanted: GameStatus) -> None:
+    if g.status == wanted:
+        return
+    if g.status == FINISHED:
+        raise GameError("GAME_OVER", "the game is over")
+    if wanted == WAITING:
+        raise GameError("GAME_STARTED", f"the game is {g.status}")
+    raise GameError("GAME_NOT_STARTED", f"the game is {g.status}")
+
+
+def _seat(g: GameState, seat: int) -> int:
+    if not 0 <= seat < len(g.seats):
+        raise GameError("NO_SUCH_SEAT", f"there is no seat {seat}")
+    return seat
+
+
+def rebuild(setup: Setup, actions: list[Action]) -> GameState:
+    """Fold a game's log from its setup (versions 1, 2, ... in order)."""
+    g = new_game(setup)
+    for version, action in enumerate(actions, start=1):
+        apply_action(g, action, version)
+    return g
