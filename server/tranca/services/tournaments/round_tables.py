@@ -1,6 +1,8 @@
 """A round's tables as new games: each table set up (``table_setup``: the round's
 duplicate deck, or a fresh seed), its game created and every seat joined, each seat
-with its token and its entrant's "round ready" event (``seated_table``).
+with its token and its entrant's "round ready" event (``seated_table``), built by
+the one builder of tables (``services/table_builder.py``) as the changes the one
+commit path writes.
 ``seated_round_tables`` is every table of a round, written with the round in one
 transaction (``TournamentRepository.write_round``).
 """
@@ -18,10 +20,10 @@ from ...table.deadlines import turn_deadline
 from ...table.events import Event as PlayerEvent
 from ...table.events import EventKind
 from ...table.fairness import new_server_secret
-from ...table.game import Action, GameState, Setup, TableOptions, apply_action, new_game
+from ...table.game import Setup, TableOptions
 from ..credentials import new_seat_token
 from ..moves import now_ms
-from ..ports import GameChange, NewGame
+from ..table_builder import SeatPlan, build_table
 from .ports import TableGame, TokensBySeat, TournamentRow
 
 
@@ -77,19 +79,13 @@ def seated_table(
     order, and each seat's token (valid until ``expires_at``, epoch ms)."""
     game_id = uuid.uuid4().hex
     label = f"tournament {row.id} round {round_no} table {tb.number}"
-    new = NewGame(row.app_id, setup, new_game(setup), label, None, game_id)
-    state = new_game(setup)
-    joins: list[GameChange] = []
+    plans: list[SeatPlan] = []
     tokens: list[str] = []
     for seat, player_id in enumerate(seats):
-        join = Action("join", seat, name=player_id, player_id=player_id)
-        apply_action(state, join, seat + 1)
         token, seat_token = new_seat_token(seat, player_id, player_id, expires_at=expires_at)
         tokens.append(token)
-        # Each change keeps the game as that join left it (a state of its own).
-        after = GameState.from_dict(state.to_dict(with_setup=False), setup)
-        # The entrant's "round ready", written with its seat (and so with the
-        # round): no round without its events, no event without its round.
+        # The entrant's "round ready", written with its seat (and so with the round):
+        # no round without its events, no event without its round.
         ready = PlayerEvent(
             player_id,
             EventKind.TOURNAMENT_ROUND_READY,
@@ -102,21 +98,11 @@ def seated_table(
                 "game_id": game_id,
             },
         )
-        # The last join sets the table's start deadline: a game still waiting
-        # then is closed by whichever replica's sweeper claims it (a no-show;
-        # its start replaces the deadline with the first turn's, or the sweeper
-        # clears it).
-        last = seat == len(seats) - 1
-        joins.append(
-            GameChange(
-                game_id,
-                seat,
-                after,
-                join,
-                new_token=seat_token,
-                deadline_set=last,
-                deadline_at=start_deadline if last else None,
-                events=(ready,),
-            )
-        )
-    return TableGame(round_no, tb.number, new, joins), tokens
+        plans.append(SeatPlan(player_id, player_id, token=seat_token, events=(ready,)))
+    # The last join sets the table's start deadline: a game still waiting then is
+    # closed by whichever replica's sweeper claims it (a no-show; its start replaces
+    # the deadline with the first turn's, or the sweeper clears it).
+    built = build_table(
+        row.app_id, setup, plans, label=label, game_id=game_id, start_by=start_deadline
+    )
+    return TableGame(round_no, tb.number, built.new, built.changes), tokens
