@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..app.game import BY_APP, FINISHED, WAITING, Action
+from ..reasons import Reason
 from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, RequestIdReused, game_not_found, malformed
 from .moves import Moves
@@ -133,9 +134,9 @@ class Admin:
             if first is not None:
                 return first
         if not state.seats[seat].taken:
-            raise Refused(Refusal.PRECONDITION, "SEAT_FREE", f"seat {seat} is free")
+            raise Refused(Refusal.PRECONDITION, Reason.SEAT_FREE, f"seat {seat} is free")
         if state.status == FINISHED:
-            raise Refused(Refusal.PRECONDITION, "GAME_OVER", "the game is over")
+            raise Refused(Refusal.PRECONDITION, Reason.GAME_OVER, "the game is over")
         table = state.setup.table
         if state.status == WAITING:
             outcome = RemoveOutcome.FREED

@@ -30,6 +30,7 @@ from ..app.game import (
     play_action,
     removed_from_game,
 )
+from ..reasons import Reason
 from ..rules.cards import shuffled_deck
 from ..rules.engine import legal_moves
 from ..rules.match import deal_seed
@@ -126,7 +127,7 @@ def legal_moves_of(state: GameState, seat: int) -> list[MoveValue]:
 
 
 def no_spectators() -> Refused:
-    return Refused(Refusal.FORBIDDEN, "NO_SPECTATORS", "this game has no spectators")
+    return Refused(Refusal.FORBIDDEN, Reason.NO_SPECTATORS, "this game has no spectators")
 
 
 # ----- the use cases ---------------------------------------------------------------------
@@ -227,7 +228,7 @@ class Games:
             if not policy.players_create_tables:
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "PLAYERS_MAY_NOT_CREATE_TABLES",
+                    Reason.PLAYERS_MAY_NOT_CREATE_TABLES,
                     "this app's players may not create tables (its policy)",
                 )
             if not policy.allows_preset(new.preset):
@@ -301,7 +302,7 @@ class Games:
             if expected is None or not secrets.compare_digest(expected, given):
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "INVITE_REQUIRED",
+                    Reason.INVITE_REQUIRED,
                     "this table is private: JoinGame needs its invite code",
                 )
         player_id = wanted.player_id.strip()
@@ -334,7 +335,7 @@ class Games:
         if seat == -1:
             free = [i for i, s in enumerate(state.seats) if not s.taken]
             if not free or state.status != WAITING:
-                raise Refused(Refusal.PRECONDITION, "GAME_FULL", "no free seat")
+                raise Refused(Refusal.PRECONDITION, Reason.GAME_FULL, "no free seat")
             seat = free[0]
         elif not 0 <= seat < state.setup.players:
             raise malformed(f"seat must be -1 or 0..{state.setup.players - 1}")
@@ -362,7 +363,7 @@ class Games:
         caller = await self.access.identify(credentials)
         game = await self.game_for(caller, game_id)
         if caller.player is not None and caller.player.seat < 0:
-            raise Refused(Refusal.FORBIDDEN, "SPECTATOR", "spectators cannot act")
+            raise Refused(Refusal.FORBIDDEN, Reason.SPECTATOR, "spectators cannot act")
         done = await self.matches.start(game.id)
         seat = caller.player.seat if caller.player is not None else -1
         # The start set a timed table's first turn deadline: the view shows it, as

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from ..reasons import Reason
 from ..rules.errors import quoted
 from .errors import Refusal, Refused
 from .policy import MAX_ORIGIN_CHARS, AppPolicy, normalise_origin
@@ -26,7 +27,7 @@ from .policy import MAX_ORIGIN_CHARS, AppPolicy, normalise_origin
 def origin_not_allowed(origin: str) -> Refused:
     return Refused(
         Refusal.FORBIDDEN,
-        "ORIGIN_NOT_ALLOWED",
+        Reason.ORIGIN_NOT_ALLOWED,
         f"this app does not let pages from {quoted(origin)} call for it"
         " (its policy: allowed_origins)",
         {"origin": origin[:MAX_ORIGIN_CHARS]},
