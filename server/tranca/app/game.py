@@ -20,6 +20,7 @@ from ..rules.presets import Rules, rules_from_dict
 from ..rules.scoring import score_deal
 from ..rules.state import DealState
 from . import fairness
+from .action_kinds import ActionKind
 from .errors import GameError as GameError  # re-exported: callers import it from here
 
 
@@ -341,14 +342,14 @@ class Action:
 
 
 def play_action(seat: int, move: Move, by: str = BY_PLAYER) -> Action:
-    return Action("move", seat, move=move, by=by)
+    return Action(ActionKind.MOVE, seat, move=move, by=by)
 
 
 def apply_action(g: GameState, action: Action, version: int) -> None:
     """Apply ``action`` as the change that makes ``version``; raise ``GameError``,
     ``InvalidMove`` or ``RuleViolation`` (and change nothing) if it is refused."""
     kind = action.kind
-    if kind == "join":
+    if kind == ActionKind.JOIN:
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
         if action.by:
@@ -362,7 +363,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.seats[seat] = Seat(action.name, True, False, action.player_id)
         if action.by:
             g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
-    elif kind == "leave":
+    elif kind == ActionKind.LEAVE:
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
         if seat in g.robots:
@@ -370,7 +371,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if action.by == BY_APP:
             _remove_player(g, seat)
         g.seats[seat] = Seat()
-    elif kind == "start":
+    elif kind == ActionKind.START:
         _check_status(g, WAITING)
         free = [i for i, s in enumerate(g.seats) if not s.taken]
         if free:
@@ -383,7 +384,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.match = match
         g.status = PLAYING
         g.deal_starts.append(version)
-    elif kind == "move":
+    elif kind == ActionKind.MOVE:
         _check_status(g, PLAYING)
         assert g.match is not None
         robot_seat = action.seat in g.robots
@@ -398,7 +399,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.last_board = None  # the next deal is under way: its table is what is shown
         if g.match.deal.is_over:
             _finish_deal(g, version)
-    elif kind == "resign":
+    elif kind == ActionKind.RESIGN:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if seat in g.removed_seats:
@@ -413,7 +414,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = standing[0] if len(standing) == 1 else DRAWN
         g.result_reason = "resignation"
-    elif kind == "robot":
+    elif kind == ActionKind.ROBOT:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if not g.setup.table.robot_grace_seconds:
@@ -426,7 +427,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.robots.add(seat)
         g.annul_votes.discard(seat)  # 003: "El robot no se tiene en cuenta en las votaciones"
         _maybe_annul(g)
-    elif kind == "return":
+    elif kind == ActionKind.RETURN:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if seat in g.removed_seats:
@@ -434,7 +435,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if seat not in g.robots:
             raise GameError(Reason.SEAT_NOT_HELD, f"no robot plays seat {seat}")
         g.robots.discard(seat)
-    elif kind == "annul_vote":
+    elif kind == ActionKind.ANNUL_VOTE:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if not g.setup.table.annulment_allowed:
@@ -445,7 +446,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             raise GameError(Reason.ALREADY_VOTED, f"seat {seat} has voted")
         g.annul_votes.add(seat)
         _maybe_annul(g)
-    elif kind == "end":
+    elif kind == ActionKind.END:
         # The app ends its game (an admin's call): no result, like an annulment, so
         # it counts for no one and every stake goes back.
         if g.status == FINISHED:
@@ -453,7 +454,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = -1
         g.result_reason = ENDED_BY_APP
-    elif kind == "no_show":
+    elif kind == ActionKind.NO_SHOW:
         # A tournament table whose game never started (a seat short of the chips for
         # its stake, say): the server closes it, so it can never be dealt later (its
         # cards may be a duplicate round's, shown once the round is over). No result,
@@ -462,7 +463,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = -1
         g.result_reason = NOT_STARTED
-    elif kind == "entropy":
+    elif kind == ActionKind.ENTROPY:
         _check_status(g, WAITING)
         if not g.setup.table.verifiable:
             raise GameError(Reason.NOT_VERIFIABLE, "this table's deals are not verifiable")

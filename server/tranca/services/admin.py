@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..app.action_kinds import ActionKind
 from ..app.game import BY_APP, FINISHED, WAITING, Action
 from ..reasons import Reason
 from .access import Access, Credentials, require_app
@@ -70,10 +71,10 @@ class RemoveOutcome:
 
 
 # A removal's outcome by the kind of change it is logged as (with ``by`` BY_APP).
-OUTCOMES = {
-    "leave": RemoveOutcome.FREED,
-    "robot": RemoveOutcome.ROBOT,
-    "resign": RemoveOutcome.RESIGNED,
+OUTCOMES: dict[str, str] = {
+    ActionKind.LEAVE: RemoveOutcome.FREED,
+    ActionKind.ROBOT: RemoveOutcome.ROBOT,
+    ActionKind.RESIGN: RemoveOutcome.RESIGNED,
 }
 KINDS = {outcome: kind for kind, outcome in OUTCOMES.items()}
 
@@ -115,7 +116,9 @@ class Admin:
         """The game ends with no result; a retry with the same request id gets the
         first answer."""
         game = await self._game(credentials, game_id)
-        return await self.moves.apply(game.id, Action("end"), request_id=request_id or None)
+        return await self.moves.apply(
+            game.id, Action(ActionKind.END), request_id=request_id or None
+        )
 
     async def remove_seat(
         self, credentials: Credentials, game_id: str, seat: int, request_id: str

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import structlog
 
 from .. import metrics
+from ..app.action_kinds import ActionKind
 from ..app.fairness import deal_reveal, new_server_secret
 from ..app.game import (
     FINISHED,
@@ -378,12 +379,12 @@ class Games:
         game = await self.game_for(caller, game_id)
         player = require_player(caller, game.id)
         # The game logic refuses a resignation from a finished game.
-        kind = "leave" if game.state.status == WAITING else "resign"
+        kind = ActionKind.LEAVE if game.state.status == WAITING else ActionKind.RESIGN
         done = await self.moves.apply(
             game.id,
             Action(kind, player.seat),
             request_id=request_id or None,
-            revoke_seat=player.seat if kind == "leave" else None,
+            revoke_seat=player.seat if kind == ActionKind.LEAVE else None,
         )
         return done.version
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ... import metrics
+from ...app.action_kinds import ActionKind
 from ...app.game import (
     WAITING,
     Action,
@@ -168,7 +169,7 @@ class TournamentCore:
         if statuses.get(game_id) != WAITING:
             return False
         try:
-            await self.matches.moves.apply(game_id, Action("no_show"))
+            await self.matches.moves.apply(game_id, Action(ActionKind.NO_SHOW))
         except GameError:
             return False  # started (or closed) meanwhile: its own end releases the round
         return True

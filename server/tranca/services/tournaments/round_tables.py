@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 import uuid
 
+from ...app.action_kinds import ActionKind
 from ...app.deadlines import turn_deadline
 from ...app.fairness import new_server_secret
 from ...app.game import Action, GameState, Setup, TableOptions, apply_action, new_game
@@ -81,7 +82,7 @@ def seated_table(
     joins: list[GameChange] = []
     tokens: list[str] = []
     for seat, player_id in enumerate(seats):
-        join = Action("join", seat, name=player_id, player_id=player_id)
+        join = Action(ActionKind.JOIN, seat, name=player_id, player_id=player_id)
         apply_action(state, join, seat + 1)
         token, seat_token = new_seat_token(seat, player_id, player_id, expires_at=expires_at)
         tokens.append(token)

@@ -8,6 +8,7 @@ import contextlib
 
 import structlog
 
+from ...app.action_kinds import ActionKind
 from ...app.game import (
     Action,
     GameError,
@@ -111,4 +112,4 @@ class ScheduledRuns(RoundStarts):
                 continue
             # Over meanwhile: its settlement finds the clock's result.
             with contextlib.suppress(GameError):
-                await self.matches.moves.apply(game_id, Action("end"))
+                await self.matches.moves.apply(game_id, Action(ActionKind.END))

@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ...app.action_kinds import ActionKind
 from ...app.game import (
     FINISHED,
     NO_RESULT,
@@ -197,7 +198,7 @@ class Tournaments(ScheduledRuns):
             if await self._close_unstarted(game_id):
                 continue
             with contextlib.suppress(GameError):  # over meanwhile
-                await self.matches.moves.apply(game_id, Action("end"))
+                await self.matches.moves.apply(game_id, Action(ActionKind.END))
         return shown
 
     # ----- corrections ---------------------------------------------------------------
