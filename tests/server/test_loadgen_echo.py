@@ -8,7 +8,7 @@ import json
 import pytest
 from bench import echo_server
 
-from tranca import loadgen
+from tranca.tools import loadgen
 from tranca.tools.loadgen_echo import EchoLoad
 
 

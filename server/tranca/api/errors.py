@@ -15,6 +15,7 @@ import grpc
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from ..reasons import Reason
 from ..services.domain_refusals import as_refused, quoted
 from ..services.errors import (
     MoveRefused,
@@ -89,17 +90,17 @@ def to_api_error(exc: BaseException) -> ApiError | None:
     if isinstance(exc, VersionConflict):
         return ApiError(
             grpc.StatusCode.ABORTED,
-            "VERSION_CONFLICT",
+            Reason.VERSION_CONFLICT,
             f"the game moved on: it is at version {exc.current}",
             {"current_version": str(exc.current)},
         )
     if isinstance(exc, RequestIdReused):
-        return ApiError(grpc.StatusCode.ALREADY_EXISTS, "REQUEST_ID_REUSED", str(exc))
+        return ApiError(grpc.StatusCode.ALREADY_EXISTS, Reason.REQUEST_ID_REUSED, str(exc))
     if isinstance(exc, NotFound):
-        return ApiError(grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND", "no such game")
+        return ApiError(grpc.StatusCode.NOT_FOUND, Reason.GAME_NOT_FOUND, "no such game")
     if isinstance(exc, Unavailable):
         return ApiError(
-            grpc.StatusCode.UNAVAILABLE, "DATABASE_UNAVAILABLE", "the database is unavailable"
+            grpc.StatusCode.UNAVAILABLE, Reason.DATABASE_UNAVAILABLE, "the database is unavailable"
         )
     return None
 

@@ -17,6 +17,7 @@ import grpc
 import structlog
 
 from .. import metrics
+from ..reasons import Reason
 from ..services.domain_refusals import rule_violated
 from ..services.errors import malformed
 from ..services.game_views import (
@@ -139,11 +140,11 @@ def _refusal(exc: Exception, method: str) -> ApiError:
         # no secrets in an error message).
         incident = secrets.token_hex(6)
         log.exception("rpc_failed", method=method, incident=incident)
-        return ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", f"internal error {incident}")
+        return ApiError(grpc.StatusCode.INTERNAL, Reason.INTERNAL, f"internal error {incident}")
     violated = rule_violated(exc)
     if violated is not None:
         metrics.REJECTIONS.labels(violated).inc()
-    if err.reason == "VERSION_CONFLICT":
+    if err.reason == Reason.VERSION_CONFLICT:
         metrics.CONFLICTS.inc()
     return err
 

@@ -32,6 +32,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import TypeVar
 
+from ..reasons import Reason
 from . import PlayerId, sides
 
 K = TypeVar("K")
@@ -137,7 +138,7 @@ class InvalidRequest(LedgerError):
 
 
 class InsufficientChips(LedgerError):
-    reason = "INSUFFICIENT_CHIPS"
+    reason = Reason.INSUFFICIENT_CHIPS
 
     def __init__(self, player: PlayerId, balance: int, needed: int) -> None:
         super().__init__(f"{player} has {balance} chips, the stake is {needed}")

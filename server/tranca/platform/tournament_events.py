@@ -46,6 +46,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from tranca_rules.presets import Rules, TieBreak, rules_from_dict
 
+from ..reasons import Reason
 from ..table.game import FINISHED as GAME_FINISHED
 from .duplicate import DuplicateRound, round_from_deck, round_from_seed, round_seed
 from .entry_fees import PrizeRules
@@ -325,32 +326,32 @@ class TournamentConfig:
             PrizeRules.from_dict(d.get("prizes")),
         )
 
-    def registration_refused(self, t: Tournament, now: int, limit: int) -> str | None:
+    def registration_refused(self, t: Tournament, now: int, limit: int) -> Reason | None:
         """Why a registration is refused now (a reason), or None: registration
         closed (not an open tournament, outside its window, started without late
         registration or past its last round for it, over) or the field full
         (``max_entrants``, else ``limit``)."""
         if not self.registration or t.is_over:
-            return "REGISTRATION_CLOSED"
+            return Reason.REGISTRATION_CLOSED
         if self.registration_opens_at and now < self.registration_opens_at:
-            return "REGISTRATION_CLOSED"
+            return Reason.REGISTRATION_CLOSED
         if t.rounds:
             if self.format != Format.SWISS or len(t.rounds) >= self.late_registration_rounds:
-                return "REGISTRATION_CLOSED"
+                return Reason.REGISTRATION_CLOSED
         elif self.registration_closes_at and now >= self.registration_closes_at:
-            return "REGISTRATION_CLOSED"
+            return Reason.REGISTRATION_CLOSED
         active = len(t.ids) - len(t.withdrawn)
         if active >= (self.max_entrants or limit):
-            return "TOURNAMENT_FULL"
+            return Reason.TOURNAMENT_FULL
         return None
 
-    def check_in_refused(self, t: Tournament, now: int) -> str | None:
+    def check_in_refused(self, t: Tournament, now: int) -> Reason | None:
         """Why a check-in is refused now, or None: a tournament without check-in, or
         outside its window (``check_in_seconds`` before the start, until round 1)."""
         if not self.check_in_seconds or not self.scheduled:
-            return "NO_CHECK_IN"
+            return Reason.NO_CHECK_IN
         if t.rounds or now < self.start_at - self.check_in_seconds * 1000:
-            return "CHECK_IN_CLOSED"
+            return Reason.CHECK_IN_CLOSED
         return None
 
     @property

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..reasons import Reason
 from .credentials import hash_secret
 from .errors import Refusal, Refused, game_not_found, malformed, rate_limited
 from .limits import RateLimiter
@@ -60,7 +61,7 @@ ORIGIN_HEADER = "origin"
 def ambiguous_credentials(header: str) -> Refused:
     return Refused(
         Refusal.UNAUTHENTICATED,
-        "AMBIGUOUS_CREDENTIALS",
+        Reason.AMBIGUOUS_CREDENTIALS,
         f"the call carries {header} more than once: send each credential header once",
     )
 
@@ -120,25 +121,25 @@ class CredentialRepository(Protocol):
 
 
 def bad_token() -> Refused:
-    return Refused(Refusal.UNAUTHENTICATED, "BAD_TOKEN", "unknown, expired or revoked token")
+    return Refused(Refusal.UNAUTHENTICATED, Reason.BAD_TOKEN, "unknown, expired or revoked token")
 
 
 def bad_session() -> Refused:
     return Refused(
         Refusal.UNAUTHENTICATED,
-        "BAD_SESSION",
+        Reason.BAD_SESSION,
         "unknown, expired or revoked session token: refresh it (RefreshSession) or sign in",
     )
 
 
 def bad_api_key() -> Refused:
-    return Refused(Refusal.UNAUTHENTICATED, "BAD_API_KEY", "unknown or revoked API key")
+    return Refused(Refusal.UNAUTHENTICATED, Reason.BAD_API_KEY, "unknown or revoked API key")
 
 
 def no_credentials() -> Refused:
     return Refused(
         Refusal.UNAUTHENTICATED,
-        "NO_CREDENTIALS",
+        Reason.NO_CREDENTIALS,
         "send an x-api-key or an authorization: Bearer <player token> header",
     )
 
@@ -312,7 +313,7 @@ class Access:
 
 def require_app(caller: Caller) -> AppRecord:
     if caller.app is None:
-        raise Refused(Refusal.FORBIDDEN, "APP_KEY_REQUIRED", "this call needs an API key")
+        raise Refused(Refusal.FORBIDDEN, Reason.APP_KEY_REQUIRED, "this call needs an API key")
     return caller.app
 
 
@@ -321,11 +322,13 @@ def require_player(caller: Caller, game_id: str) -> TokenRecord:
     if p is None:
         if caller.session is not None:
             raise seat_token_required()
-        raise Refused(Refusal.FORBIDDEN, "PLAYER_TOKEN_REQUIRED", "this call needs a player token")
+        raise Refused(
+            Refusal.FORBIDDEN, Reason.PLAYER_TOKEN_REQUIRED, "this call needs a player token"
+        )
     if p.game_id != game_id:
-        raise Refused(Refusal.FORBIDDEN, "WRONG_GAME", "the token is for another game")
+        raise Refused(Refusal.FORBIDDEN, Reason.WRONG_GAME, "the token is for another game")
     if p.seat < 0:
-        raise Refused(Refusal.FORBIDDEN, "SPECTATOR", "spectators cannot act")
+        raise Refused(Refusal.FORBIDDEN, Reason.SPECTATOR, "spectators cannot act")
     return p
 
 
@@ -334,7 +337,7 @@ def seat_token_required() -> Refused:
     through the seat token JoinGame gave it."""
     return Refused(
         Refusal.FORBIDDEN,
-        "SEAT_TOKEN_REQUIRED",
+        Reason.SEAT_TOKEN_REQUIRED,
         "a session token joins tables; play with the seat token JoinGame returned",
     )
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..reasons import Reason
+from ..table.action_kinds import ActionKind
 from ..table.game import BY_APP, FINISHED, WAITING, Action
 from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, RequestIdReused, game_not_found, malformed
@@ -69,10 +71,10 @@ class RemoveOutcome:
 
 
 # A removal's outcome by the kind of change it is logged as (with ``by`` BY_APP).
-OUTCOMES = {
-    "leave": RemoveOutcome.FREED,
-    "robot": RemoveOutcome.ROBOT,
-    "resign": RemoveOutcome.RESIGNED,
+OUTCOMES: dict[str, str] = {
+    ActionKind.LEAVE: RemoveOutcome.FREED,
+    ActionKind.ROBOT: RemoveOutcome.ROBOT,
+    ActionKind.RESIGN: RemoveOutcome.RESIGNED,
 }
 KINDS = {outcome: kind for kind, outcome in OUTCOMES.items()}
 
@@ -114,7 +116,9 @@ class Admin:
         """The game ends with no result; a retry with the same request id gets the
         first answer."""
         game = await self._game(credentials, game_id)
-        return await self.moves.apply(game.id, Action("end"), request_id=request_id or None)
+        return await self.moves.apply(
+            game.id, Action(ActionKind.END), request_id=request_id or None
+        )
 
     async def remove_seat(
         self, credentials: Credentials, game_id: str, seat: int, request_id: str
@@ -133,9 +137,9 @@ class Admin:
             if first is not None:
                 return first
         if not state.seats[seat].taken:
-            raise Refused(Refusal.PRECONDITION, "SEAT_FREE", f"seat {seat} is free")
+            raise Refused(Refusal.PRECONDITION, Reason.SEAT_FREE, f"seat {seat} is free")
         if state.status == FINISHED:
-            raise Refused(Refusal.PRECONDITION, "GAME_OVER", "the game is over")
+            raise Refused(Refusal.PRECONDITION, Reason.GAME_OVER, "the game is over")
         table = state.setup.table
         if state.status == WAITING:
             outcome = RemoveOutcome.FREED

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from tranca_rules.errors import InvalidMove, RulesError, RuleViolation, quoted
 
+from ..reasons import Reason
 from ..table.errors import GameError
 from .errors import MoveRefused, Refusal, Refused
 
@@ -16,13 +17,13 @@ __all__ = ["as_refused", "invalid_rules", "quoted", "rule_violated"]
 def as_refused(exc: BaseException) -> Refused | None:
     """The refusal a domain exception stands for; None for any other exception."""
     if isinstance(exc, InvalidMove):
-        return Refused(Refusal.MALFORMED, "MALFORMED_MOVE", exc.message)
+        return Refused(Refusal.MALFORMED, Reason.MALFORMED_MOVE, exc.message)
     if isinstance(exc, RulesError):
-        return Refused(Refusal.MALFORMED, "INVALID_RULES", str(exc))
+        return Refused(Refusal.MALFORMED, Reason.INVALID_RULES, str(exc))
     if isinstance(exc, RuleViolation):
         return Refused(Refusal.PRECONDITION, exc.reason.value, exc.message, dict(exc.params))
     if isinstance(exc, GameError):
-        kind = Refusal.EXISTS if exc.reason == "SEAT_TAKEN" else Refusal.PRECONDITION
+        kind = Refusal.EXISTS if exc.reason == Reason.SEAT_TAKEN else Refusal.PRECONDITION
         return Refused(kind, exc.reason, exc.message)
     return None
 

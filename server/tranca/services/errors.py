@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ..reasons import Reason
+
 
 class ServiceError(Exception):
     """Base of the errors below."""
@@ -83,7 +85,7 @@ class Refused(ServiceError):
 
 def malformed(message: str) -> Refused:
     """A request field out of its shape (reason MALFORMED_REQUEST)."""
-    return Refused(Refusal.MALFORMED, "MALFORMED_REQUEST", message)
+    return Refused(Refusal.MALFORMED, Reason.MALFORMED_REQUEST, message)
 
 
 def rate_limited(wait_seconds: float) -> Refused:
@@ -91,11 +93,11 @@ def rate_limited(wait_seconds: float) -> Refused:
     least 1 ms) a client waits before retrying."""
     return Refused(
         Refusal.EXHAUSTED,
-        "RATE_LIMITED",
+        Reason.RATE_LIMITED,
         "too many calls: slow down",
         {"retry_after_ms": str(max(1, int(wait_seconds * 1000)))},
     )
 
 
 def game_not_found() -> Refused:
-    return Refused(Refusal.NOT_FOUND, "GAME_NOT_FOUND", "no such game")
+    return Refused(Refusal.NOT_FOUND, Reason.GAME_NOT_FOUND, "no such game")

@@ -24,6 +24,8 @@ from tranca_rules.moves import KIND_NAMES, Move
 from tranca_rules.state import DealState
 
 from .. import metrics
+from ..reasons import Reason
+from ..table.action_kinds import ActionKind
 from ..table.fairness import deal_reveal, new_server_secret
 from ..table.game import (
     FINISHED,
@@ -127,7 +129,7 @@ def legal_moves_of(state: GameState, seat: int) -> list[MoveValue]:
 
 
 def no_spectators() -> Refused:
-    return Refused(Refusal.FORBIDDEN, "NO_SPECTATORS", "this game has no spectators")
+    return Refused(Refusal.FORBIDDEN, Reason.NO_SPECTATORS, "this game has no spectators")
 
 
 # ----- the use cases ---------------------------------------------------------------------
@@ -228,7 +230,7 @@ class Games:
             if not policy.players_create_tables:
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "PLAYERS_MAY_NOT_CREATE_TABLES",
+                    Reason.PLAYERS_MAY_NOT_CREATE_TABLES,
                     "this app's players may not create tables (its policy)",
                 )
             if not policy.allows_preset(new.preset):
@@ -302,7 +304,7 @@ class Games:
             if expected is None or not secrets.compare_digest(expected, given):
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "INVITE_REQUIRED",
+                    Reason.INVITE_REQUIRED,
                     "this table is private: JoinGame needs its invite code",
                 )
         player_id = wanted.player_id.strip()
@@ -335,7 +337,7 @@ class Games:
         if seat == -1:
             free = [i for i, s in enumerate(state.seats) if not s.taken]
             if not free or state.status != WAITING:
-                raise Refused(Refusal.PRECONDITION, "GAME_FULL", "no free seat")
+                raise Refused(Refusal.PRECONDITION, Reason.GAME_FULL, "no free seat")
             seat = free[0]
         elif not 0 <= seat < state.setup.players:
             raise malformed(f"seat must be -1 or 0..{state.setup.players - 1}")
@@ -363,7 +365,7 @@ class Games:
         caller = await self.access.identify(credentials)
         game = await self.game_for(caller, game_id)
         if caller.player is not None and caller.player.seat < 0:
-            raise Refused(Refusal.FORBIDDEN, "SPECTATOR", "spectators cannot act")
+            raise Refused(Refusal.FORBIDDEN, Reason.SPECTATOR, "spectators cannot act")
         done = await self.matches.start(game.id)
         seat = caller.player.seat if caller.player is not None else -1
         # The start set a timed table's first turn deadline: the view shows it, as
@@ -378,12 +380,12 @@ class Games:
         game = await self.game_for(caller, game_id)
         player = require_player(caller, game.id)
         # The game logic refuses a resignation from a finished game.
-        kind = "leave" if game.state.status == WAITING else "resign"
+        kind = ActionKind.LEAVE if game.state.status == WAITING else ActionKind.RESIGN
         done = await self.moves.apply(
             game.id,
             Action(kind, player.seat),
             request_id=request_id or None,
-            revoke_seat=player.seat if kind == "leave" else None,
+            revoke_seat=player.seat if kind == ActionKind.LEAVE else None,
         )
         return done.version
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from ..reasons import Reason
 from .errors import Refusal, Refused
 
 # Player tokens' lifetimes, in seconds (JoinGameRequest.token_lifetime_seconds): the
@@ -99,7 +100,7 @@ class WatchCounts:
         if held >= cap:
             raise Refused(
                 Refusal.EXHAUSTED,
-                "TOO_MANY_WATCHES",
+                Reason.TOO_MANY_WATCHES,
                 f"at most {cap} open watches per credential: close one first",
             )
         self._open[key] = held + 1

@@ -15,12 +15,11 @@ from typing import Protocol
 
 from .. import metrics
 from ..platform import chips
+from ..reasons import Reason
 from ..table.game import GameError, GameState
 from .moves import Moves
 from .ports import Committed, Stake
 from .table_builder import DEAL
-
-INSUFFICIENT_CHIPS = "INSUFFICIENT_CHIPS"
 
 
 class ChipBalances(Protocol):
@@ -32,7 +31,7 @@ class ChipBalances(Protocol):
 def _cannot_cover(player_id: str, stake: int) -> GameError:
     # Ids only in the message: never another player's balance.
     return GameError(
-        INSUFFICIENT_CHIPS, f"player {player_id} cannot cover the stake of {stake} chips"
+        Reason.INSUFFICIENT_CHIPS, f"player {player_id} cannot cover the stake of {stake} chips"
     )
 
 
@@ -52,7 +51,9 @@ class Matches:
         def stakes(started: GameState) -> Stake:
             seats = tuple(s.player_id for s in started.seats)
             if not all(seats):  # JoinGame refuses a competitive seat without a player id
-                raise GameError("PLAYER_ID_REQUIRED", "a staked table needs every seat's player_id")
+                raise GameError(
+                    Reason.PLAYER_ID_REQUIRED, "a staked table needs every seat's player_id"
+                )
             return Stake(game.app_id, seats, table.stake)
 
         try:

@@ -19,9 +19,9 @@ from tranca_rules.presets import make_rules
 
 from .. import metrics
 from ..platform import chips, matchmaking
+from ..reasons import Reason
 from ..table.events import Event, EventKind
 from ..table.game import Setup, TableOptions
-from .matches import INSUFFICIENT_CHIPS
 from .ports import Notifier, Stake
 from .quick_play import PASS_LIMIT, TICKET_TTL_MS, PlannedTable, TicketRecord, TicketRepository
 from .table_builder import SeatPlan, build_table
@@ -146,7 +146,7 @@ class Matchmaker:
         for ticket_id in table.seats:
             ticket = await self.repo.ticket(table.new.app_id, ticket_id)
             if ticket is not None and player in ticket.player_ids:
-                await self.repo.end_ticket(ticket_id, INSUFFICIENT_CHIPS, now)
+                await self.repo.end_ticket(ticket_id, Reason.INSUFFICIENT_CHIPS, now)
                 metrics.TICKETS_ENDED.labels("insufficient_chips").inc()
 
     async def run(self, interval: float) -> None:

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..reasons import Reason
 from ..table.events import EVENT_KINDS, Event
 from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, malformed
@@ -116,7 +117,7 @@ class Notifications:
             if player_id and player_id != session.player_id:
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "NOT_YOUR_PLAYER",
+                    Reason.NOT_YOUR_PLAYER,
                     "a session reads its own player's events only (leave player_id empty)",
                 )
             return Reader(
@@ -177,7 +178,7 @@ class Notifications:
         for event in events:
             check_player_id(event.player_id)
             if event.kind not in EVENT_KINDS:
-                raise Refused(Refusal.MALFORMED, "UNKNOWN_EVENT_KIND", "no such kind of event")
+                raise Refused(Refusal.MALFORMED, Reason.UNKNOWN_EVENT_KIND, "no such kind of event")
         if not events:
             return []
         return await self.repo.publish_events(app_id, events)

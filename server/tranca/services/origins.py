@@ -20,6 +20,7 @@ from typing import Protocol
 
 from tranca_rules.errors import quoted
 
+from ..reasons import Reason
 from .errors import Refusal, Refused
 from .policy import MAX_ORIGIN_CHARS, AppPolicy, normalise_origin
 
@@ -27,7 +28,7 @@ from .policy import MAX_ORIGIN_CHARS, AppPolicy, normalise_origin
 def origin_not_allowed(origin: str) -> Refused:
     return Refused(
         Refusal.FORBIDDEN,
-        "ORIGIN_NOT_ALLOWED",
+        Reason.ORIGIN_NOT_ALLOWED,
         f"this app does not let pages from {quoted(origin)} call for it"
         " (its policy: allowed_origins)",
         {"origin": origin[:MAX_ORIGIN_CHARS]},

@@ -23,6 +23,7 @@ from typing import Protocol
 
 from .. import metrics
 from ..platform import chips, ranking, ratings
+from ..reasons import Reason
 from .access import Access, Credentials
 from .errors import Refusal, Refused, malformed
 from .paging import before_token, parse_before
@@ -260,7 +261,7 @@ class Players:
             balance, posted = await self.repo.grant_chips(app.id, grant_id, player, amount)
         except chips.Conflict:
             raise Refused(
-                Refusal.EXISTS, "GRANT_ID_REUSED", "grant_id was used for another grant"
+                Refusal.EXISTS, Reason.GRANT_ID_REUSED, "grant_id was used for another grant"
             ) from None
         except chips.InvalidRequest as exc:
             raise malformed(exc.message) from None

@@ -35,6 +35,7 @@ from tranca_rules.presets import make_rules
 
 from .. import metrics
 from ..platform import matchmaking
+from ..reasons import Reason
 from ..table.events import Event, EventKind
 from ..table.game import removed_from_game
 from .access import Access, Credentials, require_app
@@ -220,7 +221,7 @@ class TicketShown:
 
 
 def ticket_not_found() -> Refused:
-    return Refused(Refusal.NOT_FOUND, "TICKET_NOT_FOUND", "no such ticket")
+    return Refused(Refusal.NOT_FOUND, Reason.TICKET_NOT_FOUND, "no such ticket")
 
 
 def already_waiting(player_id: str, ticket_id: str | None) -> Refused:
@@ -230,13 +231,13 @@ def already_waiting(player_id: str, ticket_id: str | None) -> Refused:
     if ticket_id is None:
         return Refused(
             Refusal.PRECONDITION,
-            "ALREADY_WAITING",
+            Reason.ALREADY_WAITING,
             f"player {player_id} already waits for a table in another ticket",
             {"player_id": player_id},
         )
     return Refused(
         Refusal.PRECONDITION,
-        "ALREADY_WAITING",
+        Reason.ALREADY_WAITING,
         f"player {player_id} already waits for a table in ticket {ticket_id}: follow it "
         "(GetTicket, WatchTicket) or cancel it (CancelTicket) first",
         {"player_id": player_id, "ticket_id": ticket_id},
@@ -246,7 +247,7 @@ def already_waiting(player_id: str, ticket_id: str | None) -> Refused:
 def party_not_forming() -> Refused:
     return Refused(
         Refusal.PRECONDITION,
-        "PARTY_NOT_FORMING",
+        Reason.PARTY_NOT_FORMING,
         "the party's ticket no longer waits for its partner (cancelled, expired or joined)",
     )
 
@@ -277,7 +278,7 @@ class QuickPlay:
             if asked.player_ids and asked.player_ids != (session.player_id,):
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "NOT_YOUR_PLAYER",
+                    Reason.NOT_YOUR_PLAYER,
                     "a session asks for its own player only (leave player_ids empty)",
                 )
             app_id, policy = session.app_id, session.policy
@@ -345,7 +346,7 @@ class QuickPlay:
             if stored.player_ids != player_ids:
                 raise Refused(
                     Refusal.EXISTS,
-                    "REQUEST_ID_REUSED",
+                    Reason.REQUEST_ID_REUSED,
                     "this request id asked for other players",
                 )
             mine = player_ids if caller.session is None else (caller.session.player_id,)
@@ -496,7 +497,7 @@ class QuickPlay:
             if wanted and wanted != caller.session.player_id:
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "NOT_YOUR_PLAYER",
+                    Reason.NOT_YOUR_PLAYER,
                     "a session lists its own player's tickets only (leave player_id empty)",
                 )
             app_id, wanted = caller.session.app_id, caller.session.player_id

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from ..reasons import Reason
 from .access import Access, Caller, Credentials
 from .credentials import hash_secret, new_secret
 from .errors import Refusal, Refused, malformed, rate_limited
@@ -194,7 +195,7 @@ class SessionRepository(Protocol):
         ...
 
 
-def session_refused(reason: str, message: str) -> Refused:
+def session_refused(reason: Reason, message: str) -> Refused:
     return Refused(Refusal.UNAUTHENTICATED, reason, message)
 
 
@@ -330,18 +331,18 @@ class Sessions:
             policy = await self.repo.app_policy(app_id)
             if policy is None:
                 self.access.throttle.failed(address)
-                raise Refused(Refusal.NOT_FOUND, "APP_NOT_FOUND", "no such app")
+                raise Refused(Refusal.NOT_FOUND, Reason.APP_NOT_FOUND, "no such app")
             check_origin(policy, credentials.origin)
             if kind is SessionKind.DEVICE and not policy.device_sign_in:
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "DEVICE_SIGN_IN_DISABLED",
+                    Reason.DEVICE_SIGN_IN_DISABLED,
                     "this app does not let devices sign in (its policy: device_sign_in)",
                 )
             if kind is SessionKind.GUEST and not policy.guest_sign_in:
                 raise Refused(
                     Refusal.FORBIDDEN,
-                    "GUEST_SIGN_IN_DISABLED",
+                    Reason.GUEST_SIGN_IN_DISABLED,
                     "this app does not let guests sign in (its policy: guest_sign_in)",
                 )
         except Exception:  # refused, or the database unreachable: nothing was opened
@@ -405,12 +406,14 @@ class Sessions:
         if outcome is RefreshOutcome.REUSED:
             self.access.throttle.failed(credentials.peer())
             raise session_refused(
-                "REFRESH_TOKEN_REUSED",
+                Reason.REFRESH_TOKEN_REUSED,
                 "this refresh token was already used: the session is ended; sign in again",
             )
         if outcome is RefreshOutcome.UNKNOWN or record is None:
             self.access.throttle.failed(credentials.peer())
-            raise session_refused("BAD_REFRESH_TOKEN", "unknown, expired or revoked refresh token")
+            raise session_refused(
+                Reason.BAD_REFRESH_TOKEN, "unknown, expired or revoked refresh token"
+            )
         policy = record.policy
         return Issued(
             record.session_id,
@@ -475,7 +478,9 @@ class Sessions:
 def require_session(caller: Caller) -> SessionRecord:
     if caller.session is None:
         raise Refused(
-            Refusal.FORBIDDEN, "SESSION_TOKEN_REQUIRED", "this call needs a player session token"
+            Refusal.FORBIDDEN,
+            Reason.SESSION_TOKEN_REQUIRED,
+            "this call needs a player session token",
         )
     return caller.session
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..table.action_kinds import ActionKind
 from ..table.events import Event, before, game_events
 from ..table.game import BY_ROBOT, Action, GameState, Setup, apply_action, new_game
 from .moves import apply_timed
 from .ports import GameChange, NewGame, SeatToken
 
 # The action that deals a table's first deal (StartGame, quick play's tables).
-DEAL = Action("start")
+DEAL = Action(ActionKind.START)
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,8 @@ def join_action(seat: int, plan: SeatPlan) -> Action:
     """The join of ``seat`` by whom ``plan`` names (a robot's seat: ``by`` BY_ROBOT,
     "robot k" unless named)."""
     if plan.robot:
-        return Action("join", seat, name=plan.name or f"robot {seat}", by=BY_ROBOT)
-    return Action("join", seat, name=plan.name, player_id=plan.player_id)
+        return Action(ActionKind.JOIN, seat, name=plan.name or f"robot {seat}", by=BY_ROBOT)
+    return Action(ActionKind.JOIN, seat, name=plan.name, player_id=plan.player_id)
 
 
 def build_table(

@@ -11,6 +11,7 @@ from typing import Any
 from tranca_rules.cards import full_deck, parse_card
 from tranca_rules.presets import KNOB_RANGES, Rules, make_rules
 
+from ..reasons import Reason
 from ..table.game import TableOptions
 from .errors import Refusal, Refused, malformed
 from .game_values import Joining
@@ -58,7 +59,7 @@ def robot_level_allowed(t: TableOptions, max_level: str) -> None:
     if t.robot_level and not level_within(t.robot_level, max_level):
         raise Refused(
             Refusal.FORBIDDEN,
-            "ROBOT_LEVEL_NOT_ALLOWED",
+            Reason.ROBOT_LEVEL_NOT_ALLOWED,
             f"this server's robots play at most the {max_level} level",
             {"max_level": max_level},
         )
@@ -101,7 +102,7 @@ def fixed_deck(
     if FIXED_DECK not in app_permissions:
         raise Refused(
             Refusal.FORBIDDEN,
-            "FIXED_DECK_NOT_ALLOWED",
+            Reason.FIXED_DECK_NOT_ALLOWED,
             "this API key may not fix the deck order",
         )
     try:
@@ -116,7 +117,7 @@ def fixed_deck(
 def preset_not_allowed(preset: str) -> Refused:
     return Refused(
         Refusal.FORBIDDEN,
-        "PRESET_NOT_ALLOWED",
+        Reason.PRESET_NOT_ALLOWED,
         f"this app's players may not play {preset or 'an unnamed preset'} (its policy)",
     )
 
@@ -126,13 +127,13 @@ def within_policy(policy: AppPolicy, competitive: bool, stake: int) -> None:
     if competitive and not policy.competitive:
         raise Refused(
             Refusal.FORBIDDEN,
-            "COMPETITIVE_NOT_ALLOWED",
+            Reason.COMPETITIVE_NOT_ALLOWED,
             "this app's players may not play rated tables (its policy)",
         )
     if stake > policy.max_stake:
         raise Refused(
             Refusal.FORBIDDEN,
-            "STAKE_NOT_ALLOWED",
+            Reason.STAKE_NOT_ALLOWED,
             f"this app's players may stake at most {policy.max_stake} chips (its policy)",
         )
 
@@ -143,7 +144,7 @@ def as_session(session: SessionRecord, wanted: Joining) -> Joining:
     if wanted.player_id.strip() and wanted.player_id.strip() != session.player_id:
         raise Refused(
             Refusal.FORBIDDEN,
-            "NOT_YOUR_PLAYER",
+            Reason.NOT_YOUR_PLAYER,
             "a session seats its own player only (leave player_id empty)",
         )
     if wanted.address:

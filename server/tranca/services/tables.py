@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import metrics
+from ..table.action_kinds import ActionKind
 from ..table.game import ANNULLED, FINISHED, MAX_ENTROPY_BYTES, Action, GameState
 from .access import Credentials, require_player
 from .errors import malformed
@@ -48,7 +49,7 @@ class Tables:
         # Present first, so that no sweep takes the seat again before the return is read.
         await self.presence.touch(game_id, seat, loaded.state, force=True)
         done = await self.moves.apply(
-            game_id, Action("return", seat), request_id=request_id or None
+            game_id, Action(ActionKind.RETURN, seat), request_id=request_id or None
         )
         if not done.replayed:
             metrics.SEATS_RECLAIMED.inc()
@@ -64,7 +65,7 @@ class Tables:
         game = await self.games.game_for(caller, game_id)
         player = require_player(caller, game.id)  # apps and spectators do not vote
         done = await self.moves.apply(
-            game.id, Action("annul_vote", player.seat), request_id=request_id or None
+            game.id, Action(ActionKind.ANNUL_VOTE, player.seat), request_id=request_id or None
         )
         g = done.state
         annulled = g.status == FINISHED and g.result_reason == ANNULLED
@@ -86,7 +87,7 @@ class Tables:
         # The game's app (the organiser) or a seated player; spectators only watch.
         seat = -1 if caller.player is None else require_player(caller, game.id).seat
         done = await self.moves.apply(
-            game.id, Action("entropy", seat, text=text), request_id=request_id or None
+            game.id, Action(ActionKind.ENTROPY, seat, text=text), request_id=request_id or None
         )
         if not done.replayed:
             metrics.ENTROPY_ADDED.inc()

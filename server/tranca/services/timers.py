@@ -40,6 +40,7 @@ from tranca_rules.moves import DISCARD, DRAW, Move
 from tranca_rules.state import DealState
 
 from .. import metrics
+from ..table.action_kinds import ActionKind
 from ..table.game import (
     BY_ROBOT,
     BY_TIMEOUT,
@@ -231,7 +232,7 @@ class Sweeper:
             # a no-show, which its settlement records as the table's double no-show
             # (every stake back, none having been taken).
             await self.moves.server_action(
-                claim.game_id, game.version, g, Action("no_show"), BY_TIMEOUT
+                claim.game_id, game.version, g, Action(ActionKind.NO_SHOW), BY_TIMEOUT
             )
             log.info("tournament_table_not_started", game_id=claim.game_id)
             return True
@@ -249,7 +250,7 @@ class Sweeper:
             grace_ms = table.robot_grace_seconds * 1000
             if now - seen >= grace_ms:
                 done = await self.moves.server_action(
-                    claim.game_id, game.version, g, Action("robot", seat), BY_ROBOT
+                    claim.game_id, game.version, g, Action(ActionKind.ROBOT, seat), BY_ROBOT
                 )
                 metrics.ROBOT_TAKEOVERS.inc()
                 log.info("robot_takeover", game_id=claim.game_id, seat=seat)

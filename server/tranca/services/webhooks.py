@@ -43,6 +43,7 @@ from typing import Protocol
 import structlog
 
 from .. import metrics
+from ..reasons import Reason
 from .access import Access, Credentials
 from .destinations import (
     BadDestination,
@@ -121,23 +122,23 @@ async def check_url(destinations: Destinations, url: str) -> None:
     now, else WEBHOOK_URL_FORBIDDEN, or WEBHOOK_URL_UNRESOLVED if its name has no
     address (``services/destinations.py``)."""
     if not url:
-        raise Refused(Refusal.MALFORMED, "BAD_WEBHOOK_URL", "url is required")
+        raise Refused(Refusal.MALFORMED, Reason.BAD_WEBHOOK_URL, "url is required")
     if len(url) > MAX_URL:
         raise Refused(
-            Refusal.MALFORMED, "BAD_WEBHOOK_URL", f"the URL is at most {MAX_URL} characters"
+            Refusal.MALFORMED, Reason.BAD_WEBHOOK_URL, f"the URL is at most {MAX_URL} characters"
         )
     try:
         await destinations.check(url)
     except BadDestination as exc:
-        raise Refused(Refusal.MALFORMED, "BAD_WEBHOOK_URL", str(exc)) from None
+        raise Refused(Refusal.MALFORMED, Reason.BAD_WEBHOOK_URL, str(exc)) from None
     except ForbiddenDestination as exc:
         raise Refused(
             Refusal.MALFORMED,
-            "WEBHOOK_URL_FORBIDDEN",
+            Reason.WEBHOOK_URL_FORBIDDEN,
             f"{exc}: the server calls only public addresses",
         ) from None
     except UnresolvedDestination as exc:
-        raise Refused(Refusal.PRECONDITION, "WEBHOOK_URL_UNRESOLVED", str(exc)) from None
+        raise Refused(Refusal.PRECONDITION, Reason.WEBHOOK_URL_UNRESOLVED, str(exc)) from None
 
 
 # ----- what crosses the repository port ---------------------------------------------
@@ -273,7 +274,7 @@ class DeliveryPage:
 
 
 def delivery_not_found() -> Refused:
-    return Refused(Refusal.NOT_FOUND, "DELIVERY_NOT_FOUND", "no such delivery")
+    return Refused(Refusal.NOT_FOUND, Reason.DELIVERY_NOT_FOUND, "no such delivery")
 
 
 def parse_delivery_id(text: str) -> int:
@@ -318,7 +319,7 @@ class Webhooks:
         app = await self.access.calling_app(credentials)
         found = await self.repo.webhook(app.id)
         if found is None:
-            raise Refused(Refusal.NOT_FOUND, "WEBHOOK_NOT_FOUND", "the app has no webhook")
+            raise Refused(Refusal.NOT_FOUND, Reason.WEBHOOK_NOT_FOUND, "the app has no webhook")
         return found
 
     async def delete(self, credentials: Credentials) -> bool:
@@ -347,7 +348,7 @@ class Webhooks:
         wanted = parse_delivery_id(delivery_id)
         if await self.repo.webhook(app.id) is None:
             raise Refused(
-                Refusal.PRECONDITION, "NO_WEBHOOK", "the app has no webhook to deliver to"
+                Refusal.PRECONDITION, Reason.NO_WEBHOOK, "the app has no webhook to deliver to"
             )
         found = await self.repo.delivery(app.id, wanted)
         if found is None:
@@ -357,7 +358,7 @@ class Webhooks:
         ):
             raise Refused(
                 Refusal.PRECONDITION,
-                "DELIVERY_NOT_FAILED",
+                Reason.DELIVERY_NOT_FAILED,
                 f"the delivery is {found.status}: only a failed one is sent again",
             )
         again = await self.repo.delivery(app.id, wanted)

@@ -14,6 +14,7 @@ import orjson
 
 from tranca_rules.moves import move_text, parse_move
 
+from ..reasons import Reason
 from ..table.game import (
     PLATFORM_SCHEMA_VERSION,
     Action,
@@ -40,7 +41,7 @@ def state_text(state: GameState, schema: int = PLATFORM_SCHEMA_VERSION) -> str:
         # A replica of an earlier release may still run (``--snapshot-schema`` below 3
         # says so); it could not read this game, so it is not written.
         raise GameError(
-            "PLATFORM_NOT_ENABLED",
+            Reason.PLATFORM_NOT_ENABLED,
             "table options and player ids are enabled once every replica runs this release",
         )
     if schema == 1:

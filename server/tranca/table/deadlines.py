@@ -8,6 +8,7 @@ even and a lease odd, so that the one is never mistaken for the other.
 
 from __future__ import annotations
 
+from .action_kinds import ActionKind
 from .game import BY_APP, FINISHED, PLAYING, Action, GameState
 
 TurnPoint = tuple[str, int, int]
@@ -66,4 +67,6 @@ def next_deadline(
 def changes_hands(action: Action) -> bool:
     """Whether ``action`` gives its seat a new player within the turn, whose clock then
     starts: the player's return, or the app's removal handing the seat to a robot."""
-    return action.kind == "return" or (action.kind == "robot" and action.by == BY_APP)
+    return action.kind == ActionKind.RETURN or (
+        action.kind == ActionKind.ROBOT and action.by == BY_APP
+    )

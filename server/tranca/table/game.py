@@ -19,7 +19,9 @@ from tranca_rules.presets import Rules, rules_from_dict
 from tranca_rules.scoring import score_deal
 from tranca_rules.state import DealState
 
+from ..reasons import Reason
 from . import fairness
+from .action_kinds import ActionKind
 from .errors import GameError as GameError  # re-exported: callers import it from here
 
 
@@ -341,40 +343,40 @@ class Action:
 
 
 def play_action(seat: int, move: Move, by: str = BY_PLAYER) -> Action:
-    return Action("move", seat, move=move, by=by)
+    return Action(ActionKind.MOVE, seat, move=move, by=by)
 
 
 def apply_action(g: GameState, action: Action, version: int) -> None:
     """Apply ``action`` as the change that makes ``version``; raise ``GameError``,
     ``InvalidMove`` or ``RuleViolation`` (and change nothing) if it is refused."""
     kind = action.kind
-    if kind == "join":
+    if kind == ActionKind.JOIN:
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
         if action.by:
             _check_robot_seat(g, action)
         if g.seats[seat].taken:
-            raise GameError("SEAT_TAKEN", f"seat {seat} is taken")
+            raise GameError(Reason.SEAT_TAKEN, f"seat {seat} is taken")
         if action.player_id in g.removed_players:
             raise removed_from_game()
         if action.player_id and any(s.player_id == action.player_id for s in g.seats):
-            raise GameError("PLAYER_SEATED", "the player already holds a seat at this table")
+            raise GameError(Reason.PLAYER_SEATED, "the player already holds a seat at this table")
         g.seats[seat] = Seat(action.name, True, False, action.player_id)
         if action.by:
             g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
-    elif kind == "leave":
+    elif kind == ActionKind.LEAVE:
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
         if seat in g.robots:
-            raise GameError("ROBOT_SEATED", f"a robot holds seat {seat} until the match ends")
+            raise GameError(Reason.ROBOT_SEATED, f"a robot holds seat {seat} until the match ends")
         if action.by == BY_APP:
             _remove_player(g, seat)
         g.seats[seat] = Seat()
-    elif kind == "start":
+    elif kind == ActionKind.START:
         _check_status(g, WAITING)
         free = [i for i, s in enumerate(g.seats) if not s.taken]
         if free:
-            raise GameError("SEATS_FREE", f"seats {free} are not taken yet")
+            raise GameError(Reason.SEATS_FREE, f"seats {free} are not taken yet")
         setup = g.setup
         # A verifiable table deals from its committed seeds, with the entropy given
         # before this start (none can be added later); other tables as they always did.
@@ -383,14 +385,14 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.match = match
         g.status = PLAYING
         g.deal_starts.append(version)
-    elif kind == "move":
+    elif kind == ActionKind.MOVE:
         _check_status(g, PLAYING)
         assert g.match is not None
         robot_seat = action.seat in g.robots
         if action.by == BY_ROBOT and not robot_seat:
-            raise GameError("NOT_A_ROBOT_SEAT", f"no robot plays seat {action.seat}")
+            raise GameError(Reason.NOT_A_ROBOT_SEAT, f"no robot plays seat {action.seat}")
         if action.by != BY_ROBOT and robot_seat:
-            raise GameError("ROBOT_SEATED", "a robot plays this seat: call ReclaimSeat first")
+            raise GameError(Reason.ROBOT_SEATED, "a robot plays this seat: call ReclaimSeat first")
         move = action.move
         if move is None:
             raise InvalidMove("empty move")
@@ -398,7 +400,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.last_board = None  # the next deal is under way: its table is what is shown
         if g.match.deal.is_over:
             _finish_deal(g, version)
-    elif kind == "resign":
+    elif kind == ActionKind.RESIGN:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if seat in g.removed_seats:
@@ -413,47 +415,47 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = standing[0] if len(standing) == 1 else DRAWN
         g.result_reason = "resignation"
-    elif kind == "robot":
+    elif kind == ActionKind.ROBOT:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if not g.setup.table.robot_grace_seconds:
-            raise GameError("NO_ROBOTS", "this table has no robots")
+            raise GameError(Reason.NO_ROBOTS, "this table has no robots")
         if seat in g.robots or g.seats[seat].resigned:
-            raise GameError("ROBOT_SEATED", f"seat {seat} is not its player's to lose")
+            raise GameError(Reason.ROBOT_SEATED, f"seat {seat} is not its player's to lose")
         if action.by == BY_APP:
             _remove_player(g, seat)
             g.removed_seats.add(seat)  # the robot plays it to the end: no return
         g.robots.add(seat)
         g.annul_votes.discard(seat)  # 003: "El robot no se tiene en cuenta en las votaciones"
         _maybe_annul(g)
-    elif kind == "return":
+    elif kind == ActionKind.RETURN:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if seat in g.removed_seats:
             raise removed_from_game()
         if seat not in g.robots:
-            raise GameError("SEAT_NOT_HELD", f"no robot plays seat {seat}")
+            raise GameError(Reason.SEAT_NOT_HELD, f"no robot plays seat {seat}")
         g.robots.discard(seat)
-    elif kind == "annul_vote":
+    elif kind == ActionKind.ANNUL_VOTE:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if not g.setup.table.annulment_allowed:
-            raise GameError("ANNULMENT_NOT_ALLOWED", "this table does not allow annulment")
+            raise GameError(Reason.ANNULMENT_NOT_ALLOWED, "this table does not allow annulment")
         if seat in g.robots:
-            raise GameError("ROBOT_SEATED", "a robot does not vote: call ReclaimSeat first")
+            raise GameError(Reason.ROBOT_SEATED, "a robot does not vote: call ReclaimSeat first")
         if seat in g.annul_votes:
-            raise GameError("ALREADY_VOTED", f"seat {seat} has voted")
+            raise GameError(Reason.ALREADY_VOTED, f"seat {seat} has voted")
         g.annul_votes.add(seat)
         _maybe_annul(g)
-    elif kind == "end":
+    elif kind == ActionKind.END:
         # The app ends its game (an admin's call): no result, like an annulment, so
         # it counts for no one and every stake goes back.
         if g.status == FINISHED:
-            raise GameError("GAME_OVER", "the game is over")
+            raise GameError(Reason.GAME_OVER, "the game is over")
         g.status = FINISHED
         g.winner = -1
         g.result_reason = ENDED_BY_APP
-    elif kind == "no_show":
+    elif kind == ActionKind.NO_SHOW:
         # A tournament table whose game never started (a seat short of the chips for
         # its stake, say): the server closes it, so it can never be dealt later (its
         # cards may be a duplicate round's, shown once the round is over). No result,
@@ -462,14 +464,14 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = -1
         g.result_reason = NOT_STARTED
-    elif kind == "entropy":
+    elif kind == ActionKind.ENTROPY:
         _check_status(g, WAITING)
         if not g.setup.table.verifiable:
-            raise GameError("NOT_VERIFIABLE", "this table's deals are not verifiable")
+            raise GameError(Reason.NOT_VERIFIABLE, "this table's deals are not verifiable")
         if len(action.text.encode()) > MAX_ENTROPY_BYTES or not action.text:
-            raise GameError("BAD_ENTROPY", f"entropy is 1 to {MAX_ENTROPY_BYTES} bytes")
+            raise GameError(Reason.BAD_ENTROPY, f"entropy is 1 to {MAX_ENTROPY_BYTES} bytes")
         if len(g.entropy) >= MAX_ENTROPY_STRINGS:
-            raise GameError("TOO_MUCH_ENTROPY", f"at most {MAX_ENTROPY_STRINGS} strings")
+            raise GameError(Reason.TOO_MUCH_ENTROPY, f"at most {MAX_ENTROPY_STRINGS} strings")
         g.entropy.append(action.text)
     else:
         raise InvalidMove(f"unknown action {kind!r}")
@@ -477,7 +479,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
 
 def removed_from_game() -> GameError:
     """The refusal of whatever would bring back a player the app removed."""
-    return GameError("REMOVED_FROM_GAME", "the app removed this player from this game")
+    return GameError(Reason.REMOVED_FROM_GAME, "the app removed this player from this game")
 
 
 def _remove_player(g: GameState, seat: int) -> None:
@@ -497,9 +499,9 @@ def _check_robot_seat(g: GameState, action: Action) -> None:
         raise InvalidMove("a join is a player's, or a robot's without a player id")
     table = g.setup.table
     if not table.robot_grace_seconds:
-        raise GameError("NO_ROBOTS", "this table has no robots (robot_grace_seconds is 0)")
+        raise GameError(Reason.NO_ROBOTS, "this table has no robots (robot_grace_seconds is 0)")
     if table.competitive:
-        raise GameError("COMPETITIVE_TABLE", "robots sit only at practice tables")
+        raise GameError(Reason.COMPETITIVE_TABLE, "robots sit only at practice tables")
 
 
 ANNULLED = "annulled"
@@ -561,15 +563,15 @@ def _check_status(g: GameState, wanted: GameStatus) -> None:
     if g.status == wanted:
         return
     if g.status == FINISHED:
-        raise GameError("GAME_OVER", "the game is over")
+        raise GameError(Reason.GAME_OVER, "the game is over")
     if wanted == WAITING:
-        raise GameError("GAME_STARTED", f"the game is {g.status}")
-    raise GameError("GAME_NOT_STARTED", f"the game is {g.status}")
+        raise GameError(Reason.GAME_STARTED, f"the game is {g.status}")
+    raise GameError(Reason.GAME_NOT_STARTED, f"the game is {g.status}")
 
 
 def _seat(g: GameState, seat: int) -> int:
     if not 0 <= seat < len(g.seats):
-        raise GameError("NO_SUCH_SEAT", f"there is no seat {seat}")
+        raise GameError(Reason.NO_SUCH_SEAT, f"there is no seat {seat}")
     return seat
 
 

@@ -18,6 +18,7 @@ from ...platform.tournaments import (
     Standing,
     Tournament,
 )
+from ...table.action_kinds import ActionKind
 from ...table.game import (
     WAITING,
     Action,
@@ -168,7 +169,7 @@ class TournamentCore:
         if statuses.get(game_id) != WAITING:
             return False
         try:
-            await self.matches.moves.apply(game_id, Action("no_show"))
+            await self.matches.moves.apply(game_id, Action(ActionKind.NO_SHOW))
         except GameError:
             return False  # started (or closed) meanwhile: its own end releases the round
         return True

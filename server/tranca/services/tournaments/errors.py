@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...platform.chips import InsufficientChips
+from ...reasons import Reason
 from ..errors import Refusal, Refused
 
 
@@ -12,23 +13,25 @@ class TournamentConflict(Exception):
 
 
 def bad_config(message: str) -> Refused:
-    return Refused(Refusal.MALFORMED, "BAD_TOURNAMENT", message)
+    return Refused(Refusal.MALFORMED, Reason.BAD_TOURNAMENT, message)
 
 
 def not_found() -> Refused:
-    return Refused(Refusal.NOT_FOUND, "TOURNAMENT_NOT_FOUND", "no such tournament")
+    return Refused(Refusal.NOT_FOUND, Reason.TOURNAMENT_NOT_FOUND, "no such tournament")
 
 
-def refused(reason: str, message: str) -> Refused:
+def refused(reason: Reason, message: str) -> Refused:
     return Refused(Refusal.PRECONDITION, reason, message)
 
 
 def cannot_pay(exc: InsufficientChips) -> Refused:
     # Ids only in the message: never a player's balance.
     return refused(
-        "INSUFFICIENT_CHIPS", f"player {exc.player} cannot cover the entry fee of {exc.needed}"
+        Reason.INSUFFICIENT_CHIPS, f"player {exc.player} cannot cover the entry fee of {exc.needed}"
     )
 
 
 def busy() -> Refused:
-    return Refused(Refusal.CONFLICT, "TOURNAMENT_CONFLICT", "the tournament kept changing: retry")
+    return Refused(
+        Refusal.CONFLICT, Reason.TOURNAMENT_CONFLICT, "the tournament kept changing: retry"
+    )

@@ -20,6 +20,7 @@ from ...platform.tournaments import (
     Round,
     Tournament,
 )
+from ...reasons import Reason
 from ...table.game import (
     FINISHED,
     WAITING,
@@ -85,14 +86,17 @@ class RoundStarts(TournamentCore):
             dropped = drop_no_shows(row.config, t, now_ms())
             before = [dropped] if dropped else []
             if t.cancelled:
-                raise refused("TOURNAMENT_OVER", "the tournament was cancelled")
+                raise refused(Reason.TOURNAMENT_OVER, "the tournament was cancelled")
             if len(t.rounds) >= t.total_rounds:
-                raise refused("TOURNAMENT_OVER", "every round has been played")
+                raise refused(Reason.TOURNAMENT_OVER, "every round has been played")
             if number != len(t.rounds) + 1:
-                raise refused("ROUND_OUT_OF_ORDER", f"the next round is round {len(t.rounds) + 1}")
+                raise refused(
+                    Reason.ROUND_OUT_OF_ORDER, f"the next round is round {len(t.rounds) + 1}"
+                )
             if t.rounds and not t.round_complete(len(t.rounds)):
                 raise refused(
-                    "ROUND_NOT_COMPLETE", f"round {len(t.rounds)} still has tables without a result"
+                    Reason.ROUND_NOT_COMPLETE,
+                    f"round {len(t.rounds)} still has tables without a result",
                 )
             if override is not None:
                 rnd = overridden(t, number, override)
@@ -100,7 +104,7 @@ class RoundStarts(TournamentCore):
                 try:
                     rnd = await self._pair(row, t, before)
                 except ValueError as exc:
-                    raise refused("NOT_ENOUGH_ENTRANTS", str(exc)) from None
+                    raise refused(Reason.NOT_ENOUGH_ENTRANTS, str(exc)) from None
             expires = now_ms() + self.token_lifetime_ms
             # Hundreds of games dealt for a large round: in a worker thread.
             games, tokens = await off_loop(seated_round_tables, row, t, rnd, expires)
@@ -193,7 +197,7 @@ class RoundStarts(TournamentCore):
         try:
             await self.matches.start(game_id)
         except GameError as exc:
-            if exc.reason in ("GAME_STARTED", "GAME_OVER"):
+            if exc.reason in (Reason.GAME_STARTED, Reason.GAME_OVER):
                 return  # a concurrent retry started it
             if not best_effort:
                 raise

@@ -17,6 +17,7 @@ from ...platform.tournament_events import (
 from ...platform.tournaments import (
     Tournament,
 )
+from ...table.action_kinds import ActionKind
 from ...table.game import (
     Action,
     GameError,
@@ -111,4 +112,4 @@ class ScheduledRuns(RoundStarts):
                 continue
             # Over meanwhile: its settlement finds the clock's result.
             with contextlib.suppress(GameError):
-                await self.matches.moves.apply(game_id, Action("end"))
+                await self.matches.moves.apply(game_id, Action(ActionKind.END))

@@ -28,6 +28,8 @@ from ...platform.tournaments import (
     Outcome,
     Tournament,
 )
+from ...reasons import Reason
+from ...table.action_kinds import ActionKind
 from ...table.game import (
     FINISHED,
     NO_RESULT,
@@ -121,7 +123,9 @@ class Tournaments(ScheduledRuns):
 
         def change(row: TournamentRow, t: Tournament) -> list[Event]:
             if not t.rounds or round_no != len(t.rounds):
-                raise refused("ROUND_NOT_CURRENT", f"round {round_no} is not the current round")
+                raise refused(
+                    Reason.ROUND_NOT_CURRENT, f"round {round_no} is not the current round"
+                )
             tables = t.rounds[-1].tables
             if not 1 <= table_no <= len(tables):
                 raise malformed(f"round {round_no} has tables 1 to {len(tables)}")
@@ -133,9 +137,9 @@ class Tournaments(ScheduledRuns):
                 # scored and paid. A forfeit now would credit a win the ratings call a
                 # loss. A level end the game did not decide (an annulled knockout
                 # table, a table that never started) stays the organiser's to rule on.
-                raise refused("TABLE_DECIDED", f"table {table_no} has its game's result")
+                raise refused(Reason.TABLE_DECIDED, f"table {table_no} has its game's result")
             if t.is_over:
-                raise refused("TOURNAMENT_OVER", "the tournament is over")
+                raise refused(Reason.TOURNAMENT_OVER, "the tournament is over")
             t.record(round_no, table_no, forfeit)
             return [result_event(round_no, table_no, forfeit, FROM_FORFEIT, now_ms())]
 
@@ -153,11 +157,11 @@ class Tournaments(ScheduledRuns):
 
         def change(row: TournamentRow, t: Tournament) -> list[Event]:
             if entrant not in t.entrants:
-                raise Refused(Refusal.NOT_FOUND, "ENTRANT_NOT_FOUND", "no such entrant")
+                raise Refused(Refusal.NOT_FOUND, Reason.ENTRANT_NOT_FOUND, "no such entrant")
             if entrant in t.withdrawn:
                 return []
             if t.is_over:
-                raise refused("TOURNAMENT_OVER", "the tournament is over")
+                raise refused(Reason.TOURNAMENT_OVER, "the tournament is over")
             if row.config.registration and not t.rounds:
                 # Before the start, a registration withdrawn leaves the field.
                 t.remove_entrant(entrant)
@@ -182,7 +186,7 @@ class Tournaments(ScheduledRuns):
             if t.cancelled:
                 return []
             if t.is_over:
-                raise refused("TOURNAMENT_OVER", "the tournament is over")
+                raise refused(Reason.TOURNAMENT_OVER, "the tournament is over")
             t.cancelled = True
             return [cancel_event(reason.strip(), now_ms())]
 
@@ -194,7 +198,7 @@ class Tournaments(ScheduledRuns):
             if await self._close_unstarted(game_id):
                 continue
             with contextlib.suppress(GameError):  # over meanwhile
-                await self.matches.moves.apply(game_id, Action("end"))
+                await self.matches.moves.apply(game_id, Action(ActionKind.END))
         return shown
 
     # ----- corrections ---------------------------------------------------------------
@@ -226,24 +230,24 @@ class Tournaments(ScheduledRuns):
 
         def change(row: TournamentRow, t: Tournament) -> list[Event]:
             if not 1 <= round_no <= len(t.rounds):
-                raise refused("ROUND_NOT_PLAYED", f"round {round_no} has not been played")
+                raise refused(Reason.ROUND_NOT_PLAYED, f"round {round_no} has not been played")
             if row.config.prizes.entry_fee and t.is_over and not t.cancelled:
                 # The prize pool was paid by the final standings: a correction would
                 # make them disagree with the chips paid.
-                raise refused("PRIZES_PAID", "the prizes are paid: the results are final")
+                raise refused(Reason.PRIZES_PAID, "the prizes are paid: the results are final")
             tables = t.rounds[round_no - 1].tables
             if not 1 <= table_no <= len(tables):
                 raise malformed(f"round {round_no} has tables 1 to {len(tables)}")
             current = t.result(tables[table_no - 1])
             if current is None:
                 # Not decided yet: its game's end, or RecordForfeit, decides it.
-                raise refused("NO_RESULT_YET", f"table {table_no} has no result to correct")
+                raise refused(Reason.NO_RESULT_YET, f"table {table_no} has no result to correct")
             if current == wanted:
                 return []
             try:
                 previous = t.correct(round_no, table_no, wanted)
             except ValueError as exc:
-                raise refused("RESULT_FIXED", str(exc)) from None
+                raise refused(Reason.RESULT_FIXED, str(exc)) from None
             return [correction_event(round_no, table_no, wanted, previous, reason, now_ms())]
 
         return await self._change(app, tournament_id, change)
@@ -301,12 +305,12 @@ class Tournaments(ScheduledRuns):
                 return []  # a retry
             why = row.config.registration_refused(t, self.clock(), MAX_ENTRANTS)
             if why is not None:
-                full = why == "TOURNAMENT_FULL"
+                full = why == Reason.TOURNAMENT_FULL
                 raise refused(why, "the tournament is full" if full else "registration is closed")
             try:
                 t.add_entrant(wanted)
             except ValueError as exc:
-                raise Refused(Refusal.EXISTS, "ENTRANT_EXISTS", str(exc)) from None
+                raise Refused(Refusal.EXISTS, Reason.ENTRANT_EXISTS, str(exc)) from None
             return [register_event(wanted, now_ms())]
 
         return await self._change(app, tournament_id, change)
@@ -321,7 +325,7 @@ class Tournaments(ScheduledRuns):
 
         def change(row: TournamentRow, t: Tournament) -> list[Event]:
             if entrant not in t.entrants:
-                raise Refused(Refusal.NOT_FOUND, "ENTRANT_NOT_FOUND", "no such entrant")
+                raise Refused(Refusal.NOT_FOUND, Reason.ENTRANT_NOT_FOUND, "no such entrant")
             if entrant in t.checked_in:
                 return []
             why = row.config.check_in_refused(t, self.clock())

@@ -24,6 +24,7 @@ from ...platform.tournaments import (
     Round,
     Tournament,
 )
+from ...reasons import Reason
 from ...table.fairness import deck_size
 from ..errors import Refusal, Refused
 from ..games import fixed_deck, rules_and_table
@@ -52,17 +53,19 @@ def overridden(t: Tournament, number: int, override: PairingOverride) -> Round:
     (BAD_PAIRING otherwise); ``t`` takes it as a stored round."""
     pairs, byes = override
     if t.format != Format.SWISS or t.is_knockout_round(number):
-        raise refused("PAIRING_NOT_ALLOWED", "only a Swiss round takes the organiser's pairing")
+        raise refused(
+            Reason.PAIRING_NOT_ALLOWED, "only a Swiss round takes the organiser's pairing"
+        )
     named = [e for p in pairs for e in p] + list(byes)
     active = {e for e in t.ids if e not in t.withdrawn}
     if len(named) != len(set(named)) or set(named) != active:
         raise Refused(
             Refusal.MALFORMED,
-            "BAD_PAIRING",
+            Reason.BAD_PAIRING,
             "every entrant still in, once: at a table or among the byes",
         )
     if not pairs:
-        raise Refused(Refusal.MALFORMED, "BAD_PAIRING", "a round has at least one table")
+        raise Refused(Refusal.MALFORMED, Reason.BAD_PAIRING, "a round has at least one table")
     return t.restore_round(number, list(pairs), list(byes))
 
 
