@@ -2,7 +2,7 @@
 start, a leave, a resignation, a robot's or a timer's move, a vote, entropy).
 
 The state read at some version is changed by the pure game logic
-(``app.game.apply_action``, which refuses and changes nothing), and written with the
+(``table.game.apply_action``, which refuses and changes nothing), and written with the
 action's log row only if the game is still at that version (the repository's
 compare-and-swap). A request id already in the log (the write meets its unique
 index, a moved-on version, or a refusal by the rules) gets the first answer instead:

@@ -165,7 +165,7 @@ class MoveLog(Base):
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
     version: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     seat: Mapped[int] = mapped_column(Integer)
-    action: Mapped[str] = mapped_column(Text)  # JSON of app.game.Action
+    action: Mapped[str] = mapped_column(Text)  # JSON of table.game.Action
     request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
     actor: Mapped[str] = mapped_column(String(16), default="player")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
