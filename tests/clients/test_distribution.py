@@ -50,7 +50,9 @@ NETWORK_SIGNS = (
 SCRIPT = r"""
 import importlib.metadata, importlib.util, json, sys
 
-found = {name: importlib.util.find_spec(name) is not None for name in ("tranca", "rich")}
+found = {
+    name: importlib.util.find_spec(name) is not None for name in ("tranca", "rich", "tranca_rules")
+}
 
 from tranca_client import RuleRejected, TrancaClient, pb
 
@@ -173,12 +175,14 @@ async def test_the_sdk_installed_alone_plays_against_a_server(
     result = json.loads(out.strip().splitlines()[-1])
 
     # Its own stubs, and only what it declares.
-    assert result["found"] == {"tranca": False, "rich": False}
+    assert result["found"] == {"tranca": False, "rich": False, "tranca_rules": False}
     assert result["stubs"] == "tranca_client.v1.game_pb2"
     requires = [r.replace(" ", "") for r in result["requires"]]
     names = sorted(r.split(";")[0].split(">")[0].split("<")[0].split("=")[0] for r in requires)
-    assert names == ["googleapis-common-protos", "grpcio", "protobuf", "rich"]
+    assert names == ["googleapis-common-protos", "grpcio", "protobuf", "rich", "tranca-rules"]
     assert any(r.startswith("rich") and 'extra=="table"' in r for r in requires)
+    # The engine comes only with the extra `expert`, pinned to the engine's version.
+    assert any(r.startswith("tranca-rules==0.1.0") and 'extra=="expert"' in r for r in requires)
 
     # The calls: a game made with the API key, two seats, the start, a draw.
     assert result["started"] is True
