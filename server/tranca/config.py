@@ -262,6 +262,13 @@ class Config:
         "TRANCA_OUTBOUND_CA_FILE",
         "PEM certificates outgoing calls trust beside the usual authorities",
     )
+    # Identity providers' keys (services/key_sets.py): kept for an hour, fetched again
+    # at once for a key id they do not list, but not more often than this.
+    identity_keys_refresh: float = option(
+        30.0,
+        "TRANCA_IDENTITY_KEYS_REFRESH",
+        "seconds between two fetches of one identity provider's keys for key ids they do not list",
+    )
     # The browser port (api/web.py): Connect and gRPC-Web, and the web table's files
     # from web_root (default: clients/web/table/dist of this checkout, if built).
     web_port: int = option(

@@ -180,6 +180,17 @@ class Reason(StrEnum):
     DEVICE_SIGN_IN_DISABLED = "DEVICE_SIGN_IN_DISABLED"
     # The app does not let guests sign in.
     GUEST_SIGN_IN_DISABLED = "GUEST_SIGN_IN_DISABLED"
+    # The app accepts no identity (no identity provider, no custom token key).
+    IDENTITY_SIGN_IN_DISABLED = "IDENTITY_SIGN_IN_DISABLED"
+    # The app's policy names no identity provider of that name.
+    IDENTITY_PROVIDER_UNKNOWN = "IDENTITY_PROVIDER_UNKNOWN"
+    # The identity token does not hold (its signature, issuer, audience, times,
+    # algorithm or nonce: the message says which).
+    ID_TOKEN_INVALID = "ID_TOKEN_INVALID"
+    # The identity token already opened a session: each opens one.
+    ID_TOKEN_REPLAYED = "ID_TOKEN_REPLAYED"
+    # The identity provider's keys cannot be fetched now and none are kept: retry.
+    IDENTITY_KEYS_UNAVAILABLE = "IDENTITY_KEYS_UNAVAILABLE"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -37,6 +37,8 @@ from .services.admin import Admin
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
 from .services.games import Games
+from .services.identity_sign_in import IdentitySignIn
+from .services.key_sets import HttpKeyFetcher, KeySets
 from .services.limits import RateLimiter, WatchCounts
 from .services.lobby import Lobby
 from .services.matches import Matches
@@ -57,6 +59,7 @@ from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
 from .store.database import is_sqlite, make_engine, normalise_url
 from .store.hints import Hub, PostgresListener
+from .store.identities_store import IdentitiesStore
 from .store.lobby_store import LobbyStore
 from .store.nats_feed import NatsFeed
 from .store.notifications_store import NotificationsStore
@@ -111,6 +114,9 @@ class Running:
         self.matchmaker: Matchmaker | None = None  # quick play's passes (run or not)
         self.deliverer: Deliverer | None = None
         self.poster: OutboundClient | None = None
+        # The HTTP client that fetches identity providers' keys (its pool is made
+        # at the first fetch).
+        self.key_client: OutboundClient | None = None
         # Finished matches' settlements, on this server's store.
         self.settlement = Settlement(SettlementStore(store))
         # The tournaments' rows, for the tranca_tournaments_running gauge's refresh.
@@ -146,6 +152,8 @@ class Running:
             await self.feed.stop()
         if self.poster is not None:
             await self.poster.close()
+        if self.key_client is not None:
+            await self.key_client.close()
         if self.compute is not None:
             self.compute.close()
         if self.sweeper is not None:
@@ -270,6 +278,14 @@ async def start(
         resolver or SystemResolver(),
         OutboundPolicy(cfg.outbound_allow_http, parse_networks(cfg.outbound_allow)),
     )
+    # Identity providers' keys: fetched through the same checks as every outgoing call.
+    key_client = OutboundClient(ca_file=cfg.outbound_ca_file)
+    identities = IdentitySignIn(
+        sessions,
+        IdentitiesStore(store),
+        KeySets(HttpKeyFetcher(destinations, key_client), min_refresh=cfg.identity_keys_refresh),
+        now_ms,
+    )
     notifications = Notifications(
         notes,
         access,
@@ -287,7 +303,10 @@ async def start(
             TournamentService(tournaments),
             platform_pb2.DESCRIPTOR.services_by_name["TournamentService"],
         ),
-        (SessionService(sessions), session_pb2.DESCRIPTOR.services_by_name["SessionService"]),
+        (
+            SessionService(sessions, identities),
+            session_pb2.DESCRIPTOR.services_by_name["SessionService"],
+        ),
         (
             AdminService(Admin(store, access, moves)),
             admin_pb2.DESCRIPTOR.services_by_name["AdminService"],
@@ -337,6 +356,7 @@ async def start(
     for name in ("", SERVICE_NAME, LIVENESS):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     running = Running(server, port, store, moves, health_servicer, listener)
+    running.key_client = key_client
     running.feed = feed
     running.compute = compute
     running.tournaments = tournaments

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from tests.harness.databases import pg_database, sqlite_database
-from tests.usecases.fakes import InMemoryRepository, PlayersMemory
+from tests.usecases.fakes import IdentitiesMemory, InMemoryRepository, PlayersMemory
 from tranca.store.database import make_engine
+from tranca.store.identities_store import IdentitiesStore
 from tranca.store.notifications_store import NotificationsStore
 from tranca.store.players_store import PlayersStore
 from tranca.store.repository import Store
@@ -24,7 +25,7 @@ from tranca.store.sessions_store import SessionsStore
 class Backend:
     """One store behind the ports the cases use: ``games`` (GameRepository and the
     credentials' reads), ``notes`` (webhooks), ``sessions`` (app policies), ``players``
-    (chip grants)."""
+    (chip grants), ``identities`` (identities linked to players, spent tokens)."""
 
     name: str
     games: Any
@@ -32,6 +33,7 @@ class Backend:
     sessions: Any
     players: Any
     _new_app: Any
+    identities: Any = None
 
     async def new_app(self, permissions: frozenset[str] = frozenset()) -> tuple[str, str]:
         """A new app's id and API key."""
@@ -56,7 +58,7 @@ def _fake() -> Backend:
         app, key = repo.add_app(name, permissions)
         return app.id, key
 
-    return Backend("fake", repo, repo, repo, PlayersMemory(repo.chips), new_app)
+    return Backend("fake", repo, repo, repo, PlayersMemory(repo.chips), new_app, IdentitiesMemory())
 
 
 @pytest.fixture(params=["fake", "sqlite", "postgres"])
@@ -83,6 +85,7 @@ async def backend(store_url: str) -> AsyncIterator[Backend]:
             SessionsStore(store),
             PlayersStore(store),
             store.create_app,
+            IdentitiesStore(store),
         )
     finally:
         await store.close()

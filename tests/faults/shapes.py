@@ -46,6 +46,15 @@ SHAPE_OF: dict[str, str] = {
     "refresh_token": "secret_token",
     "invite_code": "secret_token",
     "device_id": "device_id",
+    "id_token": "jwt",
+    "public_key": "public_key",
+    "issuer": "url",
+    "jwks_uri": "url",
+    "provider": "name",
+    "algorithms": "name",
+    "algorithm": "name",
+    "key_id": "name",
+    "client_ids": "name",  # compared with a token's aud
     "player_id": "player_id",
     "player_ids": "player_id",
     "partner_player_id": "player_id",
@@ -72,6 +81,7 @@ SHAPE_OF: dict[str, str] = {
     "display_names": "text",
     "player_name": "text",
     "reason": "text",
+    "nonce": "text",  # compared with the token's, never parsed
 }
 # A field whose name says the server parses it may not be free text.
 PARSED_NAME = re.compile(
@@ -417,6 +427,8 @@ def families(
             "decimal": _any_decimal,
         },
         "player_id": lambda: _player_id_families(known),
+        "jwt": lambda: JWT_FAMILIES,
+        "public_key": lambda: PUBLIC_KEY_FAMILIES,
         "entrant": lambda: {
             "near": lambda rng: rng.choice(["e0", "e9", "E0", " e0", "e0 ", "e\u0660"]),
             "decimal": _any_decimal,
@@ -461,3 +473,56 @@ def families(
 
 
 SHAPES = frozenset(SHAPE_OF.values())
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+# Identity tokens (SignInWithIdentity): compact JWS the server reads header first.
+JWT_HEADERS = [
+    b'{"alg":"none"}', b'{"alg":123}', b'{"alg":"RS256","kid":[1]}', b"[]", b"null",
+    b'{"alg":"RS256","kid":"' + b"k" * 300 + b'"}', b"\xff\xfe", b'{"alg":"HS256"}',
+    b'{"alg":"RS256","crit":["exp"]}', b'{"alg":"RS256","b64":false}',
+]  # fmt: skip
+JWT_FAMILIES: dict[str, Family] = {
+    "dots": lambda rng: rng.choice(["", ".", "..", "a.b", "a.b.c", "a.b.c.d", "...."]),
+    "base64_parts": lambda rng: ".".join(
+        _b64url(rng.randbytes(rng.randrange(40))) for _ in range(3)
+    ),
+    "odd_header": lambda rng: f"{_b64url(rng.choice(JWT_HEADERS))}.e30.{_b64url(b'sig')}",
+    "odd_claims": lambda rng: ".".join(
+        [
+            _b64url(b'{"alg":"RS256","kid":"k"}'),
+            _b64url(rng.choice([b'{"exp":"soon"}', b'{"iat":1e400}', b"[1]", b'{"sub":{}}'])),
+            "AAAA",
+        ]
+    ),
+    "decimal": _any_decimal,
+}
+# A custom token key's public key: JWK JSON or PEM, of every wrong kind.
+PUBLIC_KEY_FAMILIES: dict[str, Family] = {
+    "jwk_json": lambda rng: rng.choice(
+        [
+            "{}",
+            "[]",
+            "{",
+            '{"kty":"OKP"}',
+            '{"kty":"OKP","crv":"Ed25519","x":123}',
+            '{"kty":"OKP","crv":"Ed25519","x":"AAAA"}',
+            '{"kty":"RSA","n":"AQAB","e":"AQAB"}',
+            '{"kty":"EC","crv":"P-256","x":"","y":""}',
+            '{"kty":"oct","k":"c2VjcmV0"}',
+            '{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",'
+            '"d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"}',
+        ]
+    ),
+    "pem": lambda rng: rng.choice(
+        [
+            "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----",
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
+            "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----",
+        ]
+    ),
+    "decimal": _any_decimal,
+}

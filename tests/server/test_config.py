@@ -55,6 +55,7 @@ SAMPLES: dict[str, Any] = {
     "outbound_allow_http": True,
     "outbound_allow": "10.0.0.0/8,192.168.1.0/24",
     "outbound_ca_file": "/tls/outbound.pem",
+    "identity_keys_refresh": 5.0,
     "web_port": 8080,
     "web_root": "/srv/table",
 }

@@ -44,6 +44,7 @@ CODES = {
     Refusal.EXHAUSTED: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Refusal.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
     Refusal.CONFLICT: grpc.StatusCode.ABORTED,
+    Refusal.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
 }
 assert set(CODES) == set(Refusal)
 

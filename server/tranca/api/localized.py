@@ -405,6 +405,32 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Este app não permite entrar pelo aparelho.",
         "Esta app no permite iniciar sesión con el dispositivo.",
     ),
+    "IDENTITY_SIGN_IN_DISABLED": (
+        "This app does not let players sign in with an account they already have.",
+        "Este app não permite entrar com uma conta que você já tem.",
+        "Esta app no permite iniciar sesión con una cuenta que ya tienes.",
+    ),
+    "IDENTITY_PROVIDER_UNKNOWN": (
+        "This app does not accept sign-in with that provider.",
+        "Este app não aceita entrar por esse provedor.",
+        "Esta app no acepta iniciar sesión con ese proveedor.",
+    ),
+    "ID_TOKEN_INVALID": (
+        "The sign-in could not be verified: {detail}",
+        "Não foi possível verificar a entrada: {detail}",
+        "No se pudo verificar el inicio de sesión: {detail}",
+    ),
+    "ID_TOKEN_REPLAYED": (
+        "This sign-in was already used: sign in again.",
+        "Esta entrada já foi usada: entre de novo.",
+        "Este inicio de sesión ya se usó: vuelve a iniciar sesión.",
+    ),
+    "IDENTITY_KEYS_UNAVAILABLE": (
+        "The sign-in provider cannot be reached right now: try again in a moment.",
+        "Não foi possível falar com o provedor de entrada agora: tente de novo em instantes.",
+        "No se puede contactar ahora con el proveedor de inicio de sesión:"
+        " inténtalo en un momento.",
+    ),
     "GUEST_SIGN_IN_DISABLED": (
         "This app does not let guests play.",
         "Este app não permite jogar como convidado.",

@@ -3,6 +3,8 @@ out. Nothing else happens here."""
 
 from __future__ import annotations
 
+from ..services.identity_providers import CustomTokenKey, IdentityProvider
+from ..services.identity_sign_in import IdentitySignIn
 from ..services.policy import AppPolicy
 from ..services.ports import SessionKind
 from ..services.sessions import Issued, SessionInfo, Sessions
@@ -15,6 +17,7 @@ KINDS = {
     SessionKind.SERVER: pb.SESSION_KIND_SERVER,
     SessionKind.DEVICE: pb.SESSION_KIND_DEVICE,
     SessionKind.GUEST: pb.SESSION_KIND_GUEST,
+    SessionKind.IDENTITY: pb.SESSION_KIND_IDENTITY,
 }
 
 
@@ -58,6 +61,20 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         robots_after_seconds=p.robots_after_seconds,
         quick_play_turn_seconds=p.quick_play_turn_seconds,
         allowed_origins=list(p.allowed_origins),
+        identity_providers=[
+            pb.IdentityProvider(
+                name=i.name,
+                issuer=i.issuer,
+                jwks_uri=i.jwks_uri,
+                client_ids=list(i.client_ids),
+                algorithms=list(i.algorithms),
+            )
+            for i in p.identity_providers
+        ],
+        custom_token_keys=[
+            pb.CustomTokenKey(key_id=k.key_id, algorithm=k.algorithm, public_key=k.public_key)
+            for k in p.custom_token_keys
+        ],
     )
 
 
@@ -74,12 +91,20 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         robots_after_seconds=p.robots_after_seconds,
         quick_play_turn_seconds=p.quick_play_turn_seconds,
         allowed_origins=tuple(p.allowed_origins),
+        identity_providers=tuple(
+            IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
+            for i in p.identity_providers
+        ),
+        custom_token_keys=tuple(
+            CustomTokenKey(k.key_id, k.algorithm, k.public_key) for k in p.custom_token_keys
+        ),
     )
 
 
 class SessionService(pb_grpc.SessionServiceServicer):
-    def __init__(self, sessions: Sessions) -> None:
+    def __init__(self, sessions: Sessions, identities: IdentitySignIn) -> None:
         self.sessions = sessions
+        self.identities = identities
 
     @rpc("CreatePlayerSession")
     async def CreatePlayerSession(
@@ -107,6 +132,22 @@ class SessionService(pb_grpc.SessionServiceServicer):
             credentials(context), request.app_id, request.display_name
         )
         return pb.SignInGuestResponse(session=session_pb(issued))
+
+    @rpc("SignInWithIdentity")
+    async def SignInWithIdentity(
+        self, request: pb.SignInWithIdentityRequest, context: Ctx
+    ) -> pb.SignInWithIdentityResponse:
+        signed_in = await self.identities.sign_in(
+            credentials(context),
+            request.app_id,
+            request.provider,
+            request.id_token,
+            nonce=request.nonce,
+            display_name=request.display_name,
+        )
+        return pb.SignInWithIdentityResponse(
+            session=session_pb(signed_in.issued), new_player=signed_in.new_player
+        )
 
     @rpc("RefreshSession")
     async def RefreshSession(

@@ -52,7 +52,7 @@ class Unavailable(ServiceError):
 class Refusal(StrEnum):
     """The kinds of refusal a use case makes; each transport maps them to its codes
     (gRPC: INVALID_ARGUMENT, PERMISSION_DENIED, FAILED_PRECONDITION, NOT_FOUND,
-    ALREADY_EXISTS, RESOURCE_EXHAUSTED, UNAUTHENTICATED, ABORTED)."""
+    ALREADY_EXISTS, RESOURCE_EXHAUSTED, UNAUTHENTICATED, ABORTED, UNAVAILABLE)."""
 
     MALFORMED = "malformed"  # the request is out of its shape
     FORBIDDEN = "forbidden"  # the credentials may not do this
@@ -63,6 +63,9 @@ class Refusal(StrEnum):
     UNAUTHENTICATED = "unauthenticated"  # no credentials, or unknown ones
     # Other changes of the same thing kept winning the race: the caller may retry.
     CONFLICT = "conflict"
+    # Something outside the server it needs (an identity provider's keys) cannot be
+    # had now: the caller may retry.
+    UNAVAILABLE = "unavailable"
 
 
 class Refused(ServiceError):

@@ -19,6 +19,12 @@ from tranca_rules.errors import quoted
 from tranca_rules.presets import PRESETS
 
 from .errors import malformed
+from .identity_providers import (
+    CustomTokenKey,
+    IdentityProvider,
+    checked_custom_keys,
+    checked_providers,
+)
 
 # An access token's life: short, since it travels with every call; a refresh token's:
 # how long a player stays signed in without using the app.
@@ -100,11 +106,18 @@ class AppPolicy:
     # (its CORS allow-list), as serialised origins ("https://play.example.com").
     # Empty: none (the page the server serves itself is always allowed).
     allowed_origins: tuple[str, ...] = ()
+    # Identities that sign players in (SignInWithIdentity): OpenID Connect issuers,
+    # and the keys the app's backend signs custom tokens with
+    # (services/identity_providers.py). Empty: none.
+    identity_providers: tuple[IdentityProvider, ...] = ()
+    custom_token_keys: tuple[CustomTokenKey, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["presets"] = list(self.presets)
         out["allowed_origins"] = list(self.allowed_origins)
+        out["identity_providers"] = [p.to_dict() for p in self.identity_providers]
+        out["custom_token_keys"] = [k.to_dict() for k in self.custom_token_keys]
         return out
 
     @classmethod
@@ -117,6 +130,14 @@ class AppPolicy:
             values["presets"] = tuple(values["presets"])
         if "allowed_origins" in values:
             values["allowed_origins"] = tuple(values["allowed_origins"])
+        if "identity_providers" in values:
+            values["identity_providers"] = tuple(
+                IdentityProvider.from_dict(p) for p in values["identity_providers"]
+            )
+        if "custom_token_keys" in values:
+            values["custom_token_keys"] = tuple(
+                CustomTokenKey.from_dict(k) for k in values["custom_token_keys"]
+            )
         return replace(cls(), **values)
 
     def check(self) -> AppPolicy:
@@ -134,7 +155,16 @@ class AppPolicy:
             raise malformed(f"robots_after_seconds is 0 (never) to {MAX_WAIT_SECONDS}")
         if not 0 <= self.quick_play_turn_seconds <= MAX_WAIT_SECONDS:
             raise malformed(f"quick_play_turn_seconds is 0 (no limit) to {MAX_WAIT_SECONDS}")
-        return replace(self, allowed_origins=checked_origins(self.allowed_origins))
+        return replace(
+            self,
+            allowed_origins=checked_origins(self.allowed_origins),
+            identity_providers=checked_providers(self.identity_providers),
+            custom_token_keys=checked_custom_keys(self.custom_token_keys),
+        )
+
+    def provider(self, name: str) -> IdentityProvider | None:
+        """The identity provider the policy names ``name``, if any."""
+        return next((p for p in self.identity_providers if p.name == name), None)
 
     def access_expiry(self, now: int) -> int:
         """When an access token issued at ``now`` (epoch ms) expires."""

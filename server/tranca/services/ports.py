@@ -40,6 +40,7 @@ class SessionKind(StrEnum):
     SERVER = "server"  # opened by the app's backend (CreatePlayerSession)
     DEVICE = "device"
     GUEST = "guest"
+    IDENTITY = "identity"  # an OpenID Connect ID token or a custom token
 
 
 @dataclass(frozen=True)

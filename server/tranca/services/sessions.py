@@ -68,7 +68,7 @@ FAMILY_BYTES = 16  # a session's refresh token family: 128 random bits
 REFRESH_OWN_BYTES = 24  # each refresh token's own secret: 192 random bits
 # Player ids the server makes up for device and guest sign-ins: an app's backend may
 # not name its players with these prefixes, so they never collide.
-SERVER_MADE_IDS = ("device:", "guest:")
+SERVER_MADE_IDS = ("device:", "guest:", "account:")
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
 
@@ -206,12 +206,17 @@ def _name(display_name: str) -> str:
     return name
 
 
-def _app_player_id(player_id: str) -> str:
+def app_player_id(player_id: str) -> str:
+    """An app's own player id, as its backend names its players (CreatePlayerSession,
+    a custom token's subject); MALFORMED_REQUEST for one out of shape or of the
+    forms the server makes."""
     pid = player_id.strip()
     if not pid or len(pid) > MAX_PLAYER_ID:
         raise malformed(f"player_id is 1 to {MAX_PLAYER_ID} characters")
     if pid.startswith(SERVER_MADE_IDS):
-        raise malformed("player ids starting with 'device:' or 'guest:' are the server's")
+        raise malformed(
+            "player ids starting with 'device:', 'guest:' or 'account:' are the server's"
+        )
     return pid
 
 
@@ -251,12 +256,12 @@ class Sessions:
         # Device and guest sign-ins need no credential, and each makes a session row:
         # a bucket per peer address (per process, as every rate limit) keeps one
         # client from making them without end, or from guessing device ids quickly.
-        # 10 at once, then one every 3 s; what counts: ``_admitted``.
+        # 10 at once, then one every 3 s; what counts: ``admitted``.
         self.sign_in_limiter = sign_in_limiter or RateLimiter(1 / 3, 10)
 
     # ----- opening a session -------------------------------------------------------
 
-    async def _issue(
+    async def issue(
         self,
         app_id: str,
         policy: AppPolicy,
@@ -298,14 +303,12 @@ class Sessions:
     ) -> Issued:
         """The app's backend opens a session for its player (API key)."""
         app = await self.access.calling_app(credentials)
-        pid = _app_player_id(player_id)
+        pid = app_player_id(player_id)
         name = _name(display_name)
         policy = await self.repo.app_policy(app.id) or AppPolicy()
-        return await self._issue(app.id, policy, pid, name, SessionKind.SERVER, address)
+        return await self.issue(app.id, policy, pid, name, SessionKind.SERVER, address)
 
-    async def _admitted(
-        self, credentials: Credentials, app_id: str, kind: SessionKind
-    ) -> AppPolicy:
+    async def admitted(self, credentials: Credentials, app_id: str, kind: SessionKind) -> AppPolicy:
         """The policy of the app a client signs itself in to, once the sign-in is one
         that opens a session (the app live, its policy allowing ``kind``, the calling
         page's origin listed), counted against the peer's sign-in bucket.
@@ -339,6 +342,15 @@ class Sessions:
                     Reason.DEVICE_SIGN_IN_DISABLED,
                     "this app does not let devices sign in (its policy: device_sign_in)",
                 )
+            if kind is SessionKind.IDENTITY and not (
+                policy.identity_providers or policy.custom_token_keys
+            ):
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    Reason.IDENTITY_SIGN_IN_DISABLED,
+                    "this app accepts no identity (its policy: identity_providers,"
+                    " custom_token_keys)",
+                )
             if kind is SessionKind.GUEST and not policy.guest_sign_in:
                 raise Refused(
                     Refusal.FORBIDDEN,
@@ -361,8 +373,8 @@ class Sessions:
                 " (a random id the app keeps on the device)"
             )
         name = _name(display_name)
-        policy = await self._admitted(credentials, app_id, SessionKind.DEVICE)
-        return await self._issue(
+        policy = await self.admitted(credentials, app_id, SessionKind.DEVICE)
+        return await self.issue(
             app_id,
             policy,
             device_player_id(app_id, device),
@@ -376,9 +388,9 @@ class Sessions:
     ) -> Issued:
         """A new player with no account, where the app allows it."""
         name = _name(display_name)
-        policy = await self._admitted(credentials, app_id, SessionKind.GUEST)
+        policy = await self.admitted(credentials, app_id, SessionKind.GUEST)
         player_id = "guest:" + secrets.token_hex(16)
-        return await self._issue(
+        return await self.issue(
             app_id, policy, player_id, name, SessionKind.GUEST, credentials.peer()
         )
 

@@ -425,3 +425,30 @@ class WebhookDelivery(Base):
         Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
         Index("ix_webhook_deliveries_app", "app_id", "id"),
     )
+
+
+class PlayerIdentity(Base):
+    """An identity a player signs in with (SignInWithIdentity): an OpenID Connect
+    issuer and the subject it names, or ``custom`` and the app's own player id,
+    linked to one player of the app. The identity is the key: two first sign-ins of
+    one identity at once link it once (services/identity_sign_in.py)."""
+
+    __tablename__ = "player_identities"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    issuer: Mapped[str] = mapped_column(String(200), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(255), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128))
+    linked_ms: Mapped[int] = mapped_column(BigInteger)  # epoch ms
+
+    __table_args__ = (Index("ix_player_identities_player", "app_id", "player_id"),)
+
+
+class SpentIdentityToken(Base):
+    """An identity token that opened a session, kept (as its SHA-256 hash) until it
+    expires, so that it opens no other: a replay is refused."""
+
+    __tablename__ = "spent_identity_tokens"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires_at: Mapped[int] = mapped_column(BigInteger, index=True)  # epoch ms

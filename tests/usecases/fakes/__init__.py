@@ -7,6 +7,7 @@ stand-in and a resolver of the tests' own."""
 from .credentials import AppsMemory
 from .games import GamesMemory
 from .hub import Notes
+from .identities import IdentitiesMemory
 from .memory import InMemoryRepository
 from .network import FakeResolver
 from .notifications import NotificationsMemory
@@ -21,6 +22,7 @@ __all__ = [
     "AppsMemory",
     "FakeResolver",
     "GamesMemory",
+    "IdentitiesMemory",
     "InMemoryRepository",
     "MemoryState",
     "Notes",
