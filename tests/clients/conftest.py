@@ -19,9 +19,22 @@ FAST_RETRY = RetryPolicy(max_attempts=5, initial_backoff=0.01, max_backoff=0.05)
 
 
 @pytest.fixture
-async def api_key(server: Running) -> str:
-    _, key = await server.store.create_app(f"sdk-{uuid.uuid4().hex[:6]}", frozenset({"fixed_deck"}))
-    return key
+async def registered_app(server: Running) -> tuple[str, str]:
+    """A new app's id and API key."""
+    app_id, key = await server.store.create_app(
+        f"sdk-{uuid.uuid4().hex[:6]}", frozenset({"fixed_deck"})
+    )
+    return app_id, key
+
+
+@pytest.fixture
+def api_key(registered_app: tuple[str, str]) -> str:
+    return registered_app[1]
+
+
+@pytest.fixture
+def app_id(registered_app: tuple[str, str]) -> str:
+    return registered_app[0]
 
 
 @pytest.fixture

@@ -63,6 +63,18 @@ client that lost its ticket's id finds it there. An ``ALREADY_WAITING`` refusal
 names the waiting ticket: ``waiting_ticket_id(error)``. See
 ``tranca_client.quick_play``.
 
+Sessions
+--------
+A player's client talks to the service with a session, never the app's key:
+``create_player_session(player_id)`` (the app's backend, with its key),
+``sign_in_device(app_id, device_id)``, ``sign_in_guest(app_id)`` or
+``sign_in_with_identity(app_id, provider, id_token)`` (an ID token from Sign in with
+Apple, Google, Facebook Limited Login or an issuer the app names, or a custom token
+its backend signed), where the app's policy (``app_policy``, ``set_app_policy``)
+allows them; then ``client.with_token(session.access_token)``,
+``refresh_session(refresh_token)`` and ``sign_out()``. Answers are ``spb`` messages
+(``PlayerSession``). See ``tranca_client.sessions``.
+
 Errors
 ------
 Every failed call raises a ``TrancaError`` subclass carrying ``code``, ``reason`` (the
@@ -159,6 +171,7 @@ from .quick_play import OPEN_STATUSES, waiting_ticket_id
 from .v1 import game_pb2 as pb
 from .v1 import platform_pb2 as ppb
 from .v1 import quick_play_pb2 as qpb
+from .v1 import session_pb2 as spb
 
 __version__ = "0.1.0"
 
@@ -209,6 +222,7 @@ __all__ = [
     "replace",
     "run_bot",
     "same_move",
+    "spb",
     "take",
     "waiting_ticket_id",
 ]

@@ -32,10 +32,12 @@ from .errors import (
 from .moves import parse_move
 from .platform_calls import AsyncPlatformCalls
 from .quick_play import AsyncQuickPlay
+from .sessions import AsyncSessions
 from .v1 import game_pb2 as pb
 from .v1 import game_pb2_grpc as pb_grpc
 from .v1 import platform_pb2_grpc as ppb_grpc
 from .v1 import quick_play_pb2_grpc as qpb_grpc
+from .v1 import session_pb2_grpc as spb_grpc
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -60,7 +62,7 @@ def knob_value(value: KnobOverride) -> pb.KnobValue:
     return pb.KnobValue(int_list=pb.IntList(values=[int(v) for v in value]))
 
 
-class AsyncTrancaClient(AsyncQuickPlay, AsyncPlatformCalls):
+class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncPlatformCalls):
     """An asyncio client of the Tranca game service.
 
     Create it inside a running event loop, and close it (or use ``async with``)::
@@ -124,6 +126,7 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncPlatformCalls):
         self._players = ppb_grpc.PlayerServiceStub(self.channel)
         self._tournaments = ppb_grpc.TournamentServiceStub(self.channel)
         self._quick = qpb_grpc.QuickPlayServiceStub(self.channel)
+        self._sessions = spb_grpc.SessionServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------
 

@@ -11,13 +11,14 @@ from typing import Any, TypeVar, cast
 from .async_client import AsyncTrancaClient
 from .connection import DEFAULT_ADDRESS
 from .quick_play import QuickPlay
+from .sessions import Sessions
 from .v1 import game_pb2 as pb
 from .v1 import platform_pb2 as ppb
 
 T = TypeVar("T")
 
 
-class TrancaClient(QuickPlay):
+class TrancaClient(QuickPlay, Sessions):
     """A blocking client with the same methods as ``AsyncTrancaClient`` (same
     arguments, same errors, same retries), for scripts and notebooks::
 

@@ -1,0 +1,181 @@
+"""Players' sessions (``tranca.v1.SessionService``) for both clients: the app's
+backend opens one for its player (``create_player_session``, the API key); a client
+without a backend signs itself in (``sign_in_device``, ``sign_in_guest``, where the
+app's policy allows them) or with an identity the player already has
+(``sign_in_with_identity``: an OpenID Connect ID token of one of the app's
+providers, such as Sign in with Apple or Google, or a custom token the app's
+backend signed); then it refreshes (``refresh_session``) and signs out
+(``sign_out``). A session's calls are made with ``client.with_token(access_token)``.
+
+Retries: a device's sign-in is the same player every time, so it is retried after
+UNAVAILABLE or DEADLINE_EXCEEDED; the others are not, since a lost answer already
+did what it did: a guest's made a player, an identity token's spent the token (a
+retry would be ``ID_TOKEN_REPLAYED``: ask the provider for a new token), a refresh's
+rotated the tokens (presenting the spent refresh token again ends the session).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ._auth import ANY, APP, PLAYER
+from .v1 import session_pb2 as spb
+from .v1 import session_pb2_grpc as spb_grpc
+
+if TYPE_CHECKING:
+    from .client import AsyncTrancaClient
+
+T = TypeVar("T")
+
+__all__ = ["AsyncSessions", "Sessions"]
+
+
+class AsyncSessions:
+    """The session calls of ``AsyncTrancaClient``."""
+
+    if TYPE_CHECKING:
+        _sessions: spb_grpc.SessionServiceAsyncStub
+
+        async def _unary(
+            self, method: Any, request: Any, auth: str, *, retry: bool, conflicts: bool = False
+        ) -> Any: ...
+
+    async def create_player_session(
+        self, player_id: str, display_name: str = ""
+    ) -> spb.PlayerSession:
+        """A session for the app's player ``player_id`` (the API key): hand its tokens
+        to that player's client. Not retried: each call opens a session."""
+        request = spb.CreatePlayerSessionRequest(player_id=player_id, display_name=display_name)
+        out: spb.CreatePlayerSessionResponse = await self._unary(
+            self._sessions.CreatePlayerSession, request, APP, retry=False
+        )
+        return out.session
+
+    async def sign_in_device(
+        self, app_id: str, device_id: str, display_name: str = ""
+    ) -> spb.PlayerSession:
+        """A session for a device: the same ``device_id`` (16 to 128 printable
+        characters the app keeps on the device) is the same player every time."""
+        request = spb.SignInDeviceRequest(
+            app_id=app_id, device_id=device_id, display_name=display_name
+        )
+        out: spb.SignInDeviceResponse = await self._unary(
+            self._sessions.SignInDevice, request, ANY, retry=True
+        )
+        return out.session
+
+    async def sign_in_guest(self, app_id: str, display_name: str = "") -> spb.PlayerSession:
+        """A session for a new player with no account."""
+        request = spb.SignInGuestRequest(app_id=app_id, display_name=display_name)
+        out: spb.SignInGuestResponse = await self._unary(
+            self._sessions.SignInGuest, request, ANY, retry=False
+        )
+        return out.session
+
+    async def sign_in_with_identity(
+        self,
+        app_id: str,
+        provider: str,
+        id_token: str,
+        *,
+        nonce: str = "",
+        display_name: str = "",
+    ) -> spb.SignInWithIdentityResponse:
+        """A session for the player an identity names: ``provider`` is the name the
+        app's policy gives it ("apple", "google", "facebook", its own issuer's) and
+        ``id_token`` the ID token the provider's sign-in gave the client, or
+        "custom" and a token the app's backend signed. ``nonce``: the one the client
+        passed to the provider, if any. The answer's ``new_player`` says whether the
+        identity was new. Each token opens one session."""
+        request = spb.SignInWithIdentityRequest(
+            app_id=app_id,
+            provider=provider,
+            id_token=id_token,
+            nonce=nonce,
+            display_name=display_name,
+        )
+        out: spb.SignInWithIdentityResponse = await self._unary(
+            self._sessions.SignInWithIdentity, request, ANY, retry=False
+        )
+        return out
+
+    async def app_policy(self) -> spb.AppPolicy:
+        """What the app lets its players' sessions do (the API key)."""
+        out: spb.GetAppPolicyResponse = await self._unary(
+            self._sessions.GetAppPolicy, spb.GetAppPolicyRequest(), APP, retry=True
+        )
+        return out.policy
+
+    async def set_app_policy(self, policy: spb.AppPolicy) -> spb.AppPolicy:
+        """Replace the app's policy whole (read it first and change what you mean to:
+        a field left out takes its zero value); the policy as stored (the
+        well-known identity providers filled in)."""
+        out: spb.SetAppPolicyResponse = await self._unary(
+            self._sessions.SetAppPolicy, spb.SetAppPolicyRequest(policy=policy), APP, retry=True
+        )
+        return out.policy
+
+    async def refresh_session(self, refresh_token: str) -> spb.PlayerSession:
+        """New tokens for the session; ``refresh_token`` is spent (keep one refresh in
+        flight per session: a spent token presented again ends the session)."""
+        request = spb.RefreshSessionRequest(refresh_token=refresh_token)
+        out: spb.RefreshSessionResponse = await self._unary(
+            self._sessions.RefreshSession, request, ANY, retry=False
+        )
+        return out.session
+
+    async def sign_out(self) -> int:
+        """End this client's session (its token) and the seat tokens it was given:
+        how many seat tokens were revoked."""
+        out: spb.SignOutResponse = await self._unary(
+            self._sessions.SignOut, spb.SignOutRequest(), PLAYER, retry=False
+        )
+        return out.seat_tokens_revoked
+
+
+class Sessions:
+    """The session calls of the blocking ``TrancaClient`` (see ``AsyncSessions``)."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def aio(self) -> AsyncTrancaClient: ...
+
+        def _run(self, coro: Coroutine[Any, Any, T]) -> T: ...
+
+    def create_player_session(self, player_id: str, display_name: str = "") -> spb.PlayerSession:
+        """See ``AsyncTrancaClient.create_player_session``."""
+        return self._run(self.aio.create_player_session(player_id, display_name))
+
+    def sign_in_device(
+        self, app_id: str, device_id: str, display_name: str = ""
+    ) -> spb.PlayerSession:
+        """See ``AsyncTrancaClient.sign_in_device``."""
+        return self._run(self.aio.sign_in_device(app_id, device_id, display_name))
+
+    def sign_in_guest(self, app_id: str, display_name: str = "") -> spb.PlayerSession:
+        """See ``AsyncTrancaClient.sign_in_guest``."""
+        return self._run(self.aio.sign_in_guest(app_id, display_name))
+
+    def sign_in_with_identity(
+        self, app_id: str, provider: str, id_token: str, **kwargs: str
+    ) -> spb.SignInWithIdentityResponse:
+        """See ``AsyncTrancaClient.sign_in_with_identity``."""
+        return self._run(self.aio.sign_in_with_identity(app_id, provider, id_token, **kwargs))
+
+    def app_policy(self) -> spb.AppPolicy:
+        """See ``AsyncTrancaClient.app_policy``."""
+        return self._run(self.aio.app_policy())
+
+    def set_app_policy(self, policy: spb.AppPolicy) -> spb.AppPolicy:
+        """See ``AsyncTrancaClient.set_app_policy``."""
+        return self._run(self.aio.set_app_policy(policy))
+
+    def refresh_session(self, refresh_token: str) -> spb.PlayerSession:
+        """See ``AsyncTrancaClient.refresh_session``."""
+        return self._run(self.aio.refresh_session(refresh_token))
+
+    def sign_out(self) -> int:
+        """See ``AsyncTrancaClient.sign_out``."""
+        return self._run(self.aio.sign_out())

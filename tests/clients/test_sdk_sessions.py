@@ -1,0 +1,86 @@
+"""The Python SDK's sessions against a real server (SQLite and PostgreSQL), on the
+asyncio and the blocking clients: an app sets its policy and opens a session for
+its player; a client signs in as a device, a guest, and with a custom token the
+app's backend signed (the same identity the same player, each token once), plays
+with the session's token, refreshes it and signs out."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from tests.harness.identity import custom_key, custom_token, public_jwk
+from tranca_client import (
+    AsyncTrancaClient,
+    TrancaClient,
+    Unauthenticated,
+    pb,
+    spb,
+)
+
+
+async def allow_sign_ins(app: AsyncTrancaClient, key_jwk: str) -> spb.AppPolicy:
+    policy = await app.app_policy()
+    policy.device_sign_in = True
+    policy.guest_sign_in = True
+    policy.custom_token_keys.append(
+        spb.CustomTokenKey(key_id="backend-1", algorithm="EdDSA", public_key=key_jwk)
+    )
+    return await app.set_app_policy(policy)
+
+
+async def test_a_custom_token_signs_the_apps_player_in_once_per_token(
+    app: AsyncTrancaClient, app_id: str
+) -> None:
+    key = custom_key("EdDSA")
+    stored = await allow_sign_ins(app, public_jwk(key))
+    assert [k.key_id for k in stored.custom_token_keys] == ["backend-1"]
+    now = int(time.time())
+    token = custom_token(key, "EdDSA", app_id, "player-7", now)
+    signed = await app.sign_in_with_identity(app_id, "custom", token, display_name="Bia")
+    assert signed.new_player and signed.session.player_id == "player-7"
+    with pytest.raises(Unauthenticated) as replayed:
+        await app.sign_in_with_identity(app_id, "custom", token)
+    assert replayed.value.reason == "ID_TOKEN_REPLAYED"
+    again = await app.sign_in_with_identity(
+        app_id, "custom", custom_token(key, "EdDSA", app_id, "player-7", now)
+    )
+    assert not again.new_player and again.session.player_id == "player-7"
+    # The session plays: it creates a table and sits at it.
+    me = app.with_token(again.session.access_token)
+    game = await me.create_game("tranca-000", players=2)
+    assert game.status == pb.GAME_STATUS_WAITING
+
+
+async def test_device_guest_refresh_and_sign_out(app: AsyncTrancaClient, app_id: str) -> None:
+    await allow_sign_ins(app, public_jwk(custom_key("EdDSA")))
+    device = "d3c0a7e2-9b41-4f3a-8e6d-0c5b2a1f9e84"
+    first = await app.sign_in_device(app_id, device, "Ana")
+    assert (await app.sign_in_device(app_id, device)).player_id == first.player_id
+    guest = await app.sign_in_guest(app_id, "Visitor")
+    assert guest.player_id.startswith("guest:")
+    renewed = await app.refresh_session(guest.refresh_token)
+    assert renewed.session_id == guest.session_id and renewed.access_token != guest.access_token
+    me = app.with_token(renewed.access_token)
+    assert await me.sign_out() == 0
+    # The session is over: its token is refused.
+    with pytest.raises(Unauthenticated):
+        await me.sign_out()
+
+
+def _blocking_sign_ins(address: str, api_key: str, app_id: str) -> None:
+    with TrancaClient(address, api_key=api_key) as app:
+        policy = app.app_policy()
+        policy.guest_sign_in = True
+        app.set_app_policy(policy)
+        guest = app.sign_in_guest(app_id, "Visitor")
+        assert guest.player_id.startswith("guest:")
+        session = app.create_player_session("ana", "Ana")
+        assert session.player_id == "ana"
+
+
+async def test_the_blocking_client_signs_in_too(address: str, api_key: str, app_id: str) -> None:
+    # The server runs on this event loop: the blocking client waits on a thread.
+    await asyncio.to_thread(_blocking_sign_ins, address, api_key, app_id)
