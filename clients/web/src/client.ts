@@ -49,7 +49,11 @@ import {
   type Ticket,
   TicketStatus,
 } from './gen/tranca/v1/quick_play_pb.js';
-import { type PlayerSession, SessionService } from './gen/tranca/v1/session_pb.js';
+import {
+  type PlayerSession,
+  SessionService,
+  type SignInWithIdentityResponse,
+} from './gen/tranca/v1/session_pb.js';
 
 /** How calls that are safe to repeat are retried after a transport failure. */
 export interface RetryPolicy {
@@ -298,6 +302,57 @@ export class TrancaClient {
     );
     if (!out.session) throw new Error('SignInDevice answered without a session');
     return out.session;
+  }
+
+  /**
+   * A session for the player an identity names: `provider` is the name the app's
+   * policy gives it ("apple", "google", "facebook", its own issuer's) and `idToken`
+   * the ID token the provider's sign-in gave the page, or "custom" and a token the
+   * app's backend signed. `nonce`: the one passed to the provider, if any. The
+   * answer's `newPlayer` says whether the identity was new. Not retried: the token
+   * is spent by the first answer, lost or not (a retry is ID_TOKEN_REPLAYED).
+   */
+  async signInWithIdentity(
+    appId: string,
+    provider: string,
+    idToken: string,
+    options: { nonce?: string; displayName?: string } = {},
+  ): Promise<SignInWithIdentityResponse> {
+    const out = await this.call(
+      (o) =>
+        this.sessions.signInWithIdentity(
+          {
+            appId,
+            provider,
+            idToken,
+            nonce: options.nonce ?? '',
+            displayName: options.displayName ?? '',
+          },
+          o,
+        ),
+      { retry: false, credential: 'player' },
+    );
+    if (!out.session) throw new Error('SignInWithIdentity answered without a session');
+    return out;
+  }
+
+  /** New tokens for a session; `refreshToken` is spent. Not retried: a lost rotation's retry would end the session. */
+  async refreshSession(refreshToken: string): Promise<PlayerSession> {
+    const out = await this.call((o) => this.sessions.refreshSession({ refreshToken }, o), {
+      retry: false,
+      credential: 'player',
+    });
+    if (!out.session) throw new Error('RefreshSession answered without a session');
+    return out.session;
+  }
+
+  /** Ends this client's session (its token) and the seat tokens it was given; how many were revoked. */
+  async signOut(): Promise<number> {
+    const out = await this.call((o) => this.sessions.signOut({}, o), {
+      retry: false,
+      credential: 'player',
+    });
+    return out.seatTokensRevoked;
   }
 
   // ----- tables ----------------------------------------------------------------------

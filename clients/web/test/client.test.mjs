@@ -3,7 +3,10 @@
 // TRANCA_APP_ID (that app's id). tests/web/test_web_client.py starts `tranca serve`
 // and runs `node --test` with them; without TRANCA_WEB_URL every test skips.
 import assert from 'node:assert/strict';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { test } from 'node:test';
+
+import { create } from '@bufbuild/protobuf';
 
 import {
   Code,
@@ -16,6 +19,7 @@ import {
   moves,
   waitingTicketId,
 } from '../dist/index.js';
+import { CustomTokenKeySchema } from '../dist/gen/tranca/v1/session_pb.js';
 
 const baseUrl = process.env.TRANCA_WEB_URL ?? '';
 const apiKey = process.env.TRANCA_API_KEY ?? '';
@@ -46,6 +50,45 @@ async function allowGuests(client) {
     { headers },
   );
 }
+
+/** A compact JWT signed with an Ed25519 private key (EdDSA), as an app's backend makes one. */
+function customToken(privateKey, claims) {
+  const part = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const signed = `${part({ alg: 'EdDSA', kid: 'backend-1' })}.${part(claims)}`;
+  return `${signed}.${sign(null, Buffer.from(signed), privateKey).toString('base64url')}`;
+}
+
+test('a custom token signs the app\'s player in once, and the session refreshes and signs out', { skip, timeout: 90_000 }, async () => {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const client = app();
+  const headers = client.headers('app');
+  const { policy } = await client.sessions.getAppPolicy({}, { headers });
+  const key = create(CustomTokenKeySchema, {
+    keyId: 'backend-1',
+    algorithm: 'EdDSA',
+    publicKey: JSON.stringify(publicKey.export({ format: 'jwk' })),
+  });
+  await client.sessions.setAppPolicy({ policy: { ...policy, customTokenKeys: [key] } }, { headers });
+  const now = Math.floor(Date.now() / 1000);
+  const claims = () => ({ aud: appId, sub: 'web-player-1', iat: now, exp: now + 300, jti: randomUUID() });
+  const anonymous = new TrancaClient({ baseUrl, retry: FAST });
+  const token = customToken(privateKey, claims());
+  const first = await anonymous.signInWithIdentity(appId, 'custom', token, { displayName: 'Web' });
+  assert.equal(first.newPlayer, true);
+  assert.equal(first.session.playerId, 'web-player-1');
+  const replayed = await anonymous.signInWithIdentity(appId, 'custom', token).catch((e) => e);
+  assert.ok(replayed instanceof TrancaError, String(replayed));
+  assert.equal(replayed.reason, 'ID_TOKEN_REPLAYED');
+  const again = await anonymous.signInWithIdentity(appId, 'custom', customToken(privateKey, claims()));
+  assert.equal(again.newPlayer, false);
+  assert.equal(again.session.playerId, 'web-player-1');
+  const renewed = await anonymous.refreshSession(again.session.refreshToken);
+  assert.equal(renewed.sessionId, again.session.sessionId);
+  const me = anonymous.withToken(renewed.accessToken);
+  assert.equal(await me.signOut(), 0);
+  const ended = await me.signOut().catch((e) => e);
+  assert.equal(ended.code, Code.Unauthenticated);
+});
 
 for (const [name, options] of [
   ['Connect JSON', {}],
