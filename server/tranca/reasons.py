@@ -191,6 +191,12 @@ class Reason(StrEnum):
     ID_TOKEN_REPLAYED = "ID_TOKEN_REPLAYED"
     # The identity provider's keys cannot be fetched now and none are kept: retry.
     IDENTITY_KEYS_UNAVAILABLE = "IDENTITY_KEYS_UNAVAILABLE"
+    # The identity is linked to another player (never moved or merged silently).
+    IDENTITY_ALREADY_LINKED = "IDENTITY_ALREADY_LINKED"
+    # The player has no such identity.
+    IDENTITY_NOT_LINKED = "IDENTITY_NOT_LINKED"
+    # The player's last identity, its only way to sign in, is kept.
+    LAST_IDENTITY = "LAST_IDENTITY"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -37,6 +37,7 @@ from .services.admin import Admin
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
 from .services.games import Games
+from .services.identity_links import IdentityLinks
 from .services.identity_sign_in import IdentitySignIn
 from .services.key_sets import HttpKeyFetcher, KeySets
 from .services.limits import RateLimiter, WatchCounts
@@ -280,9 +281,10 @@ async def start(
     )
     # Identity providers' keys: fetched through the same checks as every outgoing call.
     key_client = OutboundClient(ca_file=cfg.outbound_ca_file)
+    identities_store = IdentitiesStore(store)
     identities = IdentitySignIn(
         sessions,
-        IdentitiesStore(store),
+        identities_store,
         KeySets(HttpKeyFetcher(destinations, key_client), min_refresh=cfg.identity_keys_refresh),
         now_ms,
     )
@@ -304,7 +306,9 @@ async def start(
             platform_pb2.DESCRIPTOR.services_by_name["TournamentService"],
         ),
         (
-            SessionService(sessions, identities),
+            SessionService(
+                sessions, identities, IdentityLinks(access, identities, identities_store)
+            ),
             session_pb2.DESCRIPTOR.services_by_name["SessionService"],
         ),
         (

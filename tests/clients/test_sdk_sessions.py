@@ -54,6 +54,26 @@ async def test_a_custom_token_signs_the_apps_player_in_once_per_token(
     assert game.status == pb.GAME_STATUS_WAITING
 
 
+async def test_a_guest_links_a_custom_identity_and_signs_in_as_itself(
+    app: AsyncTrancaClient, app_id: str
+) -> None:
+    key = custom_key("EdDSA")
+    await allow_sign_ins(app, public_jwk(key))
+    guest = await app.sign_in_guest(app_id, "Visitor")
+    me = app.with_token(guest.access_token)
+    now = int(time.time())
+    # A custom identity's subject is the app's own player id.
+    linked = await me.link_identity("custom", custom_token(key, "EdDSA", app_id, "kept-7", now))
+    assert (linked.provider, linked.subject) == ("custom", "kept-7")
+    assert [i.subject for i in await me.list_identities()] == ["kept-7"]
+    signed = await app.sign_in_with_identity(
+        app_id, "custom", custom_token(key, "EdDSA", app_id, "kept-7", now)
+    )
+    assert signed.session.player_id == guest.player_id
+    await me.unlink_identity("custom", "kept-7")
+    assert await me.list_identities() == []
+
+
 async def test_device_guest_refresh_and_sign_out(app: AsyncTrancaClient, app_id: str) -> None:
     await allow_sign_ins(app, public_jwk(custom_key("EdDSA")))
     device = "d3c0a7e2-9b41-4f3a-8e6d-0c5b2a1f9e84"

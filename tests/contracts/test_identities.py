@@ -62,3 +62,36 @@ async def test_a_token_is_spent_once_until_it_expires(backend: Backend) -> None:
     other = uuid.uuid4().hex
     assert await backend.identities.spend_identity_token(other, 5_000, 2_000) is True
     assert await backend.identities.spend_identity_token(token, 9_000, 2_000) is True
+
+
+async def test_a_players_identities_list_oldest_first_and_unlink_keeps_one_where_asked(
+    backend: Backend,
+) -> None:
+    app_id, _ = await backend.new_app()
+    player = f"account:{uuid.uuid4().hex}"
+    await backend.identities.link_identity(app_id, ISSUER, "first", player, 10)
+    await backend.identities.link_identity(app_id, "custom", "second", player, 20)
+    listed = await backend.identities.identities_of(app_id, player)
+    assert [(i.issuer, i.subject, i.linked_at) for i in listed] == [
+        (ISSUER, "first", 10),
+        ("custom", "second", 20),
+    ]
+    unlink = backend.identities.unlink_identity
+    assert await unlink(app_id, ISSUER, "first", "someone-else", keep_one=True) == "not_linked"
+    assert await unlink(app_id, ISSUER, "first", player, keep_one=True) == "unlinked"
+    assert await unlink(app_id, "custom", "second", player, keep_one=True) == "last"
+    assert await unlink(app_id, "custom", "second", player, keep_one=False) == "unlinked"
+    assert await backend.identities.identities_of(app_id, player) == []
+
+
+async def test_two_unlinks_at_once_leave_one_identity(backend: Backend) -> None:
+    app_id, _ = await backend.new_app()
+    player = f"account:{uuid.uuid4().hex}"
+    await backend.identities.link_identity(app_id, ISSUER, "a", player, 1)
+    await backend.identities.link_identity(app_id, ISSUER, "b", player, 2)
+    outcomes = await asyncio.gather(
+        backend.identities.unlink_identity(app_id, ISSUER, "a", player, keep_one=True),
+        backend.identities.unlink_identity(app_id, ISSUER, "b", player, keep_one=True),
+    )
+    assert sorted(outcomes) == ["last", "unlinked"]
+    assert len(await backend.identities.identities_of(app_id, player)) == 1

@@ -82,6 +82,7 @@ SHAPE_OF: dict[str, str] = {
     "player_name": "text",
     "reason": "text",
     "nonce": "text",  # compared with the token's, never parsed
+    "subject": "text",  # an identity's, compared, never parsed
 }
 # A field whose name says the server parses it may not be free text.
 PARSED_NAME = re.compile(

@@ -57,6 +57,15 @@ class IdentityWorld:
         )
         return await self.sessions(n).SignInWithIdentity(request)
 
+    async def guest(self, n: int = 0) -> spb.PlayerSession:
+        request = spb.SignInGuestRequest(app_id=self.app_id, display_name="Visitor")
+        return (await self.sessions(n).SignInGuest(request)).session
+
+    async def link(self, session: spb.PlayerSession, token: str, n: int = 0) -> spb.LinkedIdentity:
+        request = spb.LinkIdentityRequest(provider="corp", id_token=token)
+        bearer = (("authorization", f"Bearer {session.access_token}"),)
+        return (await self.sessions(n).LinkIdentity(request, metadata=bearer)).identity
+
     async def session_count(self) -> int:
         listed = await self.sessions().ListPlayerSessions(
             spb.ListPlayerSessionsRequest(page_size=500), metadata=self.clients[0].app()
@@ -95,6 +104,7 @@ async def identity_world(
             stack.push_async_callback(channel.close)
             clients.append(Client(channel, first.api_key))
         policy = spb.AppPolicy(
+            guest_sign_in=True,
             session_seconds=900,
             refresh_seconds=86400,
             players_create_tables=True,
@@ -231,3 +241,50 @@ async def test_a_new_identity_on_two_replicas_at_once_makes_one_player(
             )
             assert answers[0].session.player_id == answers[1].session.player_id
             assert sorted(a.new_player for a in answers) == [False, True]
+
+
+async def test_a_guest_links_an_identity_and_keeps_its_player(world: IdentityWorld) -> None:
+    guest = await world.guest()
+    linked = await world.link(guest, world.issuer.token(now()))
+    assert (linked.provider, linked.issuer, linked.subject) == ("corp", ISSUER, "user-1")
+    signed = await world.sign_in(world.issuer.token(now()))
+    assert not signed.new_player
+    assert signed.session.player_id == guest.player_id
+    bearer = (("authorization", f"Bearer {signed.session.access_token}"),)
+    listed = await world.sessions().ListIdentities(spb.ListIdentitiesRequest(), metadata=bearer)
+    assert [i.subject for i in listed.identities] == ["user-1"]
+    await world.sessions().UnlinkIdentity(
+        spb.UnlinkIdentityRequest(issuer=ISSUER, subject="user-1"), metadata=bearer
+    )
+    # Unlinked, the identity is new again: its next sign-in makes a player.
+    fresh = await world.sign_in(world.issuer.token(now()))
+    assert fresh.new_player and fresh.session.player_id != guest.player_id
+    # That player's only identity stays.
+    mine = (("authorization", f"Bearer {fresh.session.access_token}"),)
+    await refused(
+        world.sessions().UnlinkIdentity(
+            spb.UnlinkIdentityRequest(issuer=ISSUER, subject="user-1"), metadata=mine
+        ),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "LAST_IDENTITY",
+    )
+
+
+async def test_one_identity_linked_by_two_guests_on_two_replicas_at_once_goes_to_one(
+    pg_url: str, tmp_path: Path
+) -> None:
+    async for world in identity_world(pg_url, tmp_path, replicas=2):
+        for n in range(3):
+            subject = f"contested-{n}-{time.time_ns()}"
+            guests = [await world.guest(0), await world.guest(1)]
+            outcomes = await asyncio.gather(
+                *(world.link(guests[r], world.issuer.token(now(), sub=subject), r) for r in (0, 1)),
+                return_exceptions=True,
+            )
+            won = [o for o in outcomes if isinstance(o, spb.LinkedIdentity)]
+            lost = [o for o in outcomes if isinstance(o, grpc.aio.AioRpcError)]
+            assert len(won) == 1 and len(lost) == 1, outcomes
+            assert reason_of(lost[0]) == "IDENTITY_ALREADY_LINKED"
+            winner = guests[outcomes.index(won[0])]
+            signed = await world.sign_in(world.issuer.token(now(), sub=subject))
+            assert signed.session.player_id == winner.player_id

@@ -5,7 +5,9 @@ app's policy allows them) or with an identity the player already has
 (``sign_in_with_identity``: an OpenID Connect ID token of one of the app's
 providers, such as Sign in with Apple or Google, or a custom token the app's
 backend signed); then it refreshes (``refresh_session``) and signs out
-(``sign_out``). A session's calls are made with ``client.with_token(access_token)``.
+(``sign_out``). A session links more identities to its player
+(``link_identity``: how a guest keeps what it played when it signs up), lists them
+and unlinks one. A session's calls are made with ``client.with_token(access_token)``.
 
 Retries: a device's sign-in is the same player every time, so it is retried after
 UNAVAILABLE or DEADLINE_EXCEEDED; the others are not, since a lost answer already
@@ -100,6 +102,32 @@ class AsyncSessions:
         )
         return out
 
+    async def link_identity(
+        self, provider: str, id_token: str, *, nonce: str = ""
+    ) -> spb.LinkedIdentity:
+        """Link the identity ``id_token`` names to this client's session's player
+        (a guest keeps its games so: the identity then signs in the guest's
+        player). ``RuleRejected`` ``IDENTITY_ALREADY_LINKED`` when it is another
+        player's. Not retried: the token is spent."""
+        request = spb.LinkIdentityRequest(provider=provider, id_token=id_token, nonce=nonce)
+        out: spb.LinkIdentityResponse = await self._unary(
+            self._sessions.LinkIdentity, request, PLAYER, retry=False
+        )
+        return out.identity
+
+    async def list_identities(self) -> list[spb.LinkedIdentity]:
+        """This client's session's player's identities, the oldest link first."""
+        out: spb.ListIdentitiesResponse = await self._unary(
+            self._sessions.ListIdentities, spb.ListIdentitiesRequest(), PLAYER, retry=True
+        )
+        return list(out.identities)
+
+    async def unlink_identity(self, issuer: str, subject: str) -> None:
+        """Unlink one of the player's identities (``LAST_IDENTITY``: an account's
+        only way in is kept)."""
+        request = spb.UnlinkIdentityRequest(issuer=issuer, subject=subject)
+        await self._unary(self._sessions.UnlinkIdentity, request, PLAYER, retry=True)
+
     async def app_policy(self) -> spb.AppPolicy:
         """What the app lets its players' sessions do (the API key)."""
         out: spb.GetAppPolicyResponse = await self._unary(
@@ -163,6 +191,18 @@ class Sessions:
     ) -> spb.SignInWithIdentityResponse:
         """See ``AsyncTrancaClient.sign_in_with_identity``."""
         return self._run(self.aio.sign_in_with_identity(app_id, provider, id_token, **kwargs))
+
+    def link_identity(self, provider: str, id_token: str, **kwargs: str) -> spb.LinkedIdentity:
+        """See ``AsyncTrancaClient.link_identity``."""
+        return self._run(self.aio.link_identity(provider, id_token, **kwargs))
+
+    def list_identities(self) -> list[spb.LinkedIdentity]:
+        """See ``AsyncTrancaClient.list_identities``."""
+        return self._run(self.aio.list_identities())
+
+    def unlink_identity(self, issuer: str, subject: str) -> None:
+        """See ``AsyncTrancaClient.unlink_identity``."""
+        self._run(self.aio.unlink_identity(issuer, subject))
 
     def app_policy(self) -> spb.AppPolicy:
         """See ``AsyncTrancaClient.app_policy``."""

@@ -50,6 +50,7 @@ import {
   TicketStatus,
 } from './gen/tranca/v1/quick_play_pb.js';
 import {
+  type LinkedIdentity,
   type PlayerSession,
   SessionService,
   type SignInWithIdentityResponse,
@@ -334,6 +335,38 @@ export class TrancaClient {
     );
     if (!out.session) throw new Error('SignInWithIdentity answered without a session');
     return out;
+  }
+
+  /**
+   * Links the identity `idToken` names to this client's session's player: how a
+   * guest keeps what it played when it signs up (the identity then signs in the
+   * guest's player). IDENTITY_ALREADY_LINKED when it is another player's. Not
+   * retried: the token is spent.
+   */
+  async linkIdentity(provider: string, idToken: string, nonce = ''): Promise<LinkedIdentity> {
+    const out = await this.call((o) => this.sessions.linkIdentity({ provider, idToken, nonce }, o), {
+      retry: false,
+      credential: 'player',
+    });
+    if (!out.identity) throw new Error('LinkIdentity answered without an identity');
+    return out.identity;
+  }
+
+  /** This client's session's player's identities, the oldest link first. */
+  async listIdentities(): Promise<LinkedIdentity[]> {
+    const out = await this.call((o) => this.sessions.listIdentities({}, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return out.identities;
+  }
+
+  /** Unlinks one of the player's identities (LAST_IDENTITY: an account's only way in is kept). */
+  async unlinkIdentity(issuer: string, subject: string): Promise<void> {
+    await this.call((o) => this.sessions.unlinkIdentity({ issuer, subject }, o), {
+      retry: true,
+      credential: 'player',
+    });
   }
 
   /** New tokens for a session; `refreshToken` is spent. Not retried: a lost rotation's retry would end the session. */

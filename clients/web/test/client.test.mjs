@@ -82,6 +82,21 @@ test('a custom token signs the app\'s player in once, and the session refreshes 
   const again = await anonymous.signInWithIdentity(appId, 'custom', customToken(privateKey, claims()));
   assert.equal(again.newPlayer, false);
   assert.equal(again.session.playerId, 'web-player-1');
+  // A guest links a custom identity, which then signs the guest's player in.
+  await client.sessions.setAppPolicy(
+    { policy: { ...(await client.sessions.getAppPolicy({}, { headers })).policy, guestSignIn: true } },
+    { headers },
+  );
+  const guest = await anonymous.signInGuest(appId, 'Guest');
+  const guestClient = anonymous.withToken(guest.accessToken);
+  const linkedClaims = { ...claims(), sub: 'web-linked-1' };
+  const linked = await guestClient.linkIdentity('custom', customToken(privateKey, linkedClaims));
+  assert.equal(linked.provider, 'custom');
+  assert.deepEqual((await guestClient.listIdentities()).map((i) => i.subject), ['web-linked-1']);
+  const back = await anonymous.signInWithIdentity(appId, 'custom', customToken(privateKey, { ...claims(), sub: 'web-linked-1' }));
+  assert.equal(back.session.playerId, guest.playerId);
+  await guestClient.unlinkIdentity('custom', 'web-linked-1');
+  assert.deepEqual(await guestClient.listIdentities(), []);
   const renewed = await anonymous.refreshSession(again.session.refreshToken);
   assert.equal(renewed.sessionId, again.session.sessionId);
   const me = anonymous.withToken(renewed.accessToken);

@@ -431,6 +431,21 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "No se puede contactar ahora con el proveedor de inicio de sesión:"
         " inténtalo en un momento.",
     ),
+    "IDENTITY_ALREADY_LINKED": (
+        "This account already belongs to another player: sign in with it instead.",
+        "Esta conta já pertence a outro jogador: entre com ela.",
+        "Esta cuenta ya pertenece a otro jugador: inicia sesión con ella.",
+    ),
+    "IDENTITY_NOT_LINKED": (
+        "That account is not linked to this player.",
+        "Essa conta não está vinculada a este jogador.",
+        "Esa cuenta no está vinculada a este jugador.",
+    ),
+    "LAST_IDENTITY": (
+        "This is the only way to sign in to this player: link another account first.",
+        "Esta é a única forma de entrar com este jogador: vincule outra conta antes.",
+        "Es la única forma de entrar con este jugador: vincula otra cuenta antes.",
+    ),
     "GUEST_SIGN_IN_DISABLED": (
         "This app does not let guests play.",
         "Este app não permite jogar como convidado.",

@@ -3,6 +3,7 @@ out. Nothing else happens here."""
 
 from __future__ import annotations
 
+from ..services.identity_links import IdentityLinks, ShownIdentity
 from ..services.identity_providers import CustomTokenKey, IdentityProvider
 from ..services.identity_sign_in import IdentitySignIn
 from ..services.policy import AppPolicy
@@ -30,6 +31,12 @@ def session_pb(issued: Issued) -> pb.PlayerSession:
         access_expires_at_ms=issued.access_expires_at,
         refresh_token=issued.refresh_token,
         refresh_expires_at_ms=issued.refresh_expires_at,
+    )
+
+
+def identity_pb(i: ShownIdentity) -> pb.LinkedIdentity:
+    return pb.LinkedIdentity(
+        provider=i.provider, issuer=i.issuer, subject=i.subject, linked_at_ms=i.linked_at
     )
 
 
@@ -102,9 +109,12 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
 
 
 class SessionService(pb_grpc.SessionServiceServicer):
-    def __init__(self, sessions: Sessions, identities: IdentitySignIn) -> None:
+    def __init__(
+        self, sessions: Sessions, identities: IdentitySignIn, links: IdentityLinks
+    ) -> None:
         self.sessions = sessions
         self.identities = identities
+        self.links = links
 
     @rpc("CreatePlayerSession")
     async def CreatePlayerSession(
@@ -148,6 +158,29 @@ class SessionService(pb_grpc.SessionServiceServicer):
         return pb.SignInWithIdentityResponse(
             session=session_pb(signed_in.issued), new_player=signed_in.new_player
         )
+
+    @rpc("LinkIdentity")
+    async def LinkIdentity(
+        self, request: pb.LinkIdentityRequest, context: Ctx
+    ) -> pb.LinkIdentityResponse:
+        linked = await self.links.link(
+            credentials(context), request.provider, request.id_token, nonce=request.nonce
+        )
+        return pb.LinkIdentityResponse(identity=identity_pb(linked))
+
+    @rpc("ListIdentities")
+    async def ListIdentities(
+        self, request: pb.ListIdentitiesRequest, context: Ctx
+    ) -> pb.ListIdentitiesResponse:
+        found = await self.links.identities(credentials(context))
+        return pb.ListIdentitiesResponse(identities=[identity_pb(i) for i in found])
+
+    @rpc("UnlinkIdentity")
+    async def UnlinkIdentity(
+        self, request: pb.UnlinkIdentityRequest, context: Ctx
+    ) -> pb.UnlinkIdentityResponse:
+        await self.links.unlink(credentials(context), request.issuer, request.subject)
+        return pb.UnlinkIdentityResponse()
 
     @rpc("RefreshSession")
     async def RefreshSession(

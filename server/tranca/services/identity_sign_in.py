@@ -118,16 +118,8 @@ class IdentitySignIn:
         if len(shown) > MAX_NAME:
             raise malformed(f"display_name is at most {MAX_NAME} characters")
         policy = await self.sessions.admitted(credentials, app_id, SessionKind.IDENTITY)
-        identity = await self._verified(policy, app_id, name, token, nonce)
+        identity = await self.verified_once(policy, app_id, name, token, nonce)
         now = self.clock()
-        # Kept while the token could still verify (its expiry and the leeway).
-        spent_until = (identity.expires_at + LEEWAY) * 1000
-        if not await self.repo.spend_identity_token(hash_secret(token), spent_until, now):
-            raise Refused(
-                Refusal.UNAUTHENTICATED,
-                Reason.ID_TOKEN_REPLAYED,
-                "this token already opened a session: get a new one from the provider",
-            )
         player_id, new_player = await self._player_of(app_id, identity, now)
         issued = await self.sessions.issue(
             app_id,
@@ -138,6 +130,22 @@ class IdentitySignIn:
             credentials.peer(),
         )
         return SignedIn(issued, new_player)
+
+    async def verified_once(
+        self, policy: AppPolicy, app_id: str, name: str, token: str, nonce: str
+    ) -> VerifiedIdentity:
+        """The identity ``token`` names, checked against the app's provider ``name``
+        (or its custom keys), and the token spent: ID_TOKEN_REPLAYED if it was."""
+        identity = await self._verified(policy, app_id, name, token, nonce)
+        # Kept while the token could still verify (its expiry and the leeway).
+        spent_until = (identity.expires_at + LEEWAY) * 1000
+        if not await self.repo.spend_identity_token(hash_secret(token), spent_until, self.clock()):
+            raise Refused(
+                Refusal.UNAUTHENTICATED,
+                Reason.ID_TOKEN_REPLAYED,
+                "this token was already used: get a new one from the provider",
+            )
+        return identity
 
     async def _verified(
         self, policy: AppPolicy, app_id: str, name: str, token: str, nonce: str

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, select
 
+from ..services.identity_links import LinkedIdentity, Unlinked
 from .database import insert_ignoring_duplicates
 from .models import PlayerIdentity, SpentIdentityToken
 from .repository import Store
@@ -21,7 +22,8 @@ FORGET_BATCH = 100
 
 
 class IdentitiesStore:
-    """The identities of one database (``services.identity_sign_in.IdentityRepository``)."""
+    """The identities of one database (``services.identity_sign_in.IdentityRepository``,
+    ``services.identity_links.IdentityLinkRepository``)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -76,3 +78,39 @@ class IdentitiesStore:
                 )
             )
             return bool(written.rowcount == 1)
+
+    async def identities_of(self, app_id: str, player_id: str) -> list[LinkedIdentity]:
+        q = (
+            select(PlayerIdentity.issuer, PlayerIdentity.subject, PlayerIdentity.linked_ms)
+            .where(PlayerIdentity.app_id == app_id, PlayerIdentity.player_id == player_id)
+            .order_by(PlayerIdentity.linked_ms, PlayerIdentity.issuer, PlayerIdentity.subject)
+        )
+        async with self.store.reading() as conn:
+            rows = (await conn.execute(q)).all()
+        return [LinkedIdentity(r.issuer, r.subject, r.linked_ms) for r in rows]
+
+    async def unlink_identity(
+        self, app_id: str, issuer: str, subject: str, player_id: str, *, keep_one: bool
+    ) -> Unlinked:
+        async with self.store.writing() as conn:
+            # The player's identities locked (PostgreSQL; SQLite writes one at a
+            # time): two unlinks at once see each other's outcome.
+            mine = (
+                select(PlayerIdentity.issuer, PlayerIdentity.subject)
+                .where(PlayerIdentity.app_id == app_id, PlayerIdentity.player_id == player_id)
+                .with_for_update()
+            )
+            rows = {(r.issuer, r.subject) for r in (await conn.execute(mine)).all()}
+            if (issuer, subject) not in rows:
+                return Unlinked.NOT_LINKED
+            if keep_one and len(rows) == 1:
+                return Unlinked.LAST
+            await conn.execute(
+                delete(PlayerIdentity).where(
+                    PlayerIdentity.app_id == app_id,
+                    PlayerIdentity.issuer == issuer,
+                    PlayerIdentity.subject == subject,
+                    PlayerIdentity.player_id == player_id,
+                )
+            )
+            return Unlinked.UNLINKED
