@@ -36,10 +36,11 @@ from .services.access import Access, FailedAuthThrottle
 from .services.admin import Admin
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
+from .services.dev_identity import DevIdentity, DevKeyFetcher
 from .services.games import Games
 from .services.identity_links import IdentityLinks
 from .services.identity_sign_in import IdentitySignIn
-from .services.key_sets import HttpKeyFetcher, KeySets
+from .services.key_sets import HttpKeyFetcher, KeyFetcher, KeySets
 from .services.limits import RateLimiter, WatchCounts
 from .services.lobby import Lobby
 from .services.matches import Matches
@@ -282,10 +283,15 @@ async def start(
     # Identity providers' keys: fetched through the same checks as every outgoing call.
     key_client = OutboundClient(ca_file=cfg.outbound_ca_file)
     identities_store = IdentitiesStore(store)
+    key_fetcher: KeyFetcher = HttpKeyFetcher(destinations, key_client)
+    # The development app also accepts a test identity provider of the server's own.
+    dev_identity = DevIdentity(cfg.dev_api_key) if cfg.dev_api_key else None
+    if dev_identity is not None:
+        key_fetcher = DevKeyFetcher(key_fetcher, dev_identity)
     identities = IdentitySignIn(
         sessions,
         identities_store,
-        KeySets(HttpKeyFetcher(destinations, key_client), min_refresh=cfg.identity_keys_refresh),
+        KeySets(key_fetcher, min_refresh=cfg.identity_keys_refresh),
         now_ms,
     )
     notifications = Notifications(
@@ -367,13 +373,14 @@ async def start(
     if cfg.web_port >= 0:
         from .api.browser import OpenStreams, reflection_apps, service_apps
         from .api.web import BrowserApp
-        from .web_port import WebPort, allow_guests, web_root
+        from .web_port import WebPort, open_development_app, web_root
 
         web_app = ""
         if dev_app:
-            # The web table signs players into the development app, as guests.
+            # The web table signs players into the development app, as guests or
+            # with the test identity provider.
             web_app = dev_app
-            await allow_guests(sessions_store, dev_app)
+            await open_development_app(sessions_store, dev_app, dev_identity)
         streams = OpenStreams()
         running.web = await WebPort.start(
             BrowserApp(
@@ -383,7 +390,12 @@ async def start(
                 },
                 origins,
                 web_root(cfg.web_root),
-                {"appId": web_app, "guestSignIn": bool(web_app)},
+                {
+                    "appId": web_app,
+                    "guestSignIn": bool(web_app),
+                    "devIdentity": bool(web_app) and dev_identity is not None,
+                },
+                dev_tokens=dev_identity.token if web_app and dev_identity else None,
             ),
             cfg.host,
             cfg.web_port,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from hypercorn.asyncio import serve
 from hypercorn.config import Config as HypercornConfig
 
+from .services.dev_identity import DEV_PROVIDER, DevIdentity
 from .services.policy import AppPolicy
 
 if TYPE_CHECKING:
@@ -49,14 +50,19 @@ def web_root(configured: str) -> Path | None:
     return CHECKOUT_WEB_ROOT if CHECKOUT_WEB_ROOT.is_dir() else None
 
 
-async def allow_guests(policies: SessionsStore, app_id: str) -> None:
-    """Let guests and devices sign in to the development app (the web table's), its
-    other settings kept."""
+async def open_development_app(
+    policies: SessionsStore, app_id: str, dev_identity: DevIdentity | None
+) -> None:
+    """Let guests and devices sign in to the development app (the web table's), and
+    players with the test identity provider where there is one, its other settings
+    kept."""
     policy = await policies.app_policy(app_id) or AppPolicy()
-    if not (policy.guest_sign_in and policy.device_sign_in):
-        await policies.set_app_policy(
-            app_id, replace(policy, guest_sign_in=True, device_sign_in=True)
-        )
+    providers = policy.identity_providers
+    if dev_identity is not None and not any(p.name == DEV_PROVIDER for p in providers):
+        providers = (*providers, dev_identity.provider())
+    wanted = replace(policy, guest_sign_in=True, device_sign_in=True, identity_providers=providers)
+    if wanted != policy:
+        await policies.set_app_policy(app_id, wanted)
 
 
 def _keep_alive(sock: socket.socket) -> None:

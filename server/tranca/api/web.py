@@ -5,7 +5,11 @@ Routes, by path:
 - ``/tranca.v1.<Service>/<Method>``: a call, in whichever protocol its content type
   says (Connect JSON or binary, gRPC-Web, gRPC where the HTTP server sends trailers).
 - ``/tranca-web.json``: what the web table needs to know of this server (the app it
-  signs players into, and whether guests may sign in).
+  signs players into, whether guests may sign in, whether the test identity
+  provider is there).
+- ``/dev-identity/token`` (POST, JSON ``{"name": ..., "nonce": ...}``), on a
+  development server only (``--dev-api-key``): an ID token of the test identity
+  provider for that name (``services/dev_identity.py``).
 - anything else, by GET: a file of the web table (``web_root``), ``index.html`` for
   a directory.
 
@@ -27,6 +31,7 @@ import orjson
 from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 
+from ..services.errors import ServiceError
 from ..services.origins import Origins
 from .browser import is_same_origin
 
@@ -46,6 +51,8 @@ EXPOSE_HEADERS = (
     "grpc-status, grpc-message, grpc-status-details-bin, connect-content-encoding, content-encoding"
 )
 PREFLIGHT_MAX_AGE = "7200"
+DEV_TOKEN_PATH = "/dev-identity/token"
+DEV_TOKEN_MAX_BODY = 4096
 
 
 def _header(scope: Scope, name: bytes) -> str:
@@ -71,6 +78,7 @@ class BrowserApp:
         origins: Origins,
         web_root: Path | None,
         web_config: Mapping[str, Any],
+        dev_tokens: Callable[[str, str], str] | None = None,
     ) -> None:
         self.services = dict(services)
         self.origins = origins
@@ -78,6 +86,7 @@ class BrowserApp:
             StaticFiles(directory=web_root, html=True) if web_root is not None else None
         )
         self.config_body = orjson.dumps(dict(web_config))
+        self.dev_tokens = dev_tokens
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -104,6 +113,8 @@ class BrowserApp:
                 [(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
                 self.config_body,
             )
+        elif path == DEV_TOKEN_PATH and self.dev_tokens is not None:
+            await self._dev_token(scope, receive, send)
         elif self.static is not None and scope["method"] in ("GET", "HEAD"):
             try:
                 await self.static(scope, receive, send)
@@ -113,6 +124,31 @@ class BrowserApp:
                 )
         else:
             await _respond(send, 404, [(b"content-type", b"text/plain")], b"not found\n")
+
+    async def _dev_token(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A test provider's ID token for the name posted (development only)."""
+        assert self.dev_tokens is not None
+        json_type = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
+        if scope["method"] != "POST":
+            await _respond(send, 405, [(b"content-type", b"text/plain")], b"POST only\n")
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if len(body) > DEV_TOKEN_MAX_BODY:
+                await _respond(send, 413, json_type, b'{"error":"too large"}')
+                return
+            if not message.get("more_body"):
+                break
+        try:
+            asked = orjson.loads(body)
+            name, nonce = str(asked.get("name", "")), str(asked.get("nonce", ""))
+            token = self.dev_tokens(name, nonce)
+        except (orjson.JSONDecodeError, AttributeError, ServiceError) as exc:
+            await _respond(send, 400, json_type, orjson.dumps({"error": str(exc)}))
+            return
+        await _respond(send, 200, json_type, orjson.dumps({"id_token": token}))
 
     @staticmethod
     async def _preflight(origin: str, allowed: bool, send: Send) -> None:

@@ -5,7 +5,7 @@
 import { render } from 'preact';
 
 import { listOpenTables, resumeQuickPlay } from './actions/lobby.js';
-import { LANG_KEY, loadConfig } from './actions/service.js';
+import { LANG_KEY, loadConfig, savedAccount } from './actions/service.js';
 import { savedSeat, sit, stopWatching } from './actions/table.js';
 import { App } from './components/App.js';
 import { NAME_KEY } from './components/Lobby.js';
@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     name: localStorage.getItem(NAME_KEY) ?? '',
   });
   render(html`<${App} />`, document.getElementById('app')!);
-  update({ config: await loadConfig() });
+  update({ config: await loadConfig(), account: savedAccount() });
   const seat = savedSeat();
   if (seat) sit(seat);
   else {

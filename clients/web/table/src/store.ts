@@ -11,6 +11,14 @@ import type { Lang } from './i18n/index.js';
 export interface WebConfig {
   appId: string;
   guestSignIn: boolean;
+  devIdentity: boolean; // the development server's test identity provider is there
+}
+
+/** Who the page plays as: its session's player, and how it signed in. */
+export interface Account {
+  playerId: string;
+  name: string;
+  kind: 'guest' | 'identity';
 }
 
 /** The seat this tab plays: its game, seat number and the seat's token. */
@@ -53,6 +61,7 @@ export interface TableSetup {
 export interface State {
   lang: Lang;
   config: WebConfig | null;
+  account: Account | null; // null: not signed in yet (a guest session opens at the first call)
   screen: 'lobby' | 'waiting' | 'table';
   busy: boolean;
   name: string;
@@ -112,6 +121,7 @@ export const DEFAULT_SETUP: TableSetup = {
 export const store = createStore<State>({
   lang: 'en',
   config: null,
+  account: null,
   screen: 'lobby',
   busy: false,
   name: '',

@@ -3,7 +3,7 @@
 // acted.
 import { type PlayerSession, TrancaClient, TrancaError } from '../../../src/index.js';
 import { type Key, type Lang, tr } from '../i18n/index.js';
-import { type Place, type WebConfig, getState, update } from '../store.js';
+import { type Account, type Place, type WebConfig, getState, update } from '../store.js';
 
 const SESSION_KEY = 'tranca.session';
 export const LANG_KEY = 'tranca.lang';
@@ -37,18 +37,45 @@ export async function loadConfig(): Promise<WebConfig> {
     const res = await fetch('/tranca-web.json', { cache: 'no-store' });
     if (res.ok) {
       const c = (await res.json()) as Partial<WebConfig>;
-      return { appId: params.get('app') ?? c.appId ?? '', guestSignIn: Boolean(c.guestSignIn) };
+      return {
+        appId: params.get('app') ?? c.appId ?? '',
+        guestSignIn: Boolean(c.guestSignIn),
+        devIdentity: Boolean(c.devIdentity),
+      };
     }
   } catch {
     // no config served: only ?app= can name the app
   }
-  return { appId: params.get('app') ?? '', guestSignIn: params.has('app') };
+  return { appId: params.get('app') ?? '', guestSignIn: params.has('app'), devIdentity: false };
 }
 
 interface SavedSession {
   accessToken: string;
   expiresAt: number;
   name: string; // the display name it signed in with
+  playerId?: string; // absent in sessions saved before accounts
+  kind?: Account['kind'];
+}
+
+/** The session kept for the next visit, and the page's account: the session's token. */
+function keep(kept: Required<SavedSession>): string {
+  localStorage.setItem(SESSION_KEY, JSON.stringify(kept));
+  update({ account: { playerId: kept.playerId, name: kept.name, kind: kept.kind } });
+  return kept.accessToken;
+}
+
+const kept = (s: PlayerSession, name: string, kind: Account['kind']): Required<SavedSession> => ({
+  accessToken: s.accessToken,
+  expiresAt: Number(s.accessExpiresAtMs),
+  name,
+  playerId: s.playerId,
+  kind,
+});
+
+/** Who the saved session plays as, if there is one. */
+export function savedAccount(): Account | null {
+  const s = savedSession();
+  return s?.playerId ? { playerId: s.playerId, name: s.name, kind: s.kind ?? 'guest' } : null;
 }
 
 /** The browser's guest session, if it signed in already and the session is still good. */
@@ -67,18 +94,17 @@ export async function lobbyClient(): Promise<TrancaClient> {
   const state = getState();
   const typed = state.name.trim();
   const saved = savedSession();
-  if (saved && (!typed || typed === saved.name)) return service().withToken(saved.accessToken);
+  // A signed-in player's session is kept whatever name is typed; a guest's follows the name.
+  if (saved && (saved.kind === 'identity' || !typed || typed === saved.name)) {
+    return service().withToken(saved.accessToken);
+  }
   const name = typed || t('guestName');
   // One sign-in at a time: the lobby's list and a click at once make one guest, not two.
   if (signingIn?.name !== name) {
     const appId = state.config!.appId;
     const promise = service()
       .signInGuest(appId, name)
-      .then((s: PlayerSession) => {
-        const kept = { accessToken: s.accessToken, expiresAt: Number(s.accessExpiresAtMs), name };
-        localStorage.setItem(SESSION_KEY, JSON.stringify(kept));
-        return s.accessToken;
-      })
+      .then((s: PlayerSession) => keep(kept(s, name, 'guest')))
       .finally(() => {
         if (signingIn?.promise === promise) signingIn = null;
       });
@@ -88,6 +114,53 @@ export async function lobbyClient(): Promise<TrancaClient> {
 }
 
 let signingIn: { name: string; promise: Promise<string> } | null = null;
+
+/** A token of the development server's test identity provider for `name`. */
+async function testProviderToken(name: string): Promise<string> {
+  const res = await fetch('/dev-identity/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  const out = (await res.json()) as { id_token?: string; error?: string };
+  if (!res.ok || !out.id_token) throw new Error(out.error ?? `the test provider answered ${res.status}`);
+  return out.id_token;
+}
+
+/**
+ * Signs in with the test identity provider as the typed name. A guest's session links
+ * the identity to the guest's player, which keeps every game it played; an identity
+ * already another player's signs that player in instead.
+ */
+export async function signInWithTestProvider(): Promise<void> {
+  const state = getState();
+  const name = state.name.trim() || t('guestName');
+  const saved = savedSession();
+  if (saved && saved.kind !== 'identity') {
+    try {
+      await service().withToken(saved.accessToken).linkIdentity('dev', await testProviderToken(name));
+      // The same session and player, now with an identity: its games stay its own.
+      keep({ ...saved, playerId: saved.playerId ?? '', kind: 'identity' });
+      update({ notice: t('linked') });
+      return;
+    } catch (err) {
+      if (!(err instanceof TrancaError) || err.reason !== 'IDENTITY_ALREADY_LINKED') throw err;
+    }
+  }
+  const signed = await service().signInWithIdentity(state.config!.appId, 'dev', await testProviderToken(name), {
+    displayName: name,
+  });
+  keep(kept(signed.session!, name, 'identity'));
+  update({ notice: signed.newPlayer ? t('welcome') : t('welcomeBack') });
+}
+
+/** Ends the session; the next call signs in as a guest again. */
+export async function signOut(): Promise<void> {
+  const saved = savedSession();
+  localStorage.removeItem(SESSION_KEY);
+  update({ account: null, notice: '' });
+  if (saved) await service().withToken(saved.accessToken).signOut().catch(() => undefined);
+}
 
 /** Shows a refusal in the service's words, next to where the player acted. */
 export function showRefusal(place: Place, err: unknown): void {

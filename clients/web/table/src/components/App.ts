@@ -1,6 +1,6 @@
 // The page: a header with the language, then the lobby, the quick-play wait or the table.
 import { cancelQuickPlay } from '../actions/lobby.js';
-import { setLanguage } from '../actions/service.js';
+import { act, setLanguage, signInWithTestProvider, signOut } from '../actions/service.js';
 import { html } from '../html.js';
 import { LANGS, LANG_NAMES, type Lang, tr } from '../i18n/index.js';
 import { useStore } from '../store.js';
@@ -13,6 +13,26 @@ function Waiting() {
     <p data-testid="waiting" data-ticket=${ticketId} role="status">${tr(lang, 'waitingQuickPlay')}</p>
     <button type="button" data-testid="cancel-quick-play" onClick=${cancelQuickPlay}>${tr(lang, 'cancel')}</button>
   </section>`;
+}
+
+/** Who the page plays as, and signing in with an identity where the server offers one. */
+function Account() {
+  const { lang, config, account, busy, screen } = useStore();
+  const place = screen === 'table' ? 'table' : 'lobby';
+  if (!account && !config?.devIdentity) return null;
+  return html`<div class="account" data-testid="account" data-player=${account?.playerId ?? ''} data-kind=${account?.kind ?? ''}>
+    ${account
+      ? html`<span data-testid="profile">${tr(lang, account.kind === 'identity' ? 'signedInAs' : 'playingAsGuest', { name: account.name })}</span>`
+      : null}
+    ${config?.devIdentity && account?.kind !== 'identity'
+      ? html`<button type="button" class="secondary small" data-testid="dev-sign-in" disabled=${busy}
+          onClick=${() => void act(place, signInWithTestProvider)}>${tr(lang, 'devSignIn')}</button>`
+      : null}
+    ${account?.kind === 'identity'
+      ? html`<button type="button" class="secondary small" data-testid="sign-out" disabled=${busy}
+          onClick=${() => void act(place, signOut)}>${tr(lang, 'signOut')}</button>`
+      : null}
+  </div>`;
 }
 
 export function App() {
@@ -28,6 +48,7 @@ export function App() {
           ${LANGS.map((l) => html`<option value=${l} lang=${l} selected=${l === lang}>${LANG_NAMES[l]}</option>`)}
         </select>
       </label>
+      <${Account} />
     </header>
     <main id="main">
       ${screen === 'table' ? html`<${Table} />` : screen === 'waiting' ? html`<${Waiting} />` : html`<${Lobby} />`}

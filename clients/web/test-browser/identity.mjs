@@ -1,0 +1,84 @@
+// Signing in from the web table with the development server's test identity provider,
+// in two browsers: a guest opens a table with a robot and plays a move, then signs in
+// (the page links the identity to the guest's player, which keeps its game); another
+// browser signs in with the same name and plays as that same player. Prints one JSON
+// line of what it saw; tests/web/test_web_identity.py checks it against the API.
+//
+// Environment: TRANCA_WEB_URL, CHROMIUM.
+import { axeViolations, canMove, clickAMove, launch, readPage, seatedIn, sleep, watchedPage } from './lib.mjs';
+
+const baseUrl = process.env.TRANCA_WEB_URL;
+if (!baseUrl) throw new Error('TRANCA_WEB_URL is not set');
+
+const account = (page) =>
+  page.locator('[data-testid=account]').evaluate((e) => ({
+    player: e.dataset.player,
+    kind: e.dataset.kind,
+    text: e.querySelector('[data-testid=profile]')?.textContent ?? '',
+  }));
+
+/** Waits for the seat's turn with a move to make, and makes one. */
+async function playAMove(page) {
+  for (let i = 0; i < 200; i += 1) {
+    const s = await page.evaluate(readPage);
+    if (canMove(s)) return clickAMove(page, s);
+    await sleep(100);
+  }
+  throw new Error('the seat never had a move to make');
+}
+
+async function main() {
+  const first = await launch({ locale: 'en' });
+  const second = await launch({ locale: 'en' });
+  const out = { console_errors: [] };
+  try {
+    const a = await watchedPage(first.context, out.console_errors);
+    await a.goto(`${baseUrl}/?lang=en`);
+    // Before anything: no session, the provider offered.
+    await a.locator('[data-testid=dev-sign-in]').waitFor();
+    await a.fill('[data-testid=name]', 'Lia Prado');
+    await a.selectOption('[data-testid=players]', '2');
+    await a.check('[data-testid=opt-robots]');
+    await a.click('[data-testid=new-table]');
+    await a.waitForSelector('[data-testid=status][data-status="2"]');
+    out.seat = await seatedIn(a);
+    out.played = await playAMove(a);
+    out.guest = await account(a);
+    // Signing in at the table links the identity to the guest's player.
+    await a.click('[data-testid=dev-sign-in]');
+    await a.waitForSelector('[data-testid=account][data-kind=identity]');
+    out.linked = await account(a);
+    out.after_link_table = (await a.evaluate(readPage)).status;
+    out.axe = await axeViolations(a, 'the table, signed in');
+
+    // Another browser, the same person typing their name otherwise.
+    const b = await watchedPage(second.context, out.console_errors);
+    await b.goto(`${baseUrl}/?lang=en`);
+    await b.fill('[data-testid=name]', 'lia  prado');
+    await b.click('[data-testid=dev-sign-in]');
+    await b.waitForSelector('[data-testid=account][data-kind=identity]');
+    out.second = await account(b);
+    out.second_notice = (await b.locator('.notice').textContent().catch(() => '')) ?? '';
+    // The same player's session: it opens a table of its own.
+    await b.selectOption('[data-testid=players]', '2');
+    await b.check('[data-testid=opt-robots]');
+    await b.click('[data-testid=new-table]');
+    await b.waitForSelector('[data-testid=status][data-status="2"]');
+    out.second_seat = await seatedIn(b);
+    await b.click('[data-testid=sign-out]');
+    await b.waitForSelector('[data-testid=dev-sign-in]');
+    out.signed_out = await account(b);
+  } catch (err) {
+    out.error = String(err?.stack ?? err);
+  } finally {
+    await second.close();
+    await first.close();
+  }
+  console.log(JSON.stringify(out));
+  if (out.error) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

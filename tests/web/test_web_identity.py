@@ -1,0 +1,41 @@
+"""Signing in from the web table with the development server's test identity provider,
+in a real browser (clients/web/test-browser/identity.mjs): a guest plays a move at a
+table of its own, signs in, and its player, with that game, is the identity's from
+then on; another browser signs in with the same name as that same player. Checked
+here against the API: both seats belong to the one player id."""
+
+from __future__ import annotations
+
+from tests.web.browser import run_script
+from tests.web.conftest import WebServer
+from tranca.v1 import game_pb2 as pb
+
+
+def test_a_guest_signs_in_and_keeps_its_game(node: str, web_server: WebServer) -> None:
+    out = run_script(node, web_server, "identity.mjs", timeout=180.0)
+    assert out["console_errors"] == []
+    assert out["axe"] == []
+    guest, linked, second = out["guest"], out["linked"], out["second"]
+    assert guest["kind"] == "guest" and guest["player"].startswith("guest:")
+    assert guest["text"] == "Playing as a guest: Lia Prado"
+    # Signing in linked the identity to the guest's player: the same id, its game kept.
+    assert linked == {
+        "kind": "identity",
+        "player": guest["player"],
+        "text": "Signed in as Lia Prado",
+    }
+    assert out["after_link_table"] == pb.GAME_STATUS_PLAYING
+    # The same name in another browser is the same identity, so the same player.
+    assert second["kind"] == "identity" and second["player"] == guest["player"]
+    assert "welcome back" in out["second_notice"]
+    assert out["signed_out"]["kind"] == ""
+    # The server's view: both tables were sat at by that one player.
+    for seat in (out["seat"], out["second_seat"]):
+        view = web_server.games.GetView(
+            pb.GetViewRequest(game_id=seat["gameId"]), metadata=web_server.app()
+        ).view
+        assert view.seats[seat["seat"]].player_id == guest["player"]
+    replay = web_server.games.GetReplay(
+        pb.GetReplayRequest(game_id=out["seat"]["gameId"]), metadata=web_server.app()
+    )
+    assert any(m.seat == out["seat"]["seat"] and m.actor == "player" for m in replay.moves)
