@@ -197,6 +197,12 @@ class Reason(StrEnum):
     IDENTITY_NOT_LINKED = "IDENTITY_NOT_LINKED"
     # The player's last identity, its only way to sign in, is kept.
     LAST_IDENTITY = "LAST_IDENTITY"
+    # Another player of the app has that display name (the app asks for unique names).
+    DISPLAY_NAME_TAKEN = "DISPLAY_NAME_TAKEN"
+    # The app does not allow avatars from that host.
+    AVATAR_HOST_NOT_ALLOWED = "AVATAR_HOST_NOT_ALLOWED"
+    # The player has set no profile.
+    PROFILE_NOT_FOUND = "PROFILE_NOT_FOUND"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -50,6 +50,7 @@ from .services.notifications import Notifications
 from .services.origins import Origins
 from .services.players import Players
 from .services.presence import Presence
+from .services.profiles import Profiles
 from .services.quick_play import QuickPlay
 from .services.robots import Robots, RobotSettings
 from .services.sessions import Sessions
@@ -66,6 +67,7 @@ from .store.lobby_store import LobbyStore
 from .store.nats_feed import NatsFeed
 from .store.notifications_store import NotificationsStore
 from .store.players_store import PlayersStore
+from .store.profiles_store import ProfilesStore
 from .store.quick_play_store import QuickPlayStore
 from .store.repository import Store
 from .store.sessions_store import SessionsStore
@@ -313,7 +315,10 @@ async def start(
         ),
         (
             SessionService(
-                sessions, identities, IdentityLinks(access, identities, identities_store)
+                sessions,
+                identities,
+                IdentityLinks(access, identities, identities_store),
+                Profiles(access, ProfilesStore(store), now_ms),
             ),
             session_pb2.DESCRIPTOR.services_by_name["SessionService"],
         ),

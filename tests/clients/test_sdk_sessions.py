@@ -13,6 +13,7 @@ import pytest
 
 from tests.harness.identity import custom_key, custom_token, public_jwk
 from tranca_client import (
+    AlreadyExists,
     AsyncTrancaClient,
     TrancaClient,
     Unauthenticated,
@@ -104,3 +105,26 @@ def _blocking_sign_ins(address: str, api_key: str, app_id: str) -> None:
 async def test_the_blocking_client_signs_in_too(address: str, api_key: str, app_id: str) -> None:
     # The server runs on this event loop: the blocking client waits on a thread.
     await asyncio.to_thread(_blocking_sign_ins, address, api_key, app_id)
+
+
+async def test_a_player_sets_its_profile_and_others_read_it(
+    app: AsyncTrancaClient,
+) -> None:
+    policy = await app.app_policy()
+    policy.unique_display_names = True
+    policy.avatar_hosts.append("cdn.example.com")
+    await app.set_app_policy(policy)
+    ana = app.with_token((await app.create_player_session("ana-p", "Ana")).access_token)
+    assert (await ana.profile()).display_name == "Ana"
+    changed = await ana.update_profile(
+        display_name="Ana Souza", avatar_url="https://cdn.example.com/ana.png", locale="pt-BR"
+    )
+    assert (changed.display_name, changed.locale) == ("Ana Souza", "pt-BR")
+    kept = await ana.update_profile(country="BR")
+    assert (kept.display_name, kept.country) == ("Ana Souza", "BR")
+    public = await app.player_profile("ana-p")
+    assert (public.display_name, public.locale, public.country) == ("Ana Souza", "", "BR")
+    bia = app.with_token((await app.create_player_session("bia-p", "Bia")).access_token)
+    with pytest.raises(AlreadyExists) as taken:
+        await bia.update_profile(display_name="ana souza")
+    assert taken.value.reason == "DISPLAY_NAME_TAKEN"

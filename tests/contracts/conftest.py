@@ -12,11 +12,17 @@ from typing import Any
 import pytest
 
 from tests.harness.databases import pg_database, sqlite_database
-from tests.usecases.fakes import IdentitiesMemory, InMemoryRepository, PlayersMemory
+from tests.usecases.fakes import (
+    IdentitiesMemory,
+    InMemoryRepository,
+    PlayersMemory,
+    ProfilesMemory,
+)
 from tranca.store.database import make_engine
 from tranca.store.identities_store import IdentitiesStore
 from tranca.store.notifications_store import NotificationsStore
 from tranca.store.players_store import PlayersStore
+from tranca.store.profiles_store import ProfilesStore
 from tranca.store.repository import Store
 from tranca.store.sessions_store import SessionsStore
 
@@ -25,7 +31,8 @@ from tranca.store.sessions_store import SessionsStore
 class Backend:
     """One store behind the ports the cases use: ``games`` (GameRepository and the
     credentials' reads), ``notes`` (webhooks), ``sessions`` (app policies), ``players``
-    (chip grants), ``identities`` (identities linked to players, spent tokens)."""
+    (chip grants), ``identities`` (identities linked to players, spent tokens),
+    ``profiles`` (players' profiles)."""
 
     name: str
     games: Any
@@ -34,6 +41,7 @@ class Backend:
     players: Any
     _new_app: Any
     identities: Any = None
+    profiles: Any = None
 
     async def new_app(self, permissions: frozenset[str] = frozenset()) -> tuple[str, str]:
         """A new app's id and API key."""
@@ -58,7 +66,16 @@ def _fake() -> Backend:
         app, key = repo.add_app(name, permissions)
         return app.id, key
 
-    return Backend("fake", repo, repo, repo, PlayersMemory(repo.chips), new_app, IdentitiesMemory())
+    return Backend(
+        "fake",
+        repo,
+        repo,
+        repo,
+        PlayersMemory(repo.chips),
+        new_app,
+        IdentitiesMemory(),
+        ProfilesMemory(),
+    )
 
 
 @pytest.fixture(params=["fake", "sqlite", "postgres"])
@@ -86,6 +103,7 @@ async def backend(store_url: str) -> AsyncIterator[Backend]:
             PlayersStore(store),
             store.create_app,
             IdentitiesStore(store),
+            ProfilesStore(store),
         )
     finally:
         await store.close()

@@ -95,3 +95,24 @@ async def test_two_unlinks_at_once_leave_one_identity(backend: Backend) -> None:
     )
     assert sorted(outcomes) == ["last", "unlinked"]
     assert len(await backend.identities.identities_of(app_id, player)) == 1
+
+
+async def test_a_profile_reads_back_and_a_unique_name_key_is_one_players(
+    backend: Backend,
+) -> None:
+    from tranca.services.profiles import Profile
+
+    app_id, _ = await backend.new_app()
+    ana, bia = Profile("Ana", "", "pt-BR", "BR"), Profile("ANA", "", "", "")
+    assert await backend.profiles.profile(app_id, "ana") is None
+    assert await backend.profiles.save_profile(app_id, "ana", ana, "ana", 1) is True
+    assert await backend.profiles.profile(app_id, "ana") == ana
+    assert await backend.profiles.save_profile(app_id, "bia", bia, "ana", 2) is False
+    assert await backend.profiles.profile(app_id, "bia") is None
+    # Without a key (names not unique) any number share a name.
+    assert await backend.profiles.save_profile(app_id, "bia", bia, None, 3) is True
+    assert await backend.profiles.save_profile(app_id, "cid", bia, None, 3) is True
+    # Its own key again, changed otherwise: saved.
+    moved = Profile("Ana", "", "", "PT")
+    assert await backend.profiles.save_profile(app_id, "ana", moved, "ana", 4) is True
+    assert await backend.profiles.profile(app_id, "ana") == moved

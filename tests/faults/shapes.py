@@ -55,6 +55,10 @@ SHAPE_OF: dict[str, str] = {
     "algorithm": "name",
     "key_id": "name",
     "client_ids": "name",  # compared with a token's aud
+    "avatar_url": "url",
+    "avatar_hosts": "name",  # host names
+    "locale": "name",  # a language tag
+    "country": "name",  # an ISO 3166 code
     "player_id": "player_id",
     "player_ids": "player_id",
     "partner_player_id": "player_id",

@@ -7,7 +7,9 @@ providers, such as Sign in with Apple or Google, or a custom token the app's
 backend signed); then it refreshes (``refresh_session``) and signs out
 (``sign_out``). A session links more identities to its player
 (``link_identity``: how a guest keeps what it played when it signs up), lists them
-and unlinks one. A session's calls are made with ``client.with_token(access_token)``.
+and unlinks one; it reads and changes its player's profile (``profile``,
+``update_profile``) and reads another's public one (``player_profile``). A
+session's calls are made with ``client.with_token(access_token)``.
 
 Retries: a device's sign-in is the same player every time, so it is retried after
 UNAVAILABLE or DEADLINE_EXCEEDED; the others are not, since a lost answer already
@@ -128,6 +130,43 @@ class AsyncSessions:
         request = spb.UnlinkIdentityRequest(issuer=issuer, subject=subject)
         await self._unary(self._sessions.UnlinkIdentity, request, PLAYER, retry=True)
 
+    async def profile(self) -> spb.Profile:
+        """This client's session's player's profile."""
+        out: spb.GetProfileResponse = await self._unary(
+            self._sessions.GetProfile, spb.GetProfileRequest(), PLAYER, retry=True
+        )
+        return out.profile
+
+    async def update_profile(
+        self,
+        *,
+        display_name: str | None = None,
+        avatar_url: str | None = None,
+        locale: str | None = None,
+        country: str | None = None,
+    ) -> spb.Profile:
+        """Change the player's profile: each field given is changed, the others kept
+        (``AlreadyExists`` ``DISPLAY_NAME_TAKEN`` where the app's names are unique)."""
+        given = {
+            "display_name": display_name,
+            "avatar_url": avatar_url,
+            "locale": locale,
+            "country": country,
+        }
+        request = spb.UpdateProfileRequest(**{k: v for k, v in given.items() if v is not None})
+        out: spb.UpdateProfileResponse = await self._unary(
+            self._sessions.UpdateProfile, request, PLAYER, retry=True
+        )
+        return out.profile
+
+    async def player_profile(self, player_id: str) -> spb.Profile:
+        """Another player's public profile (no locale)."""
+        request = spb.GetPlayerProfileRequest(player_id=player_id)
+        out: spb.GetPlayerProfileResponse = await self._unary(
+            self._sessions.GetPlayerProfile, request, ANY, retry=True
+        )
+        return out.profile
+
     async def app_policy(self) -> spb.AppPolicy:
         """What the app lets its players' sessions do (the API key)."""
         out: spb.GetAppPolicyResponse = await self._unary(
@@ -203,6 +242,18 @@ class Sessions:
     def unlink_identity(self, issuer: str, subject: str) -> None:
         """See ``AsyncTrancaClient.unlink_identity``."""
         self._run(self.aio.unlink_identity(issuer, subject))
+
+    def profile(self) -> spb.Profile:
+        """See ``AsyncTrancaClient.profile``."""
+        return self._run(self.aio.profile())
+
+    def update_profile(self, **kwargs: str | None) -> spb.Profile:
+        """See ``AsyncTrancaClient.update_profile``."""
+        return self._run(self.aio.update_profile(**kwargs))
+
+    def player_profile(self, player_id: str) -> spb.Profile:
+        """See ``AsyncTrancaClient.player_profile``."""
+        return self._run(self.aio.player_profile(player_id))
 
     def app_policy(self) -> spb.AppPolicy:
         """See ``AsyncTrancaClient.app_policy``."""

@@ -52,6 +52,7 @@ import {
 import {
   type LinkedIdentity,
   type PlayerSession,
+  type Profile,
   SessionService,
   type SignInWithIdentityResponse,
 } from './gen/tranca/v1/session_pb.js';
@@ -367,6 +368,38 @@ export class TrancaClient {
       retry: true,
       credential: 'player',
     });
+  }
+
+  /** This client's session's player's profile. */
+  async profile(): Promise<Profile> {
+    const out = await this.call((o) => this.sessions.getProfile({}, o), { retry: true, credential: 'player' });
+    if (!out.profile) throw new Error('GetProfile answered without a profile');
+    return out.profile;
+  }
+
+  /** Changes the player's profile: each field given is changed, the others kept. */
+  async updateProfile(change: {
+    displayName?: string;
+    avatarUrl?: string;
+    locale?: string;
+    country?: string;
+  }): Promise<Profile> {
+    const out = await this.call((o) => this.sessions.updateProfile(change, o), {
+      retry: true,
+      credential: 'player',
+    });
+    if (!out.profile) throw new Error('UpdateProfile answered without a profile');
+    return out.profile;
+  }
+
+  /** Another player's public profile (no locale). */
+  async playerProfile(playerId: string): Promise<Profile> {
+    const out = await this.call((o) => this.sessions.getPlayerProfile({ playerId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    if (!out.profile) throw new Error('GetPlayerProfile answered without a profile');
+    return out.profile;
   }
 
   /** New tokens for a session; `refreshToken` is spent. Not retried: a lost rotation's retry would end the session. */

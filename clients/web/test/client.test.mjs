@@ -97,6 +97,12 @@ test('a custom token signs the app\'s player in once, and the session refreshes 
   assert.equal(back.session.playerId, guest.playerId);
   await guestClient.unlinkIdentity('custom', 'web-linked-1');
   assert.deepEqual(await guestClient.listIdentities(), []);
+  // Its profile: the name it set, read back by another player's session.
+  const mine = anonymous.withToken(again.session.accessToken);
+  const profile = await mine.updateProfile({ displayName: 'Web Player', country: 'br' });
+  assert.equal(profile.displayName, 'Web Player');
+  assert.equal(profile.country, 'BR');
+  assert.equal((await guestClient.playerProfile('web-player-1')).displayName, 'Web Player');
   const renewed = await anonymous.refreshSession(again.session.refreshToken);
   assert.equal(renewed.sessionId, again.session.sessionId);
   const me = anonymous.withToken(renewed.accessToken);

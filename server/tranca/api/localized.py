@@ -446,6 +446,21 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Esta é a única forma de entrar com este jogador: vincule outra conta antes.",
         "Es la única forma de entrar con este jugador: vincula otra cuenta antes.",
     ),
+    "DISPLAY_NAME_TAKEN": (
+        "Another player already has that name: choose another.",
+        "Outro jogador já tem esse nome: escolha outro.",
+        "Otro jugador ya tiene ese nombre: elige otro.",
+    ),
+    "AVATAR_HOST_NOT_ALLOWED": (
+        "This app does not take avatars from that site.",
+        "Este app não aceita avatares desse site.",
+        "Esta app no acepta avatares de ese sitio.",
+    ),
+    "PROFILE_NOT_FOUND": (
+        "That player has no profile.",
+        "Esse jogador não tem perfil.",
+        "Ese jugador no tiene perfil.",
+    ),
     "GUEST_SIGN_IN_DISABLED": (
         "This app does not let guests play.",
         "Este app não permite jogar como convidado.",

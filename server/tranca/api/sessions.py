@@ -8,6 +8,7 @@ from ..services.identity_providers import CustomTokenKey, IdentityProvider
 from ..services.identity_sign_in import IdentitySignIn
 from ..services.policy import AppPolicy
 from ..services.ports import SessionKind
+from ..services.profiles import Profile, ProfileChange, Profiles
 from ..services.sessions import Issued, SessionInfo, Sessions
 from ..v1 import session_pb2 as pb
 from ..v1 import session_pb2_grpc as pb_grpc
@@ -31,6 +32,16 @@ def session_pb(issued: Issued) -> pb.PlayerSession:
         access_expires_at_ms=issued.access_expires_at,
         refresh_token=issued.refresh_token,
         refresh_expires_at_ms=issued.refresh_expires_at,
+    )
+
+
+def profile_pb(player_id: str, p: Profile) -> pb.Profile:
+    return pb.Profile(
+        player_id=player_id,
+        display_name=p.display_name,
+        avatar_url=p.avatar_url,
+        locale=p.locale,
+        country=p.country,
     )
 
 
@@ -68,6 +79,8 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         robots_after_seconds=p.robots_after_seconds,
         quick_play_turn_seconds=p.quick_play_turn_seconds,
         allowed_origins=list(p.allowed_origins),
+        unique_display_names=p.unique_display_names,
+        avatar_hosts=list(p.avatar_hosts),
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -98,6 +111,8 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         robots_after_seconds=p.robots_after_seconds,
         quick_play_turn_seconds=p.quick_play_turn_seconds,
         allowed_origins=tuple(p.allowed_origins),
+        unique_display_names=p.unique_display_names,
+        avatar_hosts=tuple(p.avatar_hosts),
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers
@@ -110,11 +125,16 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
 
 class SessionService(pb_grpc.SessionServiceServicer):
     def __init__(
-        self, sessions: Sessions, identities: IdentitySignIn, links: IdentityLinks
+        self,
+        sessions: Sessions,
+        identities: IdentitySignIn,
+        links: IdentityLinks,
+        profiles: Profiles,
     ) -> None:
         self.sessions = sessions
         self.identities = identities
         self.links = links
+        self.profiles = profiles
 
     @rpc("CreatePlayerSession")
     async def CreatePlayerSession(
@@ -181,6 +201,41 @@ class SessionService(pb_grpc.SessionServiceServicer):
     ) -> pb.UnlinkIdentityResponse:
         await self.links.unlink(credentials(context), request.issuer, request.subject)
         return pb.UnlinkIdentityResponse()
+
+    @rpc("GetProfile")
+    async def GetProfile(
+        self, request: pb.GetProfileRequest, context: Ctx
+    ) -> pb.GetProfileResponse:
+        player_id, profile = await self.profiles.own(credentials(context))
+        return pb.GetProfileResponse(profile=profile_pb(player_id, profile))
+
+    @rpc("UpdateProfile")
+    async def UpdateProfile(
+        self, request: pb.UpdateProfileRequest, context: Ctx
+    ) -> pb.UpdateProfileResponse:
+        r = request
+        change = ProfileChange(
+            r.display_name if r.HasField("display_name") else None,
+            r.avatar_url if r.HasField("avatar_url") else None,
+            r.locale if r.HasField("locale") else None,
+            r.country if r.HasField("country") else None,
+        )
+        player_id, profile = await self.profiles.update(credentials(context), change)
+        return pb.UpdateProfileResponse(profile=profile_pb(player_id, profile))
+
+    @rpc("GetPlayerProfile")
+    async def GetPlayerProfile(
+        self, request: pb.GetPlayerProfileRequest, context: Ctx
+    ) -> pb.GetPlayerProfileResponse:
+        shown = await self.profiles.public(credentials(context), request.player_id)
+        return pb.GetPlayerProfileResponse(
+            profile=pb.Profile(
+                player_id=shown.player_id,
+                display_name=shown.display_name,
+                avatar_url=shown.avatar_url,
+                country=shown.country,
+            )
+        )
 
     @rpc("RefreshSession")
     async def RefreshSession(

@@ -11,6 +11,7 @@ for up to 30 days.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -80,6 +81,27 @@ def checked_origins(origins: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+MAX_AVATAR_HOSTS = 10
+_HOST = re.compile(
+    r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$"
+)
+
+
+def checked_hosts(hosts: tuple[str, ...]) -> tuple[str, ...]:
+    """The avatar hosts as stored (lower case, each once); MALFORMED_REQUEST naming
+    the first that is not a host name."""
+    if len(hosts) > MAX_AVATAR_HOSTS:
+        raise malformed(f"avatar_hosts holds at most {MAX_AVATAR_HOSTS} hosts")
+    out: list[str] = []
+    for host in hosts:
+        name = host.strip().lower().rstrip(".")
+        if not _HOST.match(name):
+            raise malformed(f"avatar_hosts: {quoted(host)} is not a host name (cdn.example.com)")
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class AppPolicy:
     # Sign-in for apps without a backend of their own (off by default): a device id
@@ -111,6 +133,11 @@ class AppPolicy:
     # (services/identity_providers.py). Empty: none.
     identity_providers: tuple[IdentityProvider, ...] = ()
     custom_token_keys: tuple[CustomTokenKey, ...] = ()
+    # Profiles (services/profiles.py): whether display names are unique in the app
+    # (without regard to case), and the hosts avatars may be served from (their
+    # subdomains too). Empty: no avatars.
+    unique_display_names: bool = False
+    avatar_hosts: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -118,6 +145,7 @@ class AppPolicy:
         out["allowed_origins"] = list(self.allowed_origins)
         out["identity_providers"] = [p.to_dict() for p in self.identity_providers]
         out["custom_token_keys"] = [k.to_dict() for k in self.custom_token_keys]
+        out["avatar_hosts"] = list(self.avatar_hosts)
         return out
 
     @classmethod
@@ -130,6 +158,8 @@ class AppPolicy:
             values["presets"] = tuple(values["presets"])
         if "allowed_origins" in values:
             values["allowed_origins"] = tuple(values["allowed_origins"])
+        if "avatar_hosts" in values:
+            values["avatar_hosts"] = tuple(values["avatar_hosts"])
         if "identity_providers" in values:
             values["identity_providers"] = tuple(
                 IdentityProvider.from_dict(p) for p in values["identity_providers"]
@@ -160,6 +190,7 @@ class AppPolicy:
             allowed_origins=checked_origins(self.allowed_origins),
             identity_providers=checked_providers(self.identity_providers),
             custom_token_keys=checked_custom_keys(self.custom_token_keys),
+            avatar_hosts=checked_hosts(self.avatar_hosts),
         )
 
     def provider(self, name: str) -> IdentityProvider | None:

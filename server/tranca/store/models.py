@@ -452,3 +452,22 @@ class SpentIdentityToken(Base):
 
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     expires_at: Mapped[int] = mapped_column(BigInteger, index=True)  # epoch ms
+
+
+class PlayerProfile(Base):
+    """A player's profile (services/profiles.py). ``name_key`` is the folded display
+    name where the app asks for unique names (NULL otherwise): unique in the app, so
+    that two players taking one name at once cannot both have it."""
+
+    __tablename__ = "player_profiles"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    display_name: Mapped[str] = mapped_column(String(200))
+    name_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    avatar_url: Mapped[str] = mapped_column(String(500), server_default="")
+    locale: Mapped[str] = mapped_column(String(16), server_default="")
+    country: Mapped[str] = mapped_column(String(2), server_default="")
+    updated_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ux_player_profiles_name", "app_id", "name_key", unique=True),)

@@ -12,6 +12,7 @@ from .memory import InMemoryRepository
 from .network import FakeResolver
 from .notifications import NotificationsMemory
 from .players import PlayersMemory
+from .profiles import ProfilesMemory
 from .quick_play import QuickPlayMemory
 from .records import MemoryState, StoredDelivery, StoredGame, StoredSession, StoredToken
 from .sessions import SessionsMemory
@@ -28,6 +29,7 @@ __all__ = [
     "Notes",
     "NotificationsMemory",
     "PlayersMemory",
+    "ProfilesMemory",
     "QuickPlayMemory",
     "SessionsMemory",
     "StoredDelivery",

@@ -1,0 +1,203 @@
+"""Players' profiles: the name a player is shown with, an avatar, a locale and a
+country (003: "tu propio perfil, tu avatar"). A player reads and changes its own
+with its session (GetProfile, UpdateProfile); anyone of the app (its key, or any of
+its players' sessions) reads another's public part (GetPlayerProfile: name, avatar,
+country; never the locale, never a session or an identity).
+
+What a profile may hold, checked when it is changed:
+- **display name**: Unicode NFC, spaces collapsed, 1 to ``MAX_NAME`` characters, no
+  control, format or private-use characters (which would let two names look alike
+  or break a layout), at least one letter or digit. Where the app's policy asks
+  (``unique_display_names``), unique in the app without regard to case
+  (DISPLAY_NAME_TAKEN): decided by the database (a unique key on the folded name),
+  so two players taking one name at once on two replicas cannot both have it.
+- **avatar**: an https URL on a host the app's policy lists (``avatar_hosts``; a
+  listed host's subdomains too). Empty: none. The server stores the URL and never
+  fetches it.
+- **locale**: a BCP 47 language tag of the simple form ``ll`` or ``ll-CC``.
+- **country**: an ISO 3166-1 alpha-2 code.
+
+A player who never set a profile has the name its session was opened with.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from ..reasons import Reason
+from .access import Access, Credentials, require_app
+from .errors import Refusal, Refused, malformed
+from .sessions import Clock, require_session
+
+MAX_NAME = 32
+MAX_AVATAR_URL = 500
+_LOCALE = re.compile(r"^([a-z]{2,3})(?:-([a-z]{2}))?$", re.IGNORECASE)
+_COUNTRY = re.compile(r"^[A-Z]{2}$")
+_HIDDEN = {"Cc", "Cf", "Co", "Cs", "Cn"}  # control, format, private use, surrogates, unassigned
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A player's profile as stored."""
+
+    display_name: str = ""
+    avatar_url: str = ""
+    locale: str = ""
+    country: str = ""
+
+
+@dataclass(frozen=True)
+class PublicProfile:
+    """What anyone of the app may see of a player."""
+
+    player_id: str
+    display_name: str
+    avatar_url: str
+    country: str
+
+
+@dataclass(frozen=True)
+class ProfileChange:
+    """The fields a player changes; None leaves one as it is."""
+
+    display_name: str | None = None
+    avatar_url: str | None = None
+    locale: str | None = None
+    country: str | None = None
+
+
+class ProfileRepository(Protocol):
+    async def profile(self, app_id: str, player_id: str) -> Profile | None:
+        """The player's profile, if it ever set one."""
+        ...
+
+    async def save_profile(
+        self, app_id: str, player_id: str, profile: Profile, name_key: str | None, now: int
+    ) -> bool:
+        """Store the profile; ``name_key`` (the folded name, where names are unique)
+        is the app's to one player: False, and nothing stored, when another player
+        holds it."""
+        ...
+
+
+def display_name(text: str) -> str:
+    """The name as stored; MALFORMED_REQUEST saying what is wrong."""
+    name = " ".join(unicodedata.normalize("NFC", text).split())
+    if not 1 <= len(name) <= MAX_NAME:
+        raise malformed(f"display_name is 1 to {MAX_NAME} characters")
+    if any(unicodedata.category(c) in _HIDDEN for c in name):
+        raise malformed("display_name holds a control or invisible character")
+    if not any(c.isalnum() for c in name):
+        raise malformed("display_name needs a letter or a digit")
+    return name
+
+
+def name_key(name: str) -> str:
+    """Two names one key when they differ only in case (and width, by NFKC)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def avatar_url(url: str, hosts: tuple[str, ...]) -> str:
+    url = url.strip()
+    if not url:
+        return ""
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        parts, host = None, ""
+    if len(url) > MAX_AVATAR_URL or parts is None or parts.scheme != "https" or not host:
+        raise malformed(f"avatar_url is an https URL of at most {MAX_AVATAR_URL} characters")
+    if parts.username or parts.password:
+        raise malformed("avatar_url carries no credentials")
+    if not any(host == h or host.endswith("." + h) for h in hosts):
+        raise Refused(
+            Refusal.FORBIDDEN,
+            Reason.AVATAR_HOST_NOT_ALLOWED,
+            "the app does not allow avatars from that host (its policy: avatar_hosts)",
+        )
+    return url
+
+
+def locale(text: str) -> str:
+    if not text.strip():
+        return ""
+    found = _LOCALE.match(text.strip())
+    if found is None:
+        raise malformed('locale is a language tag such as "pt" or "pt-BR"')
+    language, region = found.group(1).lower(), found.group(2)
+    return f"{language}-{region.upper()}" if region else language
+
+
+def country(text: str) -> str:
+    code = text.strip().upper()
+    if code and not _COUNTRY.match(code):
+        raise malformed('country is an ISO 3166-1 alpha-2 code such as "BR"')
+    return code
+
+
+class Profiles:
+    def __init__(self, access: Access, repo: ProfileRepository, clock: Clock) -> None:
+        self.access = access
+        self.repo = repo
+        self.clock = clock
+
+    async def own(self, credentials: Credentials) -> tuple[str, Profile]:
+        """The calling session's player and its profile."""
+        session = require_session(await self.access.identify(credentials))
+        stored = await self.repo.profile(session.app_id, session.player_id)
+        return session.player_id, stored or Profile(display_name=session.display_name)
+
+    async def update(self, credentials: Credentials, change: ProfileChange) -> tuple[str, Profile]:
+        """The calling session's player's profile, changed as ``change`` says."""
+        session = require_session(await self.access.identify(credentials))
+        policy = session.policy
+        stored = await self.repo.profile(session.app_id, session.player_id)
+        now = stored or Profile(display_name=session.display_name)
+        if change.display_name is not None:
+            now = replace(now, display_name=display_name(change.display_name))
+        if change.avatar_url is not None:
+            now = replace(now, avatar_url=avatar_url(change.avatar_url, policy.avatar_hosts))
+        if change.locale is not None:
+            now = replace(now, locale=locale(change.locale))
+        if change.country is not None:
+            now = replace(now, country=country(change.country))
+        key = name_key(now.display_name) if policy.unique_display_names else None
+        if not await self.repo.save_profile(
+            session.app_id, session.player_id, now, key, self.clock()
+        ):
+            raise Refused(
+                Refusal.EXISTS,
+                Reason.DISPLAY_NAME_TAKEN,
+                "another player of this app has that name: choose another",
+            )
+        return session.player_id, now
+
+    async def public(self, credentials: Credentials, player_id: str) -> PublicProfile:
+        """Another player's public profile (the app's key, or a session of the app)."""
+        if not player_id or len(player_id) > 128:
+            raise malformed("player_id is 1 to 128 characters")
+        caller = await self.access.identify(credentials)
+        app_id = caller.session.app_id if caller.session is not None else require_app(caller).id
+        stored = await self.repo.profile(app_id, player_id)
+        if stored is None:
+            raise Refused(
+                Refusal.NOT_FOUND, Reason.PROFILE_NOT_FOUND, "that player has set no profile"
+            )
+        return PublicProfile(player_id, stored.display_name, stored.avatar_url, stored.country)
+
+
+__all__ = [
+    "MAX_NAME",
+    "Profile",
+    "ProfileChange",
+    "ProfileRepository",
+    "Profiles",
+    "PublicProfile",
+    "display_name",
+    "name_key",
+]

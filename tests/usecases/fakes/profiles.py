@@ -1,0 +1,28 @@
+"""The fake of the profiles' port (services/profiles.py)."""
+
+from __future__ import annotations
+
+from tranca.services.profiles import Profile
+
+
+class ProfilesMemory:
+    """``ProfileRepository`` in memory: one folded name a player where names are
+    unique, as the database's key has it."""
+
+    def __init__(self) -> None:
+        self.profiles: dict[tuple[str, str], Profile] = {}
+        self.name_keys: dict[tuple[str, str], str | None] = {}
+
+    async def profile(self, app_id: str, player_id: str) -> Profile | None:
+        return self.profiles.get((app_id, player_id))
+
+    async def save_profile(
+        self, app_id: str, player_id: str, profile: Profile, name_key: str | None, now: int
+    ) -> bool:
+        if name_key is not None:
+            for (app, other), key in self.name_keys.items():
+                if app == app_id and other != player_id and key == name_key:
+                    return False
+        self.profiles[(app_id, player_id)] = profile
+        self.name_keys[(app_id, player_id)] = name_key
+        return True
