@@ -62,6 +62,10 @@ class WebServer:
     channel: grpc.Channel
     games: game_pb2_grpc.GameServiceStub
 
+    @property
+    def sessions(self) -> session_pb2_grpc.SessionServiceStub:
+        return session_pb2_grpc.SessionServiceStub(self.channel)
+
     def app(self) -> tuple[tuple[str, str], ...]:
         return (("x-api-key", self.api_key),)
 

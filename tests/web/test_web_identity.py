@@ -9,6 +9,7 @@ from __future__ import annotations
 from tests.web.browser import run_script
 from tests.web.conftest import WebServer
 from tranca.v1 import game_pb2 as pb
+from tranca.v1 import session_pb2 as spb
 
 
 def test_a_guest_signs_in_and_keeps_its_game(node: str, web_server: WebServer) -> None:
@@ -29,6 +30,12 @@ def test_a_guest_signs_in_and_keeps_its_game(node: str, web_server: WebServer) -
     assert second["kind"] == "identity" and second["player"] == guest["player"]
     assert "welcome back" in out["second_notice"]
     assert out["signed_out"]["kind"] == ""
+    # The profile the page saved is the one the API shows others.
+    assert out["profile"]["text"] == "Signed in as Lia P."
+    public = web_server.sessions.GetPlayerProfile(
+        spb.GetPlayerProfileRequest(player_id=guest["player"]), metadata=web_server.app()
+    ).profile
+    assert (public.display_name, public.country) == ("Lia P.", "BR")
     # The server's view: both tables were sat at by that one player.
     for seat in (out["seat"], out["second_seat"]):
         view = web_server.games.GetView(

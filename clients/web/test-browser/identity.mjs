@@ -59,6 +59,13 @@ async function main() {
     await b.waitForSelector('[data-testid=account][data-kind=identity]');
     out.second = await account(b);
     out.second_notice = (await b.locator('.notice').textContent().catch(() => '')) ?? '';
+    // The player's profile: the name it is shown with, and its country.
+    await b.click('[data-testid=profile-form] summary');
+    await b.fill('[data-testid=profile-name]', 'Lia P.');
+    await b.fill('[data-testid=profile-country]', 'br');
+    await b.click('[data-testid=profile-save]');
+    await b.waitForFunction(() => document.querySelector('[data-testid=profile]')?.textContent === 'Signed in as Lia P.');
+    out.profile = await account(b);
     // The same player's session: it opens a table of its own.
     await b.selectOption('[data-testid=players]', '2');
     await b.check('[data-testid=opt-robots]');

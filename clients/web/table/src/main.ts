@@ -5,7 +5,7 @@
 import { render } from 'preact';
 
 import { listOpenTables, resumeQuickPlay } from './actions/lobby.js';
-import { LANG_KEY, loadConfig, savedAccount } from './actions/service.js';
+import { LANG_KEY, loadConfig, loadProfile, savedAccount } from './actions/service.js';
 import { savedSeat, sit, stopWatching } from './actions/table.js';
 import { App } from './components/App.js';
 import { NAME_KEY } from './components/Lobby.js';
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   });
   render(html`<${App} />`, document.getElementById('app')!);
   update({ config: await loadConfig(), account: savedAccount() });
+  void loadProfile().catch(() => undefined); // a session gone stale signs in again at the next call
   const seat = savedSeat();
   if (seat) sit(seat);
   else {

@@ -19,6 +19,7 @@ export interface Account {
   playerId: string;
   name: string;
   kind: 'guest' | 'identity';
+  country?: string; // the profile's, once read
 }
 
 /** The seat this tab plays: its game, seat number and the seat's token. */

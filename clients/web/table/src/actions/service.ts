@@ -152,6 +152,29 @@ export async function signInWithTestProvider(): Promise<void> {
   });
   keep(kept(signed.session!, name, 'identity'));
   update({ notice: signed.newPlayer ? t('welcome') : t('welcomeBack') });
+  await loadProfile();
+}
+
+/** The signed-in player's profile, read into the page's account. */
+export async function loadProfile(): Promise<void> {
+  const saved = savedSession();
+  if (!saved || saved.kind !== 'identity') return;
+  const profile = await service().withToken(saved.accessToken).profile();
+  update((s) => ({
+    account: s.account ? { ...s.account, name: profile.displayName, country: profile.country } : s.account,
+  }));
+}
+
+/** Changes the signed-in player's profile: the name it is shown with, its country. */
+export async function saveProfile(displayName: string, country: string): Promise<void> {
+  const saved = savedSession();
+  if (!saved) return;
+  const profile = await service().withToken(saved.accessToken).updateProfile({ displayName, country });
+  localStorage.setItem(SESSION_KEY, JSON.stringify({ ...saved, name: profile.displayName }));
+  update((s) => ({
+    account: s.account ? { ...s.account, name: profile.displayName, country: profile.country } : s.account,
+    notice: t('profileSaved'),
+  }));
 }
 
 /** Ends the session; the next call signs in as a guest again. */

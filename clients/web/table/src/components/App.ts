@@ -1,6 +1,6 @@
 // The page: a header with the language, then the lobby, the quick-play wait or the table.
 import { cancelQuickPlay } from '../actions/lobby.js';
-import { act, setLanguage, signInWithTestProvider, signOut } from '../actions/service.js';
+import { act, saveProfile, setLanguage, signInWithTestProvider, signOut } from '../actions/service.js';
 import { html } from '../html.js';
 import { LANGS, LANG_NAMES, type Lang, tr } from '../i18n/index.js';
 import { useStore } from '../store.js';
@@ -28,11 +28,34 @@ function Account() {
       ? html`<button type="button" class="secondary small" data-testid="dev-sign-in" disabled=${busy}
           onClick=${() => void act(place, signInWithTestProvider)}>${tr(lang, 'devSignIn')}</button>`
       : null}
+    ${account?.kind === 'identity' ? html`<${ProfileForm} />` : null}
     ${account?.kind === 'identity'
       ? html`<button type="button" class="secondary small" data-testid="sign-out" disabled=${busy}
           onClick=${() => void act(place, signOut)}>${tr(lang, 'signOut')}</button>`
       : null}
   </div>`;
+}
+
+/** The signed-in player's profile: the name it is shown with and its country. */
+function ProfileForm() {
+  const { lang, account, busy, screen } = useStore();
+  const place = screen === 'table' ? 'table' : 'lobby';
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const value = (n: string) => (form.elements.namedItem(n) as HTMLInputElement).value;
+    void act(place, () => saveProfile(value('profile-name'), value('profile-country')));
+  };
+  return html`<details class="profile" data-testid="profile-form">
+    <summary>${tr(lang, 'profile')}</summary>
+    <form onSubmit=${submit}>
+      <label>${tr(lang, 'profileName')}
+        <input name="profile-name" data-testid="profile-name" value=${account?.name ?? ''} maxlength="32" autocomplete="nickname" /></label>
+      <label>${tr(lang, 'profileCountry')}
+        <input name="profile-country" data-testid="profile-country" value=${account?.country ?? ''} maxlength="2" size="3" autocomplete="country" /></label>
+      <button type="submit" class="small" data-testid="profile-save" disabled=${busy}>${tr(lang, 'save')}</button>
+    </form>
+  </details>`;
 }
 
 export function App() {
