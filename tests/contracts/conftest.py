@@ -74,7 +74,7 @@ def _fake() -> Backend:
         PlayersMemory(repo.chips),
         new_app,
         IdentitiesMemory(),
-        ProfilesMemory(),
+        ProfilesMemory(repo.sessions),
     )
 
 

@@ -11,6 +11,7 @@ import grpc
 from tests.harness.clients import Client
 from tests.harness.servers import app_client
 from tranca.server import Running
+from tranca.v1 import game_pb2 as pb
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
@@ -97,6 +98,23 @@ async def test_a_player_sets_its_profile_and_others_read_its_public_part(
         grpc.StatusCode.NOT_FOUND,
         "PROFILE_NOT_FOUND",
     )
+
+
+async def test_the_seats_a_player_takes_after_a_new_name_carry_it(client: Client) -> None:
+    ana = await player(client, "ana")
+    await sessions(client).UpdateProfile(
+        spb.UpdateProfileRequest(display_name="Estrela"), metadata=ana
+    )
+    created = await client.stub.CreateGame(
+        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2),
+        metadata=client.app(),
+    )
+    game_id = created.game.game_id
+    await client.stub.JoinGame(pb.JoinGameRequest(game_id=game_id, seat=0), metadata=ana)
+    view = (
+        await client.stub.GetView(pb.GetViewRequest(game_id=game_id), metadata=client.app())
+    ).view
+    assert view.seats[0].player_name == "Estrela"
 
 
 async def test_one_unique_name_taken_at_once_on_two_replicas_goes_to_one(

@@ -9,6 +9,7 @@ import pytest
 
 from tranca.services.access import Credentials
 from tranca.services.errors import Refused
+from tranca.services.games import Joining
 from tranca.services.policy import AppPolicy
 from tranca.services.profiles import ProfileChange, Profiles, display_name
 
@@ -22,7 +23,7 @@ async def profiles(world: World) -> Profiles:
         world.as_app(),
         AppPolicy(unique_display_names=True, avatar_hosts=("cdn.example.com",)),
     )
-    return Profiles(world.access, ProfilesMemory(), lambda: world.repo.now)
+    return Profiles(world.access, ProfilesMemory(world.repo.sessions), lambda: world.repo.now)
 
 
 async def session(world: World, player_id: str, name: str) -> Credentials:
@@ -125,3 +126,19 @@ async def test_a_profile_needs_a_session_and_a_policys_hosts_are_host_names(
         world.as_app(), AppPolicy(avatar_hosts=("CDN.Example.com.", "cdn.example.com"))
     )
     assert stored.avatar_hosts == ("cdn.example.com",)
+
+
+async def test_a_new_name_is_the_name_of_the_seats_taken_after(
+    world: World, profiles: Profiles
+) -> None:
+    ana = await session(world, "ana", "Ana")
+    before = await world.table()
+    await world.games.join(ana, before, Joining(0))
+    await profiles.update(ana, ProfileChange(display_name="Estrela"))
+    after = await world.table()
+    await world.games.join(ana, after, Joining(0))
+    names = [
+        (await world.games.view(world.as_app(), game)).state.seats[0].name
+        for game in (before, after)
+    ]
+    assert names == ["Ana", "Estrela"]

@@ -17,7 +17,10 @@ What a profile may hold, checked when it is changed:
 - **locale**: a BCP 47 language tag of the simple form ``ll`` or ``ll-CC``.
 - **country**: an ISO 3166-1 alpha-2 code.
 
-A player who never set a profile has the name its session was opened with.
+A player who never set a profile has the name its session was opened with. A name
+set in the profile becomes its sessions' name too, so the seats it takes from then
+on, and so the lobby's and the standings' lists, show it (seats already taken keep
+the name they were taken with: a game's log is not rewritten).
 """
 
 from __future__ import annotations
@@ -81,6 +84,11 @@ class ProfileRepository(Protocol):
         """Store the profile; ``name_key`` (the folded name, where names are unique)
         is the app's to one player: False, and nothing stored, when another player
         holds it."""
+        ...
+
+    async def rename_sessions(self, app_id: str, player_id: str, display_name: str) -> None:
+        """Give the player's sessions ``display_name``: the seats they take from then
+        on carry it."""
         ...
 
 
@@ -175,6 +183,8 @@ class Profiles:
                 Reason.DISPLAY_NAME_TAKEN,
                 "another player of this app has that name: choose another",
             )
+        if now.display_name != session.display_name:
+            await self.repo.rename_sessions(session.app_id, session.player_id, now.display_name)
         return session.player_id, now
 
     async def public(self, credentials: Credentials, player_id: str) -> PublicProfile:

@@ -6,12 +6,12 @@ taking one name at once, on any replicas, one has it and the other is told."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from ..services.profiles import Profile
-from .models import PlayerProfile
+from .models import PlayerProfile, PlayerSession
 from .repository import Store
 
 __all__ = ["ProfilesStore"]
@@ -63,3 +63,11 @@ class ProfilesStore:
             # The folded name is another player's (ux_player_profiles_name).
             return False
         return True
+
+    async def rename_sessions(self, app_id: str, player_id: str, display_name: str) -> None:
+        async with self.store.writing() as conn:
+            await conn.execute(
+                update(PlayerSession)
+                .where(PlayerSession.app_id == app_id, PlayerSession.player_id == player_id)
+                .values(display_name=display_name)
+            )

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tranca.services.profiles import Profile
+
+from .records import StoredSession
 
 
 class ProfilesMemory:
     """``ProfileRepository`` in memory: one folded name a player where names are
     unique, as the database's key has it."""
 
-    def __init__(self) -> None:
+    def __init__(self, sessions: dict[str, StoredSession] | None = None) -> None:
+        self.sessions = sessions if sessions is not None else {}
         self.profiles: dict[tuple[str, str], Profile] = {}
         self.name_keys: dict[tuple[str, str], str | None] = {}
 
@@ -26,3 +31,9 @@ class ProfilesMemory:
         self.profiles[(app_id, player_id)] = profile
         self.name_keys[(app_id, player_id)] = name_key
         return True
+
+    async def rename_sessions(self, app_id: str, player_id: str, display_name: str) -> None:
+        for session_id, stored in self.sessions.items():
+            if (stored.new.app_id, stored.new.player_id) == (app_id, player_id):
+                renamed = replace(stored.new, display_name=display_name)
+                self.sessions[session_id] = replace(stored, new=renamed)
