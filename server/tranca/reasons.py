@@ -203,6 +203,10 @@ class Reason(StrEnum):
     AVATAR_HOST_NOT_ALLOWED = "AVATAR_HOST_NOT_ALLOWED"
     # The player has set no profile.
     PROFILE_NOT_FOUND = "PROFILE_NOT_FOUND"
+    # A session asked for another player's data.
+    NOT_YOUR_DATA = "NOT_YOUR_DATA"
+    # The app does not let players' sessions export their data themselves.
+    DATA_RIGHTS_DISABLED = "DATA_RIGHTS_DISABLED"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -48,6 +48,7 @@ from .services.matchmaker import Matchmaker
 from .services.moves import Moves, now_ms
 from .services.notifications import Notifications
 from .services.origins import Origins
+from .services.player_data import PlayerData
 from .services.players import Players
 from .services.presence import Presence
 from .services.profiles import Profiles
@@ -66,6 +67,7 @@ from .store.identities_store import IdentitiesStore
 from .store.lobby_store import LobbyStore
 from .store.nats_feed import NatsFeed
 from .store.notifications_store import NotificationsStore
+from .store.played_games_store import PlayedGamesStore
 from .store.players_store import PlayersStore
 from .store.profiles_store import ProfilesStore
 from .store.quick_play_store import QuickPlayStore
@@ -319,6 +321,15 @@ async def start(
                 identities,
                 IdentityLinks(access, identities, identities_store),
                 Profiles(access, ProfilesStore(store), now_ms),
+                PlayerData(
+                    access,
+                    sessions_store,
+                    identities_store,
+                    ProfilesStore(store),
+                    PlayersStore(store),
+                    notes,
+                    PlayedGamesStore(store),
+                ),
             ),
             session_pb2.DESCRIPTOR.services_by_name["SessionService"],
         ),

@@ -53,14 +53,20 @@ def web_root(configured: str) -> Path | None:
 async def open_development_app(
     policies: SessionsStore, app_id: str, dev_identity: DevIdentity | None
 ) -> None:
-    """Let guests and devices sign in to the development app (the web table's), and
-    players with the test identity provider where there is one, its other settings
-    kept."""
+    """Let guests and devices sign in to the development app (the web table's),
+    players with the test identity provider where there is one, and players download
+    their data, its other settings kept."""
     policy = await policies.app_policy(app_id) or AppPolicy()
     providers = policy.identity_providers
     if dev_identity is not None and not any(p.name == DEV_PROVIDER for p in providers):
         providers = (*providers, dev_identity.provider())
-    wanted = replace(policy, guest_sign_in=True, device_sign_in=True, identity_providers=providers)
+    wanted = replace(
+        policy,
+        guest_sign_in=True,
+        device_sign_in=True,
+        identity_providers=providers,
+        player_data_rights=True,
+    )
     if wanted != policy:
         await policies.set_app_policy(app_id, wanted)
 

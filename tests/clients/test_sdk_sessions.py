@@ -15,6 +15,7 @@ from tests.harness.identity import custom_key, custom_token, public_jwk
 from tranca_client import (
     AlreadyExists,
     AsyncTrancaClient,
+    PermissionDenied,
     TrancaClient,
     Unauthenticated,
     pb,
@@ -128,3 +129,11 @@ async def test_a_player_sets_its_profile_and_others_read_it(
     with pytest.raises(AlreadyExists) as taken:
         await bia.update_profile(display_name="ana souza")
     assert taken.value.reason == "DISPLAY_NAME_TAKEN"
+    # The app exports a player's data; the player itself where the policy allows.
+    exported = await app.export_player_data("ana-p")
+    assert exported["profile"]["display_name"] == "Ana Souza"
+    with pytest.raises(PermissionDenied):
+        await ana.export_player_data()
+    policy.player_data_rights = True
+    await app.set_app_policy(policy)
+    assert (await ana.export_player_data())["player_id"] == "ana-p"

@@ -36,7 +36,16 @@ async def test_a_development_server_hands_out_test_tokens_that_sign_in(
         assert config["devIdentity"] is True
         first = await http.post("/dev-identity/token", json={"name": "Lia Prado"})
         again = await http.post("/dev-identity/token", json={"name": "lia prado"})
-        for bad in (b"not json", b"[]", b'{"name": ""}', b'{"name": "' + b"x" * 65 + b'"}'):
+        bad_bodies = (
+            b"not json",
+            b"[]",
+            b'{"name": ""}',
+            b'{"name": null}',
+            b'{"name": "' + b"x" * 65 + b'"}',
+            b'{"name": "a\\u0000b"}',
+            b'{"name": "ana", "nonce": "' + b"n" * 300 + b'"}',
+        )
+        for bad in bad_bodies:
             refused = await http.post("/dev-identity/token", content=bad)
             assert refused.status_code == 400, bad
         assert (await http.get("/dev-identity/token")).status_code == 405

@@ -338,3 +338,64 @@ async def test_well_known_providers_need_only_the_apps_client_ids(world: World) 
     assert (apple.name, apple.issuer) == ("apple", "https://appleid.apple.com")
     assert apple.jwks_uri == "https://appleid.apple.com/auth/keys"
     assert apple.algorithms == ("RS256",)
+
+
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def with_other_ecdsa_signature(token: str) -> str:
+    """The same token signed anew without the key: ECDSA's (r, s) and (r, n - s) both
+    verify, so the string changes and the signature still holds."""
+    import base64
+
+    head, body, signature = token.split(".")
+    raw = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
+    r, s = raw[:32], int.from_bytes(raw[32:], "big")
+    flipped = r + (P256_ORDER - s).to_bytes(32, "big")
+    return f"{head}.{body}.{base64.urlsafe_b64encode(flipped).decode().rstrip('=')}"
+
+
+async def test_a_token_signed_anew_without_the_key_is_still_the_same_token(
+    world: World, sign_in: IdentitySignIn
+) -> None:
+    key = custom_key("ES256")
+    policy = AppPolicy(custom_token_keys=(CustomTokenKey("backend-1", "ES256", public_jwk(key)),))
+    await world.sessions.set_policy(world.as_app(), policy)
+    token = custom_token(key, "ES256", world.app.id, "player-9", now_s(world))
+    await sign_in.sign_in(client(), world.app.id, "custom", token)
+    other = with_other_ecdsa_signature(token)
+    assert other != token
+    await refused("ID_TOKEN_REPLAYED", sign_in.sign_in(client(), world.app.id, "custom", other))
+
+
+async def test_an_issuer_written_two_ways_is_one_identity(
+    world: World, published: Published, keys_clock: Clock
+) -> None:
+    google = LocalIssuer(issuer="https://accounts.google.com")
+    published.issuer = google
+    provider = IdentityProvider("google", "https://accounts.google.com", JWKS, (CLIENT_ID,))
+    await world.sessions.set_policy(world.as_app(), AppPolicy(identity_providers=(provider,)))
+    sign_in = IdentitySignIn(
+        world.sessions,
+        IdentitiesMemory(),
+        KeySets(published, clock=keys_clock),
+        lambda: world.repo.now,
+    )
+    now = now_s(world)
+    first = await sign_in.sign_in(client(), world.app.id, "google", google.token(now))
+    bare = google.token(now, iss="accounts.google.com")
+    again = await sign_in.sign_in(client(), world.app.id, "google", bare)
+    assert again.issued.player_id == first.issued.player_id and not again.new_player
+
+
+async def test_control_characters_in_a_subject_are_refused_and_stripped_from_a_name(
+    world: World, sign_in: IdentitySignIn, issuer: LocalIssuer
+) -> None:
+    now = now_s(world)
+    await refused(
+        "ID_TOKEN_INVALID",
+        sign_in.sign_in(client(), world.app.id, "corp", issuer.token(now, sub="a\x00b")),
+    )
+    named = issuer.token(now, sub="c", name="Ana\x00 \u200bSouza")
+    signed = await sign_in.sign_in(client(), world.app.id, "corp", named)
+    assert signed.issued.display_name == "Ana Souza"

@@ -142,3 +142,13 @@ async def test_a_new_name_is_the_name_of_the_seats_taken_after(
         for game in (before, after)
     ]
     assert names == ["Ana", "Estrela"]
+
+
+async def test_a_name_never_set_holds_no_place_among_unique_names(
+    world: World, profiles: Profiles
+) -> None:
+    one = await session(world, "one", "player")
+    two = await session(world, "two", "player")
+    await profiles.update(one, ProfileChange(country="BR"))
+    _, changed = await profiles.update(two, ProfileChange(country="AR"))
+    assert (changed.display_name, changed.country) == ("player", "AR")

@@ -36,6 +36,15 @@ def test_a_guest_signs_in_and_keeps_its_game(node: str, web_server: WebServer) -
         spb.GetPlayerProfileRequest(player_id=guest["player"]), metadata=web_server.app()
     ).profile
     assert (public.display_name, public.country) == ("Lia P.", "BR")
+    # The copy of its data the page downloaded: its player, profile and first game.
+    downloaded = out["downloaded"]
+    assert out["download_name"] == "tranca-my-data.json"
+    assert downloaded["player_id"] == guest["player"]
+    assert downloaded["profile"]["display_name"] == "Lia P."
+    assert out["seat"]["gameId"] in [g["game_id"] for g in downloaded["games"]]
+    assert [i["issuer"] for i in downloaded["identities"]] == [
+        "https://dev-identity.tranca.invalid"
+    ]
     # The server's view: both tables were sat at by that one player.
     for seat in (out["seat"], out["second_seat"]):
         view = web_server.games.GetView(

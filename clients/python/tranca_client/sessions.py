@@ -20,6 +20,7 @@ rotated the tokens (presenting the spent refresh token again ends the session).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -167,6 +168,17 @@ class AsyncSessions:
         )
         return out.profile
 
+    async def export_player_data(self, player_id: str = "") -> dict[str, Any]:
+        """Everything the service holds about a player, as the JSON document it
+        sends (the app's key: any of its players; a session: its own, where the
+        app's policy allows)."""
+        request = spb.ExportPlayerDataRequest(player_id=player_id)
+        out: spb.ExportPlayerDataResponse = await self._unary(
+            self._sessions.ExportPlayerData, request, ANY, retry=True
+        )
+        document: dict[str, Any] = json.loads(out.json)
+        return document
+
     async def app_policy(self) -> spb.AppPolicy:
         """What the app lets its players' sessions do (the API key)."""
         out: spb.GetAppPolicyResponse = await self._unary(
@@ -254,6 +266,10 @@ class Sessions:
     def player_profile(self, player_id: str) -> spb.Profile:
         """See ``AsyncTrancaClient.player_profile``."""
         return self._run(self.aio.player_profile(player_id))
+
+    def export_player_data(self, player_id: str = "") -> dict[str, Any]:
+        """See ``AsyncTrancaClient.export_player_data``."""
+        return self._run(self.aio.export_player_data(player_id))
 
     def app_policy(self) -> spb.AppPolicy:
         """See ``AsyncTrancaClient.app_policy``."""

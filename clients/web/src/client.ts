@@ -402,6 +402,18 @@ export class TrancaClient {
     return out.profile;
   }
 
+  /**
+   * Everything the service holds about a player, as its JSON document (the app's key:
+   * any of its players; a session: its own, leave `playerId` empty, where the app allows).
+   */
+  async exportPlayerData(playerId = ''): Promise<Record<string, unknown>> {
+    const out = await this.call((o) => this.sessions.exportPlayerData({ playerId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return JSON.parse(out.json) as Record<string, unknown>;
+  }
+
   /** New tokens for a session; `refreshToken` is spent. Not retried: a lost rotation's retry would end the session. */
   async refreshSession(refreshToken: string): Promise<PlayerSession> {
     const out = await this.call((o) => this.sessions.refreshSession({ refreshToken }, o), {

@@ -5,6 +5,8 @@
 // line of what it saw; tests/web/test_web_identity.py checks it against the API.
 //
 // Environment: TRANCA_WEB_URL, CHROMIUM.
+import { readFileSync } from 'node:fs';
+
 import { axeViolations, canMove, clickAMove, launch, readPage, seatedIn, sleep, watchedPage } from './lib.mjs';
 
 const baseUrl = process.env.TRANCA_WEB_URL;
@@ -66,6 +68,10 @@ async function main() {
     await b.click('[data-testid=profile-save]');
     await b.waitForFunction(() => document.querySelector('[data-testid=profile]')?.textContent === 'Signed in as Lia P.');
     out.profile = await account(b);
+    // The player's copy of their data, downloaded from the page.
+    const [download] = await Promise.all([b.waitForEvent('download'), b.click('[data-testid=download-data]')]);
+    out.download_name = download.suggestedFilename();
+    out.downloaded = JSON.parse(readFileSync(await download.path(), 'utf8'));
     // The same player's session: it opens a table of its own.
     await b.selectOption('[data-testid=players]', '2');
     await b.check('[data-testid=opt-robots]');

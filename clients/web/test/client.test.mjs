@@ -103,6 +103,9 @@ test('a custom token signs the app\'s player in once, and the session refreshes 
   assert.equal(profile.displayName, 'Web Player');
   assert.equal(profile.country, 'BR');
   assert.equal((await guestClient.playerProfile('web-player-1')).displayName, 'Web Player');
+  const exported = await app().exportPlayerData('web-player-1');
+  assert.equal(exported.player_id, 'web-player-1');
+  assert.equal(exported.profile.display_name, 'Web Player');
   const renewed = await anonymous.refreshSession(again.session.refreshToken);
   assert.equal(renewed.sessionId, again.session.sessionId);
   const me = anonymous.withToken(renewed.accessToken);

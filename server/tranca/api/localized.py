@@ -461,6 +461,16 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Esse jogador não tem perfil.",
         "Ese jugador no tiene perfil.",
     ),
+    "NOT_YOUR_DATA": (
+        "You can only download your own data.",
+        "Você só pode baixar os seus próprios dados.",
+        "Solo puedes descargar tus propios datos.",
+    ),
+    "DATA_RIGHTS_DISABLED": (
+        "This app provides a copy of your data through its support.",
+        "Este app fornece uma cópia dos seus dados pelo suporte.",
+        "Esta app entrega una copia de tus datos a través de su soporte.",
+    ),
     "GUEST_SIGN_IN_DISABLED": (
         "This app does not let guests play.",
         "Este app não permite jogar como convidado.",

@@ -3,9 +3,12 @@ out. Nothing else happens here."""
 
 from __future__ import annotations
 
+import json
+
 from ..services.identity_links import IdentityLinks, ShownIdentity
 from ..services.identity_providers import CustomTokenKey, IdentityProvider
 from ..services.identity_sign_in import IdentitySignIn
+from ..services.player_data import PlayerData
 from ..services.policy import AppPolicy
 from ..services.ports import SessionKind
 from ..services.profiles import Profile, ProfileChange, Profiles
@@ -81,6 +84,7 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         allowed_origins=list(p.allowed_origins),
         unique_display_names=p.unique_display_names,
         avatar_hosts=list(p.avatar_hosts),
+        player_data_rights=p.player_data_rights,
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -113,6 +117,7 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         allowed_origins=tuple(p.allowed_origins),
         unique_display_names=p.unique_display_names,
         avatar_hosts=tuple(p.avatar_hosts),
+        player_data_rights=p.player_data_rights,
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers
@@ -130,11 +135,13 @@ class SessionService(pb_grpc.SessionServiceServicer):
         identities: IdentitySignIn,
         links: IdentityLinks,
         profiles: Profiles,
+        player_data: PlayerData,
     ) -> None:
         self.sessions = sessions
         self.identities = identities
         self.links = links
         self.profiles = profiles
+        self.player_data = player_data
 
     @rpc("CreatePlayerSession")
     async def CreatePlayerSession(
@@ -236,6 +243,13 @@ class SessionService(pb_grpc.SessionServiceServicer):
                 country=shown.country,
             )
         )
+
+    @rpc("ExportPlayerData")
+    async def ExportPlayerData(
+        self, request: pb.ExportPlayerDataRequest, context: Ctx
+    ) -> pb.ExportPlayerDataResponse:
+        document = await self.player_data.export(credentials(context), request.player_id)
+        return pb.ExportPlayerDataResponse(json=json.dumps(document, ensure_ascii=False))
 
     @rpc("RefreshSession")
     async def RefreshSession(

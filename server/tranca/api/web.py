@@ -143,9 +143,11 @@ class BrowserApp:
                 break
         try:
             asked = orjson.loads(body)
-            name, nonce = str(asked.get("name", "")), str(asked.get("nonce", ""))
+            name, nonce = asked.get("name", ""), asked.get("nonce", "")
+            if not isinstance(name, str) or not isinstance(nonce, str):
+                raise ValueError("name and nonce are strings")
             token = self.dev_tokens(name, nonce)
-        except (orjson.JSONDecodeError, AttributeError, ServiceError) as exc:
+        except (ValueError, AttributeError, ServiceError) as exc:
             await _respond(send, 400, json_type, orjson.dumps({"error": str(exc)}))
             return
         await _respond(send, 200, json_type, orjson.dumps({"id_token": token}))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+import unicodedata
 import uuid
 from typing import Any
 
@@ -27,6 +28,7 @@ from joserfc.jwk import OKPKey
 
 from .errors import malformed
 from .identity_providers import IdentityProvider
+from .identity_tokens import UNPRINTABLE
 from .key_sets import KeyFetcher
 
 DEV_PROVIDER = "dev"
@@ -35,6 +37,7 @@ DEV_JWKS = f"{DEV_ISSUER}/jwks"
 DEV_CLIENT_ID = "tranca-web-table"
 DEV_ALGORITHM = "EdDSA"
 MAX_SUBJECT = 64
+MAX_NONCE = 256
 TOKEN_SECONDS = 300
 
 
@@ -67,6 +70,10 @@ class DevIdentity:
         subject = shown.casefold()
         if not subject or len(subject) > MAX_SUBJECT:
             raise malformed(f"name is 1 to {MAX_SUBJECT} characters")
+        if any(unicodedata.category(c) in UNPRINTABLE for c in shown):
+            raise malformed("name holds a control or invisible character")
+        if len(nonce) > MAX_NONCE:
+            raise malformed(f"nonce is at most {MAX_NONCE} characters")
         issued = int(time.time()) if now is None else now
         claims: dict[str, Any] = {
             "iss": DEV_ISSUER,
@@ -78,7 +85,7 @@ class DevIdentity:
             "jti": uuid.uuid4().hex,
         }
         if nonce:
-            claims["nonce"] = nonce[:256]
+            claims["nonce"] = nonce
         header = {"alg": DEV_ALGORITHM, "kid": self.key.kid}
         return jwt.encode(header, claims, self.key, algorithms=[DEV_ALGORITHM])
 

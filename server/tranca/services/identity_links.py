@@ -112,8 +112,15 @@ class IdentityLinks:
             )
         linked = await self.repo.identities_of(session.app_id, session.player_id)
         found = next(
-            i for i in linked if (i.issuer, i.subject) == (identity.issuer, identity.subject)
+            (i for i in linked if (i.issuer, i.subject) == (identity.issuer, identity.subject)),
+            None,
         )
+        if found is None:  # unlinked by another call of the player's meanwhile
+            raise Refused(
+                Refusal.CONFLICT,
+                Reason.IDENTITY_NOT_LINKED,
+                "the identity was unlinked while it was being linked: link it again",
+            )
         return self._shown(session.policy.identity_providers, found)
 
     async def identities(self, credentials: Credentials) -> list[ShownIdentity]:

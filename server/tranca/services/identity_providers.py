@@ -221,7 +221,9 @@ def checked_providers(providers: tuple[IdentityProvider, ...]) -> tuple[Identity
                 f"{where}: algorithm {quoted(wrong[0])} is not accepted"
                 f" (one of {', '.join(sorted(PROVIDER_ALGORITHMS))})"
             )
-        out.append(IdentityProvider(name, issuer, jwks_uri, client_ids, tuple(provider.algorithms)))
+        # No algorithm named: RS256, what OpenID Connect providers sign with.
+        algorithms = tuple(provider.algorithms) or ("RS256",)
+        out.append(IdentityProvider(name, issuer, jwks_uri, client_ids, algorithms))
     return tuple(out)
 
 

@@ -137,9 +137,14 @@ class IdentitySignIn:
         """The identity ``token`` names, checked against the app's provider ``name``
         (or its custom keys), and the token spent: ID_TOKEN_REPLAYED if it was."""
         identity = await self._verified(policy, app_id, name, token, nonce)
-        # Kept while the token could still verify (its expiry and the leeway).
+        # Kept while the token could still verify (its expiry and the leeway). What is
+        # spent is the signed content (header and payload), not the whole string: an
+        # ECDSA signature can be rewritten into another valid one (s into n - s)
+        # without the key, which would make the same token look new.
         spent_until = (identity.expires_at + LEEWAY) * 1000
-        if not await self.repo.spend_identity_token(hash_secret(token), spent_until, self.clock()):
+        signed_content = token.rsplit(".", 1)[0]
+        spent = hash_secret(signed_content)
+        if not await self.repo.spend_identity_token(spent, spent_until, self.clock()):
             raise Refused(
                 Refusal.UNAUTHENTICATED,
                 Reason.ID_TOKEN_REPLAYED,

@@ -28,6 +28,7 @@ What is checked, each failure a ``TokenRefused`` saying which:
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,9 @@ from .identity_providers import (
 LEEWAY = 60
 MAX_CUSTOM_LIFETIME = 600
 MAX_TOKEN_CHARS = 8192
+# Characters no subject or name may hold: control characters and surrogates (which
+# PostgreSQL's text refuses), format characters (invisible).
+UNPRINTABLE = frozenset({"Cc", "Cs", "Cf"})
 
 
 class TokenRefused(Exception):
@@ -118,6 +122,8 @@ def _claims(
     subject = claims.get("sub")
     if not isinstance(subject, str) or not subject or len(subject) > 255:
         raise TokenRefused("the token's sub is not a subject (1 to 255 characters)")
+    if any(unicodedata.category(c) in UNPRINTABLE for c in subject):
+        raise TokenRefused("the token's sub holds a control character")
     if not isinstance(claims.get("exp"), int) or not isinstance(claims.get("iat"), int):
         raise TokenRefused("the token's exp and iat are not whole seconds")
     return claims
@@ -180,8 +186,10 @@ def verify_id_token(
     )
     if nonce and claims.get("nonce") != nonce:
         raise TokenRefused("the token's nonce is not the one the client sent")
+    # The provider's own issuer, not the token's spelling of it: Google writes its
+    # issuer two ways, and one account must be one identity.
     return VerifiedIdentity(
-        str(claims["iss"]), str(claims["sub"]), int(claims["exp"]), _name_of(claims)
+        provider.issuer, str(claims["sub"]), int(claims["exp"]), _name_of(claims)
     )
 
 
@@ -214,8 +222,12 @@ def verify_custom_token(
 
 
 def _name_of(claims: dict[str, Any]) -> str:
+    """The token's ``name``, without control characters, at most 200 characters."""
     name = claims.get("name")
-    return name.strip()[:200] if isinstance(name, str) else ""
+    if not isinstance(name, str):
+        return ""
+    printable = "".join(c for c in name if unicodedata.category(c) not in UNPRINTABLE)
+    return " ".join(printable.split())[:200]
 
 
 __all__ = [

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .destinations import Destination, DestinationError, Destinations
+from .destinations import Destination, Destinations
 
 DEFAULT_TTL = 3600.0
 DEFAULT_MIN_REFRESH = 30.0
@@ -89,7 +89,10 @@ class HttpKeyFetcher:
             answer = await self.http.request(
                 "GET", destination, {"Accept": "application/json"}, b"", self.timeout
             )
-        except (DestinationError, OSError, TimeoutError) as exc:
+        # Whatever stopped the fetch (a refused destination, the HTTP client's own
+        # connect, TLS or protocol errors, a timeout) means the same to a sign-in:
+        # the provider cannot be reached now.
+        except Exception as exc:
             raise KeysUnavailable(f"the key set at {url} cannot be fetched: {exc!r}") from exc
         if answer.status != 200 or answer.truncated:
             raise KeysUnavailable(f"the key set at {url} answered {answer.status}")
@@ -132,7 +135,7 @@ class KeySets:
         self.min_refresh = min_refresh
         self.clock = clock
         self._kept: dict[str, _Kept] = {}
-        self._fetching: dict[str, asyncio.Future[_Kept]] = {}
+        self._fetching: dict[str, asyncio.Task[_Kept]] = {}
 
     async def key_set(self, url: str, key_id: str | None) -> dict[str, Any]:
         """The key set of ``url`` to verify a token signed with ``key_id`` (None: the
@@ -156,28 +159,26 @@ class KeySets:
             raise
 
     async def _fetch(self, url: str) -> _Kept:
-        """One fetch of ``url`` at a time: later callers wait for it."""
+        """One fetch of ``url`` at a time, run as a task of its own: every caller waits
+        for it, and one caller cancelled (its deadline) cancels no one else's."""
         running = self._fetching.get(url)
-        if running is not None:
-            return await asyncio.shield(running)
-        future: asyncio.Future[_Kept] = asyncio.get_running_loop().create_future()
-        self._fetching[url] = future
-        try:
-            document = await self.fetcher.fetch(url)
-            ids = frozenset(str(k["kid"]) for k in document["keys"] if "kid" in k)
-            kept = _Kept(document, ids, self.clock())
-            self._kept[url] = kept
-            future.set_result(kept)
-            return kept
-        except asyncio.CancelledError:
-            future.cancel()
-            raise
-        except Exception as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: a fetch nobody else waited for logs nothing
-            raise
-        finally:
-            del self._fetching[url]
+        if running is None:
+            running = asyncio.get_running_loop().create_task(self._fetch_now(url))
+            self._fetching[url] = running
+            running.add_done_callback(lambda task: self._fetched(url, task))
+        return await asyncio.shield(running)
+
+    def _fetched(self, url: str, task: asyncio.Task[_Kept]) -> None:
+        self._fetching.pop(url, None)
+        if not task.cancelled():
+            task.exception()  # retrieved: a fetch all of whose callers left logs nothing
+
+    async def _fetch_now(self, url: str) -> _Kept:
+        document = await self.fetcher.fetch(url)
+        ids = frozenset(str(k["kid"]) for k in document["keys"] if "kid" in k)
+        kept = _Kept(document, ids, self.clock())
+        self._kept[url] = kept
+        return kept
 
 
 __all__ = [

@@ -138,6 +138,9 @@ class AppPolicy:
     # subdomains too). Empty: no avatars.
     unique_display_names: bool = False
     avatar_hosts: tuple[str, ...] = ()
+    # Whether a player's own session may export its data (ExportPlayerData); the
+    # app's key always may.
+    player_data_rights: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

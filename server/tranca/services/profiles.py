@@ -158,14 +158,16 @@ class Profiles:
         """The calling session's player and its profile."""
         session = require_session(await self.access.identify(credentials))
         stored = await self.repo.profile(session.app_id, session.player_id)
-        return session.player_id, stored or Profile(display_name=session.display_name)
+        return session.player_id, self._shown(stored or Profile(), session.display_name)
 
     async def update(self, credentials: Credentials, change: ProfileChange) -> tuple[str, Profile]:
         """The calling session's player's profile, changed as ``change`` says."""
         session = require_session(await self.access.identify(credentials))
         policy = session.policy
         stored = await self.repo.profile(session.app_id, session.player_id)
-        now = stored or Profile(display_name=session.display_name)
+        # An empty display name is "not set": the session's name shows, and, never
+        # having been checked or claimed, it holds no place among unique names.
+        now = stored or Profile()
         if change.display_name is not None:
             now = replace(now, display_name=display_name(change.display_name))
         if change.avatar_url is not None:
@@ -174,7 +176,8 @@ class Profiles:
             now = replace(now, locale=locale(change.locale))
         if change.country is not None:
             now = replace(now, country=country(change.country))
-        key = name_key(now.display_name) if policy.unique_display_names else None
+        named = bool(now.display_name) and policy.unique_display_names
+        key = name_key(now.display_name) if named else None
         if not await self.repo.save_profile(
             session.app_id, session.player_id, now, key, self.clock()
         ):
@@ -183,9 +186,14 @@ class Profiles:
                 Reason.DISPLAY_NAME_TAKEN,
                 "another player of this app has that name: choose another",
             )
-        if now.display_name != session.display_name:
+        if now.display_name and now.display_name != session.display_name:
             await self.repo.rename_sessions(session.app_id, session.player_id, now.display_name)
-        return session.player_id, now
+        return session.player_id, self._shown(now, session.display_name)
+
+    @staticmethod
+    def _shown(profile: Profile, session_name: str) -> Profile:
+        """The profile as its player sees it: the session's name where none is set."""
+        return profile if profile.display_name else replace(profile, display_name=session_name)
 
     async def public(self, credentials: Credentials, player_id: str) -> PublicProfile:
         """Another player's public profile (the app's key, or a session of the app)."""

@@ -60,7 +60,11 @@ class IdentitiesStore:
                 PlayerIdentity.issuer == issuer,
                 PlayerIdentity.subject == subject,
             )
-            return (await conn.execute(q)).scalar_one(), False
+            owner = (await conn.execute(q)).scalar_one_or_none()
+        if owner is None:
+            # Unlinked between the two statements: the identity is free again.
+            return await self.link_identity(app_id, issuer, subject, player_id, now)
+        return owner, False
 
     async def spend_identity_token(self, token_hash: str, expires_at: int, now: int) -> bool:
         async with self.store.writing() as conn:

@@ -59,9 +59,12 @@ class ProfilesStore:
                         set_=values,
                     )
                 )
-        except IntegrityError:
-            # The folded name is another player's (ux_player_profiles_name).
-            return False
+        except IntegrityError as exc:
+            # The folded name is another player's (ux_player_profiles_name); any
+            # other integrity error is a bug and surfaces as one.
+            if "name_key" in str(exc.orig) or "ux_player_profiles_name" in str(exc.orig):
+                return False
+            raise
         return True
 
     async def rename_sessions(self, app_id: str, player_id: str, display_name: str) -> None:

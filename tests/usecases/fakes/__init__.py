@@ -11,6 +11,7 @@ from .identities import IdentitiesMemory
 from .memory import InMemoryRepository
 from .network import FakeResolver
 from .notifications import NotificationsMemory
+from .played_games import PlayedGamesMemory
 from .players import PlayersMemory
 from .profiles import ProfilesMemory
 from .quick_play import QuickPlayMemory
@@ -28,6 +29,7 @@ __all__ = [
     "MemoryState",
     "Notes",
     "NotificationsMemory",
+    "PlayedGamesMemory",
     "PlayersMemory",
     "ProfilesMemory",
     "QuickPlayMemory",

@@ -177,6 +177,21 @@ export async function saveProfile(displayName: string, country: string): Promise
   }));
 }
 
+/** The player's data as the service holds it, downloaded as a JSON file. */
+export async function downloadMyData(): Promise<void> {
+  const saved = savedSession();
+  if (!saved) return;
+  const data = await service().withToken(saved.accessToken).exportPlayerData();
+  const blob = new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = 'tranca-my-data.json';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
 /** Ends the session; the next call signs in as a guest again. */
 export async function signOut(): Promise<void> {
   const saved = savedSession();

@@ -1,6 +1,13 @@
 // The page: a header with the language, then the lobby, the quick-play wait or the table.
 import { cancelQuickPlay } from '../actions/lobby.js';
-import { act, saveProfile, setLanguage, signInWithTestProvider, signOut } from '../actions/service.js';
+import {
+  act,
+  downloadMyData,
+  saveProfile,
+  setLanguage,
+  signInWithTestProvider,
+  signOut,
+} from '../actions/service.js';
 import { html } from '../html.js';
 import { LANGS, LANG_NAMES, type Lang, tr } from '../i18n/index.js';
 import { useStore } from '../store.js';
@@ -55,6 +62,8 @@ function ProfileForm() {
         <input name="profile-country" data-testid="profile-country" value=${account?.country ?? ''} maxlength="2" size="3" autocomplete="country" /></label>
       <button type="submit" class="small" data-testid="profile-save" disabled=${busy}>${tr(lang, 'save')}</button>
     </form>
+    <button type="button" class="secondary small" data-testid="download-data" disabled=${busy}
+      onClick=${() => void act(place, downloadMyData)}>${tr(lang, 'downloadData')}</button>
   </details>`;
 }
 

@@ -183,6 +183,7 @@ export const en = {
   profileCountry: 'Country (BR, AR, ...)',
   save: 'Save',
   profileSaved: 'Profile saved.',
+  downloadData: 'Download my data',
   card: '{rank} of {suit}',
   rank_A: 'ace',
   rank_2: 'two',

@@ -182,6 +182,7 @@ export const es: Table = {
   profileCountry: 'País (BR, AR, ...)',
   save: 'Guardar',
   profileSaved: 'Perfil guardado.',
+  downloadData: 'Descargar mis datos',
   card: '{rank} de {suit}',
   rank_A: 'as',
   rank_2: 'dos',

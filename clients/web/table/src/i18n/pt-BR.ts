@@ -182,6 +182,7 @@ export const ptBR: Table = {
   profileCountry: 'País (BR, AR, ...)',
   save: 'Salvar',
   profileSaved: 'Perfil salvo.',
+  downloadData: 'Baixar meus dados',
   card: '{rank} de {suit}',
   rank_A: 'ás',
   rank_2: 'dois',

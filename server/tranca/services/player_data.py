@@ -1,0 +1,165 @@
+"""A player's copy of their data (ExportPlayerData; LGPD art. 18, II and V: access
+and portability): everything the server holds about one player of an app, as one
+JSON document. The app's key exports any of its players; a player's own session
+exports itself where the app's policy allows (``player_data_rights``).
+
+What it holds: the player's profile and identities (issuer and subject), their
+sessions (when, from where, no token), every game they sat at with the moves made
+from their seat (the other seats' hidden cards are not theirs to see), their
+rating, ranking points and chip balance with every chip entry, and their events.
+Secrets never: no token, no hash, no other player's hand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..reasons import Reason
+from .access import Access, Credentials, require_app
+from .errors import Refusal, Refused, malformed
+from .identity_links import IdentityLinkRepository
+from .notifications import EventRepository
+from .paging import Position
+from .players import PlayersRepository
+from .profiles import ProfileRepository
+from .sessions import SessionRepository
+
+# Read in pages of this many (sessions, chip entries, events) until all are read.
+PAGE = 500
+EXPORT_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class PlayedMove:
+    """A change made from the player's seat: its version, the action as logged (the
+    move in the engine's notation, or a join, a leave...), who made it (the
+    player, a robot, the timer) and when (epoch ms)."""
+
+    version: int
+    action: dict[str, Any]
+    actor: str
+    at: int
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A game the player sat at: its id, label, preset, status, their seat and the
+    changes made from it."""
+
+    game_id: str
+    label: str
+    preset: str
+    status: str
+    seat: int
+    moves: tuple[PlayedMove, ...]
+
+
+class PlayedGamesRepository(Protocol):
+    async def games_of_player(self, app_id: str, player_id: str) -> list[PlayedGame]:
+        """Every game of the app the player held a seat at, oldest first, with the
+        changes logged from that seat."""
+        ...
+
+
+class PlayerData:
+    def __init__(
+        self,
+        access: Access,
+        sessions: SessionRepository,
+        identities: IdentityLinkRepository,
+        profiles: ProfileRepository,
+        players: PlayersRepository,
+        events: EventRepository,
+        games: PlayedGamesRepository,
+    ) -> None:
+        self.access = access
+        self.sessions = sessions
+        self.identities = identities
+        self.profiles = profiles
+        self.players = players
+        self.events = events
+        self.games = games
+
+    async def export(self, credentials: Credentials, player_id: str) -> dict[str, Any]:
+        """The player's data (module docstring): ``player_id`` with the app's key,
+        the session's own player (``player_id`` empty or the same) with a session."""
+        caller = await self.access.identify(credentials)
+        if caller.session is not None:
+            session = caller.session
+            if player_id and player_id != session.player_id:
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    Reason.NOT_YOUR_DATA,
+                    "a session exports its own player's data only",
+                )
+            if not session.policy.player_data_rights:
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    Reason.DATA_RIGHTS_DISABLED,
+                    "this app exports players' data through its own support"
+                    " (its policy: player_data_rights)",
+                )
+            app_id, player = session.app_id, session.player_id
+        else:
+            app_id = require_app(caller).id
+            player = player_id.strip()
+            if not player or len(player) > 128:
+                raise malformed("player_id is 1 to 128 characters")
+        return await self._document(app_id, player)
+
+    async def _document(self, app_id: str, player_id: str) -> dict[str, Any]:
+        profile = await self.profiles.profile(app_id, player_id)
+        totals = await self.players.player_totals(app_id, player_id)
+        identities = await self.identities.identities_of(app_id, player_id)
+        games = await self.games.games_of_player(app_id, player_id)
+        return {
+            "format": EXPORT_FORMAT,
+            "exported_at_ms": int(time.time() * 1000),
+            "app_id": app_id,
+            "player_id": player_id,
+            "profile": None if profile is None else dataclasses.asdict(profile),
+            "identities": [dataclasses.asdict(i) for i in identities],
+            "sessions": await self._sessions(app_id, player_id),
+            "rating": None if totals.rating is None else dataclasses.asdict(totals.rating),
+            "wins": totals.wins,
+            "ranking_points": totals.ranking_points,
+            "chips": {"balance": totals.chips, "entries": await self._chips(app_id, player_id)},
+            "games": [dataclasses.asdict(g) for g in games],
+            "events": await self._events(app_id, player_id),
+        }
+
+    async def _sessions(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        after = None
+        while True:
+            page = await self.sessions.list_sessions(app_id, player_id, False, 0, PAGE, after)
+            out += [{**dataclasses.asdict(s), "kind": s.kind.value} for s in page]
+            if len(page) < PAGE:
+                return out
+            after = Position(page[-1].created_at, page[-1].session_id)
+
+    async def _chips(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        before: int | None = None
+        while True:
+            page = await self.players.chip_entries(app_id, player_id, PAGE, before)
+            out += [dataclasses.asdict(e) for e in page.entries]
+            if page.next_before is None:
+                return out
+            before = page.next_before
+
+    async def _events(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        after = 0
+        while True:
+            page = await self.events.player_events(app_id, player_id, after, PAGE)
+            out += [dataclasses.asdict(e) for e in page]
+            if len(page) < PAGE:
+                return out
+            after = page[-1].id
+
+
+__all__ = ["PlayedGame", "PlayedGamesRepository", "PlayedMove", "PlayerData"]
