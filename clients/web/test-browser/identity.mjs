@@ -65,6 +65,7 @@ async function main() {
     await b.click('[data-testid=profile-form] summary');
     await b.fill('[data-testid=profile-name]', 'Lia P.');
     await b.fill('[data-testid=profile-country]', 'br');
+    await sleep(1500); // the page re-renders meanwhile (its clock): what was typed stays
     await b.click('[data-testid=profile-save]');
     await b.waitForFunction(() => document.querySelector('[data-testid=profile]')?.textContent === 'Signed in as Lia P.');
     out.profile = await account(b);

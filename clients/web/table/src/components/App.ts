@@ -43,7 +43,12 @@ function Account() {
   </div>`;
 }
 
-/** The signed-in player's profile: the name it is shown with and its country. */
+/**
+ * The signed-in player's profile: the name it is shown with and its country. Its inputs
+ * are the player's while typed (defaultValue: the page re-renders every second for the
+ * turn's clock, and would put the stored value back); the form is made anew when the
+ * stored profile changes.
+ */
 function ProfileForm() {
   const { lang, account, busy, screen } = useStore();
   const place = screen === 'table' ? 'table' : 'lobby';
@@ -55,11 +60,11 @@ function ProfileForm() {
   };
   return html`<details class="profile" data-testid="profile-form">
     <summary>${tr(lang, 'profile')}</summary>
-    <form onSubmit=${submit}>
+    <form key=${`${account?.name ?? ''}|${account?.country ?? ''}`} onSubmit=${submit}>
       <label>${tr(lang, 'profileName')}
-        <input name="profile-name" data-testid="profile-name" value=${account?.name ?? ''} maxlength="32" autocomplete="nickname" /></label>
+        <input name="profile-name" data-testid="profile-name" defaultValue=${account?.name ?? ''} maxlength="32" autocomplete="nickname" /></label>
       <label>${tr(lang, 'profileCountry')}
-        <input name="profile-country" data-testid="profile-country" value=${account?.country ?? ''} maxlength="2" size="3" autocomplete="country" /></label>
+        <input name="profile-country" data-testid="profile-country" defaultValue=${account?.country ?? ''} maxlength="2" size="3" autocomplete="country" /></label>
       <button type="submit" class="small" data-testid="profile-save" disabled=${busy}>${tr(lang, 'save')}</button>
     </form>
     <button type="button" class="secondary small" data-testid="download-data" disabled=${busy}
