@@ -265,7 +265,8 @@ async def start(
         robot_level=cfg.robot_level,
         robot_max_level=cfg.robot_max_level,
     )
-    players = Players(PlayersStore(store), access)
+    players_store = PlayersStore(store)
+    players = Players(players_store, access)
     compute = Compute()
     tournaments = Tournaments(
         TournamentStore(store),
@@ -287,6 +288,7 @@ async def start(
     # Identity providers' keys: fetched through the same checks as every outgoing call.
     key_client = OutboundClient(ca_file=cfg.outbound_ca_file)
     identities_store = IdentitiesStore(store)
+    profiles_store = ProfilesStore(store)
     key_fetcher: KeyFetcher = HttpKeyFetcher(destinations, key_client)
     # The development app also accepts a test identity provider of the server's own.
     dev_identity = DevIdentity(cfg.dev_api_key) if cfg.dev_api_key else None
@@ -320,13 +322,13 @@ async def start(
                 sessions,
                 identities,
                 IdentityLinks(access, identities, identities_store),
-                Profiles(access, ProfilesStore(store), now_ms),
+                Profiles(access, profiles_store, now_ms),
                 PlayerData(
                     access,
                     sessions_store,
                     identities_store,
-                    ProfilesStore(store),
-                    PlayersStore(store),
+                    profiles_store,
+                    players_store,
                     notes,
                     PlayedGamesStore(store),
                 ),

@@ -73,6 +73,7 @@ from .ports import (
     SeatGame,
     SeatToken,
     SessionRecord,
+    TokenRecord,
 )
 from .presence import Presence
 from .robots import EXPERT
@@ -456,6 +457,23 @@ class Games:
             legal=legal_moves_of(loaded.state, seat),
         )
 
+    async def _mover(
+        self, credentials: Credentials, game_id: str, request_id: str
+    ) -> tuple[SeatGame, TokenRecord]:
+        """The seat's game and its player, for a move or a turn: the caller holds a
+        seat of ``game_id`` and the request carries its request id."""
+        loaded = await self.access.seat_game(credentials)
+        if not game_id:
+            raise malformed("game_id is required")
+        if loaded is None:
+            caller = await self.access.identify(credentials)
+            require_player(caller, game_id)
+            raise AssertionError("require_player refuses a caller without a player token")
+        player = require_player(Caller(player=loaded.player), game_id)
+        if not request_id:
+            raise malformed("request_id is required")
+        return loaded, player
+
     async def move(
         self,
         credentials: Credentials,
@@ -471,16 +489,7 @@ class Games:
         malformed move from a caller without a seat is refused for the seat), and,
         ``with_legal_moves``, the seat's legal moves after it. A retry with the same
         request id gets the first answer."""
-        loaded = await self.access.seat_game(credentials)
-        if not game_id:
-            raise malformed("game_id is required")
-        if loaded is None:
-            caller = await self.access.identify(credentials)
-            require_player(caller, game_id)
-            raise AssertionError("require_player refuses a caller without a player token")
-        player = require_player(Caller(player=loaded.player), game_id)
-        if not request_id:
-            raise malformed("request_id is required")
+        loaded, player = await self._mover(credentials, game_id, request_id)
         chosen = move.get() if isinstance(move, ChosenMove) else move
         done = await self.moves.move(
             loaded,
@@ -526,16 +535,7 @@ class Games:
         A move that could not be read is refused once the caller is known. The k-th
         move refused is a ``MoveRefused`` naming k, and nothing is written. A retry
         with the same request id gets the first answer."""
-        loaded = await self.access.seat_game(credentials)
-        if not game_id:
-            raise malformed("game_id is required")
-        if loaded is None:
-            caller = await self.access.identify(credentials)
-            require_player(caller, game_id)
-            raise AssertionError("require_player refuses a caller without a player token")
-        player = require_player(Caller(player=loaded.player), game_id)
-        if not request_id:
-            raise malformed("request_id is required")
+        loaded, player = await self._mover(credentials, game_id, request_id)
         if len(request_id) > MAX_TURN_REQUEST_ID:
             raise malformed(f"request_id is at most {MAX_TURN_REQUEST_ID} characters")
         chosen = moves.get() if isinstance(moves, ChosenTurn) else moves

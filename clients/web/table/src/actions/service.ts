@@ -58,13 +58,13 @@ interface SavedSession {
 }
 
 /** The session kept for the next visit, and the page's account: the session's token. */
-function keep(kept: Required<SavedSession>): string {
-  localStorage.setItem(SESSION_KEY, JSON.stringify(kept));
-  update({ account: { playerId: kept.playerId, name: kept.name, kind: kept.kind } });
-  return kept.accessToken;
+function keep(saved: Required<SavedSession>): string {
+  localStorage.setItem(SESSION_KEY, JSON.stringify(saved));
+  update({ account: { playerId: saved.playerId, name: saved.name, kind: saved.kind } });
+  return saved.accessToken;
 }
 
-const kept = (s: PlayerSession, name: string, kind: Account['kind']): Required<SavedSession> => ({
+const toSaved = (s: PlayerSession, name: string, kind: Account['kind']): Required<SavedSession> => ({
   accessToken: s.accessToken,
   expiresAt: Number(s.accessExpiresAtMs),
   name,
@@ -104,7 +104,7 @@ export async function lobbyClient(): Promise<TrancaClient> {
     const appId = state.config!.appId;
     const promise = service()
       .signInGuest(appId, name)
-      .then((s: PlayerSession) => keep(kept(s, name, 'guest')))
+      .then((s: PlayerSession) => keep(toSaved(s, name, 'guest')))
       .finally(() => {
         if (signingIn?.promise === promise) signingIn = null;
       });
@@ -150,7 +150,7 @@ export async function signInWithTestProvider(): Promise<void> {
   const signed = await service().signInWithIdentity(state.config!.appId, 'dev', await testProviderToken(name), {
     displayName: name,
   });
-  keep(kept(signed.session!, name, 'identity'));
+  keep(toSaved(signed.session!, name, 'identity'));
   update({ notice: signed.newPlayer ? t('welcome') : t('welcomeBack') });
   await loadProfile();
 }
