@@ -207,6 +207,9 @@ class Reason(StrEnum):
     NOT_YOUR_DATA = "NOT_YOUR_DATA"
     # The app does not let players' sessions export their data themselves.
     DATA_RIGHTS_DISABLED = "DATA_RIGHTS_DISABLED"
+    # The player still sits at an unfinished game, is entered in an unfinished
+    # tournament or waits in quick play: erasure waits until they are out.
+    PLAYER_STILL_PLAYING = "PLAYER_STILL_PLAYING"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -34,6 +34,7 @@ from .logs import configure_logging as configure_logging
 from .outbound import OutboundClient, SystemResolver
 from .services.access import Access, FailedAuthThrottle
 from .services.admin import Admin
+from .services.audit import AuditLog
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
 from .services.dev_identity import DevIdentity, DevKeyFetcher
@@ -49,6 +50,7 @@ from .services.moves import Moves, now_ms
 from .services.notifications import Notifications
 from .services.origins import Origins
 from .services.player_data import PlayerData
+from .services.player_erasure import PlayerErasure
 from .services.players import Players
 from .services.presence import Presence
 from .services.profiles import Profiles
@@ -61,7 +63,9 @@ from .services.timers import Sweeper
 from .services.tournaments import Tournaments
 from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
+from .store.audit_store import AuditStore
 from .store.database import is_sqlite, make_engine, normalise_url
+from .store.erasure_store import ErasureStore
 from .store.hints import Hub, PostgresListener
 from .store.identities_store import IdentitiesStore
 from .store.lobby_store import LobbyStore
@@ -332,11 +336,12 @@ async def start(
                     notes,
                     PlayedGamesStore(store),
                 ),
+                PlayerErasure(access, ErasureStore(store), now_ms),
             ),
             session_pb2.DESCRIPTOR.services_by_name["SessionService"],
         ),
         (
-            AdminService(Admin(store, access, moves)),
+            AdminService(Admin(store, access, moves), AuditLog(access, AuditStore(store))),
             admin_pb2.DESCRIPTOR.services_by_name["AdminService"],
         ),
         (

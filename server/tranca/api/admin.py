@@ -3,7 +3,10 @@ Nothing else happens here."""
 
 from __future__ import annotations
 
+import json
+
 from ..services.admin import Admin
+from ..services.audit import AuditLog
 from ..v1 import admin_pb2 as pb
 from ..v1 import admin_pb2_grpc as pb_grpc
 from .context import Ctx, credentials
@@ -11,8 +14,9 @@ from .servicer import rpc, summary_to_pb
 
 
 class AdminService(pb_grpc.AdminServiceServicer):
-    def __init__(self, admin: Admin) -> None:
+    def __init__(self, admin: Admin, audit: AuditLog) -> None:
         self.admin = admin
+        self.audit = audit
 
     @rpc("InspectGame")
     async def InspectGame(
@@ -63,3 +67,22 @@ class AdminService(pb_grpc.AdminServiceServicer):
             credentials(context), request.game_id, request.seat, request.request_id
         )
         return pb.RemoveSeatResponse(outcome=removed.outcome, version=removed.version)
+
+    @rpc("ListAuditEntries")
+    async def ListAuditEntries(
+        self, request: pb.ListAuditEntriesRequest, context: Ctx
+    ) -> pb.ListAuditEntriesResponse:
+        entries = await self.audit.list(credentials(context), request.after_id, request.limit)
+        return pb.ListAuditEntriesResponse(
+            entries=[
+                pb.AuditEntry(
+                    id=e.id,
+                    action=e.action.value,
+                    actor=e.actor,
+                    subject=e.subject,
+                    detail_json=json.dumps(e.detail, ensure_ascii=False),
+                    at_ms=e.at,
+                )
+                for e in entries
+            ]
+        )

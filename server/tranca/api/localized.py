@@ -471,6 +471,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Este app fornece uma cópia dos seus dados pelo suporte.",
         "Esta app entrega una copia de tus datos a través de su soporte.",
     ),
+    "PLAYER_STILL_PLAYING": (
+        "Leave your tables, tournaments and queues first; then your data can be erased.",
+        "Saia das suas mesas, torneios e filas primeiro; depois seus dados podem ser apagados.",
+        "Sal primero de tus mesas, torneos y colas; después se podrán borrar tus datos.",
+    ),
     "GUEST_SIGN_IN_DISABLED": (
         "This app does not let guests play.",
         "Este app não permite jogar como convidado.",

@@ -9,6 +9,7 @@ from ..services.identity_links import IdentityLinks, ShownIdentity
 from ..services.identity_providers import CustomTokenKey, IdentityProvider
 from ..services.identity_sign_in import IdentitySignIn
 from ..services.player_data import PlayerData
+from ..services.player_erasure import PlayerErasure
 from ..services.policy import AppPolicy
 from ..services.ports import SessionKind
 from ..services.profiles import Profile, ProfileChange, Profiles
@@ -136,12 +137,14 @@ class SessionService(pb_grpc.SessionServiceServicer):
         links: IdentityLinks,
         profiles: Profiles,
         player_data: PlayerData,
+        erasure: PlayerErasure,
     ) -> None:
         self.sessions = sessions
         self.identities = identities
         self.links = links
         self.profiles = profiles
         self.player_data = player_data
+        self.erasure = erasure
 
     @rpc("CreatePlayerSession")
     async def CreatePlayerSession(
@@ -250,6 +253,13 @@ class SessionService(pb_grpc.SessionServiceServicer):
     ) -> pb.ExportPlayerDataResponse:
         document = await self.player_data.export(credentials(context), request.player_id)
         return pb.ExportPlayerDataResponse(json=json.dumps(document, ensure_ascii=False))
+
+    @rpc("ErasePlayer")
+    async def ErasePlayer(
+        self, request: pb.ErasePlayerRequest, context: Ctx
+    ) -> pb.ErasePlayerResponse:
+        erased = await self.erasure.erase(credentials(context), request.player_id)
+        return pb.ErasePlayerResponse(pseudonym=erased.pseudonym, rows=erased.rows)
 
     @rpc("RefreshSession")
     async def RefreshSession(

@@ -64,6 +64,44 @@ class PlayedGamesRepository(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class DataSubject:
+    """Whose data a data-rights call is about, and who asked: the app (its key) or
+    the player's own session (``session_id``)."""
+
+    app_id: str
+    player_id: str
+    session_id: str | None  # None: the app's key
+
+
+async def data_subject(access: Access, credentials: Credentials, player_id: str) -> DataSubject:
+    """The player a data-rights call (export, erasure) is about: any of the app's
+    players with its key; with a session, its own player only, and only where the
+    app's policy lets players use their rights themselves (``player_data_rights``)."""
+    caller = await access.identify(credentials)
+    if caller.session is not None:
+        session = caller.session
+        if player_id and player_id != session.player_id:
+            raise Refused(
+                Refusal.FORBIDDEN,
+                Reason.NOT_YOUR_DATA,
+                "a session exercises its own player's data rights only",
+            )
+        if not session.policy.player_data_rights:
+            raise Refused(
+                Refusal.FORBIDDEN,
+                Reason.DATA_RIGHTS_DISABLED,
+                "this app serves players' data rights through its own support"
+                " (its policy: player_data_rights)",
+            )
+        return DataSubject(session.app_id, session.player_id, session.session_id)
+    app_id = require_app(caller).id
+    player = player_id.strip()
+    if not player or len(player) > 128:
+        raise malformed("player_id is 1 to 128 characters")
+    return DataSubject(app_id, player, None)
+
+
 class PlayerData:
     def __init__(
         self,
@@ -86,29 +124,8 @@ class PlayerData:
     async def export(self, credentials: Credentials, player_id: str) -> dict[str, Any]:
         """The player's data (module docstring): ``player_id`` with the app's key,
         the session's own player (``player_id`` empty or the same) with a session."""
-        caller = await self.access.identify(credentials)
-        if caller.session is not None:
-            session = caller.session
-            if player_id and player_id != session.player_id:
-                raise Refused(
-                    Refusal.FORBIDDEN,
-                    Reason.NOT_YOUR_DATA,
-                    "a session exports its own player's data only",
-                )
-            if not session.policy.player_data_rights:
-                raise Refused(
-                    Refusal.FORBIDDEN,
-                    Reason.DATA_RIGHTS_DISABLED,
-                    "this app exports players' data through its own support"
-                    " (its policy: player_data_rights)",
-                )
-            app_id, player = session.app_id, session.player_id
-        else:
-            app_id = require_app(caller).id
-            player = player_id.strip()
-            if not player or len(player) > 128:
-                raise malformed("player_id is 1 to 128 characters")
-        return await self._document(app_id, player)
+        subject = await data_subject(self.access, credentials, player_id)
+        return await self._document(subject.app_id, subject.player_id)
 
     async def _document(self, app_id: str, player_id: str) -> dict[str, Any]:
         profile = await self.profiles.profile(app_id, player_id)
@@ -162,4 +179,11 @@ class PlayerData:
             after = page[-1].id
 
 
-__all__ = ["PlayedGame", "PlayedGamesRepository", "PlayedMove", "PlayerData"]
+__all__ = [
+    "DataSubject",
+    "PlayedGame",
+    "PlayedGamesRepository",
+    "PlayedMove",
+    "PlayerData",
+    "data_subject",
+]

@@ -471,3 +471,20 @@ class PlayerProfile(Base):
     updated_ms: Mapped[int] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ux_player_profiles_name", "app_id", "name_key", unique=True),)
+
+
+class AuditRecord(Base):
+    """One entry of an app's audit log (services/audit.py): an erasure or a merge of
+    accounts, written in the action's own transaction."""
+
+    __tablename__ = "audit_entries"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"))
+    action: Mapped[str] = mapped_column(String(32))
+    actor: Mapped[str] = mapped_column(String(16))  # "app" or "player"
+    subject: Mapped[str] = mapped_column(String(200))
+    detail: Mapped[str] = mapped_column(Text)  # JSON object
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_audit_entries_app", "app_id", "id"),)

@@ -12,7 +12,7 @@ import contextlib
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import Row, func, insert, select, text, update
@@ -486,6 +486,12 @@ class Store:
                 self._kept.clear()
             self._kept[change.game_id] = (write.new_version, change.state)
         return written
+
+    def forget_states(self, game_ids: Iterable[str]) -> None:
+        """Drop the states kept of ``game_ids``: their snapshots were rewritten
+        outside a move (an erasure), at the same version."""
+        for game_id in game_ids:
+            self._kept.pop(game_id, None)
 
     def move_write(self, change: GameChange) -> MoveWrite:
         """A change as the databases write it: its snapshot and log row as text."""

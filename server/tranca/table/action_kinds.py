@@ -33,6 +33,10 @@ class ActionKind(StrEnum):
     END = "end"
     # A tournament table's game closed before it started: no result.
     NO_SHOW = "no_show"
+    # The seat's player was erased (SessionService.ErasePlayer): the seat's name and
+    # player id become the erasure's pseudonym (``name``, ``player_id``). In any
+    # status; nothing else of the game changes.
+    ERASE = "erase"
 
 
 __all__ = ["ActionKind"]

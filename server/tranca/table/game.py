@@ -319,8 +319,9 @@ MAX_ENTROPY_STRINGS = 64
 class Action:
     """One logged change. ``kind`` is join (``by`` BY_ROBOT: a robot's seat from the
     start), leave, start, move, resign, robot (a robot takes the seat), return (its
-    player takes it back), annul_vote, entropy, end (the app ends the game) or
-    no_show (a tournament table's game closed before it started). A leave, robot or
+    player takes it back), annul_vote, entropy, end (the app ends the game),
+    no_show (a tournament table's game closed before it started) or erase (the
+    seat's player was erased: ``name`` and ``player_id`` are the pseudonym). A leave, robot or
     resign ``by`` BY_APP is the app removing the seat's player
     (AdminService.RemoveSeat): the removal sticks. Its stored form (the move in the
     text notation) is the store's codec's (``store/codec.py``)."""
@@ -328,8 +329,8 @@ class Action:
     kind: str
     seat: int = -1
     move: Move | None = None  # for kind "move"
-    name: str = ""  # the player's name, for kind "join"
-    player_id: str = ""  # the app's id for the player, for kind "join"
+    name: str = ""  # the player's name, for kinds "join" and "erase"
+    player_id: str = ""  # the app's id for the player, for kinds "join" and "erase"
     # For kind "move": BY_TIMEOUT or BY_ROBOT when the server played; for kind "join":
     # BY_ROBOT when the seat is a robot's from the start; for kinds "leave", "robot"
     # and "resign": BY_APP when the app removed the seat's player.
@@ -464,6 +465,14 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = -1
         g.result_reason = NOT_STARTED
+    elif kind == ActionKind.ERASE:
+        # The seat's player was erased (services/player_erasure.py): whatever the
+        # game's status, the seat keeps its place in the game under the pseudonym.
+        seat = _seat(g, action.seat)
+        held = g.seats[seat]
+        if not held.taken or not action.player_id:
+            raise GameError(Reason.MALFORMED_REQUEST, f"seat {seat} holds no player to erase")
+        g.seats[seat] = Seat(action.name, held.taken, held.resigned, action.player_id)
     elif kind == ActionKind.ENTROPY:
         _check_status(g, WAITING)
         if not g.setup.table.verifiable:

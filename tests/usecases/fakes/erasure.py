@@ -1,0 +1,160 @@
+"""The fakes of the erasure's and the audit log's ports (services/player_erasure.py,
+services/audit.py) over the in-memory rows: the player's sessions, identities and
+profile deleted; their seats (tokens, logged joins, and an ``erase`` change of each
+game whose seat they hold), chips and events under the pseudonym; the audit entry
+written with it. Tournaments and quick-play tickets are the database tests' (the
+fakes of those keep rows of their own)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tranca.services.audit import AuditEntry
+from tranca.services.player_erasure import PlayerStillPlaying, Pseudonymiser, StillPlaying
+from tranca.services.ports import LogRecord
+from tranca.table.action_kinds import ActionKind
+from tranca.table.game import BY_APP, BY_PLAYER, FINISHED, Action, GameState, apply_action
+
+from .identities import IdentitiesMemory
+from .players import PlayersMemory
+from .profiles import ProfilesMemory
+from .records import MemoryState
+
+
+class AuditMemory:
+    """``AuditRepository`` in memory: each app's entries in the order written."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, AuditEntry]] = []
+
+    def write(self, app_id: str, entry: AuditEntry) -> None:
+        self.entries.append((app_id, dataclasses.replace(entry, id=len(self.entries) + 1)))
+
+    async def audit_entries(self, app_id: str, after: int, limit: int) -> list[AuditEntry]:
+        return [e for app, e in self.entries if app == app_id and e.id > after][:limit]
+
+
+class ErasureMemory:
+    """``ErasureRepository`` over the in-memory games, sessions, identities, profiles
+    and chips."""
+
+    def __init__(
+        self,
+        state: MemoryState,
+        identities: IdentitiesMemory,
+        profiles: ProfilesMemory,
+        players: PlayersMemory,
+        audit: AuditMemory,
+    ) -> None:
+        self.state = state
+        self.identities = identities
+        self.profiles = profiles
+        self.players = players
+        self.audit = audit
+
+    async def erase_player(
+        self, app_id: str, rewrite: Pseudonymiser, entry: AuditEntry
+    ) -> dict[str, int]:
+        player, pseudonym = rewrite.player_id, rewrite.pseudonym
+        games = sorted(
+            {
+                t.game_id
+                for t in self.state.tokens.values()
+                if t.token.player_id == player and self.state.games[t.game_id].app_id == app_id
+            }
+        )
+        playing = tuple(
+            g
+            for g in games
+            if self.state.games[g].state.status != FINISHED
+            and any(s.player_id == player for s in self.state.games[g].state.seats)
+        )
+        if playing:
+            raise PlayerStillPlaying(StillPlaying(games=playing))
+        rows: dict[str, int] = {}
+        # Deleted: identities, profile, sessions.
+        links = [k for k, p in self.identities.links.items() if k[0] == app_id and p == player]
+        for key in links:
+            del self.identities.links[key]
+        rows["player_identities"] = len(links)
+        rows["player_profiles"] = int(
+            self.profiles.profiles.pop((app_id, player), None) is not None
+        )
+        self.profiles.name_keys.pop((app_id, player), None)
+        sessions = [
+            sid
+            for sid, s in self.state.sessions.items()
+            if (s.new.app_id, s.new.player_id) == (app_id, player)
+        ]
+        for sid in sessions:
+            del self.state.sessions[sid]
+        rows["player_sessions"] = len(sessions)
+        # Seats: tokens revoked and renamed, joins rewritten, an erase change each.
+        tokens = 0
+        for stored in self.state.tokens.values():
+            if stored.game_id in games and stored.token.player_id == player:
+                stored.token = dataclasses.replace(
+                    stored.token, player_id=pseudonym, player_name=pseudonym, address=""
+                )
+                stored.revoked = True
+                tokens += 1
+        rows["player_tokens"] = tokens
+        by = BY_APP if entry.actor == "app" else BY_PLAYER
+        logged = erased = 0
+        for game_id in games:
+            game = self.state.games[game_id]
+            for i, record in enumerate(game.log):
+                if record.action.player_id == player:
+                    game.log[i] = dataclasses.replace(
+                        record,
+                        action=dataclasses.replace(
+                            record.action, name=pseudonym, player_id=pseudonym
+                        ),
+                    )
+                    logged += 1
+            seats = [i for i, s in enumerate(game.state.seats) if s.player_id == player]
+            renamed = GameState.from_dict(
+                rewrite.snapshot(game.state.to_dict(with_setup=False)), game.state.setup
+            )
+            for seat in seats:
+                action = Action(ActionKind.ERASE, seat, name=pseudonym, player_id=pseudonym, by=by)
+                game.version += 1
+                apply_action(renamed, action, game.version)
+                game.log.append(
+                    LogRecord(game.version, seat, action, None, action.actor, self.state.now / 1000)
+                )
+                logged += 1
+            if seats or renamed.to_dict() != game.state.to_dict():
+                erased += 1
+            game.state = renamed
+        rows["games"] = erased
+        rows["move_log"] = logged
+        # Chips: the balance and the entries under the pseudonym.
+        balance = self.players.balances.pop((app_id, player), None)
+        rows["chip_accounts"] = int(balance is not None)
+        if balance is not None:
+            self.players.balances[(app_id, pseudonym)] = balance
+        entries = self.players.entries.pop((app_id, player), [])
+        if entries:
+            self.players.entries[(app_id, pseudonym)] = [
+                dataclasses.replace(e, reference=rewrite.key(e.reference)) for e in entries
+            ]
+        rows["chip_entries"] = len(entries)
+        # Events: the player's own and those that name them.
+        events = 0
+        for i, (app, event) in enumerate(self.state.events):
+            if app != app_id:
+                continue
+            payload = rewrite.value(event.payload)
+            if event.player_id == player or payload != event.payload:
+                self.state.events[i] = (
+                    app,
+                    dataclasses.replace(
+                        event, player_id=rewrite.value(event.player_id), payload=payload
+                    ),
+                )
+                events += 1
+        rows["player_events"] = events
+        changed = {table: n for table, n in sorted(rows.items()) if n}
+        self.audit.write(app_id, dataclasses.replace(entry, detail={"rows": changed}))
+        return changed
