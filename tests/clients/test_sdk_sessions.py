@@ -16,6 +16,7 @@ from tranca_client import (
     AlreadyExists,
     AsyncTrancaClient,
     PermissionDenied,
+    RuleRejected,
     TrancaClient,
     Unauthenticated,
     pb,
@@ -137,3 +138,43 @@ async def test_a_player_sets_its_profile_and_others_read_it(
     policy.player_data_rights = True
     await app.set_app_policy(policy)
     assert (await ana.export_player_data())["player_id"] == "ana-p"
+
+
+async def test_a_player_is_erased_and_the_erasure_is_in_the_audit_log(
+    app: AsyncTrancaClient,
+) -> None:
+    ana = app.with_token((await app.create_player_session("ana-e", "Ana")).access_token)
+    await ana.update_profile(country="BR")
+    # A player sitting at a table is still playing.
+    game = await app.create_game("tranca-000", players=2)
+    seated = await app.join(game.game_id, seat=0, player_name="Bia", player_id="bia-e")
+    with pytest.raises(RuleRejected) as still:
+        await app.erase_player("bia-e")
+    assert still.value.reason == "PLAYER_STILL_PLAYING"
+    await seated.leave_game(game.game_id)
+    with pytest.raises(PermissionDenied):
+        await ana.erase_player()  # the policy does not let sessions do it
+    erased = await app.erase_player("ana-e")
+    assert erased.pseudonym.startswith("erased-")
+    assert dict(erased.rows) == {"player_profiles": 1, "player_sessions": 1}
+    with pytest.raises(Unauthenticated):
+        await ana.profile()
+    assert (await app.export_player_data("ana-e"))["profile"] is None
+    entries = await app.audit_entries()
+    assert [(e.action, e.actor, e.subject) for e in entries] == [
+        ("erase_player", "app", erased.pseudonym)
+    ]
+    assert await app.audit_entries(after_id=entries[-1].id) == []
+
+
+def _blocking_erasure(address: str, api_key: str) -> None:
+    with TrancaClient(address, api_key=api_key) as app:
+        app.create_player_session("cid-e", "Cid")
+        erased = app.erase_player("cid-e")
+        assert dict(erased.rows) == {"player_sessions": 1}
+        (entry,) = app.audit_entries()
+        assert entry.subject == erased.pseudonym
+
+
+async def test_the_blocking_client_erases_too(address: str, api_key: str) -> None:
+    await asyncio.to_thread(_blocking_erasure, address, api_key)

@@ -15,10 +15,8 @@ from typing import Any
 
 import grpc
 import pytest
-from sqlalchemy import String, Text, inspect, select, table, text
-from sqlalchemy import column as sql_column
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
-from sqlalchemy.sql.expression import ColumnClause
 
 from tranca.server import Running
 from tranca.store.codec import action_from_text, state_from_text
@@ -32,6 +30,7 @@ from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
+from ..harness import scans
 from ..server.api_calls import refused
 from ..server.conftest import Client
 from .staking import Platform, ledger_problems, settle_all
@@ -59,34 +58,9 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
 
 
 async def text_hits(engine: AsyncEngine, needles: tuple[str, ...]) -> list[str]:
-    """Every (table.column) of the database whose text holds one of ``needles``:
-    the tables and columns as the database has them (reflected, not the models)."""
-
-    def text_columns(sync_conn: Any) -> list[tuple[str, str]]:
-        found = inspect(sync_conn)
-        return [
-            (name, col["name"])
-            for name in found.get_table_names()
-            for col in found.get_columns(name)
-            if isinstance(col["type"], String | Text)
-        ]
-
-    hits: list[str] = []
+    """Every (table.column) of the database whose text holds one of ``needles``."""
     async with engine.connect() as conn:
-        columns = await conn.run_sync(text_columns)
-        assert len(columns) > 40, columns  # the scan sees the whole schema
-        for name, col in columns:
-            target: ColumnClause[Any] = sql_column(col)
-            source = table(name, target)
-            for needle in needles:
-                q = (
-                    select(target)
-                    .select_from(source)
-                    .where(target.contains(needle, autoescape=True))
-                )
-                if (await conn.execute(q.limit(1))).first() is not None:
-                    hits.append(f"{name}.{col}: {needle}")
-    return hits
+        return await conn.run_sync(scans.text_hits, needles)
 
 
 async def stored_games(engine: AsyncEngine, app_id: str) -> dict[str, tuple[str, str]]:

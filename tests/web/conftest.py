@@ -61,6 +61,7 @@ class WebServer:
     app_id: str
     channel: grpc.Channel
     games: game_pb2_grpc.GameServiceStub
+    database: Path  # the server's SQLite file
 
     @property
     def sessions(self) -> session_pb2_grpc.SessionServiceStub:
@@ -141,6 +142,7 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
                 str(config["appId"]),
                 channel,
                 game_pb2_grpc.GameServiceStub(channel),
+                tmp / "web.db",
             )
     finally:
         stop(proc)

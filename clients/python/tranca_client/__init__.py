@@ -73,7 +73,9 @@ Apple, Google, Facebook Limited Login or an issuer the app names, or a custom to
 its backend signed), where the app's policy (``app_policy``, ``set_app_policy``)
 allows them; then ``client.with_token(session.access_token)``,
 ``refresh_session(refresh_token)`` and ``sign_out()``. Answers are ``spb`` messages
-(``PlayerSession``). See ``tranca_client.sessions``.
+(``PlayerSession``). A player's data: ``export_player_data`` and ``erase_player``;
+the app's audit log of erasures: ``audit_entries`` (``apb`` messages). See
+``tranca_client.sessions``.
 
 Errors
 ------
@@ -168,6 +170,7 @@ from .moves import (
     take,
 )
 from .quick_play import OPEN_STATUSES, waiting_ticket_id
+from .v1 import admin_pb2 as apb
 from .v1 import game_pb2 as pb
 from .v1 import platform_pb2 as ppb
 from .v1 import quick_play_pb2 as qpb
@@ -203,6 +206,7 @@ __all__ = [
     "Unavailable",
     "VersionConflict",
     "add",
+    "apb",
     "discard",
     "draw",
     "error_from_rpc",

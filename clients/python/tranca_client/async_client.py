@@ -33,6 +33,7 @@ from .moves import parse_move
 from .platform_calls import AsyncPlatformCalls
 from .quick_play import AsyncQuickPlay
 from .sessions import AsyncSessions
+from .v1 import admin_pb2_grpc as apb_grpc
 from .v1 import game_pb2 as pb
 from .v1 import game_pb2_grpc as pb_grpc
 from .v1 import platform_pb2_grpc as ppb_grpc
@@ -127,6 +128,7 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncPlatformCalls):
         self._tournaments = ppb_grpc.TournamentServiceStub(self.channel)
         self._quick = qpb_grpc.QuickPlayServiceStub(self.channel)
         self._sessions = spb_grpc.SessionServiceStub(self.channel)
+        self._admin = apb_grpc.AdminServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------
 

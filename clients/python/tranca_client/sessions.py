@@ -9,7 +9,10 @@ backend signed); then it refreshes (``refresh_session``) and signs out
 (``link_identity``: how a guest keeps what it played when it signs up), lists them
 and unlinks one; it reads and changes its player's profile (``profile``,
 ``update_profile``) and reads another's public one (``player_profile``). A
-session's calls are made with ``client.with_token(access_token)``.
+player's data rights: ``export_player_data`` and ``erase_player`` (the app's key,
+or the player's own session where the app's policy allows), and the app's audit
+log of erasures (``audit_entries``). A session's calls are made with
+``client.with_token(access_token)``.
 
 Retries: a device's sign-in is the same player every time, so it is retried after
 UNAVAILABLE or DEADLINE_EXCEEDED; the others are not, since a lost answer already
@@ -25,6 +28,8 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._auth import ANY, APP, PLAYER
+from .v1 import admin_pb2 as apb
+from .v1 import admin_pb2_grpc as apb_grpc
 from .v1 import session_pb2 as spb
 from .v1 import session_pb2_grpc as spb_grpc
 
@@ -41,6 +46,7 @@ class AsyncSessions:
 
     if TYPE_CHECKING:
         _sessions: spb_grpc.SessionServiceAsyncStub
+        _admin: apb_grpc.AdminServiceAsyncStub
 
         async def _unary(
             self, method: Any, request: Any, auth: str, *, retry: bool, conflicts: bool = False
@@ -179,6 +185,28 @@ class AsyncSessions:
         document: dict[str, Any] = json.loads(out.json)
         return document
 
+    async def erase_player(self, player_id: str = "") -> spb.ErasePlayerResponse:
+        """Erase a player (the app's key: any of its players; a session: its own,
+        where the app's policy allows, and the session ends with it): their
+        identities, profile and sessions deleted, their id and name elsewhere
+        replaced by the answer's ``pseudonym``; ``rows`` says how many rows of each
+        kind changed. Refused while the player still plays (``PLAYER_STILL_PLAYING``).
+        Not retried: a retry would erase nothing and name another pseudonym."""
+        request = spb.ErasePlayerRequest(player_id=player_id)
+        out: spb.ErasePlayerResponse = await self._unary(
+            self._sessions.ErasePlayer, request, ANY, retry=False
+        )
+        return out
+
+    async def audit_entries(self, after_id: int = 0, limit: int = 0) -> list[apb.AuditEntry]:
+        """The app's audit log (the API key): erasures and merges of accounts, oldest
+        first, from the entry after ``after_id``; at most ``limit`` (0: 200)."""
+        request = apb.ListAuditEntriesRequest(after_id=after_id, limit=limit)
+        out: apb.ListAuditEntriesResponse = await self._unary(
+            self._admin.ListAuditEntries, request, APP, retry=True
+        )
+        return list(out.entries)
+
     async def app_policy(self) -> spb.AppPolicy:
         """What the app lets its players' sessions do (the API key)."""
         out: spb.GetAppPolicyResponse = await self._unary(
@@ -270,6 +298,14 @@ class Sessions:
     def export_player_data(self, player_id: str = "") -> dict[str, Any]:
         """See ``AsyncTrancaClient.export_player_data``."""
         return self._run(self.aio.export_player_data(player_id))
+
+    def erase_player(self, player_id: str = "") -> spb.ErasePlayerResponse:
+        """See ``AsyncTrancaClient.erase_player``."""
+        return self._run(self.aio.erase_player(player_id))
+
+    def audit_entries(self, after_id: int = 0, limit: int = 0) -> list[apb.AuditEntry]:
+        """See ``AsyncTrancaClient.audit_entries``."""
+        return self._run(self.aio.audit_entries(after_id, limit))
 
     def app_policy(self) -> spb.AppPolicy:
         """See ``AsyncTrancaClient.app_policy``."""

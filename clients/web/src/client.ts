@@ -41,6 +41,7 @@ import {
   type SubmitMoveResponse,
   type WatchGameResponse,
 } from './gen/tranca/v1/game_pb.js';
+import { AdminService, type AuditEntry } from './gen/tranca/v1/admin_pb.js';
 import {
   AskQuickPlayRequestSchema,
   type ListQuickPlayTicketsRequestSchema,
@@ -188,6 +189,7 @@ export class TrancaClient {
   readonly games: Client<typeof GameService>;
   readonly sessions: Client<typeof SessionService>;
   readonly quickPlay: Client<typeof QuickPlayService>;
+  readonly admin: Client<typeof AdminService>;
   readonly apiKey: string;
   readonly token: string;
   readonly language: string;
@@ -201,6 +203,7 @@ export class TrancaClient {
     this.games = shared?.games ?? createClient(GameService, this.transport);
     this.sessions = shared?.sessions ?? createClient(SessionService, this.transport);
     this.quickPlay = shared?.quickPlay ?? createClient(QuickPlayService, this.transport);
+    this.admin = shared?.admin ?? createClient(AdminService, this.transport);
     this.retries = shared?.retries ?? { transient: 0, rateLimited: 0, conflicts: 0 };
     this.apiKey = options.apiKey ?? '';
     this.token = options.token ?? '';
@@ -412,6 +415,30 @@ export class TrancaClient {
       credential: 'player',
     });
     return JSON.parse(out.json) as Record<string, unknown>;
+  }
+
+  /**
+   * Erases a player (LGPD's deletion): their identities, profile and sessions deleted, their
+   * id and name elsewhere replaced by the answer's `pseudonym`; `rows` counts what changed.
+   * With the app's key any of its players; with a session (`playerId` empty) its own player,
+   * where the app's policy allows it, and the session ends with it. Refused while the player
+   * still plays (PLAYER_STILL_PLAYING). Not retried: a retry would erase nothing more.
+   */
+  async erasePlayer(playerId = ''): Promise<{ pseudonym: string; rows: Record<string, bigint> }> {
+    const out = await this.call((o) => this.sessions.erasePlayer({ playerId }, o), {
+      retry: false,
+      credential: 'player',
+    });
+    return { pseudonym: out.pseudonym, rows: out.rows };
+  }
+
+  /** The app's audit log (its key): erasures and merges, oldest first, after `afterId`. */
+  async auditEntries(afterId = 0n, limit = 0): Promise<AuditEntry[]> {
+    const out = await this.call((o) => this.admin.listAuditEntries({ afterId, limit }, o), {
+      retry: true,
+      credential: 'app',
+    });
+    return out.entries;
   }
 
   /** New tokens for a session; `refreshToken` is spent. Not retried: a lost rotation's retry would end the session. */

@@ -24,4 +24,5 @@ export { RANKS, SUITS, type Suit, groupBySuit, rankIndex, suitOf } from './cards
 export * from './gen/tranca/v1/game_pb.js';
 export * from './gen/tranca/v1/session_pb.js';
 export * from './gen/tranca/v1/quick_play_pb.js';
+export { AdminService, type AuditEntry } from './gen/tranca/v1/admin_pb.js';
 export { Code, ConnectError } from '@connectrpc/connect';

@@ -144,6 +144,21 @@ for (const [name, options] of [
   });
 }
 
+test('the app erases a player, and its audit log names the pseudonym', { skip, timeout: 90_000 }, async () => {
+  await allowGuests(app());
+  const anonymous = new TrancaClient({ baseUrl, retry: FAST });
+  const guest = await anonymous.signInGuest(appId, 'Apagável');
+  const erased = await app().erasePlayer(guest.playerId);
+  assert.match(erased.pseudonym, /^erased-[0-9a-f]{16}$/);
+  assert.equal(erased.rows.player_sessions, 1n);
+  const gone = await anonymous.withToken(guest.accessToken).profile().catch((e) => e);
+  assert.equal(gone.code, Code.Unauthenticated);
+  const entries = await app().auditEntries();
+  const mine = entries.filter((e) => e.subject === erased.pseudonym);
+  assert.deepEqual(mine.map((e) => [e.action, e.actor]), [['erase_player', 'app']]);
+  assert.deepEqual(await app().auditEntries(mine[0].id), entries.filter((e) => e.id > mine[0].id));
+});
+
 test('the language option picks the wording; English without one', { skip, timeout: 90_000 }, async () => {
   const { gameId, tokens, view } = await startedTable(app());
   const idle = tokens[1 - view.turn];

@@ -192,6 +192,19 @@ export async function downloadMyData(): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
+/**
+ * Erases the signed-in player (their account, profile and sessions; their games stay with
+ * the other players under a pseudonym): the page is a stranger's again, with no session.
+ * Refused while the player still plays (PLAYER_STILL_PLAYING), shown where they asked.
+ */
+export async function eraseMyData(): Promise<void> {
+  const saved = savedSession();
+  if (!saved) return;
+  await service().withToken(saved.accessToken).erasePlayer();
+  localStorage.removeItem(SESSION_KEY);
+  update({ account: null, notice: t('dataErased') });
+}
+
 /** Ends the session; the next call signs in as a guest again. */
 export async function signOut(): Promise<void> {
   const saved = savedSession();

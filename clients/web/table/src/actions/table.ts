@@ -188,6 +188,16 @@ export async function reclaimSeat(): Promise<void> {
   });
 }
 
+/** Leaves the match under way: the player's side resigns and loses it. */
+export async function resign(): Promise<void> {
+  const view = getState().view;
+  if (!view) return;
+  await act('table', async () => {
+    await seatClient().leaveGame(view.gameId);
+    setView(await seatClient().getView(view.gameId));
+  });
+}
+
 /** Starts a table whose seats are all taken (any seated player may). */
 export async function startTable(): Promise<void> {
   const view = getState().view;

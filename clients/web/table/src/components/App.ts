@@ -3,6 +3,7 @@ import { cancelQuickPlay } from '../actions/lobby.js';
 import {
   act,
   downloadMyData,
+  eraseMyData,
   saveProfile,
   setLanguage,
   signInWithTestProvider,
@@ -10,7 +11,9 @@ import {
 } from '../actions/service.js';
 import { html } from '../html.js';
 import { LANGS, LANG_NAMES, type Lang, tr } from '../i18n/index.js';
+import { leaveTable } from '../actions/table.js';
 import { useStore } from '../store.js';
+import { ConfirmButton } from './Confirm.js';
 import { Lobby } from './Lobby.js';
 import { Table } from './Table.js';
 
@@ -69,7 +72,15 @@ function ProfileForm() {
     </form>
     <button type="button" class="secondary small" data-testid="download-data" disabled=${busy}
       onClick=${() => void act(place, downloadMyData)}>${tr(lang, 'downloadData')}</button>
+    <${ConfirmButton} testid="erase-data" label="eraseData" question="eraseQuestion" yes="eraseYes"
+      onConfirm=${() => void act(place, erase)} />
   </details>`;
+}
+
+/** The player erased: off the table (its match is over: erasure waits for that) to the lobby. */
+async function erase(): Promise<void> {
+  await eraseMyData();
+  leaveTable();
 }
 
 export function App() {

@@ -5,13 +5,14 @@
 import { useEffect } from 'preact/hooks';
 
 import { type GameView, GameStatus, Phase } from '../../../src/index.js';
-import { myTurn, reclaimSeat, startTable } from '../actions/table.js';
+import { myTurn, reclaimSeat, resign, startTable } from '../actions/table.js';
 import { html } from '../html.js';
 import { tr } from '../i18n/index.js';
 import { mySide, seatName, sideName } from '../people.js';
 import { getState, serverNow } from '../store.js';
 import { ActionBar, canAdd } from './ActionBar.js';
 import { Center } from './Center.js';
+import { ConfirmButton } from './Confirm.js';
 import { DealEnd } from './DealEnd.js';
 import { Hand } from './Hand.js';
 import { Log } from './Log.js';
@@ -50,6 +51,10 @@ function Status({ view }: { view: GameView }) {
       <span aria-live="polite" data-testid="turn">${playing ? (mine ? html`<strong>${tr(lang, 'yourTurn')}</strong>: ${phase}` : tr(lang, 'turnOf', { name: seatName(lang, view, view.turn) })) : null}</span>
       ${left !== null ? html` · <span class="timer">${tr(lang, 'timeLeft_other', { n: left })}</span>` : null}
       ${reconnecting ? html` <span class="warn">${tr(lang, 'connectionLost')}</span>` : null}
+      ${playing && view.seat >= 0
+        ? html` <${ConfirmButton} testid="resign" label="leave" question="resignQuestion" yes="resignYes"
+            onConfirm=${() => void resign()} />`
+        : null}
     </p>
   </div>`;
 }
