@@ -10,11 +10,8 @@ import pytest
 from tranca.services.access import Credentials
 from tranca.services.audit import AuditAction, AuditLog
 from tranca.services.errors import Refused
-from tranca.services.player_erasure import (
-    ErasureRepository,
-    PlayerErasure,
-    Pseudonymiser,
-)
+from tranca.services.player_erasure import ErasureRepository, PlayerErasure
+from tranca.services.player_rewrite import PlayerRewrite
 from tranca.services.policy import AppPolicy
 from tranca.table.game import rebuild
 
@@ -23,7 +20,7 @@ from .fakes import IdentitiesMemory, PlayersMemory, ProfilesMemory
 from .fakes.erasure import AuditMemory, ErasureMemory
 
 PSEUDONYM = "erased-0123456789abcdef"
-REWRITE = Pseudonymiser("ana", PSEUDONYM)
+REWRITE = PlayerRewrite("ana", PSEUDONYM)
 
 
 class Rig:

@@ -42,85 +42,20 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..reasons import Reason
 from .access import Access, Credentials
 from .audit import AuditAction, AuditEntry
 from .errors import Refusal, Refused
 from .player_data import data_subject
+from .player_rewrite import PlayerRewrite
 
 PSEUDONYM_PREFIX = "erased-"
-
-# In a JSON document, a member that names a player, and the members beside it that
-# hold that player's name.
-ID_MEMBERS = frozenset({"player_id", "player", "entrant"})
-NAME_MEMBERS = frozenset({"name", "display_name", "player_name"})
 
 
 def new_pseudonym() -> str:
     return PSEUDONYM_PREFIX + secrets.token_hex(8)
-
-
-@dataclass(frozen=True)
-class Pseudonymiser:
-    """Rewrites what the server keeps so that ``player_id`` and the names that
-    player went by read ``pseudonym``; everything else is left as it was."""
-
-    player_id: str
-    pseudonym: str
-
-    def value(self, document: Any) -> Any:
-        """A JSON document (an event's payload, a tournament's events, a chip
-        operation's detail): every string and every member's name equal to the
-        player's id (a map by player), and the name members of every object that
-        names the player."""
-        if isinstance(document, str):
-            return self.pseudonym if document == self.player_id else document
-        if isinstance(document, list):
-            return [self.value(v) for v in document]
-        if isinstance(document, dict):
-            theirs = any(document.get(k) == self.player_id for k in ID_MEMBERS)
-            return {
-                self.value(k): self.pseudonym
-                if theirs and k in NAME_MEMBERS and isinstance(v, str)
-                else self.value(v)
-                for k, v in document.items()
-            }
-        return document
-
-    def key(self, text: str) -> str:
-        """A key the app made for this player alone (a chip grant's id, which apps
-        often write with the player's id in it): every occurrence of the id."""
-        return text.replace(self.player_id, self.pseudonym)
-
-    def snapshot(self, stored: dict[str, Any]) -> dict[str, Any]:
-        """A game's stored state (``GameState.to_dict``): the seats the player holds,
-        named and identified by the pseudonym, and the player among those removed.
-        The match itself names no player and is left as it is."""
-        out = dict(stored)
-        ids: dict[str, str] = dict(out.get("player_ids", {}))
-        seats = [list(s) for s in out.get("seats", [])]
-        for i, seat in enumerate(seats):
-            if ids.get(str(i)) == self.player_id:
-                ids[str(i)] = self.pseudonym
-                seat[0] = self.pseudonym
-        out["seats"] = seats
-        if ids:
-            out["player_ids"] = ids
-        if "removed_players" in out:
-            out["removed_players"] = sorted(self.value(out["removed_players"]))
-        return out
-
-    def action(self, stored: dict[str, Any]) -> dict[str, Any]:
-        """A logged action (``Action.to_dict``): a join of the player names the
-        pseudonym, as its seat does."""
-        if stored.get("player_id") != self.player_id:
-            return stored
-        out = dict(stored, player_id=self.pseudonym)
-        if "name" in out:
-            out["name"] = self.pseudonym
-        return out
 
 
 @dataclass(frozen=True)
@@ -179,7 +114,7 @@ class Erasure:
 
 class ErasureRepository(Protocol):
     async def erase_player(
-        self, app_id: str, rewrite: Pseudonymiser, entry: AuditEntry
+        self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
     ) -> dict[str, int]:
         """In one transaction: ``PlayerStillPlaying`` if the player still plays,
         else delete and pseudonymise as the module docstring says, and write
@@ -204,11 +139,11 @@ class PlayerErasure:
         """Erase ``player_id`` with the app's key, or the session's own player
         (``player_id`` empty or the same) with its session."""
         subject = await data_subject(self.access, credentials, player_id)
-        rewrite = Pseudonymiser(subject.player_id, self.pseudonyms())
+        rewrite = PlayerRewrite(subject.player_id, self.pseudonyms())
         entry = AuditEntry(
             AuditAction.ERASE_PLAYER,
             "app" if subject.session_id is None else "player",
-            rewrite.pseudonym,
+            rewrite.replacement,
             {},
             self.now_ms(),
         )
@@ -224,7 +159,7 @@ class PlayerErasure:
             raise Refused(
                 Refusal.CONFLICT, Reason.VERSION_CONFLICT, f"{moved}; nothing was erased: retry"
             ) from None
-        return Erasure(rewrite.pseudonym, rows)
+        return Erasure(rewrite.replacement, rows)
 
 
 __all__ = [
@@ -234,7 +169,6 @@ __all__ = [
     "GameMovedOn",
     "PlayerErasure",
     "PlayerStillPlaying",
-    "Pseudonymiser",
     "StillPlaying",
     "new_pseudonym",
 ]

@@ -1,6 +1,6 @@
 """A player's erasure in the database, for ``services/player_erasure.py``
 (``ErasureStore`` is its ``ErasureRepository``): what is deleted, what is
-pseudonymised and how is decided there (``Pseudonymiser``); this module finds the
+pseudonymised and how is decided there (``PlayerRewrite``); this module finds the
 player's rows and rewrites them, all in one transaction with the audit entry, so
 that an erasure is whole or not done.
 
@@ -28,9 +28,9 @@ from ..services.audit import AuditEntry
 from ..services.player_erasure import (
     GameMovedOn,
     PlayerStillPlaying,
-    Pseudonymiser,
     StillPlaying,
 )
+from ..services.player_rewrite import PlayerRewrite
 from ..services.quick_play import TicketStatus
 from ..table.action_kinds import ActionKind
 from ..table.game import BY_APP, BY_PLAYER, Action, GameState, GameStatus, apply_action
@@ -74,7 +74,7 @@ class ErasureStore:
         self.store = store
 
     async def erase_player(
-        self, app_id: str, rewrite: Pseudonymiser, entry: AuditEntry
+        self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
     ) -> dict[str, int]:
         rows: dict[str, int] = {}
         async with self.store.writing(ERASURE_SECONDS) as conn:
@@ -168,7 +168,7 @@ async def _delete_own_rows(
 async def _rewrite_games(
     conn: AsyncConnection,
     store: Store,
-    rewrite: Pseudonymiser,
+    rewrite: PlayerRewrite,
     games: Sequence[str],
     by: str,
     rows: dict[str, int],
@@ -186,7 +186,7 @@ async def _rewrite_games(
         update(PlayerToken)
         .where(PlayerToken.game_id.in_(list(games)), PlayerToken.player_id == rewrite.player_id)
         .values(
-            player_id=rewrite.pseudonym, player_name=rewrite.pseudonym, address="", revoked=True
+            player_id=rewrite.replacement, player_name=rewrite.replacement, address="", revoked=True
         )
     )
     rows["player_tokens"] = tokens.rowcount
@@ -215,7 +215,7 @@ async def _rewrite_games(
         if after == before:
             continue
         state = GameState.from_dict(after, setup_from_text(game.setup))
-        seats = [i for i, s in enumerate(state.seats) if s.player_id == rewrite.pseudonym]
+        seats = [i for i, s in enumerate(state.seats) if s.player_id == rewrite.replacement]
         if not seats:
             # Named only among the removed players: nothing any view shows.
             await conn.execute(update(Game).where(Game.id == game.id).values(snapshot=dumps(after)))
@@ -223,7 +223,7 @@ async def _rewrite_games(
             continue
         (seat,) = seats  # a player holds one seat of a game
         action = Action(
-            ActionKind.ERASE, seat, name=rewrite.pseudonym, player_id=rewrite.pseudonym, by=by
+            ActionKind.ERASE, seat, name=rewrite.replacement, player_id=rewrite.replacement, by=by
         )
         apply_action(state, action, int(game.version) + 1)
         write = MoveWrite(
@@ -245,25 +245,25 @@ async def _rewrite_games(
 
 
 async def _rename_keyed_rows(
-    conn: AsyncConnection, app_id: str, rewrite: Pseudonymiser, rows: dict[str, int]
+    conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, rows: dict[str, int]
 ) -> None:
     """The rows keyed by the player's id alone: the id becomes the pseudonym."""
     for model in (PlayerRating, RankingAward, TicketPlayer, PlayerTicket):
         result = await conn.execute(
             update(model)
             .where(model.app_id == app_id, model.player_id == rewrite.player_id)
-            .values(player_id=rewrite.pseudonym)
+            .values(player_id=rewrite.replacement)
         )
         rows[model.__tablename__] = result.rowcount
 
 
 async def _rewrite_chips(
-    conn: AsyncConnection, app_id: str, rewrite: Pseudonymiser, rows: dict[str, int]
+    conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, rows: dict[str, int]
 ) -> None:
     """The player's chip account and its entries under the pseudonym's account: the
     same balance and the same amounts, so every sum of the ledger is unchanged."""
     old = account_name(player_account(rewrite.player_id))
-    new = account_name(player_account(rewrite.pseudonym))
+    new = account_name(player_account(rewrite.replacement))
     grants = await _rename_grants(conn, app_id, rewrite, old)
     for model in (ChipAccount, ChipEntry):
         result = await conn.execute(
@@ -289,11 +289,11 @@ async def _rewrite_chips(
 
 
 async def _rename_grants(
-    conn: AsyncConnection, app_id: str, rewrite: Pseudonymiser, account: str
+    conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, account: str
 ) -> int:
     """The grants made to the player whose ids hold the player's id: the id in both
     of the grant's entries (the mint's and the player's) and in the operation's key
-    renamed (``Pseudonymiser.key``). The number of grants renamed."""
+    renamed (``PlayerRewrite.key``). The number of grants renamed."""
     q = select(ChipEntry.reference).where(
         ChipEntry.app_id == app_id,
         ChipEntry.account == account,
@@ -321,7 +321,7 @@ async def _rename_grants(
 
 
 async def _rewrite_tournaments(
-    conn: AsyncConnection, app_id: str, rewrite: Pseudonymiser, rows: dict[str, int]
+    conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, rows: dict[str, int]
 ) -> None:
     player = rewrite.player_id
     q = select(
@@ -358,7 +358,7 @@ async def _rewrite_tournaments(
 
 
 async def _rewrite_tickets(
-    conn: AsyncConnection, app_id: str, rewrite: Pseudonymiser, rows: dict[str, int]
+    conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, rows: dict[str, int]
 ) -> None:
     """Quick-play tickets: the player's place in ``player_ids``, and their name at
     the same place in ``display_names``; the seats the ticket was given."""
@@ -376,9 +376,9 @@ async def _rewrite_tickets(
         names = loads(r.display_names)
         for i, p in enumerate(ids):
             if p == rewrite.player_id:
-                ids[i] = rewrite.pseudonym
+                ids[i] = rewrite.replacement
                 if i < len(names):
-                    names[i] = rewrite.pseudonym
+                    names[i] = rewrite.replacement
         values = {"player_ids": dumps(ids), "display_names": dumps(names)}
         if r.seats is not None:
             values["seats"] = dumps(rewrite.value(loads(r.seats)))
@@ -388,7 +388,7 @@ async def _rewrite_tickets(
 
 
 async def _rewrite_events(
-    conn: AsyncConnection, app_id: str, rewrite: Pseudonymiser, rows: dict[str, int]
+    conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, rows: dict[str, int]
 ) -> None:
     """The player's own events under the pseudonym, and every event whose payload
     names the player (another player's, about a table they shared)."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 
 from tranca.services.audit import AuditEntry
-from tranca.services.player_erasure import PlayerStillPlaying, Pseudonymiser, StillPlaying
+from tranca.services.player_erasure import PlayerStillPlaying, StillPlaying
+from tranca.services.player_rewrite import PlayerRewrite
 from tranca.services.ports import LogRecord
 from tranca.table.action_kinds import ActionKind
 from tranca.table.game import BY_APP, BY_PLAYER, FINISHED, Action, GameState, apply_action
@@ -53,9 +54,9 @@ class ErasureMemory:
         self.audit = audit
 
     async def erase_player(
-        self, app_id: str, rewrite: Pseudonymiser, entry: AuditEntry
+        self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
     ) -> dict[str, int]:
-        player, pseudonym = rewrite.player_id, rewrite.pseudonym
+        player, pseudonym = rewrite.player_id, rewrite.replacement
         games = sorted(
             {
                 t.game_id
