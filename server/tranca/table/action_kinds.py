@@ -37,6 +37,9 @@ class ActionKind(StrEnum):
     # player id become the erasure's pseudonym (``name``, ``player_id``). In any
     # status; nothing else of the game changes.
     ERASE = "erase"
+    # The seat's player's account was merged into another (AdminService.MergePlayers):
+    # the seat's player id becomes ``player_id``; its name stays. In any status.
+    MERGE = "merge"
 
 
 __all__ = ["ActionKind"]

@@ -320,8 +320,9 @@ class Action:
     """One logged change. ``kind`` is join (``by`` BY_ROBOT: a robot's seat from the
     start), leave, start, move, resign, robot (a robot takes the seat), return (its
     player takes it back), annul_vote, entropy, end (the app ends the game),
-    no_show (a tournament table's game closed before it started) or erase (the
-    seat's player was erased: ``name`` and ``player_id`` are the pseudonym). A leave, robot or
+    no_show (a tournament table's game closed before it started), erase (the
+    seat's player was erased: ``name`` and ``player_id`` are the pseudonym) or merge
+    (the seat's player's account was merged into ``player_id``'s). A leave, robot or
     resign ``by`` BY_APP is the app removing the seat's player
     (AdminService.RemoveSeat): the removal sticks. Its stored form (the move in the
     text notation) is the store's codec's (``store/codec.py``)."""
@@ -465,14 +466,17 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = -1
         g.result_reason = NOT_STARTED
-    elif kind == ActionKind.ERASE:
-        # The seat's player was erased (services/player_erasure.py): whatever the
-        # game's status, the seat keeps its place in the game under the pseudonym.
+    elif kind in (ActionKind.ERASE, ActionKind.MERGE):
+        # The seat's player was erased (services/player_erasure.py: the seat keeps its
+        # place under the pseudonym, ``name`` and ``player_id``) or their account
+        # merged into another (services/account_merge.py: the seat's player id is the
+        # other's, its name stays), whatever the game's status.
         seat = _seat(g, action.seat)
         held = g.seats[seat]
         if not held.taken or not action.player_id:
-            raise GameError(Reason.MALFORMED_REQUEST, f"seat {seat} holds no player to erase")
-        g.seats[seat] = Seat(action.name, held.taken, held.resigned, action.player_id)
+            raise GameError(Reason.MALFORMED_REQUEST, f"seat {seat} holds no player to change")
+        name = action.name if kind == ActionKind.ERASE else held.name
+        g.seats[seat] = Seat(name, held.taken, held.resigned, action.player_id)
     elif kind == ActionKind.ENTROPY:
         _check_status(g, WAITING)
         if not g.setup.table.verifiable:
