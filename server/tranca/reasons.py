@@ -210,6 +210,9 @@ class Reason(StrEnum):
     # The player still sits at an unfinished game, is entered in an unfinished
     # tournament or waits in quick play: erasure waits until they are out.
     PLAYER_STILL_PLAYING = "PLAYER_STILL_PLAYING"
+    # Two accounts to merge sat at one table or entered one tournament: merged, one
+    # player would hold two seats of it.
+    ACCOUNTS_SHARED_A_TABLE = "ACCOUNTS_SHARED_A_TABLE"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -33,6 +33,7 @@ from .logs import LOG_LEVELS as LOG_LEVELS
 from .logs import configure_logging as configure_logging
 from .outbound import OutboundClient, SystemResolver
 from .services.access import Access, FailedAuthThrottle
+from .services.account_merge import AccountMerge
 from .services.admin import Admin
 from .services.audit import AuditLog
 from .services.compute import Compute
@@ -69,6 +70,7 @@ from .store.erasure_store import ErasureStore
 from .store.hints import Hub, PostgresListener
 from .store.identities_store import IdentitiesStore
 from .store.lobby_store import LobbyStore
+from .store.merge_store import MergeStore
 from .store.nats_feed import NatsFeed
 from .store.notifications_store import NotificationsStore
 from .store.played_games_store import PlayedGamesStore
@@ -341,7 +343,11 @@ async def start(
             session_pb2.DESCRIPTOR.services_by_name["SessionService"],
         ),
         (
-            AdminService(Admin(store, access, moves), AuditLog(access, AuditStore(store))),
+            AdminService(
+                Admin(store, access, moves),
+                AuditLog(access, AuditStore(store)),
+                AccountMerge(access, MergeStore(store), now_ms),
+            ),
             admin_pb2.DESCRIPTOR.services_by_name["AdminService"],
         ),
         (

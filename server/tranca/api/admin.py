@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from ..services.account_merge import AccountMerge
 from ..services.admin import Admin
 from ..services.audit import AuditLog
 from ..v1 import admin_pb2 as pb
@@ -14,9 +15,10 @@ from .servicer import rpc, summary_to_pb
 
 
 class AdminService(pb_grpc.AdminServiceServicer):
-    def __init__(self, admin: Admin, audit: AuditLog) -> None:
+    def __init__(self, admin: Admin, audit: AuditLog, merges: AccountMerge) -> None:
         self.admin = admin
         self.audit = audit
+        self.merges = merges
 
     @rpc("InspectGame")
     async def InspectGame(
@@ -86,3 +88,12 @@ class AdminService(pb_grpc.AdminServiceServicer):
                 for e in entries
             ]
         )
+
+    @rpc("MergePlayers")
+    async def MergePlayers(
+        self, request: pb.MergePlayersRequest, context: Ctx
+    ) -> pb.MergePlayersResponse:
+        done = await self.merges.merge(
+            credentials(context), request.merged_player_id, request.kept_player_id
+        )
+        return pb.MergePlayersResponse(rows=done.rows)

@@ -476,6 +476,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Saia das suas mesas, torneios e filas primeiro; depois seus dados podem ser apagados.",
         "Sal primero de tus mesas, torneos y colas; después se podrán borrar tus datos.",
     ),
+    "ACCOUNTS_SHARED_A_TABLE": (
+        "These two accounts played at the same table or tournament, so they cannot be merged.",
+        "Essas duas contas jogaram na mesma mesa ou torneio, então não podem ser unidas.",
+        "Estas dos cuentas jugaron en la misma mesa o torneo, así que no se pueden unir.",
+    ),
     "GUEST_SIGN_IN_DISABLED": (
         "This app does not let guests play.",
         "Este app não permite jogar como convidado.",

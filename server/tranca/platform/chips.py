@@ -83,6 +83,9 @@ class Purpose(StrEnum):
     ENTRY_FEE = "entry_fee"
     ENTRY_REFUND = "entry_refund"
     PRIZE = "prize"
+    # An administrator merged two accounts: the merged player's chips to the kept
+    # player (ref: the merged player's id).
+    MERGE = "merge"
 
 
 @dataclass(frozen=True)
@@ -281,6 +284,20 @@ class Ledger:
                 for p in record.seats
             ],
             matches={**self.matches, match_id: done},
+        )
+
+    def merge(self, merged: PlayerId, kept: PlayerId) -> Ledger:
+        """Move every chip of ``merged`` to ``kept``: an administrator merged the two
+        accounts. Nothing to move posts nothing."""
+        _check_id(merged, "player id")
+        _check_id(kept, "player id")
+        if merged == kept:
+            raise InvalidRequest("an account is merged into another")
+        amount = self.chips(merged)
+        if amount == 0:
+            return self
+        return self._post(
+            [(player_account(merged), player_account(kept), amount, Purpose.MERGE, merged)]
         )
 
     def tournament(

@@ -243,6 +243,24 @@ async def grant(
     return await balance(conn, app_id, chips.player_account(player)), done
 
 
+async def merge(
+    conn: AsyncConnection, app_id: str, merged: PlayerId, kept: PlayerId, key: str
+) -> tuple[chips.Entry, ...]:
+    """Move ``merged``'s chips to ``kept`` (``chips.Ledger.merge``), once per ``key``
+    (the merge's own): the entries posted, none when it held none."""
+    accounts = [chips.player_account(merged), chips.player_account(kept)]
+    await lock_accounts(conn, app_id, accounts)
+    before = Ledger(balances=await _balances(conn, app_id, accounts))
+    return await _run(
+        conn,
+        app_id,
+        key,
+        {"merged": merged, "kept": kept},
+        before,
+        lambda ledger: ledger.merge(merged, kept),
+    )
+
+
 async def match_stakes(conn: AsyncConnection, app_id: str, game_id: str) -> MatchStakes | None:
     """A match's stakes as the pure ledger knows them (with their settlement or
     refund), or None if nothing was staked."""

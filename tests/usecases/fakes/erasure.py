@@ -35,6 +35,95 @@ class AuditMemory:
         return [e for app, e in self.entries if app == app_id and e.id > after][:limit]
 
 
+def seated_games(state: MemoryState, app_id: str, player: str) -> list[str]:
+    """The app's games the player was given a token of."""
+    return sorted(
+        {
+            t.game_id
+            for t in state.tokens.values()
+            if t.token.player_id == player and state.games[t.game_id].app_id == app_id
+        }
+    )
+
+
+def unfinished(state: MemoryState, games: list[str], player: str) -> tuple[str, ...]:
+    """Of ``games``, those unfinished whose seat the player holds."""
+    return tuple(
+        g
+        for g in games
+        if state.games[g].state.status != FINISHED
+        and any(s.player_id == player for s in state.games[g].state.seats)
+    )
+
+
+def rewrite_seats(
+    state: MemoryState, games: list[str], rewrite: PlayerRewrite, by: str, rows: dict[str, int]
+) -> None:
+    """The player's seats: tokens revoked and rewritten, joins rewritten, and an
+    ``erase`` (or, with the names kept, ``merge``) change of each game whose seat
+    they hold, as ``store/player_rows.py`` does."""
+    player, replacement = rewrite.player_id, rewrite.replacement
+    tokens = 0
+    for stored in state.tokens.values():
+        if stored.game_id in games and stored.token.player_id == player:
+            name = replacement if rewrite.names else stored.token.player_name
+            stored.token = dataclasses.replace(
+                stored.token, player_id=replacement, player_name=name, address=""
+            )
+            stored.revoked = True
+            tokens += 1
+    rows["player_tokens"] = tokens
+    logged = changed = 0
+    for game_id in games:
+        game = state.games[game_id]
+        for i, record in enumerate(game.log):
+            if record.action.player_id == player:
+                name = replacement if rewrite.names else record.action.name
+                game.log[i] = dataclasses.replace(
+                    record,
+                    action=dataclasses.replace(record.action, name=name, player_id=replacement),
+                )
+                logged += 1
+        seats = [i for i, s in enumerate(game.state.seats) if s.player_id == player]
+        rewritten = GameState.from_dict(
+            rewrite.snapshot(game.state.to_dict(with_setup=False)), game.state.setup
+        )
+        kind, name = (ActionKind.ERASE, replacement) if rewrite.names else (ActionKind.MERGE, "")
+        for seat in seats:
+            action = Action(kind, seat, name=name, player_id=replacement, by=by)
+            game.version += 1
+            apply_action(rewritten, action, game.version)
+            game.log.append(
+                LogRecord(game.version, seat, action, None, action.actor, state.now / 1000)
+            )
+            logged += 1
+        if seats or rewritten.to_dict() != game.state.to_dict():
+            changed += 1
+        game.state = rewritten
+    rows["games"] = changed
+    rows["move_log"] = logged
+
+
+def rewrite_events(
+    state: MemoryState, app_id: str, rewrite: PlayerRewrite, rows: dict[str, int]
+) -> None:
+    """The player's events, and those that name them."""
+    events = 0
+    for i, (app, event) in enumerate(state.events):
+        if app != app_id:
+            continue
+        payload = rewrite.value(event.payload)
+        if event.player_id == rewrite.player_id or payload != event.payload:
+            state.events[i] = (
+                app,
+                dataclasses.replace(
+                    event, player_id=rewrite.value(event.player_id), payload=payload
+                ),
+            )
+            events += 1
+    rows["player_events"] = events
+
+
 class ErasureMemory:
     """``ErasureRepository`` over the in-memory games, sessions, identities, profiles
     and chips."""
@@ -57,19 +146,8 @@ class ErasureMemory:
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
     ) -> dict[str, int]:
         player, pseudonym = rewrite.player_id, rewrite.replacement
-        games = sorted(
-            {
-                t.game_id
-                for t in self.state.tokens.values()
-                if t.token.player_id == player and self.state.games[t.game_id].app_id == app_id
-            }
-        )
-        playing = tuple(
-            g
-            for g in games
-            if self.state.games[g].state.status != FINISHED
-            and any(s.player_id == player for s in self.state.games[g].state.seats)
-        )
+        games = seated_games(self.state, app_id, player)
+        playing = unfinished(self.state, games, player)
         if playing:
             raise PlayerStillPlaying(StillPlaying(games=playing))
         rows: dict[str, int] = {}
@@ -90,46 +168,8 @@ class ErasureMemory:
         for sid in sessions:
             del self.state.sessions[sid]
         rows["player_sessions"] = len(sessions)
-        # Seats: tokens revoked and renamed, joins rewritten, an erase change each.
-        tokens = 0
-        for stored in self.state.tokens.values():
-            if stored.game_id in games and stored.token.player_id == player:
-                stored.token = dataclasses.replace(
-                    stored.token, player_id=pseudonym, player_name=pseudonym, address=""
-                )
-                stored.revoked = True
-                tokens += 1
-        rows["player_tokens"] = tokens
         by = BY_APP if entry.actor == "app" else BY_PLAYER
-        logged = erased = 0
-        for game_id in games:
-            game = self.state.games[game_id]
-            for i, record in enumerate(game.log):
-                if record.action.player_id == player:
-                    game.log[i] = dataclasses.replace(
-                        record,
-                        action=dataclasses.replace(
-                            record.action, name=pseudonym, player_id=pseudonym
-                        ),
-                    )
-                    logged += 1
-            seats = [i for i, s in enumerate(game.state.seats) if s.player_id == player]
-            renamed = GameState.from_dict(
-                rewrite.snapshot(game.state.to_dict(with_setup=False)), game.state.setup
-            )
-            for seat in seats:
-                action = Action(ActionKind.ERASE, seat, name=pseudonym, player_id=pseudonym, by=by)
-                game.version += 1
-                apply_action(renamed, action, game.version)
-                game.log.append(
-                    LogRecord(game.version, seat, action, None, action.actor, self.state.now / 1000)
-                )
-                logged += 1
-            if seats or renamed.to_dict() != game.state.to_dict():
-                erased += 1
-            game.state = renamed
-        rows["games"] = erased
-        rows["move_log"] = logged
+        rewrite_seats(self.state, games, rewrite, by, rows)
         # Chips: the balance and the entries under the pseudonym.
         balance = self.players.balances.pop((app_id, player), None)
         rows["chip_accounts"] = int(balance is not None)
@@ -141,21 +181,7 @@ class ErasureMemory:
                 dataclasses.replace(e, reference=rewrite.key(e.reference)) for e in entries
             ]
         rows["chip_entries"] = len(entries)
-        # Events: the player's own and those that name them.
-        events = 0
-        for i, (app, event) in enumerate(self.state.events):
-            if app != app_id:
-                continue
-            payload = rewrite.value(event.payload)
-            if event.player_id == player or payload != event.payload:
-                self.state.events[i] = (
-                    app,
-                    dataclasses.replace(
-                        event, player_id=rewrite.value(event.player_id), payload=payload
-                    ),
-                )
-                events += 1
-        rows["player_events"] = events
+        rewrite_events(self.state, app_id, rewrite, rows)
         changed = {table: n for table, n in sorted(rows.items()) if n}
         self.audit.write(app_id, dataclasses.replace(entry, detail={"rows": changed}))
         return changed
