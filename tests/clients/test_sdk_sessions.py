@@ -167,6 +167,20 @@ async def test_a_player_is_erased_and_the_erasure_is_in_the_audit_log(
     assert await app.audit_entries(after_id=entries[-1].id) == []
 
 
+async def test_the_app_merges_two_accounts_of_one_player(app: AsyncTrancaClient) -> None:
+    await app.grant_chips("kim-2", 40, grant_id="g-kim-2")
+    await app.grant_chips("kim", 60, grant_id="g-kim")
+    alt = app.with_token((await app.create_player_session("kim-2", "Kim")).access_token)
+    rows = await app.merge_players("kim-2", "kim")
+    assert rows == {"chip_entries": 2, "player_sessions": 1}
+    assert (await app.get_player("kim")).chips == 100
+    with pytest.raises(Unauthenticated):
+        await alt.profile()
+    assert await app.merge_players("kim-2", "kim") == {}
+    (first, second) = await app.audit_entries()
+    assert (first.action, first.subject, second.action) == ("merge_players", "kim", "merge_players")
+
+
 def _blocking_erasure(address: str, api_key: str) -> None:
     with TrancaClient(address, api_key=api_key) as app:
         app.create_player_session("cid-e", "Cid")

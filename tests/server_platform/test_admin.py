@@ -160,3 +160,22 @@ async def test_tranca_admin_shows_and_ends_games_from_a_terminal(
     again = await asyncio.to_thread(tranca_admin, "end", table.game_id)
     assert again.returncode == 1 and "GAME_OVER" in again.stderr
     assert again.stderr.count("\n") == 1  # one line, no traceback
+    # The data-rights tools: a merge, an erasure, and the audit log of both.
+    await platform.grant("cid", 10)
+    await platform.grant("cid-2", 5)
+    merged = await asyncio.to_thread(tranca_admin, "merge-players", "cid-2", "cid")
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stdout.startswith("cid-2 merged into cid; rows changed: chip_entries 2")
+    assert await platform.chips("cid") == 15
+    refused = await asyncio.to_thread(tranca_admin, "merge-players", "ana", "bia")
+    assert refused.returncode == 1 and "ACCOUNTS_SHARED_A_TABLE" in refused.stderr
+    erased = await asyncio.to_thread(tranca_admin, "--json", "erase-player", "cid")
+    assert erased.returncode == 0, erased.stderr
+    pseudonym = json.loads(erased.stdout)["pseudonym"]
+    audit = await asyncio.to_thread(tranca_admin, "audit")
+    lines = audit.stdout.splitlines()
+    assert [line.split()[3:6] for line in lines] == [
+        ["merge_players", "by", "app"],
+        ["erase_player", "by", "app"],
+    ]
+    assert pseudonym in lines[1]

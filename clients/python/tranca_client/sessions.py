@@ -10,8 +10,9 @@ backend signed); then it refreshes (``refresh_session``) and signs out
 and unlinks one; it reads and changes its player's profile (``profile``,
 ``update_profile``) and reads another's public one (``player_profile``). A
 player's data rights: ``export_player_data`` and ``erase_player`` (the app's key,
-or the player's own session where the app's policy allows), and the app's audit
-log of erasures (``audit_entries``). A session's calls are made with
+or the player's own session where the app's policy allows); the app merges two
+accounts of one person (``merge_players``) and reads its audit log of both
+(``audit_entries``). A session's calls are made with
 ``client.with_token(access_token)``.
 
 Retries: a device's sign-in is the same player every time, so it is retried after
@@ -207,6 +208,21 @@ class AsyncSessions:
         )
         return list(out.entries)
 
+    async def merge_players(self, merged_player_id: str, kept_player_id: str) -> dict[str, int]:
+        """Fold one player's account into another's (the API key; one person with two
+        accounts): identities, seats, ranking points, tournaments, tickets, events and
+        chips move to the kept player, whose profile stays; the rows changed, by
+        table. Refused while either plays (``PLAYER_STILL_PLAYING``) or where the two
+        played together (``ACCOUNTS_SHARED_A_TABLE``). Audited. Retried: a retry finds
+        nothing more to move."""
+        request = apb.MergePlayersRequest(
+            merged_player_id=merged_player_id, kept_player_id=kept_player_id
+        )
+        out: apb.MergePlayersResponse = await self._unary(
+            self._admin.MergePlayers, request, APP, retry=True
+        )
+        return dict(out.rows)
+
     async def app_policy(self) -> spb.AppPolicy:
         """What the app lets its players' sessions do (the API key)."""
         out: spb.GetAppPolicyResponse = await self._unary(
@@ -306,6 +322,10 @@ class Sessions:
     def audit_entries(self, after_id: int = 0, limit: int = 0) -> list[apb.AuditEntry]:
         """See ``AsyncTrancaClient.audit_entries``."""
         return self._run(self.aio.audit_entries(after_id, limit))
+
+    def merge_players(self, merged_player_id: str, kept_player_id: str) -> dict[str, int]:
+        """See ``AsyncTrancaClient.merge_players``."""
+        return self._run(self.aio.merge_players(merged_player_id, kept_player_id))
 
     def app_policy(self) -> spb.AppPolicy:
         """See ``AsyncTrancaClient.app_policy``."""

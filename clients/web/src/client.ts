@@ -432,6 +432,20 @@ export class TrancaClient {
     return { pseudonym: out.pseudonym, rows: out.rows };
   }
 
+  /**
+   * Folds one player's account into another's (the app's key; one person with two accounts):
+   * identities, seats, ranking points, tournaments, tickets, events and chips move to the kept
+   * player, whose profile stays. Refused while either plays (PLAYER_STILL_PLAYING) or where
+   * the two played together (ACCOUNTS_SHARED_A_TABLE). Audited. The rows changed, by table.
+   */
+  async mergePlayers(mergedPlayerId: string, keptPlayerId: string): Promise<Record<string, bigint>> {
+    const out = await this.call((o) => this.admin.mergePlayers({ mergedPlayerId, keptPlayerId }, o), {
+      retry: true,
+      credential: 'app',
+    });
+    return out.rows;
+  }
+
   /** The app's audit log (its key): erasures and merges, oldest first, after `afterId`. */
   async auditEntries(afterId = 0n, limit = 0): Promise<AuditEntry[]> {
     const out = await this.call((o) => this.admin.listAuditEntries({ afterId, limit }, o), {

@@ -157,6 +157,13 @@ test('the app erases a player, and its audit log names the pseudonym', { skip, t
   const mine = entries.filter((e) => e.subject === erased.pseudonym);
   assert.deepEqual(mine.map((e) => [e.action, e.actor]), [['erase_player', 'app']]);
   assert.deepEqual(await app().auditEntries(mine[0].id), entries.filter((e) => e.id > mine[0].id));
+  // Two guests of one person: the second account folded into the first.
+  const first = await anonymous.signInGuest(appId, 'Uma');
+  const second = await anonymous.signInGuest(appId, 'Uma');
+  const rows = await app().mergePlayers(second.playerId, first.playerId);
+  assert.equal(rows.player_sessions, 1n);
+  const merged = (await app().auditEntries()).filter((e) => e.action === 'merge_players');
+  assert.equal(merged.at(-1).subject, first.playerId);
 });
 
 test('the language option picks the wording; English without one', { skip, timeout: 90_000 }, async () => {

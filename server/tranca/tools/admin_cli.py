@@ -10,6 +10,9 @@ exit status 1, as every ``tranca`` command.
     tranca admin remove-seat GAME_ID SEAT
     tranca admin sessions [--player ID] [--live]
     tranca admin revoke-player PLAYER_ID
+    tranca admin erase-player PLAYER_ID
+    tranca admin merge-players MERGED_ID KEPT_ID
+    tranca admin audit [--after ID]
 """
 
 from __future__ import annotations
@@ -160,6 +163,40 @@ def _revoke(a: Admin, args: argparse.Namespace) -> list[str]:
     return [f"ended {done.sessions_revoked} sessions and {done.seat_tokens_revoked} seat tokens"]
 
 
+def _rows(rows: Any) -> str:
+    return ", ".join(f"{table} {n}" for table, n in sorted(rows.items())) or "nothing held"
+
+
+def _erase(a: Admin, args: argparse.Namespace) -> list[str]:
+    done = a.call(a.sessions.ErasePlayer, session_pb2.ErasePlayerRequest(player_id=args.player_id))
+    if args.json:
+        return [json.dumps(MessageToDict(done))]
+    return [f"erased: now {done.pseudonym}; rows changed: {_rows(done.rows)}"]
+
+
+def _merge(a: Admin, args: argparse.Namespace) -> list[str]:
+    done = a.call(
+        a.admin.MergePlayers,
+        admin_pb2.MergePlayersRequest(merged_player_id=args.merged_id, kept_player_id=args.kept_id),
+    )
+    if args.json:
+        return [json.dumps(MessageToDict(done))]
+    return [f"{args.merged_id} merged into {args.kept_id}; rows changed: {_rows(done.rows)}"]
+
+
+def _audit(a: Admin, args: argparse.Namespace) -> list[str]:
+    answer = a.call(
+        a.admin.ListAuditEntries,
+        admin_pb2.ListAuditEntriesRequest(after_id=args.after, limit=args.limit),
+    )
+    if args.json:
+        return [json.dumps(MessageToDict(answer))]
+    return [
+        f"{e.id}  {_when(e.at_ms)}  {e.action}  by {e.actor}  {e.subject}  {e.detail_json}"
+        for e in answer.entries
+    ] or ["no entries"]
+
+
 def parser() -> Parser:
     p = Parser(prog="tranca admin", description=__doc__.split("\n\n")[0])
     p.add_argument("--address", default=os.environ.get("TRANCA_ADDRESS", "127.0.0.1:50051"))
@@ -191,6 +228,21 @@ def parser() -> Parser:
     revoke = sub.add_parser("revoke-player", help="end every session and seat of a player")
     revoke.add_argument("player_id")
     revoke.set_defaults(run=_revoke)
+    erase = sub.add_parser(
+        "erase-player", help="erase a player: deleted, or kept under a pseudonym (audited)"
+    )
+    erase.add_argument("player_id")
+    erase.set_defaults(run=_erase)
+    merge = sub.add_parser(
+        "merge-players", help="fold one player's account into another's (audited)"
+    )
+    merge.add_argument("merged_id")
+    merge.add_argument("kept_id")
+    merge.set_defaults(run=_merge)
+    audit = sub.add_parser("audit", help="the app's audit log: erasures and merges")
+    audit.add_argument("--after", type=int, default=0, help="entries after this id")
+    audit.add_argument("--limit", type=int, default=0)
+    audit.set_defaults(run=_audit)
     return p
 
 
