@@ -126,6 +126,8 @@ async def test_a_player_sets_its_profile_and_others_read_it(
     assert (kept.display_name, kept.country) == ("Ana Souza", "BR")
     public = await app.player_profile("ana-p")
     assert (public.display_name, public.locale, public.country) == ("Ana Souza", "", "BR")
+    many = await app.player_profiles(["nobody", "ana-p"])
+    assert [(p.player_id, p.country) for p in many] == [("ana-p", "BR")]
     bia = app.with_token((await app.create_player_session("bia-p", "Bia")).access_token)
     with pytest.raises(AlreadyExists) as taken:
         await bia.update_profile(display_name="ana souza")

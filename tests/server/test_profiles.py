@@ -98,6 +98,16 @@ async def test_a_player_sets_its_profile_and_others_read_its_public_part(
         grpc.StatusCode.NOT_FOUND,
         "PROFILE_NOT_FOUND",
     )
+    # A table's seats at once: those who set a profile, in the order asked.
+    many = await stub.GetPlayerProfiles(
+        spb.GetPlayerProfilesRequest(player_ids=["nobody", "ana"]), metadata=bia
+    )
+    assert [(p.player_id, p.country, p.locale) for p in many.profiles] == [("ana", "PT", "")]
+    await refused(
+        stub.GetPlayerProfiles(spb.GetPlayerProfilesRequest(), metadata=bia),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
 
 
 async def test_the_seats_a_player_takes_after_a_new_name_carry_it(client: Client) -> None:

@@ -152,3 +152,21 @@ async def test_a_name_never_set_holds_no_place_among_unique_names(
     await profiles.update(one, ProfileChange(country="BR"))
     _, changed = await profiles.update(two, ProfileChange(country="AR"))
     assert (changed.display_name, changed.country) == ("player", "AR")
+
+
+async def test_several_public_profiles_are_read_at_once_in_the_order_asked(
+    world: World, profiles: Profiles
+) -> None:
+    for player_id, country in (("ana", "BR"), ("bia", "AR")):
+        own = await session(world, player_id, player_id.title())
+        change = ProfileChange(display_name=player_id.title(), country=country)
+        await profiles.update(own, change)
+    bia = await session(world, "bia", "Bia")
+    shown = await profiles.public_many(bia, ["bia", "nobody", "ana", "bia"])
+    assert [(p.player_id, p.display_name, p.country) for p in shown] == [
+        ("bia", "Bia", "AR"),
+        ("ana", "Ana", "BR"),
+    ]
+    await refused("MALFORMED_REQUEST", profiles.public_many(bia, []))
+    await refused("MALFORMED_REQUEST", profiles.public_many(bia, [f"p{i}" for i in range(101)]))
+    await refused("MALFORMED_REQUEST", profiles.public_many(bia, ["ana", ""]))

@@ -36,6 +36,8 @@ def test_a_guest_signs_in_and_keeps_its_game(node: str, web_server: WebServer) -
         spb.GetPlayerProfileRequest(player_id=guest["player"]), metadata=web_server.app()
     ).profile
     assert (public.display_name, public.country) == ("Lia P.", "BR")
+    # Its seat at its own table shows the country it saved (in the page's language).
+    assert out["seat_country"] == {"text": "BR", "title": "Brazil"}
     # The copy of its data the page downloaded: its player, profile and first game.
     downloaded = out["downloaded"]
     assert out["download_name"] == "tranca-my-data.json"

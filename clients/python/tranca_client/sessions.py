@@ -175,6 +175,16 @@ class AsyncSessions:
         )
         return out.profile
 
+    async def player_profiles(self, player_ids: list[str]) -> list[spb.Profile]:
+        """The public profiles of up to 100 players at once (a table's seats, a
+        tournament's standings), in the order asked; those who set none are left
+        out."""
+        request = spb.GetPlayerProfilesRequest(player_ids=player_ids)
+        out: spb.GetPlayerProfilesResponse = await self._unary(
+            self._sessions.GetPlayerProfiles, request, ANY, retry=True
+        )
+        return list(out.profiles)
+
     async def export_player_data(self, player_id: str = "") -> dict[str, Any]:
         """Everything the service holds about a player, as the JSON document it
         sends (the app's key: any of its players; a session: its own, where the
@@ -310,6 +320,10 @@ class Sessions:
     def player_profile(self, player_id: str) -> spb.Profile:
         """See ``AsyncTrancaClient.player_profile``."""
         return self._run(self.aio.player_profile(player_id))
+
+    def player_profiles(self, player_ids: list[str]) -> list[spb.Profile]:
+        """See ``AsyncTrancaClient.player_profiles``."""
+        return self._run(self.aio.player_profiles(player_ids))
 
     def export_player_data(self, player_id: str = "") -> dict[str, Any]:
         """See ``AsyncTrancaClient.export_player_data``."""

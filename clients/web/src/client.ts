@@ -405,6 +405,15 @@ export class TrancaClient {
     return out.profile;
   }
 
+  /** The public profiles of up to 100 players at once, in the order asked; those who set none are left out. */
+  async playerProfiles(playerIds: readonly string[]): Promise<Profile[]> {
+    const out = await this.call((o) => this.sessions.getPlayerProfiles({ playerIds: [...playerIds] }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return out.profiles;
+  }
+
   /**
    * Everything the service holds about a player, as its JSON document (the app's key:
    * any of its players; a session: its own, leave `playerId` empty, where the app allows).

@@ -79,6 +79,10 @@ async function main() {
     await b.click('[data-testid=new-table]');
     await b.waitForSelector('[data-testid=status][data-status="2"]');
     out.second_seat = await seatedIn(b);
+    // Its seat shows its profile's country, read with GetPlayerProfiles.
+    const country = b.locator('.seat.me [data-testid=seat-country]');
+    await country.waitFor();
+    out.seat_country = { text: await country.textContent(), title: await country.getAttribute('title') };
     await b.click('[data-testid=sign-out]');
     await b.waitForSelector('[data-testid=dev-sign-in]');
     out.signed_out = await account(b);

@@ -103,6 +103,8 @@ test('a custom token signs the app\'s player in once, and the session refreshes 
   assert.equal(profile.displayName, 'Web Player');
   assert.equal(profile.country, 'BR');
   assert.equal((await guestClient.playerProfile('web-player-1')).displayName, 'Web Player');
+  const many = await guestClient.playerProfiles(['nobody', 'web-player-1']);
+  assert.deepEqual(many.map((p) => [p.playerId, p.country]), [['web-player-1', 'BR']]);
   const exported = await app().exportPlayerData('web-player-1');
   assert.equal(exported.player_id, 'web-player-1');
   assert.equal(exported.profile.display_name, 'Web Player');

@@ -247,6 +247,23 @@ class SessionService(pb_grpc.SessionServiceServicer):
             )
         )
 
+    @rpc("GetPlayerProfiles")
+    async def GetPlayerProfiles(
+        self, request: pb.GetPlayerProfilesRequest, context: Ctx
+    ) -> pb.GetPlayerProfilesResponse:
+        shown = await self.profiles.public_many(credentials(context), list(request.player_ids))
+        return pb.GetPlayerProfilesResponse(
+            profiles=[
+                pb.Profile(
+                    player_id=p.player_id,
+                    display_name=p.display_name,
+                    avatar_url=p.avatar_url,
+                    country=p.country,
+                )
+                for p in shown
+            ]
+        )
+
     @rpc("ExportPlayerData")
     async def ExportPlayerData(
         self, request: pb.ExportPlayerDataRequest, context: Ctx

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 from urllib.parse import urlsplit
@@ -37,6 +38,8 @@ from .errors import Refusal, Refused, malformed
 from .sessions import Clock, require_session
 
 MAX_NAME = 32
+# The most profiles one GetPlayerProfiles reads: a tournament's page of standings.
+MAX_PROFILES_ASKED = 100
 MAX_AVATAR_URL = 500
 _LOCALE = re.compile(r"^([a-z]{2,3})(?:-([a-z]{2}))?$", re.IGNORECASE)
 _COUNTRY = re.compile(r"^[A-Z]{2}$")
@@ -76,6 +79,10 @@ class ProfileChange:
 class ProfileRepository(Protocol):
     async def profile(self, app_id: str, player_id: str) -> Profile | None:
         """The player's profile, if it ever set one."""
+        ...
+
+    async def profiles_of(self, app_id: str, player_ids: Sequence[str]) -> dict[str, Profile]:
+        """The profiles of those of ``player_ids`` who set one, by player id."""
         ...
 
     async def save_profile(
@@ -208,9 +215,30 @@ class Profiles:
             )
         return PublicProfile(player_id, stored.display_name, stored.avatar_url, stored.country)
 
+    async def public_many(
+        self, credentials: Credentials, player_ids: Sequence[str]
+    ) -> list[PublicProfile]:
+        """The public profiles of several players at once (a table's seats, a lobby's
+        tables, a tournament's standings), in the order asked; a player who set none
+        is left out. The app's key, or a session of the app."""
+        wanted = list(dict.fromkeys(player_ids))
+        if not wanted or len(wanted) > MAX_PROFILES_ASKED:
+            raise malformed(f"player_ids holds 1 to {MAX_PROFILES_ASKED} ids")
+        if any(not p or len(p) > 128 for p in wanted):
+            raise malformed("each player_id is 1 to 128 characters")
+        caller = await self.access.identify(credentials)
+        app_id = caller.session.app_id if caller.session is not None else require_app(caller).id
+        stored = await self.repo.profiles_of(app_id, wanted)
+        return [
+            PublicProfile(p, stored[p].display_name, stored[p].avatar_url, stored[p].country)
+            for p in wanted
+            if p in stored
+        ]
+
 
 __all__ = [
     "MAX_NAME",
+    "MAX_PROFILES_ASKED",
     "Profile",
     "ProfileChange",
     "ProfileRepository",

@@ -6,6 +6,8 @@ taking one name at once, on any replicas, one has it and the other is told."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
@@ -35,6 +37,20 @@ class ProfilesStore:
         if row is None:
             return None
         return Profile(row.display_name, row.avatar_url, row.locale, row.country)
+
+    async def profiles_of(self, app_id: str, player_ids: Sequence[str]) -> dict[str, Profile]:
+        q = select(
+            PlayerProfile.player_id,
+            PlayerProfile.display_name,
+            PlayerProfile.avatar_url,
+            PlayerProfile.locale,
+            PlayerProfile.country,
+        ).where(PlayerProfile.app_id == app_id, PlayerProfile.player_id.in_(list(player_ids)))
+        async with self.store.reading() as conn:
+            rows = (await conn.execute(q)).all()
+        return {
+            r.player_id: Profile(r.display_name, r.avatar_url, r.locale, r.country) for r in rows
+        }
 
     async def save_profile(
         self, app_id: str, player_id: str, profile: Profile, name_key: str | None, now: int

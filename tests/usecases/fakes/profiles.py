@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from tranca.services.profiles import Profile
@@ -20,6 +21,9 @@ class ProfilesMemory:
 
     async def profile(self, app_id: str, player_id: str) -> Profile | None:
         return self.profiles.get((app_id, player_id))
+
+    async def profiles_of(self, app_id: str, player_ids: Sequence[str]) -> dict[str, Profile]:
+        return {p: self.profiles[(app_id, p)] for p in player_ids if (app_id, p) in self.profiles}
 
     async def save_profile(
         self, app_id: str, player_id: str, profile: Profile, name_key: str | None, now: int

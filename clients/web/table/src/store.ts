@@ -22,6 +22,12 @@ export interface Account {
   country?: string; // the profile's, once read
 }
 
+/** What a seat shows of its player's public profile (GetPlayerProfiles). */
+export interface SeatProfile {
+  country: string; // ISO 3166 alpha-2, or empty
+  avatarUrl: string; // on one of the app's avatar hosts, or empty
+}
+
 /** The seat this tab plays: its game, seat number and the seat's token. */
 export interface Seated {
   gameId: string;
@@ -84,6 +90,8 @@ export interface State {
   dealEndClosed: number;
   now: number; // the device's clock, for the turn timer
   clockOffset: number; // how far the server's clock is ahead of the device's (ms)
+  /** The public profiles of the players the page has seen seated, by player id. */
+  profiles: Record<string, SeatProfile>;
 }
 
 /** The server's clock now, as far as the page can tell: the turn's timer counts down by it. */
@@ -142,6 +150,7 @@ export const store = createStore<State>({
   dealEndClosed: 0,
   now: Date.now(),
   clockOffset: 0,
+  profiles: {},
 });
 
 export const update = store.update;

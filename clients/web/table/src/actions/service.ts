@@ -174,7 +174,34 @@ export async function saveProfile(displayName: string, country: string): Promise
   update((s) => ({
     account: s.account ? { ...s.account, name: profile.displayName, country: profile.country } : s.account,
     notice: t('profileSaved'),
+    profiles: s.account
+      ? { ...s.profiles, [s.account.playerId]: { country: profile.country, avatarUrl: profile.avatarUrl } }
+      : s.profiles,
   }));
+}
+
+const profilesAsked = new Set<string>();
+
+/**
+ * The public profiles (country, avatar) of seated players the page has not asked about
+ * yet, in one call with the page's session; a player with none shows nothing more.
+ */
+export async function loadProfiles(playerIds: readonly string[]): Promise<void> {
+  const saved = savedSession();
+  const wanted = [...new Set(playerIds)].filter((p) => p && !profilesAsked.has(p));
+  if (!saved || wanted.length === 0) return;
+  for (const p of wanted) profilesAsked.add(p);
+  try {
+    const found = await service().withToken(saved.accessToken).playerProfiles(wanted.slice(0, 100));
+    update((s) => {
+      const profiles = { ...s.profiles };
+      for (const p of wanted) profiles[p] = { country: '', avatarUrl: '' };
+      for (const f of found) profiles[f.playerId] = { country: f.country, avatarUrl: f.avatarUrl };
+      return { profiles };
+    });
+  } catch {
+    for (const p of wanted) profilesAsked.delete(p); // asked again with the next view
+  }
 }
 
 /** The player's data as the service holds it, downloaded as a JSON file. */

@@ -16,7 +16,7 @@ import {
 } from '../../../src/index.js';
 import { clockOffset, dealOf, keepBoard } from '../deals.js';
 import { type LogEntry, type Seated, getState, update } from '../store.js';
-import { act, service, showRefusal } from './service.js';
+import { act, loadProfiles, service, showRefusal } from './service.js';
 
 const TABLE_KEY = 'tranca.table';
 const CLOSED_KEY = 'tranca.dealEndClosed';
@@ -143,6 +143,7 @@ function setView(view: GameView): void {
   const offset = clockOffset(view, Date.now());
   update({ view, ...(handChanged ? { selected: [] } : {}), ...(offset !== null ? { clockOffset: offset } : {}) });
   void refreshLegal();
+  void loadProfiles(view.seats.map((s) => s.playerId));
 }
 
 /** The legal moves at the current version, when it is this seat's turn. */

@@ -18,6 +18,15 @@ export function timeLeft(view: GameView, serverClock: number): number | null {
   return Math.max(0, Math.ceil((Number(view.turnDeadlineMs) - serverClock) / 1000));
 }
 
+/** A country's name in the page's language (its code where the browser has none). */
+function countryName(lang: string, code: string): string {
+  try {
+    return new Intl.DisplayNames([lang], { type: 'region' }).of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
 export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
   const state = getState();
   const lang = state.lang;
@@ -28,6 +37,7 @@ export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
   const turn = view.status === GameStatus.PLAYING && view.turn === seat;
   const left = turn ? timeLeft(view, serverNow(state)) : null;
   const role = me ? tr(lang, 'you') : partner ? tr(lang, 'partner') : tr(lang, 'opponent');
+  const profile = info.playerId ? state.profiles[info.playerId] : undefined;
   return html`<div
     class=${`seat seat-${place}${turn ? ' turn' : ''}${me ? ' me' : ''}${partner || me ? ' ours' : ' theirs'}`}
     data-seat=${seat}
@@ -36,7 +46,13 @@ export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
     data-robot=${info.robot ? 'true' : 'false'}
     aria-current=${turn ? 'true' : undefined}
   >
+    ${profile?.avatarUrl
+      ? html`<img class="avatar" src=${profile.avatarUrl} alt="" width="32" height="32" loading="lazy" referrerpolicy="no-referrer" />`
+      : null}
     <strong class="seat-name">${seatName(lang, view, seat)}</strong>
+    ${profile?.country
+      ? html`<abbr class="seat-country" data-testid="seat-country" title=${countryName(lang, profile.country)}>${profile.country}</abbr>`
+      : null}
     <span class="seat-role">${role}${info.robot ? ` · ${tr(lang, me ? 'robotPlaying' : 'robot')}` : ''}</span>
     <span class="seat-cards"><span class="backs" aria-hidden="true">${'▮'.repeat(Math.min(info.handSize, 11))}</span> ${trn(lang, 'cards', info.handSize)}</span>
     ${turn
