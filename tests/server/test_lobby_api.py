@@ -51,6 +51,7 @@ async def test_the_lobby_lists_open_tables_oldest_first_with_their_filters(
     everything = await lobby(client)
     assert [t.game_id for t in everything.tables] == [two, four, rated]
     assert list(everything.tables[1].player_names) == ["Zé", "", "", ""]
+    assert list(everything.tables[1].player_ids) == ["", "", "", ""]  # joined without one
     assert [t.game_id for t in (await lobby(client, players=4)).tables] == [four]
     assert [t.game_id for t in (await lobby(client, play=pb.PLAY_FILTER_RATED)).tables] == [rated]
     assert [t.game_id for t in (await lobby(client, min_free_seats=3)).tables] == [four]

@@ -1,6 +1,6 @@
-"""Erasing one's account from the web table, in a real browser
-(clients/web/test-browser/erasure.mjs): mid-match the erasure is refused in words and
-nothing changes; the player leaves the match (confirming), erases their account
+"""Erasing one's account from the web table, in real browsers
+(clients/web/test-browser/erasure.mjs): a guest finds the player's table in the lobby
+with their country; mid-match the erasure is refused in words and nothing changes; the player leaves the match (confirming), erases their account
 (confirming), and the page is a stranger's again. Checked here against the server's
 database (every text column of every table: the player's name and id are in none)
 and its API (the seat shows the pseudonym; the audit log says the player asked)."""
@@ -26,6 +26,8 @@ def test_a_player_erases_their_account_from_the_table(node: str, web_server: Web
     assert out["console_errors"] == []
     assert out["axe_asking"] == [] and out["axe_after"] == []
     player = out["signed_in"]["player"]
+    # The lobby named the host with the country of their profile (GetPlayerProfiles).
+    assert out["listed"] == f" · {NAME} (PT)"
     assert out["signed_in"]["kind"] == "identity" and player
     # Mid-match: refused, with the words the player reads, and still signed in.
     assert out["refusal"]["reason"] == "PLAYER_STILL_PLAYING"

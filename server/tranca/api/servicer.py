@@ -388,6 +388,7 @@ def summary_to_pb(game: GameRecord) -> pb.GameSummary:
         created_at=g.created_at,
         table=table_to_pb(g.table),
         player_names=g.player_names,
+        player_ids=g.player_ids,
     )
 
 

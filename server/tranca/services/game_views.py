@@ -163,6 +163,7 @@ class GameSummary:
     created_at: int
     table: TableOptions
     player_names: list[str]
+    player_ids: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +327,7 @@ def summary_of(game: GameRecord) -> GameSummary:
         created_at=int(game.created_at),
         table=g.setup.table,
         player_names=[s.name if s.taken else "" for s in g.seats],
+        player_ids=[s.player_id if s.taken else "" for s in g.seats],
     )
 
 

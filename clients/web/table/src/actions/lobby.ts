@@ -10,7 +10,7 @@ import {
 } from '../../../src/index.js';
 import { getState, update } from '../store.js';
 import { sit } from './table.js';
-import { act, lobbyClient, savedSession, showRefusal, t } from './service.js';
+import { act, loadProfiles, lobbyClient, joiningName, savedSession, showRefusal, t } from './service.js';
 
 export const PRESET = 'tranca-000';
 // The quick-play ticket this tab follows, until it is seated or out of the queue: a
@@ -37,7 +37,7 @@ export async function openTable(): Promise<void> {
       },
     });
     const gameId = created.game!.gameId;
-    const me = await lobby.joinGame({ gameId, seat: 0, playerName: getState().name.trim() || t('guestName') });
+    const me = await lobby.joinGame({ gameId, seat: 0, playerName: joiningName() });
     if (s.robots) {
       for (let seat = 1; seat < s.players; seat += 1) await lobby.joinGame({ gameId, seat, robot: true });
       await lobby.withToken(me.playerToken).startGame(gameId);
@@ -54,6 +54,7 @@ export async function listOpenTables(): Promise<void> {
     const lobby = await lobbyClient();
     const page = await lobby.listOpenTables({ pageSize: 20 });
     update({ openTables: page.tables });
+    void loadProfiles(page.tables.flatMap((t) => t.playerIds));
   } catch (err) {
     showRefusal('lobby', err);
   }
@@ -63,7 +64,7 @@ export async function listOpenTables(): Promise<void> {
 export async function joinTable(gameId: string): Promise<void> {
   await act('lobby', async () => {
     const lobby = await lobbyClient();
-    const me = await lobby.joinGame({ gameId, seat: -1, playerName: getState().name.trim() || t('guestName') });
+    const me = await lobby.joinGame({ gameId, seat: -1, playerName: joiningName() });
     sit({ gameId, seat: me.seat, token: me.playerToken });
   });
 }

@@ -23,6 +23,13 @@ export function service(): TrancaClient {
   return client;
 }
 
+/** The name a seat is taken with: a signed-in player's own, else the name typed (or "Guest"). */
+export function joiningName(): string {
+  const { account, name } = getState();
+  if (account?.kind === 'identity') return account.name;
+  return name.trim() || t('guestName');
+}
+
 /** The page's words in its language. */
 export const t = (key: Key, params?: Record<string, string | number>): string => tr(getState().lang, key, params);
 
@@ -138,9 +145,13 @@ export async function signInWithTestProvider(): Promise<void> {
   const saved = savedSession();
   if (saved && saved.kind !== 'identity') {
     try {
-      await service().withToken(saved.accessToken).linkIdentity('dev', await testProviderToken(name));
-      // The same session and player, now with an identity: its games stay its own.
-      keep({ ...saved, playerId: saved.playerId ?? '', kind: 'identity' });
+      const guest = service().withToken(saved.accessToken);
+      await guest.linkIdentity('dev', await testProviderToken(name));
+      // The same session and player, now with an identity: its games stay its own. The
+      // name the player signed in with is theirs from now on (the guest's may have been
+      // the page's default, taken before they typed one).
+      if (name !== saved.name) await guest.updateProfile({ displayName: name });
+      keep({ ...saved, name, playerId: saved.playerId ?? '', kind: 'identity' });
       update({ notice: t('linked') });
       return;
     } catch (err) {

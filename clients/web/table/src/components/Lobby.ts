@@ -21,8 +21,11 @@ export const NAME_KEY = 'tranca.name';
 
 const num = (e: Event): number => Math.max(0, Math.floor(Number((e.target as HTMLInputElement).value) || 0));
 
+/** A seated player's name, with their profile's country where they set one. */
+const withCountry = (name: string, country: string | undefined): string => (country ? `${name} (${country})` : name);
+
 function OpenTables() {
-  const { lang, openTables, busy } = getState();
+  const { lang, openTables, busy, profiles } = getState();
   return html`<section class="open-tables" data-testid="open-tables" aria-labelledby="open-tables-title">
     <div class="row spread">
       <h2 id="open-tables-title">${tr(lang, 'openTables')}</h2>
@@ -37,7 +40,10 @@ function OpenTables() {
               (g) => html`<li data-game=${g.gameId}>
                 <span>
                   <strong>${g.preset}</strong> · ${tr(lang, 'seatsTaken', { taken: g.seatsTaken, players: g.players })}
-                  <span class="muted"> · ${g.playerNames.filter(Boolean).join(', ')}</span>
+                  <span class="muted" data-testid="table-players"> · ${g.playerNames
+                    .map((name, i) => (name ? withCountry(name, profiles[g.playerIds[i] ?? '']?.country) : ''))
+                    .filter(Boolean)
+                    .join(', ')}</span>
                   ${g.table && g.table.pointLimit > 0n ? html`<span class="muted"> · ${tr(lang, 'target', { n: Number(g.table.pointLimit) })}</span>` : null}
                 </span>
                 <button type="button" data-testid="join-table" disabled=${busy} onClick=${() => void joinTable(g.gameId)}>${tr(lang, 'join')}</button>
