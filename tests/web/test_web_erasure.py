@@ -1,7 +1,8 @@
 """Erasing one's account from the web table, in real browsers
 (clients/web/test-browser/erasure.mjs): a guest finds the player's table in the lobby
-with their country; mid-match the erasure is refused in words and nothing changes; the player leaves the match (confirming), erases their account
-(confirming), and the page is a stranger's again. Checked here against the server's
+with their country; mid-match the erasure is refused in words and nothing changes;
+the player leaves the match (confirming), erases their account (confirming), and the
+page is a stranger's again. Checked here against the server's
 database (every text column of every table: the player's name and id are in none)
 and its API (the seat shows the pseudonym; the audit log says the player asked)."""
 
