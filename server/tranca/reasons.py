@@ -201,6 +201,8 @@ class Reason(StrEnum):
     DISPLAY_NAME_TAKEN = "DISPLAY_NAME_TAKEN"
     # The app does not allow avatars from that host.
     AVATAR_HOST_NOT_ALLOWED = "AVATAR_HOST_NOT_ALLOWED"
+    # The avatar sent is not a picture this server takes (format, size, pixels).
+    AVATAR_INVALID = "AVATAR_INVALID"
     # The player has set no profile.
     PROFILE_NOT_FOUND = "PROFILE_NOT_FOUND"
     # A session asked for another player's data.

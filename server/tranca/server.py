@@ -36,6 +36,7 @@ from .services.access import Access, FailedAuthThrottle
 from .services.account_merge import AccountMerge
 from .services.admin import Admin
 from .services.audit import AuditLog
+from .services.avatars import Avatars
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
 from .services.dev_identity import DevIdentity, DevKeyFetcher
@@ -65,6 +66,7 @@ from .services.tournaments import Tournaments
 from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
 from .store.audit_store import AuditStore
+from .store.avatars_store import AvatarsStore
 from .store.database import is_sqlite, make_engine, normalise_url
 from .store.erasure_store import ErasureStore
 from .store.hints import Hub, PostgresListener
@@ -295,6 +297,7 @@ async def start(
     key_client = OutboundClient(ca_file=cfg.outbound_ca_file)
     identities_store = IdentitiesStore(store)
     profiles_store = ProfilesStore(store)
+    avatars = Avatars(access, AvatarsStore(store), profiles_store, now_ms)
     key_fetcher: KeyFetcher = HttpKeyFetcher(destinations, key_client)
     # The development app also accepts a test identity provider of the server's own.
     dev_identity = DevIdentity(cfg.dev_api_key) if cfg.dev_api_key else None
@@ -339,6 +342,7 @@ async def start(
                     PlayedGamesStore(store),
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms),
+                avatars,
             ),
             session_pb2.DESCRIPTOR.services_by_name["SessionService"],
         ),
@@ -425,6 +429,7 @@ async def start(
                     "devIdentity": bool(web_app) and dev_identity is not None,
                 },
                 dev_tokens=dev_identity.token if web_app and dev_identity else None,
+                avatar_images=avatars.image,
             ),
             cfg.host,
             cfg.web_port,

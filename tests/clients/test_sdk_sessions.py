@@ -7,9 +7,11 @@ with the session's token, refreshes it and signs out."""
 from __future__ import annotations
 
 import asyncio
+import io
 import time
 
 import pytest
+from PIL import Image
 
 from tests.harness.identity import custom_key, custom_token, public_jwk
 from tranca_client import (
@@ -22,6 +24,12 @@ from tranca_client import (
     pb,
     spb,
 )
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (60, 40), (10, 120, 200)).save(out, "PNG")
+    return out.getvalue()
 
 
 async def allow_sign_ins(app: AsyncTrancaClient, key_jwk: str) -> spb.AppPolicy:
@@ -128,6 +136,8 @@ async def test_a_player_sets_its_profile_and_others_read_it(
     assert (public.display_name, public.locale, public.country) == ("Ana Souza", "", "BR")
     many = await app.player_profiles(["nobody", "ana-p"])
     assert [(p.player_id, p.country) for p in many] == [("ana-p", "BR")]
+    pictured = await ana.upload_avatar(_png())
+    assert pictured.avatar_url.startswith("/avatars/") and pictured.country == "BR"
     bia = app.with_token((await app.create_player_session("bia-p", "Bia")).access_token)
     with pytest.raises(AlreadyExists) as taken:
         await bia.update_profile(display_name="ana souza")

@@ -62,6 +62,8 @@ SHAPE_OF: dict[str, str] = {
     "player_id": "player_id",
     "player_ids": "player_id",
     "partner_player_id": "player_id",
+    "merged_player_id": "player_id",
+    "kept_player_id": "player_id",
     "entrant": "entrant",
     "entrant_a": "entrant",
     "entrant_b": "entrant",

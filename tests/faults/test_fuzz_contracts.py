@@ -33,8 +33,10 @@ test``; ``make fuzz`` runs more).
 from __future__ import annotations
 
 import os
+import struct
 import threading
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,11 +181,47 @@ def _number(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft) -> int:
     return draw(st.integers(low, 40))
 
 
+def _png(width: int, height: int, rows: bytes) -> bytes:
+    """A PNG whose header claims ``width`` x ``height`` pixels, with ``rows`` as its
+    compressed data (well formed or not)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
+
+    head = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    body = chunk(b"IHDR", head) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+    return b"\x89PNG\r\n\x1a\n" + body
+
+
+# A real 2 x 2 picture (two rows, each a filter byte and two RGB pixels), and hostile
+# ones: a header claiming 3.6 billion pixels, rows that do not fill the picture.
+PICTURES = [_png(2, 2, (b"\x00" + b"\xff\x00\x00" * 2) * 2)]
+HOSTILE_PICTURES = [_png(60_000, 60_000, b"\x00" * 64), _png(64, 64, b"\x00" * 3)]
+
+
+@st.composite
+def _bytes(draw: st.DrawFn, f: FieldDescriptor, draft: Draft) -> bytes:
+    if draft.hostile_now(draw):
+        limit = int(f.GetOptions().Extensions[options_pb2.max_bytes])
+        draft.classes.add("hostile_bytes")
+        return draw(
+            st.one_of(
+                st.sampled_from(HOSTILE_PICTURES),
+                st.binary(max_size=64),
+                st.sampled_from([b"\xff" * limit, b"\xff" * (limit + 1)]),
+            )
+        )
+    return draw(st.sampled_from([*PICTURES, b""]))
+
+
 @st.composite
 def _value(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft, depth: int) -> Any:
     t = f.type
     if t == FieldDescriptor.TYPE_STRING:
         return draw(_string(w, f, draft))
+    if t == FieldDescriptor.TYPE_BYTES:
+        return draw(_bytes(f, draft))
     if t == FieldDescriptor.TYPE_BOOL:
         return draw(st.integers(0, 3)) == 0  # mostly off: options that combine rarely
     if t == FieldDescriptor.TYPE_ENUM:

@@ -38,6 +38,13 @@ def test_a_guest_signs_in_and_keeps_its_game(node: str, web_server: WebServer) -
     assert (public.display_name, public.country) == ("Lia P.", "BR")
     # Its seat at its own table shows the country it saved (in the page's language).
     assert out["seat_country"] == {"text": "BR", "title": "Brazil"}
+    # The picture it uploaded: a 128-pixel copy the server made, on its seat too.
+    assert out["avatar"]["src"].startswith("/avatars/") and out["avatar"]["width"] == 128
+    assert out["seat_avatar"] == out["avatar"]["src"]
+    public = web_server.sessions.GetPlayerProfile(
+        spb.GetPlayerProfileRequest(player_id=guest["player"]), metadata=web_server.app()
+    ).profile
+    assert public.avatar_url == out["avatar"]["src"]
     # The copy of its data the page downloaded: its player, profile and first game.
     downloaded = out["downloaded"]
     assert out["download_name"] == "tranca-my-data.json"

@@ -175,6 +175,17 @@ class AsyncSessions:
         )
         return out.profile
 
+    async def upload_avatar(self, image: bytes) -> spb.Profile:
+        """The session's player's avatar from a picture (PNG, JPEG, WebP or GIF, at
+        most 200 KB: make a photo small first); the server keeps a 128-pixel WebP
+        made anew, which the answer's ``avatar_url`` names (a path on the server's
+        browser port). Not retried: send it again."""
+        request = spb.UploadAvatarRequest(image=image)
+        out: spb.UploadAvatarResponse = await self._unary(
+            self._sessions.UploadAvatar, request, PLAYER, retry=False
+        )
+        return out.profile
+
     async def player_profiles(self, player_ids: list[str]) -> list[spb.Profile]:
         """The public profiles of up to 100 players at once (a table's seats, a
         tournament's standings), in the order asked; those who set none are left
@@ -320,6 +331,10 @@ class Sessions:
     def player_profile(self, player_id: str) -> spb.Profile:
         """See ``AsyncTrancaClient.player_profile``."""
         return self._run(self.aio.player_profile(player_id))
+
+    def upload_avatar(self, image: bytes) -> spb.Profile:
+        """See ``AsyncTrancaClient.upload_avatar``."""
+        return self._run(self.aio.upload_avatar(image))
 
     def player_profiles(self, player_ids: list[str]) -> list[spb.Profile]:
         """See ``AsyncTrancaClient.player_profiles``."""

@@ -405,6 +405,20 @@ export class TrancaClient {
     return out.profile;
   }
 
+  /**
+   * The session's player's avatar from a picture (PNG, JPEG, WebP or GIF, at most 200 KB: make
+   * a photo small first); the server keeps a 128-pixel WebP made anew, which the answer's
+   * `avatarUrl` names (a path on the server's web address). Not retried: send it again.
+   */
+  async uploadAvatar(image: Uint8Array): Promise<Profile> {
+    const out = await this.call((o) => this.sessions.uploadAvatar({ image }, o), {
+      retry: false,
+      credential: 'player',
+    });
+    if (!out.profile) throw new Error('UploadAvatar answered without a profile');
+    return out.profile;
+  }
+
   /** The public profiles of up to 100 players at once, in the order asked; those who set none are left out. */
   async playerProfiles(playerIds: readonly string[]): Promise<Profile[]> {
     const out = await this.call((o) => this.sessions.getPlayerProfiles({ playerIds: [...playerIds] }, o), {

@@ -7,7 +7,7 @@
 // Environment: TRANCA_WEB_URL, CHROMIUM.
 import { readFileSync } from 'node:fs';
 
-import { axeViolations, canMove, clickAMove, launch, readPage, seatedIn, sleep, watchedPage } from './lib.mjs';
+import { axeViolations, canMove, clickAMove, launch, readPage, seatedIn, sleep, solidPng, watchedPage } from './lib.mjs';
 
 const baseUrl = process.env.TRANCA_WEB_URL;
 if (!baseUrl) throw new Error('TRANCA_WEB_URL is not set');
@@ -69,6 +69,16 @@ async function main() {
     await b.click('[data-testid=profile-save]');
     await b.waitForFunction(() => document.querySelector('[data-testid=profile]')?.textContent === 'Signed in as Lia P.');
     out.profile = await account(b);
+    // A picture from the device: sent small, kept smaller, shown by the name.
+    await b.setInputFiles('[data-testid=avatar-file]', {
+      name: 'me.png',
+      mimeType: 'image/png',
+      buffer: solidPng(900, 600, [20, 160, 90]),
+    });
+    const mine = b.locator('[data-testid=account-avatar]');
+    await mine.waitFor();
+    await b.waitForFunction(() => document.querySelector('[data-testid=account-avatar]')?.naturalWidth > 0);
+    out.avatar = await mine.evaluate((img) => ({ src: img.getAttribute('src'), width: img.naturalWidth }));
     // The player's copy of their data, downloaded from the page.
     const [download] = await Promise.all([b.waitForEvent('download'), b.click('[data-testid=download-data]')]);
     out.download_name = download.suggestedFilename();
@@ -83,6 +93,7 @@ async function main() {
     const country = b.locator('.seat.me [data-testid=seat-country]');
     await country.waitFor();
     out.seat_country = { text: await country.textContent(), title: await country.getAttribute('title') };
+    out.seat_avatar = await b.locator('.seat.me img.avatar').getAttribute('src');
     await b.click('[data-testid=sign-out]');
     await b.waitForSelector('[data-testid=dev-sign-in]');
     out.signed_out = await account(b);

@@ -2,10 +2,11 @@
 
 What a request may carry is stated in the contracts (``proto/tranca/v1/options.proto``):
 each string field of a request has its ``max_chars``, and no string may hold a control
-character. This module reads those options from the descriptors and applies them the
-same way whatever the database behind (PostgreSQL refuses a NUL that SQLite would
-store; neither sees one now). A body that does not decode, or breaks a limit, is
-answered INVALID_ARGUMENT, reason MALFORMED_REQUEST, and reaches no handler.
+character; each bytes field has its ``max_bytes``. This module reads those options
+from the descriptors and applies them the same way whatever the database behind
+(PostgreSQL refuses a NUL that SQLite would store; neither sees one now). A body that
+does not decode, or breaks a limit, is answered INVALID_ARGUMENT, reason
+MALFORMED_REQUEST, and reaches no handler.
 
 The services are registered through ``add_service`` rather than the generated
 ``add_*_to_server``: the same handlers, with the request's deserializer replaced by
@@ -58,6 +59,22 @@ def _max_chars(field: FieldDescriptor) -> int:
         # a contract left incomplete, not a field without a limit.
         raise AssertionError(f"{field.full_name} has no (tranca.v1.max_chars) option")
     return limit
+
+
+def _max_bytes(field: FieldDescriptor) -> int:
+    limit = int(field.GetOptions().Extensions[options_pb2.max_bytes])
+    if limit <= 0:
+        raise AssertionError(f"{field.full_name} has no (tranca.v1.max_bytes) option")
+    return limit
+
+
+def _bytes_step(name: str, limit: int) -> Check:
+    def blob(message: Any) -> Problem | None:
+        if len(getattr(message, name)) <= limit:
+            return None
+        return name, f"is at most {limit} bytes", limit
+
+    return blob
 
 
 # A MALFORMED_REQUEST's ``problem`` particular where a string broke its contract's
@@ -164,7 +181,9 @@ def checker(descriptor: Descriptor) -> Check | None:
         if field.type == FieldDescriptor.TYPE_STRING:
             step = _string_step(field.name, _max_chars(field), repeated)
         elif field.type == FieldDescriptor.TYPE_BYTES:
-            raise AssertionError(f"{field.full_name}: bytes fields need a limit of their own")
+            if repeated:
+                raise AssertionError(f"{field.full_name}: no repeated bytes in a request")
+            step = _bytes_step(field.name, _max_bytes(field))
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
             entry = field.message_type
             assert entry is not None

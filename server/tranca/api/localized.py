@@ -456,6 +456,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Este app não aceita avatares desse site.",
         "Esta app no acepta avatares de ese sitio.",
     ),
+    "AVATAR_INVALID": (
+        "That picture cannot be used: send a PNG, JPEG, WebP or GIF of at most 200 KB.",
+        "Essa imagem não pode ser usada: envie um PNG, JPEG, WebP ou GIF de até 200 KB.",
+        "Esa imagen no se puede usar: envía un PNG, JPEG, WebP o GIF de hasta 200 KB.",
+    ),
     "PROFILE_NOT_FOUND": (
         "That player has no profile.",
         "Esse jogador não tem perfil.",

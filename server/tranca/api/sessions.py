@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from ..services.avatars import Avatars
 from ..services.identity_links import IdentityLinks, ShownIdentity
 from ..services.identity_providers import CustomTokenKey, IdentityProvider
 from ..services.identity_sign_in import IdentitySignIn
@@ -138,6 +139,7 @@ class SessionService(pb_grpc.SessionServiceServicer):
         profiles: Profiles,
         player_data: PlayerData,
         erasure: PlayerErasure,
+        avatars: Avatars,
     ) -> None:
         self.sessions = sessions
         self.identities = identities
@@ -145,6 +147,7 @@ class SessionService(pb_grpc.SessionServiceServicer):
         self.profiles = profiles
         self.player_data = player_data
         self.erasure = erasure
+        self.avatars = avatars
 
     @rpc("CreatePlayerSession")
     async def CreatePlayerSession(
@@ -246,6 +249,13 @@ class SessionService(pb_grpc.SessionServiceServicer):
                 country=shown.country,
             )
         )
+
+    @rpc("UploadAvatar")
+    async def UploadAvatar(
+        self, request: pb.UploadAvatarRequest, context: Ctx
+    ) -> pb.UploadAvatarResponse:
+        player_id, profile = await self.avatars.upload(credentials(context), request.image)
+        return pb.UploadAvatarResponse(profile=profile_pb(player_id, profile))
 
     @rpc("GetPlayerProfiles")
     async def GetPlayerProfiles(

@@ -10,6 +10,8 @@ Routes, by path:
 - ``/dev-identity/token`` (POST, JSON ``{"name": ..., "nonce": ...}``), on a
   development server only (``--dev-api-key``): an ID token of the test identity
   provider for that name (``services/dev_identity.py``).
+- ``/avatars/<digest>.webp`` (GET): a player's uploaded avatar
+  (``services/avatars.py``), the same bytes for ever under its digest.
 - anything else, by GET: a file of the web table (``web_root``), ``index.html`` for
   a directory.
 
@@ -53,6 +55,7 @@ EXPOSE_HEADERS = (
 PREFLIGHT_MAX_AGE = "7200"
 DEV_TOKEN_PATH = "/dev-identity/token"
 DEV_TOKEN_MAX_BODY = 4096
+AVATARS_PREFIX = "/avatars/"
 
 
 def _header(scope: Scope, name: bytes) -> str:
@@ -79,6 +82,7 @@ class BrowserApp:
         web_root: Path | None,
         web_config: Mapping[str, Any],
         dev_tokens: Callable[[str, str], str] | None = None,
+        avatar_images: Callable[[str], Awaitable[bytes | None]] | None = None,
     ) -> None:
         self.services = dict(services)
         self.origins = origins
@@ -87,6 +91,7 @@ class BrowserApp:
         )
         self.config_body = orjson.dumps(dict(web_config))
         self.dev_tokens = dev_tokens
+        self.avatar_images = avatar_images
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -113,6 +118,8 @@ class BrowserApp:
                 [(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
                 self.config_body,
             )
+        elif path.startswith(AVATARS_PREFIX) and self.avatar_images is not None:
+            await self._avatar(scope, path, send)
         elif path == DEV_TOKEN_PATH and self.dev_tokens is not None:
             await self._dev_token(scope, receive, send)
         elif self.static is not None and scope["method"] in ("GET", "HEAD"):
@@ -124,6 +131,25 @@ class BrowserApp:
                 )
         else:
             await _respond(send, 404, [(b"content-type", b"text/plain")], b"not found\n")
+
+    async def _avatar(self, scope: Scope, path: str, send: Send) -> None:
+        """An uploaded avatar by its digest: immutable (a new picture has a new
+        digest), so cached for a year; nothing else is served under the path."""
+        assert self.avatar_images is not None
+        name = path[len(AVATARS_PREFIX) :]
+        image = None
+        if scope["method"] in ("GET", "HEAD") and name.endswith(".webp"):
+            image = await self.avatar_images(name.removesuffix(".webp"))
+        if image is None:
+            await _respond(send, 404, [(b"content-type", b"text/plain")], b"not found\n")
+            return
+        headers = [
+            (b"content-type", b"image/webp"),
+            (b"cache-control", b"public, max-age=31536000, immutable"),
+            (b"x-content-type-options", b"nosniff"),
+            (b"content-length", str(len(image)).encode()),
+        ]
+        await _respond(send, 200, headers, b"" if scope["method"] == "HEAD" else image)
 
     async def _dev_token(self, scope: Scope, receive: Receive, send: Send) -> None:
         """A test provider's ID token for the name posted (development only)."""

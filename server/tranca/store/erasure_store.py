@@ -24,6 +24,7 @@ from ..table.game import BY_APP, BY_PLAYER
 from .audit_store import write_audit_entry
 from .ledger import account_name
 from .models import (
+    AvatarImage,
     ChipAccount,
     ChipEntry,
     PlayerIdentity,
@@ -86,7 +87,7 @@ class ErasureStore:
 async def _delete_own_rows(
     conn: AsyncConnection, app_id: str, player_id: str, rows: dict[str, int]
 ) -> None:
-    for model in (PlayerIdentity, PlayerProfile, PlayerSession):
+    for model in (PlayerIdentity, PlayerProfile, AvatarImage, PlayerSession):
         result = await conn.execute(
             delete(model).where(model.app_id == app_id, model.player_id == player_id)
         )

@@ -22,6 +22,7 @@ from . import ledger
 from .audit_store import write_audit_entry
 from .codec import loads
 from .models import (
+    AvatarImage,
     Game,
     PlayerIdentity,
     PlayerProfile,
@@ -139,8 +140,9 @@ def _registered(events: list[dict[str, Any]], player_id: str) -> bool:
 
 
 async def _fold_profile(conn: AsyncConnection, app_id: str, merged: str, kept: str) -> int:
-    """The kept player's profile stays; where they have none, the merged player's
-    becomes theirs. The rows changed."""
+    """The kept player's profile stays (the merged player's uploaded avatar goes
+    with theirs); where they have none, the merged player's becomes theirs, avatar
+    and all. The rows changed."""
     has_kept = (
         await conn.execute(
             select(PlayerProfile.player_id).where(
@@ -149,8 +151,12 @@ async def _fold_profile(conn: AsyncConnection, app_id: str, merged: str, kept: s
         )
     ).first() is not None
     mine = PlayerProfile.app_id == app_id, PlayerProfile.player_id == merged
+    picture = AvatarImage.app_id == app_id, AvatarImage.player_id == merged
     if has_kept:
+        await conn.execute(delete(AvatarImage).where(*picture))
         return (await conn.execute(delete(PlayerProfile).where(*mine))).rowcount
+    # The kept player had no profile (so no uploaded avatar): the merged one's, whole.
+    await conn.execute(update(AvatarImage).where(*picture).values(player_id=kept))
     return (await conn.execute(update(PlayerProfile).where(*mine).values(player_id=kept))).rowcount
 
 

@@ -13,6 +13,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -488,3 +489,17 @@ class AuditRecord(Base):
     created_ms: Mapped[int] = mapped_column(BigInteger)
 
     __table_args__ = (Index("ix_audit_entries_app", "app_id", "id"),)
+
+
+class AvatarImage(Base):
+    """A player's uploaded avatar, as kept (services/avatars.py): a small WebP and the
+    digest of its bytes, which the profile's ``avatar_url`` names. One a player; a
+    picture two players sent is kept for each (either may replace theirs)."""
+
+    __tablename__ = "avatar_images"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), index=True)
+    image: Mapped[bytes] = mapped_column(LargeBinary)
+    created_ms: Mapped[int] = mapped_column(BigInteger)

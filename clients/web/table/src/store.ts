@@ -20,6 +20,7 @@ export interface Account {
   name: string;
   kind: 'guest' | 'identity';
   country?: string; // the profile's, once read
+  avatarUrl?: string; // the profile's, once read or uploaded
 }
 
 /** What a seat shows of its player's public profile (GetPlayerProfiles). */

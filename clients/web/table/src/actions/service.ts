@@ -172,7 +172,42 @@ export async function loadProfile(): Promise<void> {
   if (!saved || saved.kind !== 'identity') return;
   const profile = await service().withToken(saved.accessToken).profile();
   update((s) => ({
-    account: s.account ? { ...s.account, name: profile.displayName, country: profile.country } : s.account,
+    account: s.account
+      ? { ...s.account, name: profile.displayName, country: profile.country, avatarUrl: profile.avatarUrl }
+      : s.account,
+  }));
+}
+
+/** The longest side a picture is sent with: the server keeps 128 pixels of it. */
+const AVATAR_SENT = 512;
+
+/**
+ * The signed-in player's new avatar from a picture on the device: drawn at most
+ * AVATAR_SENT pixels a side (a phone's photo of megabytes would not pass the server's
+ * limit, and need not), sent as PNG; the server keeps a small copy made anew.
+ */
+export async function uploadAvatar(file: File): Promise<void> {
+  const saved = savedSession();
+  if (!saved) return;
+  const bitmap = await createImageBitmap(file);
+  const scale = Math.min(1, AVATAR_SENT / Math.max(bitmap.width, bitmap.height));
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.max(1, Math.round(bitmap.width * scale));
+  canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+  canvas.getContext('2d')!.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  const blob = await new Promise<Blob>((done, fail) =>
+    canvas.toBlob((b) => (b ? done(b) : fail(new Error('the picture could not be drawn'))), 'image/png'),
+  );
+  const profile = await service()
+    .withToken(saved.accessToken)
+    .uploadAvatar(new Uint8Array(await blob.arrayBuffer()));
+  update((s) => ({
+    account: s.account ? { ...s.account, avatarUrl: profile.avatarUrl } : s.account,
+    notice: t('profileSaved'),
+    profiles: s.account
+      ? { ...s.profiles, [s.account.playerId]: { country: profile.country, avatarUrl: profile.avatarUrl } }
+      : s.profiles,
   }));
 }
 

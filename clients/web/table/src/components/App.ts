@@ -8,6 +8,7 @@ import {
   setLanguage,
   signInWithTestProvider,
   signOut,
+  uploadAvatar,
 } from '../actions/service.js';
 import { html } from '../html.js';
 import { LANGS, LANG_NAMES, type Lang, tr } from '../i18n/index.js';
@@ -31,6 +32,9 @@ function Account() {
   const place = screen === 'table' ? 'table' : 'lobby';
   if (!account && !config?.devIdentity) return null;
   return html`<div class="account" data-testid="account" data-player=${account?.playerId ?? ''} data-kind=${account?.kind ?? ''}>
+    ${account?.avatarUrl
+      ? html`<img class="avatar" data-testid="account-avatar" src=${account.avatarUrl} alt="" width="28" height="28" />`
+      : null}
     ${account
       ? html`<span data-testid="profile">${tr(lang, account.kind === 'identity' ? 'signedInAs' : 'playingAsGuest', { name: account.name })}</span>`
       : null}
@@ -70,6 +74,14 @@ function ProfileForm() {
         <input name="profile-country" data-testid="profile-country" defaultValue=${account?.country ?? ''} maxlength="2" size="3" autocomplete="country" /></label>
       <button type="submit" class="small" data-testid="profile-save" disabled=${busy}>${tr(lang, 'save')}</button>
     </form>
+    <label class="avatar-upload">${tr(lang, 'profilePicture')}
+      <input type="file" accept="image/png,image/jpeg,image/webp,image/gif" data-testid="avatar-file" disabled=${busy}
+        onChange=${(e: Event) => {
+          const input = e.target as HTMLInputElement;
+          const file = input.files?.[0];
+          input.value = '';
+          if (file) void act(place, () => uploadAvatar(file));
+        }} /></label>
     <button type="button" class="secondary small" data-testid="download-data" disabled=${busy}
       onClick=${() => void act(place, downloadMyData)}>${tr(lang, 'downloadData')}</button>
     <${ConfirmButton} testid="erase-data" label="eraseData" question="eraseQuestion" yes="eraseYes"

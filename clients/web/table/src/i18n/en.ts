@@ -181,6 +181,7 @@ export const en = {
   profile: 'Profile',
   profileName: 'Name shown',
   profileCountry: 'Country (BR, AR, ...)',
+  profilePicture: 'Picture',
   save: 'Save',
   profileSaved: 'Profile saved.',
   downloadData: 'Download my data',

@@ -180,6 +180,7 @@ export const es: Table = {
   profile: 'Perfil',
   profileName: 'Nombre que se muestra',
   profileCountry: 'País (BR, AR, ...)',
+  profilePicture: 'Foto',
   save: 'Guardar',
   profileSaved: 'Perfil guardado.',
   downloadData: 'Descargar mis datos',

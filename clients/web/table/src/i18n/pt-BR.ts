@@ -180,6 +180,7 @@ export const ptBR: Table = {
   profile: 'Perfil',
   profileName: 'Nome exibido',
   profileCountry: 'País (BR, AR, ...)',
+  profilePicture: 'Foto',
   save: 'Salvar',
   profileSaved: 'Perfil salvo.',
   downloadData: 'Baixar meus dados',
