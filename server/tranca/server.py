@@ -298,6 +298,7 @@ async def start(
     identities_store = IdentitiesStore(store)
     profiles_store = ProfilesStore(store)
     avatars = Avatars(access, AvatarsStore(store), profiles_store, now_ms)
+    audit_store = AuditStore(store)
     key_fetcher: KeyFetcher = HttpKeyFetcher(destinations, key_client)
     # The development app also accepts a test identity provider of the server's own.
     dev_identity = DevIdentity(cfg.dev_api_key) if cfg.dev_api_key else None
@@ -340,6 +341,8 @@ async def start(
                     players_store,
                     notes,
                     PlayedGamesStore(store),
+                    audit_store,
+                    now_ms,
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms),
                 avatars,
@@ -349,7 +352,7 @@ async def start(
         (
             AdminService(
                 Admin(store, access, moves),
-                AuditLog(access, AuditStore(store)),
+                AuditLog(access, audit_store),
                 AccountMerge(access, MergeStore(store), now_ms),
             ),
             admin_pb2.DESCRIPTOR.services_by_name["AdminService"],

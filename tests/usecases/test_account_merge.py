@@ -14,7 +14,7 @@ from tranca.table.game import rebuild
 
 from .conftest import World
 from .fakes import IdentitiesMemory, PlayersMemory, ProfilesMemory
-from .fakes.erasure import AuditMemory
+from .fakes.audit import AuditMemory
 from .fakes.merge import MergeMemory
 
 

@@ -11,11 +11,22 @@ from tranca.services.player_data import PlayerData
 from tranca.services.policy import AppPolicy
 
 from .conftest import World
-from .fakes import IdentitiesMemory, PlayedGamesMemory, PlayersMemory, ProfilesMemory
+from .fakes import (
+    AuditMemory,
+    IdentitiesMemory,
+    PlayedGamesMemory,
+    PlayersMemory,
+    ProfilesMemory,
+)
 
 
 @pytest.fixture
-def player_data(world: World) -> PlayerData:
+def audit() -> AuditMemory:
+    return AuditMemory()
+
+
+@pytest.fixture
+def player_data(world: World, audit: AuditMemory) -> PlayerData:
     return PlayerData(
         world.access,
         world.repo,
@@ -24,6 +35,8 @@ def player_data(world: World) -> PlayerData:
         PlayersMemory(world.repo.chips),
         world.repo,
         PlayedGamesMemory(world.repo),
+        audit,
+        lambda: world.repo.now,
     )
 
 
@@ -42,6 +55,19 @@ async def test_the_games_a_player_sat_at_with_its_seats_changes_only(
         "player_id": "id0",
     }
     assert (await player_data.export(world.as_app(), "nobody"))["games"] == []
+
+
+async def test_each_copy_handed_out_is_audited(
+    world: World, player_data: PlayerData, audit: AuditMemory
+) -> None:
+    await world.seated()
+    await player_data.export(world.as_app(), "id0")
+    (entry,) = await audit.audit_entries(world.app.id, 0, 10)
+    assert (entry.action, entry.actor, entry.subject) == ("export_player_data", "app", "id0")
+    assert entry.detail == {"games": 1, "events": 1}
+    with pytest.raises(Refused):
+        await player_data.export(world.as_app(), "")
+    assert len(await audit.audit_entries(world.app.id, 0, 10)) == 1  # refused: not audited
 
 
 async def test_a_session_asks_for_itself_where_the_app_allows(

@@ -17,7 +17,8 @@ from tranca.table.game import rebuild
 
 from .conftest import World
 from .fakes import IdentitiesMemory, PlayersMemory, ProfilesMemory
-from .fakes.erasure import AuditMemory, ErasureMemory
+from .fakes.audit import AuditMemory
+from .fakes.erasure import ErasureMemory
 
 PSEUDONYM = "erased-0123456789abcdef"
 REWRITE = PlayerRewrite("ana", PSEUDONYM)

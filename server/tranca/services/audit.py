@@ -1,7 +1,8 @@
-"""The app's audit log: the data-rights and account actions that change what the
-server holds about a player beyond the game (an erasure, a merge of two accounts),
-each kept as one entry written in the same transaction as the action, so an action
-is never done without its entry nor an entry kept for an action undone. The app
+"""The app's audit log: the data-rights and account actions on a player (a copy of
+their data handed out, an erasure, a merge of two accounts). An action that changes
+data writes its entry in its own transaction, so it is never done without its entry
+nor an entry kept for an action undone; an export, which changes nothing, writes its
+entry before the document is handed out. The app
 reads its own entries with its key (AdminService.ListAuditEntries), oldest first,
 paged by entry id.
 
@@ -23,6 +24,7 @@ MAX_PAGE = 200
 
 
 class AuditAction(StrEnum):
+    EXPORT_PLAYER_DATA = "export_player_data"
     ERASE_PLAYER = "erase_player"
     MERGE_PLAYERS = "merge_players"
 
@@ -43,6 +45,10 @@ class AuditEntry:
 
 
 class AuditRepository(Protocol):
+    async def record(self, app_id: str, entry: AuditEntry) -> None:
+        """``entry`` in the app's log, on its own."""
+        ...
+
     async def audit_entries(self, app_id: str, after: int, limit: int) -> list[AuditEntry]:
         """The app's entries with an id above ``after``, oldest first, at most
         ``limit``."""

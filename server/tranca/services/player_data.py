@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..reasons import Reason
 from .access import Access, Credentials, require_app
+from .audit import AuditAction, AuditEntry, AuditRepository
 from .errors import Refusal, Refused, malformed
 from .identity_links import IdentityLinkRepository
 from .notifications import EventRepository
@@ -112,6 +114,8 @@ class PlayerData:
         players: PlayersRepository,
         events: EventRepository,
         games: PlayedGamesRepository,
+        audit: AuditRepository,
+        now_ms: Callable[[], int],
     ) -> None:
         self.access = access
         self.sessions = sessions
@@ -120,12 +124,27 @@ class PlayerData:
         self.players = players
         self.events = events
         self.games = games
+        self.audit = audit
+        self.now_ms = now_ms
 
     async def export(self, credentials: Credentials, player_id: str) -> dict[str, Any]:
         """The player's data (module docstring): ``player_id`` with the app's key,
         the session's own player (``player_id`` empty or the same) with a session."""
         subject = await data_subject(self.access, credentials, player_id)
-        return await self._document(subject.app_id, subject.player_id)
+        document = await self._document(subject.app_id, subject.player_id)
+        # Audited before it is handed out: what was given, to whom, when.
+        handed = {"games": len(document["games"]), "events": len(document["events"])}
+        await self.audit.record(
+            subject.app_id,
+            AuditEntry(
+                AuditAction.EXPORT_PLAYER_DATA,
+                "app" if subject.session_id is None else "player",
+                subject.player_id,
+                handed,
+                self.now_ms(),
+            ),
+        )
+        return document
 
     async def _document(self, app_id: str, player_id: str) -> dict[str, Any]:
         profile = await self.profiles.profile(app_id, player_id)

@@ -36,6 +36,10 @@ class AuditStore:
     def __init__(self, store: Store) -> None:
         self.store = store
 
+    async def record(self, app_id: str, entry: AuditEntry) -> None:
+        async with self.store.writing() as conn:
+            await write_audit_entry(conn, app_id, entry)
+
     async def audit_entries(self, app_id: str, after: int, limit: int) -> list[AuditEntry]:
         q = (
             select(AuditRecord)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform.chips import player_account
@@ -22,8 +22,10 @@ from ..services.player_erasure import PlayerStillPlaying
 from ..services.player_rewrite import PlayerRewrite
 from ..table.game import BY_APP, BY_PLAYER
 from .audit_store import write_audit_entry
+from .codec import dumps, loads
 from .ledger import account_name
 from .models import (
+    AuditRecord,
     AvatarImage,
     ChipAccount,
     ChipEntry,
@@ -76,12 +78,36 @@ class ErasureStore:
             await rewrite_tournaments(conn, app_id, rewrite, rows)
             await rewrite_tickets(conn, app_id, rewrite, rows)
             await rewrite_events(conn, app_id, rewrite, rows)
+            await _rewrite_audit(conn, app_id, rewrite, rows)
             changed = {table: n for table, n in sorted(rows.items()) if n}
             await write_audit_entry(
                 conn, app_id, dataclasses.replace(entry, detail={"rows": changed})
             )
         self.store.forget_states(games)
         return changed
+
+
+async def _rewrite_audit(
+    conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, rows: dict[str, int]
+) -> None:
+    """The app's earlier audit entries about the player (a copy of their data handed
+    out, a merge that named them) name the pseudonym: the log stays whole, the id
+    gone."""
+    q = select(AuditRecord.id, AuditRecord.subject, AuditRecord.detail).where(
+        AuditRecord.app_id == app_id,
+        (AuditRecord.subject == rewrite.player_id)
+        | AuditRecord.detail.contains(rewrite.player_id, autoescape=True),
+    )
+    changed = 0
+    for r in (await conn.execute(q)).all():
+        subject, detail = rewrite.value(r.subject), rewrite.value(loads(r.detail))
+        await conn.execute(
+            update(AuditRecord)
+            .where(AuditRecord.id == r.id)
+            .values(subject=subject, detail=dumps(detail))
+        )
+        changed += 1
+    rows["audit_entries"] = changed
 
 
 async def _delete_own_rows(

@@ -4,6 +4,7 @@ games, quick play, notifications, the sweeper's), joined in ``InMemoryRepository
 (``PlayersMemory``) and the tournaments (``TournamentsMemory``) beside it; the hub's
 stand-in and a resolver of the tests' own."""
 
+from .audit import AuditMemory
 from .credentials import AppsMemory
 from .games import GamesMemory
 from .hub import Notes
@@ -22,6 +23,7 @@ from .tournaments import TournamentsMemory
 
 __all__ = [
     "AppsMemory",
+    "AuditMemory",
     "FakeResolver",
     "GamesMemory",
     "IdentitiesMemory",

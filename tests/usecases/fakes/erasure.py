@@ -16,23 +16,11 @@ from tranca.services.ports import LogRecord
 from tranca.table.action_kinds import ActionKind
 from tranca.table.game import BY_APP, BY_PLAYER, FINISHED, Action, GameState, apply_action
 
+from .audit import AuditMemory
 from .identities import IdentitiesMemory
 from .players import PlayersMemory
 from .profiles import ProfilesMemory
 from .records import MemoryState
-
-
-class AuditMemory:
-    """``AuditRepository`` in memory: each app's entries in the order written."""
-
-    def __init__(self) -> None:
-        self.entries: list[tuple[str, AuditEntry]] = []
-
-    def write(self, app_id: str, entry: AuditEntry) -> None:
-        self.entries.append((app_id, dataclasses.replace(entry, id=len(self.entries) + 1)))
-
-    async def audit_entries(self, app_id: str, after: int, limit: int) -> list[AuditEntry]:
-        return [e for app, e in self.entries if app == app_id and e.id > after][:limit]
 
 
 def seated_games(state: MemoryState, app_id: str, player: str) -> list[str]:
@@ -182,6 +170,17 @@ class ErasureMemory:
             ]
         rows["chip_entries"] = len(entries)
         rewrite_events(self.state, app_id, rewrite, rows)
+        audited = 0
+        for i, (app, earlier) in enumerate(self.audit.entries):
+            named = dataclasses.replace(
+                earlier,
+                subject=rewrite.value(earlier.subject),
+                detail=rewrite.value(earlier.detail),
+            )
+            if app == app_id and named != earlier:
+                self.audit.entries[i] = (app, named)
+                audited += 1
+        rows["audit_entries"] = audited
         changed = {table: n for table, n in sorted(rows.items()) if n}
         self.audit.write(app_id, dataclasses.replace(entry, detail={"rows": changed}))
         return changed

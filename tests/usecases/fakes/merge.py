@@ -14,7 +14,8 @@ from tranca.services.player_erasure import PlayerStillPlaying, StillPlaying
 from tranca.services.player_rewrite import PlayerRewrite
 from tranca.table.game import BY_APP
 
-from .erasure import AuditMemory, rewrite_events, rewrite_seats, seated_games, unfinished
+from .audit import AuditMemory
+from .erasure import rewrite_events, rewrite_seats, seated_games, unfinished
 from .identities import IdentitiesMemory
 from .players import PlayersMemory
 from .profiles import ProfilesMemory
