@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -31,15 +32,26 @@ from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
 from ..harness import scans
+from ..harness.servers import server_and_client
 from ..server.api_calls import refused
 from ..server.conftest import Client
 from .staking import Platform, ledger_problems, settle_all
 from .tournament_helpers import PRESET, Organiser
 
-# The erased player: an id and a name found nowhere else, so that the scan's every
-# hit is theirs.
-ANA = "ana-4f1c9e"
-ANA_NAME = "Ana Quitéria Erasmo"
+
+@pytest.fixture
+def ana() -> str:
+    """The erased player's id: found nowhere else, so that the scan's every hit is
+    theirs (a new one each test: PostgreSQL's tests share one database, and the scan
+    reads all of it)."""
+    return f"ana-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def ana_name(ana: str) -> str:
+    return f"Ana Quitéria {ana[-6:]}"
+
+
 OTHERS = ("bia-77", "caio-78", "duda-79")
 FEE = 100
 
@@ -109,18 +121,18 @@ async def ledger_sums(engine: AsyncEngine, app_id: str) -> dict[str, int]:
     }
 
 
-def _renamed(move: dict[str, Any], pseudonym: str) -> dict[str, Any]:
+def _renamed(move: dict[str, Any], ana: str, pseudonym: str) -> dict[str, Any]:
     """A change from her seat as the erasure leaves it: a join names the pseudonym."""
     action = dict(move["action"])
-    if action.get("player_id") == ANA:
+    if action.get("player_id") == ana:
         action.update(player_id=pseudonym, name=pseudonym)
     return {**move, "action": action}
 
 
-async def play_a_tournament(org: Organiser, bank: Platform) -> str:
+async def play_a_tournament(org: Organiser, bank: Platform, ana: str) -> str:
     """A Swiss of two rounds with an entry fee, Ana one of four entrants; side B
     resigns at every table. Finished: its fees paid, its prizes paid."""
-    for player in (ANA, *OTHERS):
+    for player in (ana, *OTHERS):
         await bank.grant(player, 500)
     done = await org.stub.CreateTournament(
         pb.CreateTournamentRequest(
@@ -129,7 +141,7 @@ async def play_a_tournament(org: Organiser, bank: Platform) -> str:
             table_size=2,
             rules=gpb.Rules(preset=PRESET),
             rounds=2,
-            entrants=[pb.Entrant(id=p, player_ids=[p]) for p in (ANA, *OTHERS)],
+            entrants=[pb.Entrant(id=p, player_ids=[p]) for p in (ana, *OTHERS)],
             entry_fee=FEE,
             payout_percents=[70, 30],
             house_percent=10,
@@ -162,44 +174,44 @@ async def staked_game_ana_loses(client: Client, bank: Platform, ana: Any) -> str
 
 
 async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
-    client: Client, server: Running, bank: Platform
+    client: Client, server: Running, bank: Platform, ana: str, ana_name: str
 ) -> None:
     engine = server.store.engine
     stub = sessions(client)
     org = Organiser(client, server)
-    tid = await play_a_tournament(org, bank)
+    tid = await play_a_tournament(org, bank, ana)
     policy = (await stub.GetAppPolicy(spb.GetAppPolicyRequest(), metadata=client.app())).policy
     policy.max_stake = 50
     await stub.SetAppPolicy(spb.SetAppPolicyRequest(policy=policy), metadata=client.app())
     opened = await stub.CreatePlayerSession(
-        spb.CreatePlayerSessionRequest(player_id=ANA, display_name=ANA_NAME), metadata=client.app()
+        spb.CreatePlayerSessionRequest(player_id=ana, display_name=ana_name), metadata=client.app()
     )
-    ana = bearer(opened.session.access_token)
+    her = bearer(opened.session.access_token)
     await stub.UpdateProfile(
-        spb.UpdateProfileRequest(display_name=ANA_NAME, country="BR"), metadata=ana
+        spb.UpdateProfileRequest(display_name=ana_name, country="BR"), metadata=her
     )
-    staked = await staked_game_ana_loses(client, bank, ana)
+    staked = await staked_game_ana_loses(client, bank, her)
     # A quick-play ticket asked for and cancelled: a ticket naming her, closed.
     tickets: qpb_grpc.QuickPlayServiceAsyncStub = qpb_grpc.QuickPlayServiceStub(client.channel)
     asked = await tickets.AskQuickPlay(
-        qpb.AskQuickPlayRequest(preset=PRESET, players=2), metadata=ana
+        qpb.AskQuickPlayRequest(preset=PRESET, players=2), metadata=her
     )
     await tickets.CancelTicket(
-        qpb.CancelTicketRequest(ticket_id=asked.ticket.ticket_id), metadata=ana
+        qpb.CancelTicketRequest(ticket_id=asked.ticket.ticket_id), metadata=her
     )
     await settle_all(server.store)
 
     before = json.loads(
         (
             await stub.ExportPlayerData(
-                spb.ExportPlayerDataRequest(player_id=ANA), metadata=client.app()
+                spb.ExportPlayerDataRequest(player_id=ana), metadata=client.app()
             )
         ).json
     )
     assert len(before["games"]) == 3  # two tournament tables and the staked table
-    assert before["profile"]["display_name"] == ANA_NAME
+    assert before["profile"]["display_name"] == ana_name
     assert before["chips"]["entries"] and before["rating"] is not None
-    assert await text_hits(engine, (ANA, ANA_NAME)) != []  # the scan finds her now
+    assert await text_hits(engine, (ana, ana_name)) != []  # the scan finds her now
     sums = await ledger_sums(engine, bank.app_id)
     others = {p: await bank.player(p) for p in OTHERS}
     replay_moves = len(
@@ -209,20 +221,20 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
     )
     standings_before = [(s.rank, s.points) for s in (await org.get(tid)).standings]
 
-    erased = await stub.ErasePlayer(spb.ErasePlayerRequest(player_id=ANA), metadata=client.app())
+    erased = await stub.ErasePlayer(spb.ErasePlayerRequest(player_id=ana), metadata=client.app())
     pseudonym = erased.pseudonym
     assert pseudonym.startswith("erased-") and len(pseudonym) == len("erased-") + 16
     for changed in ("player_sessions", "player_profiles", "games", "move_log", "chip_entries"):
         assert erased.rows[changed] > 0, changed
 
     # Her id and her name are in no text column of any table.
-    hits = await text_hits(engine, (ANA, ANA_NAME))
+    hits = await text_hits(engine, (ana, ana_name))
     assert hits == [], hits
     # What she held is gone, and under her id the server holds nothing.
     after = json.loads(
         (
             await stub.ExportPlayerData(
-                spb.ExportPlayerDataRequest(player_id=ANA), metadata=client.app()
+                spb.ExportPlayerDataRequest(player_id=ana), metadata=client.app()
             )
         ).json
     )
@@ -249,7 +261,7 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
     assert [g["game_id"] for g in kept["games"]] == [g["game_id"] for g in before["games"]]
     # Each game her seat was in gained one change: the erasure of its player.
     assert [g["moves"][:-1] for g in kept["games"]] == [
-        [_renamed(m, pseudonym) for m in g["moves"]] for g in before["games"]
+        [_renamed(m, ana, pseudonym) for m in g["moves"]] for g in before["games"]
     ]
     assert {(m["action"]["kind"], m["actor"]) for g in kept["games"] for m in g["moves"][-1:]} == {
         ("erase", "app")
@@ -283,57 +295,58 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
     assert [s.player_name for s in view.view.seats][:1] == [pseudonym]
     # Her session ended with the erasure.
     await refused(
-        stub.GetProfile(spb.GetProfileRequest(), metadata=ana),
+        stub.GetProfile(spb.GetProfileRequest(), metadata=her),
         grpc.StatusCode.UNAUTHENTICATED,
     )
     # Audited, by pseudonym; a second erasure of the id finds nothing.
-    again = await stub.ErasePlayer(spb.ErasePlayerRequest(player_id=ANA), metadata=client.app())
-    # Nothing held but the audit entry of the copy asked for after the erasure.
-    assert dict(again.rows) == {"audit_entries": 1}
+    again = await stub.ErasePlayer(spb.ErasePlayerRequest(player_id=ana), metadata=client.app())
+    assert dict(again.rows) == {}
     audit: apb_grpc.AdminServiceAsyncStub = apb_grpc.AdminServiceStub(client.channel)
     entries = (
         await audit.ListAuditEntries(apb.ListAuditEntriesRequest(), metadata=client.app())
     ).entries
-    # Two copies handed out (before and after), the pseudonym's, two erasures; the
-    # first copy's entry names the pseudonym now.
+    # The copy handed out before, the erasure, the pseudonym's copy, and the second
+    # erasure (the copy of nothing asked for after the first is not one: nothing was
+    # handed out); the first copy's entry names the pseudonym now.
     assert [(e.action, e.actor) for e in entries] == [
         ("export_player_data", "app"),
         ("erase_player", "app"),
-        ("export_player_data", "app"),
         ("export_player_data", "app"),
         ("erase_player", "app"),
     ]
     assert [e.subject for e in entries][:2] == [pseudonym, pseudonym]
     assert json.loads(entries[1].detail_json)["rows"] == dict(erased.rows)
     assert erased.rows["audit_entries"] == 1
-    assert await text_hits(engine, (ANA, ANA_NAME)) == []
+    assert await text_hits(engine, (ana, ana_name)) == []
 
 
 async def test_a_player_still_playing_is_not_erased_and_nothing_changes(
-    client: Client, server: Running, bank: Platform
+    client: Client, server: Running, bank: Platform, ana: str
 ) -> None:
     game_id = await bank.create(2, competitive=False)
-    await bank.join(game_id, 0, ANA, "10.0.0.1")
+    await bank.join(game_id, 0, ana, "10.0.0.1")
     stub = sessions(client)
     await refused(
-        stub.ErasePlayer(spb.ErasePlayerRequest(player_id=ANA), metadata=client.app()),
+        stub.ErasePlayer(spb.ErasePlayerRequest(player_id=ana), metadata=client.app()),
         grpc.StatusCode.FAILED_PRECONDITION,
         "PLAYER_STILL_PLAYING",
     )
-    assert await text_hits(server.store.engine, (ANA,)) != []
+    assert await text_hits(server.store.engine, (ana,)) != []
     audit: apb_grpc.AdminServiceAsyncStub = apb_grpc.AdminServiceStub(client.channel)
     listed = await audit.ListAuditEntries(apb.ListAuditEntriesRequest(), metadata=client.app())
     assert list(listed.entries) == []
 
 
-async def test_a_session_erases_itself_where_the_app_allows(client: Client) -> None:
+async def test_a_session_erases_itself_where_the_app_allows(
+    client: Client, ana: str, ana_name: str
+) -> None:
     stub = sessions(client)
     opened = await stub.CreatePlayerSession(
-        spb.CreatePlayerSessionRequest(player_id=ANA, display_name=ANA_NAME), metadata=client.app()
+        spb.CreatePlayerSessionRequest(player_id=ana, display_name=ana_name), metadata=client.app()
     )
-    ana = bearer(opened.session.access_token)
+    her = bearer(opened.session.access_token)
     await refused(
-        stub.ErasePlayer(spb.ErasePlayerRequest(), metadata=ana),
+        stub.ErasePlayer(spb.ErasePlayerRequest(), metadata=her),
         grpc.StatusCode.PERMISSION_DENIED,
         "DATA_RIGHTS_DISABLED",
     )
@@ -341,11 +354,11 @@ async def test_a_session_erases_itself_where_the_app_allows(client: Client) -> N
     policy.player_data_rights = True
     await stub.SetAppPolicy(spb.SetAppPolicyRequest(policy=policy), metadata=client.app())
     await refused(
-        stub.ErasePlayer(spb.ErasePlayerRequest(player_id="bia-77"), metadata=ana),
+        stub.ErasePlayer(spb.ErasePlayerRequest(player_id="bia-77"), metadata=her),
         grpc.StatusCode.PERMISSION_DENIED,
         "NOT_YOUR_DATA",
     )
-    erased = await stub.ErasePlayer(spb.ErasePlayerRequest(), metadata=ana)
+    erased = await stub.ErasePlayer(spb.ErasePlayerRequest(), metadata=her)
     assert erased.rows["player_sessions"] == 1
     audit: apb_grpc.AdminServiceAsyncStub = apb_grpc.AdminServiceStub(client.channel)
     (entry,) = (
@@ -353,5 +366,118 @@ async def test_a_session_erases_itself_where_the_app_allows(client: Client) -> N
     ).entries
     assert (entry.actor, entry.subject) == ("player", erased.pseudonym)
     await refused(
-        stub.GetProfile(spb.GetProfileRequest(), metadata=ana), grpc.StatusCode.UNAUTHENTICATED
+        stub.GetProfile(spb.GetProfileRequest(), metadata=her), grpc.StatusCode.UNAUTHENTICATED
     )
+
+
+async def test_a_player_the_app_removed_is_erased_while_the_table_goes_on(
+    client: Client, server: Running, bank: Platform, ana: str
+) -> None:
+    """Removed before the start, the player is named only among the table's removed
+    players: the erasure is a change of its own (a new version, so that no replica
+    writes the game at the version before), and the table fills and starts after."""
+    game_id = await bank.create(2, competitive=False)
+    await bank.join(game_id, 0, ana, "10.0.0.1")
+    admin = apb_grpc.AdminServiceStub(client.channel)
+    await admin.RemoveSeat(
+        apb.RemoveSeatRequest(game_id=game_id, seat=0, request_id=uuid.uuid4().hex),
+        metadata=client.app(),
+    )
+    view = (
+        await client.stub.GetView(gpb.GetViewRequest(game_id=game_id), metadata=client.app())
+    ).view
+    erased = await sessions(client).ErasePlayer(
+        spb.ErasePlayerRequest(player_id=ana), metadata=client.app()
+    )
+    assert erased.rows["games"] == 1
+    after = (
+        await client.stub.GetView(gpb.GetViewRequest(game_id=game_id), metadata=client.app())
+    ).view
+    assert after.version == view.version + 1
+    for seat, player in enumerate(OTHERS[:2]):
+        await bank.join(game_id, seat, player, f"10.0.0.{seat + 5}")
+    await bank.start(game_id)
+    assert await bank.status(game_id) == gpb.GAME_STATUS_PLAYING
+    assert await text_hits(server.store.engine, (ana,)) == []
+    assert await replays_rebuild_every_snapshot(server.store.engine, bank.app_id) == 1
+
+
+async def test_an_account_merged_into_an_erased_one_is_erased_with_it(
+    client: Client, server: Running, bank: Platform, ana: str
+) -> None:
+    """One person's second account, merged into the first, and the first erased: the
+    second id (its chip history, the merge's records) goes too, under a pseudonym of
+    its own, and the ledger still balances."""
+    alias = f"alt-{uuid.uuid4().hex[:12]}"
+    await bank.grant(alias, 100)  # grant id "g-<alias>-100": the id inside
+    await bank.grant(ana, 50)
+    admin = apb_grpc.AdminServiceStub(client.channel)
+    await admin.MergePlayers(
+        apb.MergePlayersRequest(merged_player_id=alias, kept_player_id=ana), metadata=client.app()
+    )
+    sums = await ledger_sums(server.store.engine, bank.app_id)
+    erased = await sessions(client).ErasePlayer(
+        spb.ErasePlayerRequest(player_id=ana), metadata=client.app()
+    )
+    assert await text_hits(server.store.engine, (ana, alias)) == []
+    assert await ledger_problems(server, bank.app_id) == []
+    assert await ledger_sums(server.store.engine, bank.app_id) == sums
+    assert (await bank.player(erased.pseudonym)).chips == 150
+    assert (await bank.player(f"{erased.pseudonym}.1")).chips == 0
+
+
+async def test_an_erasures_ids_are_the_servers(client: Client, bank: Platform) -> None:
+    """No app may give a player an id of the erasures' form: it would take an erased
+    player's records over."""
+    taken = "erased-0123456789abcdef"
+    await refused(
+        sessions(client).CreatePlayerSession(
+            spb.CreatePlayerSessionRequest(player_id=taken), metadata=client.app()
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    await refused(bank.grant(taken, 10), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST")
+    game_id = await bank.create(2, competitive=False)
+    await refused(
+        bank.join(game_id, 0, taken, "10.0.0.1"),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    await refused(
+        apb_grpc.AdminServiceStub(client.channel).MergePlayers(
+            apb.MergePlayersRequest(merged_player_id="someone", kept_player_id=taken),
+            metadata=client.app(),
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+
+
+@pytest.fixture
+async def unswept(db_url: str) -> AsyncIterator[tuple[Running, Client]]:
+    """A server whose sweeper does not run: a finished match waits for its
+    settlement until the test settles it."""
+    async with server_and_client(db_url, sweep_interval=0) as both:
+        yield both
+
+
+async def test_a_finished_match_is_erased_once_it_is_settled(
+    unswept: tuple[Running, Client], ana: str
+) -> None:
+    running, client = unswept
+    bank = await Platform.of(client, running)
+    table = await bank.table([ana, OTHERS[0]], competitive=True)
+    await bank.resign(table, 0)
+    assert await bank.status(table.game_id) == gpb.GAME_STATUS_FINISHED
+    erase = sessions(client).ErasePlayer
+    failed = await refused(
+        erase(spb.ErasePlayerRequest(player_id=ana), metadata=client.app()),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "PLAYER_STILL_PLAYING",
+    )
+    assert table.game_id in (failed.details() or "")
+    await bank.settle()  # ratings and ranking points written with the seat as it was
+    erased = await erase(spb.ErasePlayerRequest(player_id=ana), metadata=client.app())
+    assert erased.rows["player_ratings"] == 1 and erased.rows["ranking_awards"] == 1
+    assert await text_hits(running.store.engine, (ana,)) == []

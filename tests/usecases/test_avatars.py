@@ -110,12 +110,12 @@ def test_what_is_not_a_picture_this_server_takes_is_refused() -> None:
     assert refused_reason(b"GIF89a" + b"\x00" * 20) == "AVATAR_INVALID"
     assert refused_reason(picture(10, 10, "BMP")) == "AVATAR_INVALID"
     assert refused_reason(b"\x00" * (MAX_UPLOAD + 1), "over 200 KB") == "AVATAR_INVALID"
-    # Small files that claim 30 million and 3.6 billion pixels are refused from their
-    # headers, before a pixel is decoded.
-    for width, height in ((6_000, 5_000), (60_000, 60_000)):
+    # Small files that claim just over 4 million and 3.6 billion pixels are refused
+    # from their headers, before a pixel is decoded.
+    for width, height in ((2_001, 2_000), (60_000, 60_000)):
         bomb = png_claiming(width, height)
         assert len(bomb) < 200
-        assert refused_reason(bomb, "over 24 megapixels") == "AVATAR_INVALID"
+        assert refused_reason(bomb, "over 4 megapixels") == "AVATAR_INVALID"
 
 
 class AvatarsMemory:

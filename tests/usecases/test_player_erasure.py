@@ -8,12 +8,14 @@ from __future__ import annotations
 import pytest
 
 from tranca.services.access import Credentials
+from tranca.services.admin import Admin
 from tranca.services.audit import AuditAction, AuditLog
 from tranca.services.errors import Refused
+from tranca.services.games import Joining
 from tranca.services.player_erasure import ErasureRepository, PlayerErasure
 from tranca.services.player_rewrite import PlayerRewrite
 from tranca.services.policy import AppPolicy
-from tranca.table.game import rebuild
+from tranca.table.game import TableOptions, rebuild
 
 from .conftest import World
 from .fakes import IdentitiesMemory, PlayersMemory, ProfilesMemory
@@ -59,6 +61,34 @@ def test_a_document_names_the_pseudonym_wherever_it_named_the_player() -> None:
         "other": {"player_id": "bia", "name": "Ana"},
         "note": "ana's table",
     }
+
+
+def test_a_name_is_the_players_only_beside_the_member_that_names_them() -> None:
+    # A quick-play party's invitation to Bia, from Ana: erasing Ana renames the
+    # inviter's name; erasing Bia leaves it.
+    invited = {
+        "player_id": "bia",
+        "from_player_id": "ana",
+        "from_display_name": "Ana Souza",
+        "ticket_id": "t1",
+    }
+    assert REWRITE.value(invited) == {
+        **invited,
+        "from_player_id": PSEUDONYM,
+        "from_display_name": PSEUDONYM,
+    }
+    bia = PlayerRewrite("bia", PSEUDONYM)
+    assert bia.value(invited) == {**invited, "player_id": PSEUDONYM}
+
+
+def test_a_key_is_renamed_where_the_id_is_a_whole_word() -> None:
+    one = PlayerRewrite("1", PSEUDONYM)
+    assert one.key("grant-2021-1") == f"grant-2021-{PSEUDONYM}"
+    assert one.key("grant-2021") == "grant-2021"
+    long = "g-" + "x" * 120 + "-1"
+    renamed = one.key(long)
+    assert len(renamed) <= 128 and renamed.startswith(PSEUDONYM + ":")
+    assert renamed != one.key("g-" + "y" * 120 + "-1")  # still one key for one key
 
 
 def test_a_snapshot_renames_the_players_seat_and_removal_only() -> None:
@@ -157,6 +187,27 @@ async def test_a_session_erases_itself_only_and_only_where_the_app_allows(
     assert erased.rows == {"player_sessions": 2}
     (entry,) = await rig.log.list(world.as_app(), 0, 0)
     assert entry.actor == "player"
+
+
+async def test_a_player_the_app_removed_is_erased_while_the_game_goes_on(
+    world: World, rig: Rig
+) -> None:
+    game_id = await world.table(table=TableOptions(robot_grace_seconds=60))
+    for seat in (0, 1):
+        await world.games.join(
+            world.as_app(), game_id, Joining(seat, f"p{seat}", player_id=f"id{seat}")
+        )
+    await world.games.start(world.as_app(), game_id)
+    await Admin(world.repo, world.access, world.moves).remove_seat(world.as_app(), game_id, 0, "r1")
+    game = world.repo.games[game_id]
+    assert game.state.status != "finished" and 0 in game.state.removed_seats
+    erased = await rig.erasure.erase(world.as_app(), "id0")
+    assert erased.rows["games"] == 1
+    assert (game.log[-1].action.kind, game.log[-1].seat) == ("erase", 0)
+    assert game.state.seats[0].player_id == PSEUDONYM and 0 in game.state.robots
+    assert rebuild(game.state.setup, [r.action for r in game.log]).to_dict() == (
+        game.state.to_dict()
+    )
 
 
 async def test_erasing_an_id_that_holds_nothing_changes_nothing(world: World, rig: Rig) -> None:

@@ -90,9 +90,18 @@ async function main() {
     if (!(await page.locator('[data-testid=erase-data]').isVisible())) {
       await page.click('[data-testid=profile-form] summary');
     }
-    await page.click('[data-testid=erase-data]');
-    await page.click('[data-testid=erase-data-confirm]');
-    await page.waitForSelector('[data-testid=dev-sign-in]');
+    // The match just ended is settled by the server's sweeper within moments; until
+    // then the erasure is refused as the first was, and the player asks again.
+    for (let tries = 0; tries < 20; tries += 1) {
+      await page.click('[data-testid=erase-data]');
+      await page.click('[data-testid=erase-data-confirm]');
+      const done = await page
+        .waitForSelector('[data-testid=dev-sign-in]', { timeout: 1000 })
+        .then(() => true)
+        .catch(() => false);
+      if (done) break;
+      out.erase_retries = tries + 1;
+    }
     out.notice = await page.locator('.notice').textContent();
     out.after = await page.evaluate(() => ({
       session: localStorage.getItem('tranca.session'),

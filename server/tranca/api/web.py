@@ -11,7 +11,7 @@ Routes, by path:
   development server only (``--dev-api-key``): an ID token of the test identity
   provider for that name (``services/dev_identity.py``).
 - ``/avatars/<digest>.webp`` (GET): a player's uploaded avatar
-  (``services/avatars.py``), the same bytes for ever under its digest.
+  (``services/avatars.py``), the same bytes for ever under its digest, cached a day.
 - anything else, by GET: a file of the web table (``web_root``), ``index.html`` for
   a directory.
 
@@ -133,8 +133,9 @@ class BrowserApp:
             await _respond(send, 404, [(b"content-type", b"text/plain")], b"not found\n")
 
     async def _avatar(self, scope: Scope, path: str, send: Send) -> None:
-        """An uploaded avatar by its digest: immutable (a new picture has a new
-        digest), so cached for a year; nothing else is served under the path."""
+        """An uploaded avatar by its digest: the same bytes for ever (a new picture
+        has a new digest), cached a day (an erased player's picture leaves caches
+        soon after); nothing else is served under the path."""
         assert self.avatar_images is not None
         name = path[len(AVATARS_PREFIX) :]
         image = None
@@ -145,7 +146,7 @@ class BrowserApp:
             return
         headers = [
             (b"content-type", b"image/webp"),
-            (b"cache-control", b"public, max-age=31536000, immutable"),
+            (b"cache-control", b"public, max-age=86400"),
             (b"x-content-type-options", b"nosniff"),
             (b"content-length", str(len(image)).encode()),
         ]

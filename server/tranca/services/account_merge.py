@@ -37,8 +37,7 @@ from ..reasons import Reason
 from .access import Access, Credentials, require_app
 from .audit import AuditAction, AuditEntry
 from .errors import Refusal, Refused, malformed
-from .player_erasure import GameMovedOn, PlayerStillPlaying
-from .player_rewrite import PlayerRewrite
+from .player_rewrite import ChangedMeanwhile, PlayerRewrite, PlayerStillPlaying, refuse_pseudonym
 
 MAX_PLAYER_ID = 128
 
@@ -70,7 +69,7 @@ class MergeRepository(Protocol):
     ) -> dict[str, int]:
         """In one transaction: ``PlayerStillPlaying`` if either player still plays,
         ``AccountsSharedATable`` if they shared a table or a tournament,
-        ``GameMovedOn`` if a game changed meanwhile; else fold ``rewrite.player_id``
+        ``ChangedMeanwhile`` if a game changed meanwhile; else fold ``rewrite.player_id``
         into ``rewrite.replacement`` as the module docstring says and write
         ``entry`` (its detail gains the rows changed); the rows changed, by table."""
         ...
@@ -90,6 +89,8 @@ class AccountMerge:
                 raise malformed(f"{name} is 1 to {MAX_PLAYER_ID} characters")
         if merged == kept:
             raise malformed("an account is merged into another: the two ids differ")
+        refuse_pseudonym(merged, "merged_player_id")
+        refuse_pseudonym(kept, "kept_player_id")
         entry = AuditEntry(
             AuditAction.MERGE_PLAYERS, "app", kept, {"merged": merged}, self.now_ms()
         )
@@ -110,7 +111,7 @@ class AccountMerge:
                 f"the two players played together, in {shared}: merged, one player would"
                 " hold two seats",
             ) from None
-        except GameMovedOn as moved:
+        except ChangedMeanwhile as moved:
             raise Refused(
                 Refusal.CONFLICT, Reason.VERSION_CONFLICT, f"{moved}; nothing was merged: retry"
             ) from None

@@ -8,9 +8,10 @@ kept in the database by the digest of its bytes and served by the browser port a
 none of this: it is the player's own session that uploads.
 
 What is taken: PNG, JPEG, WebP or GIF (its first frame), at most ``MAX_UPLOAD``
-bytes (200 KB) and ``MAX_PIXELS`` pixels (read from the header before any pixel is decoded:
-a small file that claims a huge picture is refused, not expanded), AVATAR_INVALID
-otherwise. Decoding runs on a worker thread, off the event loop.
+bytes (200 KB) and ``MAX_PIXELS`` pixels (4 million, read from the header before any
+pixel is decoded: a small file that claims a huge picture is refused, not
+expanded), AVATAR_INVALID otherwise. Decoding runs on a worker thread, off the
+event loop, ``DECODES_AT_ONCE`` at a time in a process.
 """
 
 from __future__ import annotations
@@ -36,7 +37,11 @@ from .sessions import require_session
 # client makes a photo small on the device first (the web table draws it at 512
 # pixels), as an upload of megabytes through every call's limit would not pass.
 MAX_UPLOAD = 200 * 1024
-MAX_PIXELS = 24_000_000  # a 6000 x 4000 photo
+# A picture is sent small (above): a bound on what one decode may cost, in memory
+# and time, whatever the file's size (a PNG of one colour is tiny at any size).
+MAX_PIXELS = 4_000_000  # 2000 x 2000
+# Decodes at once in a process: each holds a picture's pixels for a moment.
+DECODES_AT_ONCE = 2
 SIDE = 128
 FORMATS = frozenset({"PNG", "JPEG", "WEBP", "GIF"})
 AVATAR_PATH = "/avatars/{digest}.webp"
@@ -62,6 +67,8 @@ def small_avatar(data: bytes) -> bytes:
                 if width * height > MAX_PIXELS:
                     raise invalid(f"the image is over {MAX_PIXELS // 1_000_000} megapixels")
                 source.seek(0)
+                # A JPEG is decoded at the smallest scale still above the side kept.
+                source.draft("RGB", (SIDE * 2, SIDE * 2))
                 upright = ImageOps.exif_transpose(source)
                 upright = upright.convert("RGBA" if "A" in upright.getbands() else "RGB")
                 square = ImageOps.fit(upright, (SIDE, SIDE), Image.Resampling.LANCZOS)
@@ -107,11 +114,19 @@ class Avatars:
         self.avatars = avatars
         self.profiles = profiles
         self.now_ms = now_ms
+        self._decodes: asyncio.Semaphore | None = None
+
+    def _decoding(self) -> asyncio.Semaphore:
+        # Made on first use, on the serving loop.
+        if self._decodes is None:
+            self._decodes = asyncio.Semaphore(DECODES_AT_ONCE)
+        return self._decodes
 
     async def upload(self, credentials: Credentials, data: bytes) -> tuple[str, Profile]:
         """The session's player's new avatar: their id and profile with it."""
         session = require_session(await self.access.identify(credentials))
-        image = await asyncio.to_thread(small_avatar, data)
+        async with self._decoding():
+            image = await asyncio.to_thread(small_avatar, data)
         digest = hashlib.sha256(image).hexdigest()
         stored = await self.profiles.profile(session.app_id, session.player_id)
         # A name never set stays unset (the session's shows, as Profiles.own says).

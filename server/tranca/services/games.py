@@ -67,6 +67,7 @@ from .matches import Matches
 from .move_values import ChosenMove, ChosenTurn, MoveValue, move_values
 from .moves import Moves
 from .paging import offset_token, parse_offset
+from .player_rewrite import refuse_pseudonym
 from .ports import (
     GameRecord,
     GameRepository,
@@ -309,6 +310,7 @@ class Games:
                     "this table is private: JoinGame needs its invite code",
                 )
         player_id = wanted.player_id.strip()
+        refuse_pseudonym(player_id)
         if wanted.robot and (wanted.spectator or player_id):
             raise malformed("a robot's seat is no spectator's and has no player_id")
         if wanted.spectator:

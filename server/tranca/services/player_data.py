@@ -104,6 +104,12 @@ async def data_subject(access: Access, credentials: Credentials, player_id: str)
     return DataSubject(app_id, player, None)
 
 
+def holds_anything(document: dict[str, Any]) -> bool:
+    """Whether a player's document holds any of their data."""
+    held = ("profile", "identities", "sessions", "rating", "games", "events")
+    return any(document[k] for k in held) or bool(document["chips"]["entries"])
+
+
 class PlayerData:
     def __init__(
         self,
@@ -132,6 +138,10 @@ class PlayerData:
         the session's own player (``player_id`` empty or the same) with a session."""
         subject = await data_subject(self.access, credentials, player_id)
         document = await self._document(subject.app_id, subject.player_id)
+        if not holds_anything(document):
+            # Nothing handed out, nothing to audit: and an entry would write an id
+            # back into the log after its erasure (an app checking it is gone).
+            return document
         # Audited before it is handed out: what was given, to whom, when.
         handed = {"games": len(document["games"]), "events": len(document["events"])}
         await self.audit.record(

@@ -22,19 +22,23 @@ What an erasure does, in one transaction with its audit entry:
   never the id erased.
 
 A player still in play is not erased (FAILED_PRECONDITION, PLAYER_STILL_PLAYING):
-at an unfinished game, entered in an unfinished tournament or waiting in quick
-play. The app removes them (RemoveSeat, WithdrawEntrant, CancelTicket) or the
-player leaves; then the erasure goes through. Checked again inside the erasure's
-transaction.
+at a game whose seat they hold (not one the app removed them from) that is not over
+or not yet settled (the settlement reads the seat as it was), entered in an
+unfinished tournament, or waiting in quick play. Checked inside the erasure's
+transaction; a game or tournament that changes during it rolls it back whole
+(ABORTED, VERSION_CONFLICT: ask again).
 
-Erasing an id that holds nothing (a retry of an erasure that went through) changes
-nothing and answers with no rows changed; it is audited too.
+The same person's other accounts, merged into this one (account_merge.py), are
+erased with it, each under a pseudonym of its own ("<pseudonym>.1", ...).
+
+Erasing an id that holds nothing changes nothing (a retry of an erasure that went
+through) and answers with no rows changed; it is audited too.
 
 Who may: the app's key, any of its players; the player's own session where the
 app's policy sets ``player_data_rights`` (as for ExportPlayerData).
 
-Left as the app wrote them: a game's label and a pair's entrant id in a tournament,
-which are the app's or organiser's own text.
+Left as the app wrote them: a game's label, a pair's entrant id in a tournament and
+the request ids of the app's calls, which are the app's or organiser's own text.
 """
 
 from __future__ import annotations
@@ -49,54 +53,16 @@ from .access import Access, Credentials
 from .audit import AuditAction, AuditEntry
 from .errors import Refusal, Refused
 from .player_data import data_subject
-from .player_rewrite import PlayerRewrite
-
-PSEUDONYM_PREFIX = "erased-"
+from .player_rewrite import (
+    PSEUDONYM_PREFIX,
+    ChangedMeanwhile,
+    PlayerRewrite,
+    PlayerStillPlaying,
+)
 
 
 def new_pseudonym() -> str:
     return PSEUDONYM_PREFIX + secrets.token_hex(8)
-
-
-@dataclass(frozen=True)
-class StillPlaying:
-    """Where the player still plays: unfinished games, unfinished tournaments they
-    are entered in, and whether they wait in quick play."""
-
-    games: tuple[str, ...] = ()
-    tournaments: tuple[str, ...] = ()
-    queued: bool = False
-
-    def __bool__(self) -> bool:
-        return bool(self.games or self.tournaments or self.queued)
-
-    def describe(self) -> str:
-        parts = []
-        if self.games:
-            parts.append(f"at the unfinished games {', '.join(self.games)}")
-        if self.tournaments:
-            parts.append(f"in the unfinished tournaments {', '.join(self.tournaments)}")
-        if self.queued:
-            parts.append("waiting in quick play")
-        return "; ".join(parts)
-
-
-class PlayerStillPlaying(Exception):
-    """Raised by ``ErasureRepository.erase_player`` when its transaction finds the
-    player still in play (and then changes nothing)."""
-
-    def __init__(self, where: StillPlaying) -> None:
-        super().__init__(where.describe())
-        self.where = where
-
-
-class GameMovedOn(Exception):
-    """Raised by ``ErasureRepository.erase_player`` when a game it changes moved on
-    during the erasure (which then changes nothing): the caller may retry."""
-
-    def __init__(self, game_id: str) -> None:
-        super().__init__(f"game {game_id} changed during the erasure")
-        self.game_id = game_id
 
 
 @dataclass(frozen=True)
@@ -117,6 +83,7 @@ class ErasureRepository(Protocol):
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
     ) -> dict[str, int]:
         """In one transaction: ``PlayerStillPlaying`` if the player still plays,
+        ``ChangedMeanwhile`` if a game or tournament it rewrites changed meanwhile,
         else delete and pseudonymise as the module docstring says, and write
         ``entry`` (its detail gains the rows changed); the rows changed, by kind."""
         ...
@@ -155,7 +122,7 @@ class PlayerErasure:
                 Reason.PLAYER_STILL_PLAYING,
                 f"the player is still playing: {still.where.describe()}",
             ) from None
-        except GameMovedOn as moved:
+        except ChangedMeanwhile as moved:
             raise Refused(
                 Refusal.CONFLICT, Reason.VERSION_CONFLICT, f"{moved}; nothing was erased: retry"
             ) from None
@@ -163,12 +130,8 @@ class PlayerErasure:
 
 
 __all__ = [
-    "PSEUDONYM_PREFIX",
     "Erasure",
     "ErasureRepository",
-    "GameMovedOn",
     "PlayerErasure",
-    "PlayerStillPlaying",
-    "StillPlaying",
     "new_pseudonym",
 ]

@@ -3,18 +3,78 @@ server keeps them: an erasure (``player_erasure.py``: id and names become a draw
 pseudonym) and a merge of two accounts (``account_merge.py``: the merged account's
 id becomes the kept account's; the names seats were taken with stay). Pure: it
 rewrites the stored documents (JSON as loaded) and the keys; the store applies it
-to its rows, the fakes to theirs.
+to its rows, the fakes to theirs. With it, what both actions refuse: a player still
+in play, a record that changed meanwhile, and ids that are an erasure's pseudonyms.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
-# In a JSON document, a member that names a player, and the members beside it that
-# hold that player's name.
-ID_MEMBERS = frozenset({"player_id", "player", "entrant"})
-NAME_MEMBERS = frozenset({"name", "display_name", "player_name"})
+from .errors import malformed
+
+# An erasure's pseudonyms start so; no app may give a player such an id (it would
+# take the erased player's records over): ``refuse_pseudonym``.
+PSEUDONYM_PREFIX = "erased-"
+
+# In a JSON document, the members that name a player end with one of these (a
+# "player_id", an inviter's "from_player_id"), and the members beside them with the
+# same beginning hold that player's name ("name", "from_display_name").
+ID_SUFFIXES = ("player_id", "player", "entrant")
+NAME_SUFFIXES = ("name", "display_name", "player_name")
+# A stored key or reference is at most this long (chip entries' references).
+MAX_KEY = 128
+
+
+def refuse_pseudonym(player_id: str, field: str = "player_id") -> None:
+    """``Refused`` (MALFORMED_REQUEST) for an id an app may not give a player."""
+    if player_id.startswith(PSEUDONYM_PREFIX):
+        raise malformed(f"{field}: ids starting {PSEUDONYM_PREFIX!r} are erased players'")
+
+
+@dataclass(frozen=True)
+class StillPlaying:
+    """Where a player still plays: unfinished (or not yet settled) games whose seat
+    they hold, unfinished tournaments they are entered in, and whether they wait in
+    quick play."""
+
+    games: tuple[str, ...] = ()
+    tournaments: tuple[str, ...] = ()
+    queued: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.games or self.tournaments or self.queued)
+
+    def describe(self) -> str:
+        parts = []
+        if self.games:
+            parts.append(f"at the games {', '.join(self.games)}, not yet over and settled")
+        if self.tournaments:
+            parts.append(f"in the unfinished tournaments {', '.join(self.tournaments)}")
+        if self.queued:
+            parts.append("waiting in quick play")
+        return "; ".join(parts)
+
+
+class PlayerStillPlaying(Exception):
+    """Raised by an erasure's or a merge's repository when its transaction finds the
+    player still in play (and then changes nothing)."""
+
+    def __init__(self, where: StillPlaying) -> None:
+        super().__init__(where.describe())
+        self.where = where
+
+
+class ChangedMeanwhile(Exception):
+    """Raised by an erasure's or a merge's repository when a game or tournament it
+    rewrites changed during it (which then changes nothing): the caller may retry."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"{what} changed meanwhile")
+        self.what = what
 
 
 @dataclass(frozen=True)
@@ -30,26 +90,46 @@ class PlayerRewrite:
     def value(self, document: Any) -> Any:
         """A JSON document (an event's payload, a tournament's events, a chip
         operation's detail): every string and every member's name equal to the
-        player's id (a map by player), and, with ``names``, the name members of
-        every object that names the player."""
+        player's id (a map by player), and, with ``names``, the name members beside
+        each member that names the player (``ID_SUFFIXES``, ``NAME_SUFFIXES``)."""
         if isinstance(document, str):
             return self.replacement if document == self.player_id else document
         if isinstance(document, list):
             return [self.value(v) for v in document]
         if isinstance(document, dict):
-            theirs = self.names and any(document.get(k) == self.player_id for k in ID_MEMBERS)
+            names = self._name_members(document) if self.names else frozenset()
             return {
                 self.value(k): self.replacement
-                if theirs and k in NAME_MEMBERS and isinstance(v, str)
+                if k in names and isinstance(v, str)
                 else self.value(v)
                 for k, v in document.items()
             }
         return document
 
+    def _name_members(self, document: dict[str, Any]) -> frozenset[str]:
+        """The members of ``document`` that hold the player's name."""
+        starts = {
+            key[: -len(suffix)]
+            for key, value in document.items()
+            if value == self.player_id
+            for suffix in ID_SUFFIXES
+            if isinstance(key, str) and key.endswith(suffix)
+        }
+        return frozenset(start + suffix for start in starts for suffix in NAME_SUFFIXES)
+
     def key(self, text: str) -> str:
-        """A key the app made for this player alone (a chip grant's id, which apps
-        often write with the player's id in it): every occurrence of the id."""
-        return text.replace(self.player_id, self.replacement)
+        """A key or reference the app made with the player's id in it (a chip grant's
+        id, "g-ana-500"): the id where it stands as a whole word, between characters
+        that are not letters or digits. Past ``MAX_KEY`` characters, the replacement
+        and a digest of the key (unique as the key was)."""
+        renamed = self._word.sub(self.replacement, text)
+        if renamed != text and len(renamed) > MAX_KEY:
+            return f"{self.replacement}:{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+        return renamed
+
+    @property
+    def _word(self) -> re.Pattern[str]:
+        return re.compile(rf"(?<![0-9A-Za-z]){re.escape(self.player_id)}(?![0-9A-Za-z])")
 
     def snapshot(self, stored: dict[str, Any]) -> dict[str, Any]:
         """A game's stored state (``GameState.to_dict``): the seat the player holds
@@ -81,4 +161,14 @@ class PlayerRewrite:
         return out
 
 
-__all__ = ["ID_MEMBERS", "NAME_MEMBERS", "PlayerRewrite"]
+__all__ = [
+    "ID_SUFFIXES",
+    "MAX_KEY",
+    "NAME_SUFFIXES",
+    "PSEUDONYM_PREFIX",
+    "ChangedMeanwhile",
+    "PlayerRewrite",
+    "PlayerStillPlaying",
+    "StillPlaying",
+    "refuse_pseudonym",
+]

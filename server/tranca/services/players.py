@@ -27,6 +27,7 @@ from ..reasons import Reason
 from .access import Access, Credentials
 from .errors import Refusal, Refused, malformed
 from .paging import before_token, parse_before
+from .player_rewrite import refuse_pseudonym
 from .tournaments import MAX_PLAYER_ID
 
 MAX_GRANT_ID = 128
@@ -172,6 +173,13 @@ def player_id_of(value: str) -> str:
     return player
 
 
+def new_player_id_of(value: str) -> str:
+    """A player id an app may give a player (a grant's): not an erasure's pseudonym."""
+    player = player_id_of(value)
+    refuse_pseudonym(player)
+    return player
+
+
 def page_limit(value: int, what: str) -> int:
     if value == 0:
         return DEFAULT_PAGE
@@ -252,7 +260,7 @@ class Players:
         """New chips for a player, once per ``grant_id`` (a retry posts nothing): the
         player's balance."""
         app = await self.access.calling_app(credentials)
-        player = player_id_of(player_id)
+        player = new_player_id_of(player_id)
         if not 0 < amount <= MAX_GRANT:
             raise malformed(f"amount is 1 to {MAX_GRANT} chips")
         if not grant_id:

@@ -43,6 +43,7 @@ from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed
 from .games import MAX_STAKE, preset_not_allowed, within_policy
 from .matches import Matches
+from .player_rewrite import refuse_pseudonym
 from .policy import AppPolicy
 from .ports import GameChange, GameRecord, NewGame, SeatToken, Stake
 from .sessions import require_session
@@ -404,6 +405,8 @@ class QuickPlay:
             )
         if any(not p or len(p) > MAX_PLAYER_ID for p in player_ids):
             raise malformed(f"each player id is 1 to {MAX_PLAYER_ID} characters")
+        for p in player_ids:
+            refuse_pseudonym(p, "player_ids")
         if len(set(player_ids)) != len(player_ids):
             raise malformed("player_ids: a player once")
         if names and len(names) != len(player_ids):

@@ -55,6 +55,7 @@ from .errors import Refusal, Refused, malformed, rate_limited
 from .limits import RateLimiter
 from .origins import check_origin
 from .paging import Position
+from .player_rewrite import PSEUDONYM_PREFIX
 from .policy import AppPolicy
 from .ports import SessionKind, SessionRecord
 
@@ -68,7 +69,7 @@ FAMILY_BYTES = 16  # a session's refresh token family: 128 random bits
 REFRESH_OWN_BYTES = 24  # each refresh token's own secret: 192 random bits
 # Player ids the server makes up for device and guest sign-ins: an app's backend may
 # not name its players with these prefixes, so they never collide.
-SERVER_MADE_IDS = ("device:", "guest:", "account:")
+SERVER_MADE_IDS = ("device:", "guest:", "account:", PSEUDONYM_PREFIX)
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
 
@@ -215,7 +216,7 @@ def app_player_id(player_id: str) -> str:
         raise malformed(f"player_id is 1 to {MAX_PLAYER_ID} characters")
     if pid.startswith(SERVER_MADE_IDS):
         raise malformed(
-            "player ids starting with 'device:', 'guest:' or 'account:' are the server's"
+            "player ids starting with 'device:', 'guest:', 'account:' or 'erased-' are the server's"
         )
     return pid
 

@@ -17,9 +17,8 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform.chips import player_account
-from ..services.audit import AuditEntry
-from ..services.player_erasure import PlayerStillPlaying
-from ..services.player_rewrite import PlayerRewrite
+from ..services.audit import AuditAction, AuditEntry
+from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying
 from ..table.game import BY_APP, BY_PLAYER
 from .audit_store import write_audit_entry
 from .codec import dumps, loads
@@ -38,13 +37,13 @@ from .models import (
     TicketPlayer,
 )
 from .player_rows import (
-    rename_grants,
+    games_with_tokens,
+    rename_keys,
     rewrite_chip_operations,
     rewrite_events,
     rewrite_games,
     rewrite_tickets,
     rewrite_tournaments,
-    seated_games,
     still_playing,
 )
 from .repository import Store
@@ -65,26 +64,70 @@ class ErasureStore:
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
     ) -> dict[str, int]:
         rows: dict[str, int] = {}
+        touched: list[str] = []
+        by = BY_APP if entry.actor == "app" else BY_PLAYER
         async with self.store.writing(ERASURE_SECONDS) as conn:
-            games = await seated_games(conn, app_id, rewrite.player_id)
-            still = await still_playing(conn, app_id, rewrite.player_id, games)
-            if still:
-                raise PlayerStillPlaying(still)
-            await _delete_own_rows(conn, app_id, rewrite.player_id, rows)
-            by = BY_APP if entry.actor == "app" else BY_PLAYER
-            await rewrite_games(conn, self.store, rewrite, games, by, rows)
-            await _rename_keyed_rows(conn, app_id, rewrite, rows)
-            await _rewrite_chips(conn, app_id, rewrite, rows)
-            await rewrite_tournaments(conn, app_id, rewrite, rows)
-            await rewrite_tickets(conn, app_id, rewrite, rows)
-            await rewrite_events(conn, app_id, rewrite, rows)
-            await _rewrite_audit(conn, app_id, rewrite, rows)
+            # The player, and each account merged into theirs (MergePlayers: the same
+            # person's other ids, still named by their chip history and the merge's
+            # records), each under a pseudonym of its own: "<pseudonym>.1", ...
+            aliases = await _merged_into(conn, app_id, rewrite.player_id)
+            for n, who in enumerate([rewrite.player_id, *aliases]):
+                one = rewrite if n == 0 else PlayerRewrite(who, f"{rewrite.replacement}.{n}")
+                games = await games_with_tokens(conn, app_id, who)
+                still = await still_playing(conn, app_id, who, games)
+                if still:
+                    raise PlayerStillPlaying(still)
+                part: dict[str, int] = {}
+                await _erase_rows(conn, self.store, app_id, one, games, by, part)
+                for table, count in part.items():
+                    rows[table] = rows.get(table, 0) + count
+                touched += games
             changed = {table: n for table, n in sorted(rows.items()) if n}
             await write_audit_entry(
                 conn, app_id, dataclasses.replace(entry, detail={"rows": changed})
             )
-        self.store.forget_states(games)
+        self.store.forget_states(touched)
         return changed
+
+
+async def _erase_rows(
+    conn: AsyncConnection,
+    store: Store,
+    app_id: str,
+    rewrite: PlayerRewrite,
+    games: list[str],
+    by: str,
+    rows: dict[str, int],
+) -> None:
+    """One id's rows: deleted or pseudonymised (the module docstring)."""
+    await _delete_own_rows(conn, app_id, rewrite.player_id, rows)
+    await rewrite_games(conn, store, rewrite, games, by, rows)
+    await _rename_keyed_rows(conn, app_id, rewrite, rows)
+    await _rewrite_chips(conn, app_id, rewrite, rows)
+    await rewrite_tournaments(conn, app_id, rewrite, rows)
+    await rewrite_tickets(conn, app_id, rewrite, rows)
+    await rewrite_events(conn, app_id, rewrite, rows)
+    await _rewrite_audit(conn, app_id, rewrite, rows)
+
+
+async def _merged_into(conn: AsyncConnection, app_id: str, player_id: str) -> list[str]:
+    """The ids merged into the player's account, and into those, by the app's audit
+    log of merges (each names the account kept and the one merged)."""
+    found: list[str] = []
+    waiting = [player_id]
+    while waiting:
+        kept = waiting.pop()
+        q = select(AuditRecord.detail).where(
+            AuditRecord.app_id == app_id,
+            AuditRecord.action == AuditAction.MERGE_PLAYERS.value,
+            AuditRecord.subject == kept,
+        )
+        for r in await conn.execute(q):
+            merged = loads(r.detail).get("merged")
+            if isinstance(merged, str) and merged != player_id and merged not in found:
+                found.append(merged)
+                waiting.append(merged)
+    return found
 
 
 async def _rewrite_audit(
@@ -101,6 +144,8 @@ async def _rewrite_audit(
     changed = 0
     for r in (await conn.execute(q)).all():
         subject, detail = rewrite.value(r.subject), rewrite.value(loads(r.detail))
+        if subject == r.subject and detail == loads(r.detail):
+            continue
         await conn.execute(
             update(AuditRecord)
             .where(AuditRecord.id == r.id)
@@ -140,10 +185,10 @@ async def _rewrite_chips(
     same balance and the same amounts, so every sum of the ledger is unchanged."""
     old = account_name(player_account(rewrite.player_id))
     new = account_name(player_account(rewrite.replacement))
-    grants = await rename_grants(conn, app_id, rewrite, old)
     for model in (ChipAccount, ChipEntry):
         result = await conn.execute(
             update(model).where(model.app_id == app_id, model.account == old).values(account=new)
         )
         rows[model.__tablename__] = result.rowcount
-    rows["chip_operations"] = grants + await rewrite_chip_operations(conn, app_id, rewrite)
+    rows["chip_keys"] = await rename_keys(conn, app_id, rewrite)
+    rows["chip_operations"] = await rewrite_chip_operations(conn, app_id, rewrite)

@@ -15,8 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..services.account_merge import AccountsSharedATable
 from ..services.audit import AuditEntry
-from ..services.player_erasure import PlayerStillPlaying
-from ..services.player_rewrite import PlayerRewrite
+from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying
 from ..table.game import BY_APP
 from . import ledger
 from .audit_store import write_audit_entry
@@ -35,12 +34,11 @@ from .models import (
     TournamentRecord,
 )
 from .player_rows import (
-    entered,
+    games_with_tokens,
     rewrite_events,
     rewrite_games,
     rewrite_tickets,
     rewrite_tournaments,
-    seated_games,
     still_playing,
 )
 from .repository import Store
@@ -63,8 +61,11 @@ class MergeStore:
         merged, kept = rewrite.player_id, rewrite.replacement
         rows: dict[str, int] = {}
         async with self.store.writing(MERGE_SECONDS) as conn:
-            games = await seated_games(conn, app_id, merged)
-            for player, theirs in ((merged, games), (kept, await seated_games(conn, app_id, kept))):
+            games = await games_with_tokens(conn, app_id, merged)
+            for player, theirs in (
+                (merged, games),
+                (kept, await games_with_tokens(conn, app_id, kept)),
+            ):
                 still = await still_playing(conn, app_id, player, theirs)
                 if still:
                     raise PlayerStillPlaying(still)
@@ -116,25 +117,26 @@ async def _refuse_shared(conn: AsyncConnection, app_id: str, merged: str, kept: 
     for r in await conn.execute(seats):
         holders.setdefault(r.game_id, set()).add(r.player_id)
     games = tuple(sorted(g for g, players in holders.items() if len(players) == 2))
-    q = select(TournamentRecord.id, TournamentRecord.events).where(
+    q = select(TournamentRecord.id, TournamentRecord.config, TournamentRecord.events).where(
         TournamentRecord.app_id == app_id,
-        TournamentRecord.events.contains(merged, autoescape=True),
-        TournamentRecord.events.contains(kept, autoescape=True),
+        TournamentRecord.config.contains(merged, autoescape=True)
+        | TournamentRecord.events.contains(merged, autoescape=True),
     )
     tournaments = tuple(
         sorted(
             r.id
             for r in await conn.execute(q)
-            if _registered(loads(r.events), merged) and _registered(loads(r.events), kept)
+            if _ever_entered(loads(r.config), loads(r.events), merged)
+            and _ever_entered(loads(r.config), loads(r.events), kept)
         )
     )
     if games or tournaments:
         raise AccountsSharedATable(games, tournaments)
 
 
-def _registered(events: list[dict[str, Any]], player_id: str) -> bool:
+def _ever_entered(config: dict[str, Any], events: list[dict[str, Any]], player_id: str) -> bool:
     """Whether the player was ever entered (withdrawn or not: their results stand)."""
-    return entered(events, player_id) or any(
+    return any(player_id in e.get("players", ()) for e in config.get("entrants", ())) or any(
         e.get("type") == "register" and player_id in e.get("players", ()) for e in events
     )
 

@@ -20,10 +20,8 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..platform.chips import Purpose
 from ..platform.tournament_events import CANCELLED, FINISHED
-from ..services.player_erasure import GameMovedOn, StillPlaying
-from ..services.player_rewrite import PlayerRewrite
+from ..services.player_rewrite import ChangedMeanwhile, PlayerRewrite, StillPlaying
 from ..services.quick_play import TicketStatus
 from ..table.action_kinds import ActionKind
 from ..table.game import Action, GameState, GameStatus, apply_action
@@ -46,8 +44,9 @@ OPEN_TICKETS = (TicketStatus.FORMING.value, TicketStatus.WAITING.value)
 CLOSED_TOURNAMENTS = (FINISHED, CANCELLED)
 
 
-async def seated_games(conn: AsyncConnection, app_id: str, player_id: str) -> list[str]:
-    """The app's games the player was given a token of (a seat or a spectator's)."""
+async def games_with_tokens(conn: AsyncConnection, app_id: str, player_id: str) -> list[str]:
+    """The app's games the player was given a token of (a seat's or a spectator's):
+    every game they sat at, left or not, and every game they watched."""
     q = (
         select(PlayerToken.game_id)
         .join(Game, Game.id == PlayerToken.game_id)
@@ -60,23 +59,35 @@ async def seated_games(conn: AsyncConnection, app_id: str, player_id: str) -> li
 async def still_playing(
     conn: AsyncConnection, app_id: str, player_id: str, games: Sequence[str]
 ) -> StillPlaying:
-    unfinished = []
+    """Where the player still plays (``StillPlaying``): a game whose seat they hold
+    (a seat the app removed them from, which a robot plays on, is not theirs) that is
+    not over, or over and not yet settled (its settlement reads their seat: its
+    address, its ranking points, its chips); a tournament not over that they are
+    entered in; a quick-play ticket still open."""
+    playing = []
     if games:
-        q = select(Game.id, Game.snapshot).where(
-            Game.id.in_(list(games)), Game.status != GameStatus.FINISHED.value
+        q = select(Game.id, Game.status, Game.settled, Game.snapshot).where(
+            Game.id.in_(list(games)),
+            (Game.status != GameStatus.FINISHED.value) | (Game.settled.is_(False)),
         )
         for r in await conn.execute(q):
-            if player_id in loads(r.snapshot).get("player_ids", {}).values():
-                unfinished.append(r.id)
+            snapshot = loads(r.snapshot)
+            removed = {str(seat) for seat in snapshot.get("removed_seats", ())}
+            held = {s for s, p in snapshot.get("player_ids", {}).items() if p == player_id}
+            if held - removed:
+                playing.append(r.id)
     tournaments = []
-    q = select(TournamentRecord.id, TournamentRecord.events).where(
+    open_entries = select(
+        TournamentRecord.id, TournamentRecord.config, TournamentRecord.events
+    ).where(
         TournamentRecord.app_id == app_id,
         TournamentRecord.status.not_in(CLOSED_TOURNAMENTS),
-        TournamentRecord.events.contains(player_id, autoescape=True),
+        TournamentRecord.events.contains(player_id, autoescape=True)
+        | TournamentRecord.config.contains(player_id, autoescape=True),
     )
-    for r in await conn.execute(q):
-        if entered(loads(r.events), player_id):
-            tournaments.append(r.id)
+    for t in await conn.execute(open_entries):
+        if entered(loads(t.config), loads(t.events), player_id):
+            tournaments.append(t.id)
     q_ticket = (
         select(PlayerTicket.ticket_id)
         .join(MatchTicket, MatchTicket.id == PlayerTicket.ticket_id)
@@ -88,18 +99,23 @@ async def still_playing(
         .limit(1)
     )
     queued = (await conn.execute(q_ticket)).first() is not None
-    return StillPlaying(tuple(sorted(unfinished)), tuple(sorted(tournaments)), queued)
+    return StillPlaying(tuple(sorted(playing)), tuple(sorted(tournaments)), queued)
 
 
-def entered(events: list[dict[str, Any]], player_id: str) -> bool:
-    """Whether the player is still entered: registered in an entrant whose
-    registration was neither withdrawn nor the entrant withdrawn since."""
-    entrants: set[str] = set()
+def entered(config: dict[str, Any], events: list[dict[str, Any]], player_id: str) -> bool:
+    """Whether the player is still entered: in an entrant given at the creation or
+    registered since, neither withdrawn, unregistered nor dropped since."""
+    entrants = {
+        str(e["id"]) for e in config.get("entrants", ()) if player_id in e.get("players", ())
+    }
     for e in events:
-        if e.get("type") == "register" and player_id in e.get("players", ()):
+        kind = e.get("type")
+        if kind == "register" and player_id in e.get("players", ()):
             entrants.add(str(e["entrant"]))
-        elif e.get("type") in ("unregister", "withdraw"):
+        elif kind in ("unregister", "withdraw"):
             entrants.discard(str(e.get("entrant")))
+        elif kind == "drop":
+            entrants.difference_update(str(x) for x in e.get("entrants", ()))
     return bool(entrants)
 
 
@@ -117,14 +133,18 @@ async def rewrite_games(
     change of a game is (``Dialect.run_change``, a compare-and-swap): the new
     version tells every replica's kept views that the game is not what it was, and
     the log, replayed, still rebuilds the snapshot. A game that moved on meanwhile
-    rolls the whole erasure back (``GameMovedOn``)."""
+    rolls the whole erasure back (``ChangedMeanwhile``)."""
     if not games:
         return
     tokens = await conn.execute(
         update(PlayerToken)
         .where(PlayerToken.game_id.in_(list(games)), PlayerToken.player_id == rewrite.player_id)
         .values(
-            player_id=rewrite.replacement, player_name=rewrite.replacement, address="", revoked=True
+            player_id=rewrite.replacement,
+            # A merge keeps the name a seat was taken with.
+            **({"player_name": rewrite.replacement} if rewrite.names else {}),
+            address="",
+            revoked=True,
         )
     )
     rows["player_tokens"] = tokens.rowcount
@@ -153,14 +173,12 @@ async def rewrite_games(
         if after == before:
             continue
         state = GameState.from_dict(after, setup_from_text(game.setup))
-        seats = [i for i, s in enumerate(state.seats) if s.player_id == rewrite.replacement]
-        if not seats:
-            # Named only among the removed players: nothing any view shows.
-            await conn.execute(update(Game).where(Game.id == game.id).values(snapshot=dumps(after)))
-            erased += 1
-            continue
-        (seat,) = seats  # a player holds one seat of a game
-        # An erasure names the seat by the pseudonym; a merge keeps the seat's name.
+        held = [i for i, s in enumerate(state.seats) if s.player_id == rewrite.replacement]
+        # An erasure names the seat by the pseudonym; a merge keeps the seat's name. A
+        # player no seat names (one the app removed before the start) is named only
+        # among the removed players: the change then holds no seat (-1), and is the
+        # new version every replica must read the game at.
+        seat = held[0] if held else -1  # a player holds one seat of a game
         kind, name = (
             (ActionKind.ERASE, rewrite.replacement) if rewrite.names else (ActionKind.MERGE, "")
         )
@@ -177,43 +195,46 @@ async def rewrite_games(
             action.actor,
         )
         if await store.sql.run_change(conn, write, store.move_path.origin) is None:
-            raise GameMovedOn(game.id)
+            raise ChangedMeanwhile(f"game {game.id}")
         erased += 1
         logged += 1
     rows["games"] = erased
     rows["move_log"] = logged
 
 
-async def rename_grants(
-    conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, account: str
-) -> int:
-    """The grants made to the player whose ids hold the player's id: the id in both
-    of the grant's entries (the mint's and the player's) and in the operation's key
-    renamed (``PlayerRewrite.key``). The number of grants renamed."""
-    q = select(ChipEntry.reference).where(
+async def rename_keys(conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite) -> int:
+    """The chip entries' references and the chip operations' keys that hold the
+    player's id as a word (a grant's id the app made with it, "g-ana-500"; a merge's
+    key): renamed as ``PlayerRewrite.key`` says, both entries of a transfer alike.
+    The number of keys renamed."""
+    renamed = 0
+    references = select(ChipEntry.reference).where(
         ChipEntry.app_id == app_id,
-        ChipEntry.account == account,
-        ChipEntry.purpose == Purpose.GRANT.value,
         ChipEntry.reference.contains(rewrite.player_id, autoescape=True),
     )
-    references = sorted({r.reference for r in await conn.execute(q)})
-    for reference in references:
-        renamed = rewrite.key(reference)
-        await conn.execute(
-            update(ChipEntry)
-            .where(
-                ChipEntry.app_id == app_id,
-                ChipEntry.purpose == Purpose.GRANT.value,
-                ChipEntry.reference == reference,
+    for reference in sorted({r.reference for r in await conn.execute(references)}):
+        new = rewrite.key(reference)
+        if new != reference:
+            await conn.execute(
+                update(ChipEntry)
+                .where(ChipEntry.app_id == app_id, ChipEntry.reference == reference)
+                .values(reference=new)
             )
-            .values(reference=renamed)
-        )
-        await conn.execute(
-            update(ChipOperation)
-            .where(ChipOperation.app_id == app_id, ChipOperation.key == f"grant:{reference}")
-            .values(key=f"grant:{renamed}")
-        )
-    return len(references)
+            renamed += 1
+    keys = select(ChipOperation.key).where(
+        ChipOperation.app_id == app_id,
+        ChipOperation.key.contains(rewrite.player_id, autoescape=True),
+    )
+    for key in sorted(r.key for r in await conn.execute(keys)):
+        new = rewrite.key(key)
+        if new != key:
+            await conn.execute(
+                update(ChipOperation)
+                .where(ChipOperation.app_id == app_id, ChipOperation.key == key)
+                .values(key=new)
+            )
+            renamed += 1
+    return renamed
 
 
 async def rewrite_tournaments(
@@ -222,6 +243,7 @@ async def rewrite_tournaments(
     player = rewrite.player_id
     q = select(
         TournamentRecord.id,
+        TournamentRecord.version,
         TournamentRecord.config,
         TournamentRecord.events,
         TournamentRecord.standings,
@@ -244,11 +266,14 @@ async def rewrite_tournaments(
         if values:
             # A new version: every replica's kept view of the tournament is of the
             # version before (services/tournaments/core.py), and is read afresh.
-            await conn.execute(
+            # At the version read (a result recorded meanwhile is not overwritten).
+            done = await conn.execute(
                 update(TournamentRecord)
-                .where(TournamentRecord.id == r.id)
-                .values(version=TournamentRecord.version + 1, **values)
+                .where(TournamentRecord.id == r.id, TournamentRecord.version == r.version)
+                .values(version=r.version + 1, **values)
             )
+            if done.rowcount != 1:
+                raise ChangedMeanwhile(f"tournament {r.id}")
             changed += 1
     rows["tournaments"] = changed
 
@@ -295,11 +320,15 @@ async def rewrite_events(
     )
     changed = 0
     for r in (await conn.execute(q)).all():
-        payload = rewrite.value(loads(r.payload))
+        before = loads(r.payload)
+        payload = rewrite.value(before)
+        player = rewrite.value(r.player_id)
+        if payload == before and player == r.player_id:
+            continue  # the text search matched letters of another word
         await conn.execute(
             update(PlayerEvent)
             .where(PlayerEvent.id == r.id)
-            .values(player_id=rewrite.value(r.player_id), payload=dumps(payload))
+            .values(player_id=player, payload=dumps(payload))
         )
         changed += 1
     rows["player_events"] = changed

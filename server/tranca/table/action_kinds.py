@@ -34,8 +34,9 @@ class ActionKind(StrEnum):
     # A tournament table's game closed before it started: no result.
     NO_SHOW = "no_show"
     # The seat's player was erased (SessionService.ErasePlayer): the seat's name and
-    # player id become the erasure's pseudonym (``name``, ``player_id``). In any
-    # status; nothing else of the game changes.
+    # player id become the erasure's pseudonym (``name``, ``player_id``); seat -1 for
+    # a player the app had removed, whom no seat names. In any status; nothing else
+    # of the game changes.
     ERASE = "erase"
     # The seat's player's account was merged into another (AdminService.MergePlayers):
     # the seat's player id becomes ``player_id``; its name stays. In any status.

@@ -471,12 +471,18 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         # place under the pseudonym, ``name`` and ``player_id``) or their account
         # merged into another (services/account_merge.py: the seat's player id is the
         # other's, its name stays), whatever the game's status.
-        seat = _seat(g, action.seat)
-        held = g.seats[seat]
-        if not held.taken or not action.player_id:
-            raise GameError(Reason.MALFORMED_REQUEST, f"seat {seat} holds no player to change")
-        name = action.name if kind == ActionKind.ERASE else held.name
-        g.seats[seat] = Seat(name, held.taken, held.resigned, action.player_id)
+        # Seat -1: the player holds no seat (the app removed them before the start);
+        # their id among the removed players was rewritten with the log, and this
+        # change is the version the game is read at from then on.
+        if not action.player_id:
+            raise GameError(Reason.MALFORMED_REQUEST, "an erasure or a merge names the player")
+        if action.seat != -1:
+            seat = _seat(g, action.seat)
+            held = g.seats[seat]
+            if not held.taken:
+                raise GameError(Reason.MALFORMED_REQUEST, f"seat {seat} holds no player")
+            name = action.name if kind == ActionKind.ERASE else held.name
+            g.seats[seat] = Seat(name, held.taken, held.resigned, action.player_id)
     elif kind == ActionKind.ENTROPY:
         _check_status(g, WAITING)
         if not g.setup.table.verifiable:

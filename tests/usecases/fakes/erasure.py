@@ -10,8 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from tranca.services.audit import AuditEntry
-from tranca.services.player_erasure import PlayerStillPlaying, StillPlaying
-from tranca.services.player_rewrite import PlayerRewrite
+from tranca.services.player_rewrite import PlayerRewrite, PlayerStillPlaying, StillPlaying
 from tranca.services.ports import LogRecord
 from tranca.table.action_kinds import ActionKind
 from tranca.table.game import BY_APP, BY_PLAYER, FINISHED, Action, GameState, apply_action
@@ -35,12 +34,16 @@ def seated_games(state: MemoryState, app_id: str, player: str) -> list[str]:
 
 
 def unfinished(state: MemoryState, games: list[str], player: str) -> tuple[str, ...]:
-    """Of ``games``, those unfinished whose seat the player holds."""
+    """Of ``games``, those unfinished whose seat the player holds (not a seat the app
+    removed them from). The fakes settle nothing: a finished game is settled here."""
     return tuple(
         g
         for g in games
         if state.games[g].state.status != FINISHED
-        and any(s.player_id == player for s in state.games[g].state.seats)
+        and any(
+            s.player_id == player and i not in state.games[g].state.removed_seats
+            for i, s in enumerate(state.games[g].state.seats)
+        )
     )
 
 
@@ -72,21 +75,20 @@ def rewrite_seats(
                     action=dataclasses.replace(record.action, name=name, player_id=replacement),
                 )
                 logged += 1
-        seats = [i for i, s in enumerate(game.state.seats) if s.player_id == player]
         rewritten = GameState.from_dict(
             rewrite.snapshot(game.state.to_dict(with_setup=False)), game.state.setup
         )
+        if rewritten.to_dict() == game.state.to_dict():
+            continue
+        held = [i for i, s in enumerate(game.state.seats) if s.player_id == player]
+        seat = held[0] if held else -1  # -1: named only among the removed players
         kind, name = (ActionKind.ERASE, replacement) if rewrite.names else (ActionKind.MERGE, "")
-        for seat in seats:
-            action = Action(kind, seat, name=name, player_id=replacement, by=by)
-            game.version += 1
-            apply_action(rewritten, action, game.version)
-            game.log.append(
-                LogRecord(game.version, seat, action, None, action.actor, state.now / 1000)
-            )
-            logged += 1
-        if seats or rewritten.to_dict() != game.state.to_dict():
-            changed += 1
+        action = Action(kind, seat, name=name, player_id=replacement, by=by)
+        game.version += 1
+        apply_action(rewritten, action, game.version)
+        game.log.append(LogRecord(game.version, seat, action, None, action.actor, state.now / 1000))
+        logged += 1
+        changed += 1
         game.state = rewritten
     rows["games"] = changed
     rows["move_log"] = logged

@@ -10,8 +10,7 @@ import dataclasses
 
 from tranca.services.account_merge import AccountsSharedATable
 from tranca.services.audit import AuditEntry
-from tranca.services.player_erasure import PlayerStillPlaying, StillPlaying
-from tranca.services.player_rewrite import PlayerRewrite
+from tranca.services.player_rewrite import PlayerRewrite, PlayerStillPlaying, StillPlaying
 from tranca.table.game import BY_APP
 
 from .audit import AuditMemory

@@ -28,6 +28,7 @@ from ...reasons import Reason
 from ...table.fairness import deck_size
 from ..errors import Refusal, Refused
 from ..games import fixed_deck, rules_and_table
+from ..player_rewrite import PSEUDONYM_PREFIX
 from ..ports import AppRecord
 from .dtos import NewTournament
 from .errors import bad_config, refused
@@ -111,6 +112,8 @@ def tournament_config(new: NewTournament, app: AppRecord) -> TournamentConfig:
             raise bad_config(f"entrant ids are 1 to {MAX_PLAYER_ID} characters")
         if not all(ids):
             raise bad_config(f"player ids are 1 to {MAX_PLAYER_ID} characters")
+        if any(p.startswith(PSEUDONYM_PREFIX) for p in ids):
+            raise bad_config(f"player ids starting {PSEUDONYM_PREFIX!r} are erased players'")
         entrants.append(Entrant(e.id, ids))
     table = new.table
     rules = rules_and_table(new.preset, new.overrides(), new.table_size, table, bad_config)
