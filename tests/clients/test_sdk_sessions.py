@@ -173,9 +173,9 @@ async def test_a_player_is_erased_and_the_erasure_is_in_the_audit_log(
         await ana.profile()
     assert (await app.export_player_data("ana-e"))["profile"] is None
     entries = await app.audit_entries()
+    # The copy asked for after held nothing: no entry (it would name the id again).
     assert [(e.action, e.actor, e.subject) for e in entries] == [
-        ("erase_player", "app", erased.pseudonym),
-        ("export_player_data", "app", "ana-e"),  # the copy asked for after
+        ("erase_player", "app", erased.pseudonym)
     ]
     assert await app.audit_entries(after_id=entries[-1].id) == []
 
