@@ -114,9 +114,9 @@ def rewrite_events(
     rows["player_events"] = events
 
 
-class ErasureMemory:
-    """``ErasureRepository`` over the in-memory games, sessions, identities, profiles
-    and chips."""
+class AccountRowsMemory:
+    """The in-memory rows an erasure or a merge rewrites: the games, sessions and
+    events (``state``), identities, profiles, chips, and the audit log."""
 
     def __init__(
         self,
@@ -131,6 +131,11 @@ class ErasureMemory:
         self.profiles = profiles
         self.players = players
         self.audit = audit
+
+
+class ErasureMemory(AccountRowsMemory):
+    """``ErasureRepository`` over the in-memory games, sessions, identities, profiles
+    and chips."""
 
     async def erase_player(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry

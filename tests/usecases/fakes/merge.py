@@ -13,31 +13,12 @@ from tranca.services.audit import AuditEntry
 from tranca.services.player_rewrite import PlayerRewrite, PlayerStillPlaying, StillPlaying
 from tranca.table.game import BY_APP
 
-from .audit import AuditMemory
-from .erasure import rewrite_events, rewrite_seats, seated_games, unfinished
-from .identities import IdentitiesMemory
-from .players import PlayersMemory
-from .profiles import ProfilesMemory
-from .records import MemoryState
+from .erasure import AccountRowsMemory, rewrite_events, rewrite_seats, seated_games, unfinished
 
 
-class MergeMemory:
+class MergeMemory(AccountRowsMemory):
     """``MergeRepository`` over the in-memory games, sessions, identities, profiles
     and chips."""
-
-    def __init__(
-        self,
-        state: MemoryState,
-        identities: IdentitiesMemory,
-        profiles: ProfilesMemory,
-        players: PlayersMemory,
-        audit: AuditMemory,
-    ) -> None:
-        self.state = state
-        self.identities = identities
-        self.profiles = profiles
-        self.players = players
-        self.audit = audit
 
     async def merge_players(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
