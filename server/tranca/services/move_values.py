@@ -153,4 +153,4 @@ def move_value(move: Move) -> MoveValue:
 
 
 def move_values(moves: Sequence[Move]) -> list[MoveValue]:
-    return [move_value(m) for m in moves]
+    return list(map(move_value, moves))
