@@ -7,7 +7,9 @@ and a replay's deals with their cards as texts.
 The views of the deal itself are the engine's (``rules.views``): values of card texts
 and numbers, handed on as they are. A public view is worked out lazily, from a
 ``Shown``: a transport builds it once per version for all of the game's viewers
-(api/shared_views.py), so a use case does not build it for each of them."""
+(api/shared_views.py), so a use case does not build it for each of them. The values
+made for every move's answer (``PublicView``, ``SeatLine``, ``SeatExtras``) are
+slotted and not frozen, as services/game_values.py's answers are."""
 
 from __future__ import annotations
 
@@ -88,7 +90,7 @@ class Commitment:
     entropy: Sequence[str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatLine:
     """One seat as every viewer sees it."""
 
@@ -112,7 +114,7 @@ class DealBoard:
     result: dict[str, Any] | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PublicView:
     """What every viewer of a game at a version sees, each seat and every spectator
     alike: all but the viewer's seat, its hand and the turn's deadline
@@ -137,7 +139,7 @@ class PublicView:
     deal: SeatView | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatExtras:
     """What one seat sees beyond the public view: its seat, its hand while a deal is
     played, and the turn's deadline (with the server's clock as it is worked out)

@@ -57,7 +57,7 @@ class MoveValue:
     text: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChosenMove:
     """A move read from a request, or the refusal of it (see the module's docstring)."""
 
