@@ -199,7 +199,9 @@ _RULES_MESSAGES: dict[int, tuple[RulesValue, pb.Rules]] = {}
 _RULES_MESSAGES_KEPT = 256
 
 
-def rules_value_to_pb(rules: RulesValue) -> pb.Rules:
+def _rules_message(rules: RulesValue) -> pb.Rules:
+    """The kept message of ``rules``: copied into what is handed out, never itself
+    handed out."""
     kept = _RULES_MESSAGES.get(id(rules))
     if kept is None or kept[0] is not rules:
         if len(_RULES_MESSAGES) >= _RULES_MESSAGES_KEPT:
@@ -208,8 +210,12 @@ def rules_value_to_pb(rules: RulesValue) -> pb.Rules:
         for name, value in knobs_to_pb(rules.overrides).items():
             message.overrides[name].CopyFrom(value)
         kept = _RULES_MESSAGES[id(rules)] = (rules, message)
+    return kept[1]
+
+
+def rules_value_to_pb(rules: RulesValue) -> pb.Rules:
     out = pb.Rules()
-    out.CopyFrom(kept[1])
+    out.CopyFrom(_rules_message(rules))
     return out
 
 
@@ -396,10 +402,10 @@ def public_to_pb(p: PublicView) -> pb.GameView:
         game_id=p.game_id,
         version=p.version,
         status=STATUS[p.status],
-        rules=rules_value_to_pb(p.rules),
         players=p.players,
         deal_number=p.deal_number,
     )
+    view.rules.CopyFrom(_rules_message(p.rules))
     # ``add`` builds each element in place: ``append`` would build it, then copy it.
     for s in p.seats:
         view.seats.add(

@@ -200,10 +200,27 @@ def _knobs(rules: Rules) -> dict[str, Any]:
     return out
 
 
-@functools.lru_cache(maxsize=256)
+# Each rules' value by the identity of the rules: a game's setup is read once and kept
+# (store/codec.py), so every view of the game finds its value without hashing its
+# rules' every knob; the entry holds the rules, so their id is never another's while
+# the entry lasts.
+_RULES_VALUES: dict[int, tuple[Rules, RulesValue]] = {}
+_RULES_VALUES_KEPT = 4096  # as many as the setups store/codec.py keeps
+
+
 def rules_value(rules: Rules) -> RulesValue:
     """The preset's name and the knobs that differ from it (the same value for the
     same rules: a transport may keep what it writes of it)."""
+    kept = _RULES_VALUES.get(id(rules))
+    if kept is None or kept[0] is not rules:
+        if len(_RULES_VALUES) >= _RULES_VALUES_KEPT:
+            _RULES_VALUES.clear()
+        kept = _RULES_VALUES[id(rules)] = (rules, _rules_value(rules))
+    return kept[1]
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_value(rules: Rules) -> RulesValue:
     base = PRESETS.get(rules.name)
     if base is None:
         return RulesValue(rules.name, {})
