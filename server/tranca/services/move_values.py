@@ -92,27 +92,31 @@ def _card(text: str) -> int:
         raise InvalidMove(str(exc)) from None
 
 
+# A move's kind by its name: a request's kind is looked up once, not compared with
+# each kind's name in turn.
+_KINDS = {name: kind for kind, name in enumerate(KIND_NAMES)}
+
+
 def _parsed(value: MoveValue) -> Move:
-    kind = value.kind
-    if not kind:
-        raise InvalidMove("the move sets none of its kinds")
-    if kind == KIND_NAMES[DRAW]:
+    kind = _KINDS.get(value.kind)
+    cards = value.cards
+    if kind == DISCARD:
+        move = Move(DISCARD, NO_MELD, (_card(cards[0]),) if cards else ())
+    elif kind == DRAW:
         move = Move(DRAW)
-    elif kind == KIND_NAMES[TAKE]:
+    elif kind == TAKE:
         if value.meld_id is not None:
-            if value.cards:
+            if cards:
                 raise InvalidMove("take_pile sets either meld_id or cards, not both")
             move = Move(TAKE, value.meld_id, ())
         else:
-            move = Move(TAKE, NO_MELD, tuple(sorted(_card(c) for c in value.cards)))
-    elif kind == KIND_NAMES[MELD]:
-        move = Move(MELD, NO_MELD, tuple(sorted(_card(c) for c in value.cards)))
-    elif kind in (KIND_NAMES[ADD], KIND_NAMES[REPLACE]):
+            move = Move(TAKE, NO_MELD, tuple(sorted(_card(c) for c in cards)))
+    elif kind == MELD:
+        move = Move(MELD, NO_MELD, tuple(sorted(_card(c) for c in cards)))
+    elif kind in (ADD, REPLACE):
         meld_id = value.meld_id if value.meld_id is not None else 0
-        move = Move(KIND_NAMES.index(kind), meld_id, tuple(_card(c) for c in value.cards[:1]))
-    elif kind == KIND_NAMES[DISCARD]:
-        move = Move(DISCARD, NO_MELD, tuple(_card(c) for c in value.cards[:1]))
-    else:
+        move = Move(kind, meld_id, (_card(cards[0]),) if cards else ())
+    else:  # no kind set ("" or a name no kind has)
         raise InvalidMove("the move sets none of its kinds")
     if move.meld < NO_MELD:
         raise InvalidMove("meld ids are 0 or more")
