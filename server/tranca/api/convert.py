@@ -131,16 +131,15 @@ _MOVE_MESSAGES: dict[int, tuple[MoveValue, pb.Move]] = {}
 _MOVE_MESSAGES_KEPT = 65_536
 
 
-def extend_moves(field: Any, moves: Sequence[MoveValue] | Sequence[Move]) -> None:
-    """Append ``moves`` (the services' values, or the engine's moves) to a repeated
-    ``Move`` field. Building a message costs several times more than copying one, and
-    the same few moves recur in every game, so each distinct move's message is built
-    once; ``extend`` copies it in, and the kept instance is never handed out, so no
-    caller can change it."""
+def extend_moves(field: Any, moves: Sequence[MoveValue]) -> None:
+    """Append ``moves`` (the services' values: ``move_values`` for the engine's
+    moves) to a repeated ``Move`` field. Building a message costs several times more
+    than copying one, and the same few moves recur in every game, so each distinct
+    move's message is built once; ``extend`` copies it in, and the kept instance is
+    never handed out, so no caller can change it."""
     kept_messages = _MOVE_MESSAGES
     messages = []
-    for move in moves:
-        value = move if isinstance(move, MoveValue) else move_value(move)
+    for value in moves:
         kept = kept_messages.get(id(value))
         if kept is None or kept[0] is not value:
             if len(kept_messages) >= _MOVE_MESSAGES_KEPT:

@@ -44,12 +44,16 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MoveValue:
     """A move in a request's or an answer's terms. ``kind``: one of ``KIND_NAMES``
     ("" when the request sets none); ``meld_id``: the meld it names, None when it
     names none (a pile taken with cards, a new meld, a draw, a discard); ``cards``:
-    card texts; ``text``: the move's canonical text (answers only)."""
+    card texts; ``text``: the move's canonical text (answers only).
+
+    Not frozen, as a request's move is read into one on every move (a frozen
+    dataclass sets each field through ``object.__setattr__``), and not hashable;
+    never changed: ``move_value`` hands the same value to every answer."""
 
     kind: str
     meld_id: int | None = None
