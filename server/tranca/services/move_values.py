@@ -9,7 +9,6 @@ move or its refusal."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -148,17 +147,31 @@ def read_turn(values: Sequence[MoveValue]) -> ChosenTurn:
     return ChosenTurn(tuple(moves))
 
 
-@functools.lru_cache(maxsize=65_536)
+# Each distinct move's value, kept: the same few moves recur in every game, and an
+# answer's legal moves are looked up here one by one. A dict, not an lru_cache: a
+# hit is a hash of the move, without the cache's key tuple and its order kept;
+# bounded as the transports' kept messages are (cleared when full).
+_MOVE_VALUES: dict[Move, MoveValue] = {}
+_MOVE_VALUES_KEPT = 65_536
+
+
 def move_value(move: Move) -> MoveValue:
-    """A move as an answer shows it. Kept: the same few moves recur in every game."""
-    kind, meld_id, cards = move
-    return MoveValue(
-        KIND_NAMES[kind],
-        None if meld_id == NO_MELD else meld_id,
-        tuple(card_text(c) for c in cards),
-        move_text(move),
-    )
+    """A move as an answer shows it: the same value for the same move while it is
+    kept (a transport may keep what it writes of it)."""
+    value = _MOVE_VALUES.get(move)
+    if value is None:
+        if len(_MOVE_VALUES) >= _MOVE_VALUES_KEPT:
+            _MOVE_VALUES.clear()
+        kind, meld_id, cards = move
+        value = _MOVE_VALUES[move] = MoveValue(
+            KIND_NAMES[kind],
+            None if meld_id == NO_MELD else meld_id,
+            tuple(card_text(c) for c in cards),
+            move_text(move),
+        )
+    return value
 
 
 def move_values(moves: Sequence[Move]) -> list[MoveValue]:
-    return list(map(move_value, moves))
+    kept = _MOVE_VALUES.get
+    return [kept(m) or move_value(m) for m in moves]
