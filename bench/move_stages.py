@@ -46,6 +46,7 @@ from tranca.api.convert import extend_moves, view_to_pb
 from tranca.server import Config, configure_logging, start
 from tranca.services.credentials import hash_secret
 from tranca.services.limits import RateLimiter
+from tranca.services.move_values import move_values
 from tranca.services.moves import now_ms
 from tranca.store import migrate
 from tranca.store.codec import action_text, state_from_text, state_text
@@ -221,7 +222,7 @@ def _answer(game_id: str, version: int, state: Any, seat: int) -> bytes:
     out = pb.SubmitMoveResponse(version=version, view=view_to_pb(game_id, version, state, seat))
     deal = state.deal
     if state.status == "playing" and deal is not None and deal.turn == seat:
-        extend_moves(out.legal_moves, legal_moves(deal))
+        extend_moves(out.legal_moves, move_values(legal_moves(deal)))
     return out.SerializeToString()
 
 

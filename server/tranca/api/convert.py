@@ -4,6 +4,7 @@ services/move_values.py); this only writes it down."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..services.domain_refusals import invalid_rules, quoted
@@ -121,25 +122,30 @@ def move_to_pb(move: Move) -> pb.Move:
     return move_value_to_pb(move_value(move))
 
 
-_MOVE_MESSAGES: dict[MoveValue, pb.Move] = {}
+# Each distinct move's message, found by the identity of the services' value for it:
+# ``move_value`` hands out one value per distinct move while it keeps it, and an
+# identity is cheaper than hashing the value's fields (a Python call for each legal
+# move of every answer). The entry holds the value, so its id is never another's
+# while the entry lasts; a value made elsewhere gets a message of its own.
+_MOVE_MESSAGES: dict[int, tuple[MoveValue, pb.Move]] = {}
 _MOVE_MESSAGES_KEPT = 65_536
 
 
-def extend_moves(field: Any, moves: list[MoveValue] | list[Move]) -> None:
-    """Append ``moves`` (the services' values, or the engine's moves) to a repeated
-    ``Move`` field. Building a message costs several times more than copying one, and
-    the same few moves recur in every game, so each distinct move's message is built
-    once; ``extend`` copies it in, and the kept instance is never handed out, so no
-    caller can change it."""
+def extend_moves(field: Any, moves: Sequence[MoveValue]) -> None:
+    """Append ``moves`` (the services' values: ``move_values`` for the engine's
+    moves) to a repeated ``Move`` field. Building a message costs several times more
+    than copying one, and the same few moves recur in every game, so each distinct
+    move's message is built once; ``extend`` copies it in, and the kept instance is
+    never handed out, so no caller can change it."""
+    kept_messages = _MOVE_MESSAGES
     messages = []
-    for move in moves:
-        value = move if isinstance(move, MoveValue) else move_value(move)
-        message = _MOVE_MESSAGES.get(value)
-        if message is None:
-            if len(_MOVE_MESSAGES) >= _MOVE_MESSAGES_KEPT:
-                _MOVE_MESSAGES.clear()
-            message = _MOVE_MESSAGES[value] = move_value_to_pb(value)
-        messages.append(message)
+    for value in moves:
+        kept = kept_messages.get(id(value))
+        if kept is None or kept[0] is not value:
+            if len(kept_messages) >= _MOVE_MESSAGES_KEPT:
+                kept_messages.clear()
+            kept = kept_messages[id(value)] = (value, move_value_to_pb(value))
+        messages.append(kept[1])
     field.extend(messages)
 
 
@@ -192,7 +198,9 @@ _RULES_MESSAGES: dict[int, tuple[RulesValue, pb.Rules]] = {}
 _RULES_MESSAGES_KEPT = 256
 
 
-def rules_value_to_pb(rules: RulesValue) -> pb.Rules:
+def _rules_message(rules: RulesValue) -> pb.Rules:
+    """The kept message of ``rules``: copied into what is handed out, never itself
+    handed out."""
     kept = _RULES_MESSAGES.get(id(rules))
     if kept is None or kept[0] is not rules:
         if len(_RULES_MESSAGES) >= _RULES_MESSAGES_KEPT:
@@ -201,8 +209,12 @@ def rules_value_to_pb(rules: RulesValue) -> pb.Rules:
         for name, value in knobs_to_pb(rules.overrides).items():
             message.overrides[name].CopyFrom(value)
         kept = _RULES_MESSAGES[id(rules)] = (rules, message)
+    return kept[1]
+
+
+def rules_value_to_pb(rules: RulesValue) -> pb.Rules:
     out = pb.Rules()
-    out.CopyFrom(kept[1])
+    out.CopyFrom(_rules_message(rules))
     return out
 
 
@@ -389,10 +401,10 @@ def public_to_pb(p: PublicView) -> pb.GameView:
         game_id=p.game_id,
         version=p.version,
         status=STATUS[p.status],
-        rules=rules_value_to_pb(p.rules),
         players=p.players,
         deal_number=p.deal_number,
     )
+    view.rules.CopyFrom(_rules_message(p.rules))
     # ``add`` builds each element in place: ``append`` would build it, then copy it.
     for s in p.seats:
         view.seats.add(

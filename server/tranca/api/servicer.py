@@ -239,7 +239,7 @@ class GameService(pb_grpc.GameServiceServicer):
     ) -> pb.ListLegalMovesResponse:
         shown = await self.games.legal_moves(credentials(context), request.game_id)
         out = pb.ListLegalMovesResponse(version=shown.version)
-        extend_moves(out.moves, list(shown.legal))
+        extend_moves(out.moves, shown.legal)
         return out
 
     @rpc("SubmitMove")
@@ -258,7 +258,7 @@ class GameService(pb_grpc.GameServiceServicer):
         out = pb.SubmitMoveResponse(version=moved.shown.version, replayed=moved.replayed)
         self.views.fill(out.view, moved.shown)
         if request.include_legal_moves:
-            extend_moves(out.legal_moves, list(moved.legal))
+            extend_moves(out.legal_moves, moved.legal)
         return out
 
     @rpc("SubmitTurn")
@@ -276,7 +276,7 @@ class GameService(pb_grpc.GameServiceServicer):
         out = pb.SubmitTurnResponse(version=moved.shown.version, replayed=moved.replayed)
         self.views.fill(out.view, moved.shown)
         if request.include_legal_moves:
-            extend_moves(out.legal_moves, list(moved.legal))
+            extend_moves(out.legal_moves, moved.legal)
         return out
 
     @rpc("LeaveGame")

@@ -83,13 +83,12 @@ def collected_credentials(
     silently ignored, or used in its stead. An ``authorization`` value other than
     ``Bearer <token>`` is no credential of this server (as if it were not sent),
     but it still counts as the header's one value."""
-    for header, values in (
-        (API_KEY_HEADER, api_keys),
-        (AUTHORIZATION_HEADER, authorizations),
-        (ORIGIN_HEADER, origins),
-    ):
-        if len(values) > 1:
-            raise ambiguous_credentials(header)
+    if len(api_keys) > 1:
+        raise ambiguous_credentials(API_KEY_HEADER)
+    if len(authorizations) > 1:
+        raise ambiguous_credentials(AUTHORIZATION_HEADER)
+    if len(origins) > 1:
+        raise ambiguous_credentials(ORIGIN_HEADER)
     token = ""
     if authorizations and authorizations[0][:7].lower() == "bearer ":
         token = authorizations[0][7:].strip()

@@ -7,7 +7,9 @@ and a replay's deals with their cards as texts.
 The views of the deal itself are the engine's (``rules.views``): values of card texts
 and numbers, handed on as they are. A public view is worked out lazily, from a
 ``Shown``: a transport builds it once per version for all of the game's viewers
-(api/shared_views.py), so a use case does not build it for each of them."""
+(api/shared_views.py), so a use case does not build it for each of them. The values
+made for every move's answer (``PublicView``, ``SeatLine``, ``SeatExtras``) are
+slotted and not frozen, as services/game_values.py's answers are."""
 
 from __future__ import annotations
 
@@ -88,7 +90,7 @@ class Commitment:
     entropy: Sequence[str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatLine:
     """One seat as every viewer sees it."""
 
@@ -112,7 +114,7 @@ class DealBoard:
     result: dict[str, Any] | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PublicView:
     """What every viewer of a game at a version sees, each seat and every spectator
     alike: all but the viewer's seat, its hand and the turn's deadline
@@ -137,7 +139,7 @@ class PublicView:
     deal: SeatView | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SeatExtras:
     """What one seat sees beyond the public view: its seat, its hand while a deal is
     played, and the turn's deadline (with the server's clock as it is worked out)
@@ -199,10 +201,27 @@ def _knobs(rules: Rules) -> dict[str, Any]:
     return out
 
 
-@functools.lru_cache(maxsize=256)
+# Each rules' value by the identity of the rules: a game's setup is read once and kept
+# (store/codec.py), so every view of the game finds its value without hashing its
+# rules' every knob; the entry holds the rules, so their id is never another's while
+# the entry lasts.
+_RULES_VALUES: dict[int, tuple[Rules, RulesValue]] = {}
+_RULES_VALUES_KEPT = 4096  # as many as the setups store/codec.py keeps
+
+
 def rules_value(rules: Rules) -> RulesValue:
     """The preset's name and the knobs that differ from it (the same value for the
     same rules: a transport may keep what it writes of it)."""
+    kept = _RULES_VALUES.get(id(rules))
+    if kept is None or kept[0] is not rules:
+        if len(_RULES_VALUES) >= _RULES_VALUES_KEPT:
+            _RULES_VALUES.clear()
+        kept = _RULES_VALUES[id(rules)] = (rules, _rules_value(rules))
+    return kept[1]
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_value(rules: Rules) -> RulesValue:
     base = PRESETS.get(rules.name)
     if base is None:
         return RulesValue(rules.name, {})

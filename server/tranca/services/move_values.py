@@ -9,7 +9,6 @@ move or its refusal."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,12 +43,16 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MoveValue:
     """A move in a request's or an answer's terms. ``kind``: one of ``KIND_NAMES``
     ("" when the request sets none); ``meld_id``: the meld it names, None when it
     names none (a pile taken with cards, a new meld, a draw, a discard); ``cards``:
-    card texts; ``text``: the move's canonical text (answers only)."""
+    card texts; ``text``: the move's canonical text (answers only).
+
+    Not frozen, as a request's move is read into one on every move (a frozen
+    dataclass sets each field through ``object.__setattr__``), and not hashable;
+    never changed: ``move_value`` hands the same value to every answer."""
 
     kind: str
     meld_id: int | None = None
@@ -57,7 +60,7 @@ class MoveValue:
     text: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ChosenMove:
     """A move read from a request, or the refusal of it (see the module's docstring)."""
 
@@ -92,27 +95,31 @@ def _card(text: str) -> int:
         raise InvalidMove(str(exc)) from None
 
 
+# A move's kind by its name: a request's kind is looked up once, not compared with
+# each kind's name in turn.
+_KINDS = {name: kind for kind, name in enumerate(KIND_NAMES)}
+
+
 def _parsed(value: MoveValue) -> Move:
-    kind = value.kind
-    if not kind:
-        raise InvalidMove("the move sets none of its kinds")
-    if kind == KIND_NAMES[DRAW]:
+    kind = _KINDS.get(value.kind)
+    cards = value.cards
+    if kind == DISCARD:
+        move = Move(DISCARD, NO_MELD, (_card(cards[0]),) if cards else ())
+    elif kind == DRAW:
         move = Move(DRAW)
-    elif kind == KIND_NAMES[TAKE]:
+    elif kind == TAKE:
         if value.meld_id is not None:
-            if value.cards:
+            if cards:
                 raise InvalidMove("take_pile sets either meld_id or cards, not both")
             move = Move(TAKE, value.meld_id, ())
         else:
-            move = Move(TAKE, NO_MELD, tuple(sorted(_card(c) for c in value.cards)))
-    elif kind == KIND_NAMES[MELD]:
-        move = Move(MELD, NO_MELD, tuple(sorted(_card(c) for c in value.cards)))
-    elif kind in (KIND_NAMES[ADD], KIND_NAMES[REPLACE]):
+            move = Move(TAKE, NO_MELD, tuple(sorted(_card(c) for c in cards)))
+    elif kind == MELD:
+        move = Move(MELD, NO_MELD, tuple(sorted(_card(c) for c in cards)))
+    elif kind in (ADD, REPLACE):
         meld_id = value.meld_id if value.meld_id is not None else 0
-        move = Move(KIND_NAMES.index(kind), meld_id, tuple(_card(c) for c in value.cards[:1]))
-    elif kind == KIND_NAMES[DISCARD]:
-        move = Move(DISCARD, NO_MELD, tuple(_card(c) for c in value.cards[:1]))
-    else:
+        move = Move(kind, meld_id, (_card(cards[0]),) if cards else ())
+    else:  # no kind set ("" or a name no kind has)
         raise InvalidMove("the move sets none of its kinds")
     if move.meld < NO_MELD:
         raise InvalidMove("meld ids are 0 or more")
@@ -140,17 +147,31 @@ def read_turn(values: Sequence[MoveValue]) -> ChosenTurn:
     return ChosenTurn(tuple(moves))
 
 
-@functools.lru_cache(maxsize=65_536)
+# Each distinct move's value, kept: the same few moves recur in every game, and an
+# answer's legal moves are looked up here one by one. A dict, not an lru_cache: a
+# hit is a hash of the move, without the cache's key tuple and its order kept;
+# bounded as the transports' kept messages are (cleared when full).
+_MOVE_VALUES: dict[Move, MoveValue] = {}
+_MOVE_VALUES_KEPT = 65_536
+
+
 def move_value(move: Move) -> MoveValue:
-    """A move as an answer shows it. Kept: the same few moves recur in every game."""
-    kind, meld_id, cards = move
-    return MoveValue(
-        KIND_NAMES[kind],
-        None if meld_id == NO_MELD else meld_id,
-        tuple(card_text(c) for c in cards),
-        move_text(move),
-    )
+    """A move as an answer shows it: the same value for the same move while it is
+    kept (a transport may keep what it writes of it)."""
+    value = _MOVE_VALUES.get(move)
+    if value is None:
+        if len(_MOVE_VALUES) >= _MOVE_VALUES_KEPT:
+            _MOVE_VALUES.clear()
+        kind, meld_id, cards = move
+        value = _MOVE_VALUES[move] = MoveValue(
+            KIND_NAMES[kind],
+            None if meld_id == NO_MELD else meld_id,
+            tuple(card_text(c) for c in cards),
+            move_text(move),
+        )
+    return value
 
 
 def move_values(moves: Sequence[Move]) -> list[MoveValue]:
-    return [move_value(m) for m in moves]
+    kept = _MOVE_VALUES.get
+    return [kept(m) or move_value(m) for m in moves]
