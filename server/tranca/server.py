@@ -344,7 +344,7 @@ async def start(
                     audit_store,
                     now_ms,
                 ),
-                PlayerErasure(access, ErasureStore(store), now_ms),
+                PlayerErasure(access, ErasureStore(store), now_ms, notifier=feed or hub),
                 avatars,
             ),
             session_pb2.DESCRIPTOR.services_by_name["SessionService"],
@@ -353,7 +353,7 @@ async def start(
             AdminService(
                 Admin(store, access, moves),
                 AuditLog(access, audit_store),
-                AccountMerge(access, MergeStore(store), now_ms),
+                AccountMerge(access, MergeStore(store), now_ms, notifier=feed or hub),
             ),
             admin_pb2.DESCRIPTOR.services_by_name["AdminService"],
         ),

@@ -36,7 +36,7 @@ class Rig:
             world.repo, self.identities, self.profiles, self.players, self.audit
         )
         self.erasure = PlayerErasure(
-            world.access, erasures, lambda: world.repo.now, lambda: PSEUDONYM
+            world.access, erasures, lambda: world.repo.now, lambda: PSEUDONYM, world.notes
         )
         self.log = AuditLog(world.access, self.audit)
 
@@ -139,6 +139,8 @@ async def test_an_erased_players_seat_keeps_its_place_under_the_pseudonym(
     ]
     last = game.log[-1]
     assert (last.action.kind, last.actor, last.version) == ("erase", "app", game.version)
+    # Its watchers here read it again (the change was made outside the move path).
+    assert world.notes.unversioned[-1:] == [game_id]
     # The log still rebuilds the game.
     rebuilt = rebuild(game.state.setup, [r.action for r in game.log])
     assert rebuilt.to_dict() == game.state.to_dict()

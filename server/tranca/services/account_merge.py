@@ -37,7 +37,15 @@ from ..reasons import Reason
 from .access import Access, Credentials, require_app
 from .audit import AuditAction, AuditEntry
 from .errors import Refusal, Refused, malformed
-from .player_rewrite import ChangedMeanwhile, PlayerRewrite, PlayerStillPlaying, refuse_pseudonym
+from .player_rewrite import (
+    ChangedMeanwhile,
+    PlayerRewrite,
+    PlayerStillPlaying,
+    Rewritten,
+    refuse_pseudonym,
+    wake,
+)
+from .ports import Notifier
 
 MAX_PLAYER_ID = 128
 
@@ -66,20 +74,28 @@ class Merge:
 class MergeRepository(Protocol):
     async def merge_players(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
-    ) -> dict[str, int]:
+    ) -> Rewritten:
         """In one transaction: ``PlayerStillPlaying`` if either player still plays,
         ``AccountsSharedATable`` if they shared a table or a tournament,
         ``ChangedMeanwhile`` if a game changed meanwhile; else fold ``rewrite.player_id``
         into ``rewrite.replacement`` as the module docstring says and write
-        ``entry`` (its detail gains the rows changed); the rows changed, by table."""
+        ``entry`` (its detail gains the rows changed); the rows changed, by table, and the
+        games that gained a change."""
         ...
 
 
 class AccountMerge:
-    def __init__(self, access: Access, merges: MergeRepository, now_ms: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        access: Access,
+        merges: MergeRepository,
+        now_ms: Callable[[], int],
+        notifier: Notifier | None = None,
+    ) -> None:
         self.access = access
         self.merges = merges
         self.now_ms = now_ms
+        self.notifier = notifier
 
     async def merge(self, credentials: Credentials, merged: str, kept: str) -> Merge:
         app = require_app(await self.access.identify(credentials))
@@ -95,7 +111,7 @@ class AccountMerge:
             AuditAction.MERGE_PLAYERS, "app", kept, {"merged": merged}, self.now_ms()
         )
         try:
-            rows = await self.merges.merge_players(
+            done = await self.merges.merge_players(
                 app.id, PlayerRewrite(merged, kept, names=False), entry
             )
         except PlayerStillPlaying as still:
@@ -115,7 +131,8 @@ class AccountMerge:
             raise Refused(
                 Refusal.CONFLICT, Reason.VERSION_CONFLICT, f"{moved}; nothing was merged: retry"
             ) from None
-        return Merge(merged, kept, rows)
+        wake(self.notifier, done.games)
+        return Merge(merged, kept, done.rows)
 
 
 __all__ = ["AccountMerge", "AccountsSharedATable", "Merge", "MergeRepository"]

@@ -58,7 +58,10 @@ from .player_rewrite import (
     ChangedMeanwhile,
     PlayerRewrite,
     PlayerStillPlaying,
+    Rewritten,
+    wake,
 )
+from .ports import Notifier
 
 
 def new_pseudonym() -> str:
@@ -81,11 +84,12 @@ class Erasure:
 class ErasureRepository(Protocol):
     async def erase_player(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
-    ) -> dict[str, int]:
+    ) -> Rewritten:
         """In one transaction: ``PlayerStillPlaying`` if the player still plays,
         ``ChangedMeanwhile`` if a game or tournament it rewrites changed meanwhile,
         else delete and pseudonymise as the module docstring says, and write
-        ``entry`` (its detail gains the rows changed); the rows changed, by kind."""
+        ``entry`` (its detail gains the rows changed); the rows changed, by table, and the
+        games that gained a change."""
         ...
 
 
@@ -96,11 +100,13 @@ class PlayerErasure:
         erasures: ErasureRepository,
         now_ms: Callable[[], int],
         pseudonyms: Callable[[], str] = new_pseudonym,
+        notifier: Notifier | None = None,
     ) -> None:
         self.access = access
         self.erasures = erasures
         self.now_ms = now_ms
         self.pseudonyms = pseudonyms
+        self.notifier = notifier
 
     async def erase(self, credentials: Credentials, player_id: str) -> Erasure:
         """Erase ``player_id`` with the app's key, or the session's own player
@@ -115,7 +121,7 @@ class PlayerErasure:
             self.now_ms(),
         )
         try:
-            rows = await self.erasures.erase_player(subject.app_id, rewrite, entry)
+            done = await self.erasures.erase_player(subject.app_id, rewrite, entry)
         except PlayerStillPlaying as still:
             raise Refused(
                 Refusal.PRECONDITION,
@@ -126,7 +132,8 @@ class PlayerErasure:
             raise Refused(
                 Refusal.CONFLICT, Reason.VERSION_CONFLICT, f"{moved}; nothing was erased: retry"
             ) from None
-        return Erasure(rewrite.replacement, rows)
+        wake(self.notifier, done.games)
+        return Erasure(rewrite.replacement, done.rows)
 
 
 __all__ = [

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import malformed
+from .ports import Notifier
 
 # An erasure's pseudonyms start so; no app may give a player such an id (it would
 # take the erased player's records over): ``refuse_pseudonym``.
@@ -66,6 +68,24 @@ class PlayerStillPlaying(Exception):
     def __init__(self, where: StillPlaying) -> None:
         super().__init__(where.describe())
         self.where = where
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """What an erasure or a merge changed: rows by table, and the games that gained
+    a change (their watchers are woken)."""
+
+    rows: dict[str, int]
+    games: tuple[str, ...] = ()
+
+
+def wake(notifier: Notifier | None, games: Sequence[str]) -> None:
+    """This process's watchers of ``games`` read them again: each gained a change
+    outside the move path. (The write's own hint reaches the other replicas, as a
+    move's does; through the change feed, this publish does.)"""
+    if notifier is not None:
+        for game_id in games:
+            notifier.publish(game_id, None)
 
 
 class ChangedMeanwhile(Exception):
@@ -169,6 +189,8 @@ __all__ = [
     "ChangedMeanwhile",
     "PlayerRewrite",
     "PlayerStillPlaying",
+    "Rewritten",
     "StillPlaying",
     "refuse_pseudonym",
+    "wake",
 ]

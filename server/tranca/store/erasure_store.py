@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform.chips import player_account
 from ..services.audit import AuditAction, AuditEntry
-from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying
+from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying, Rewritten
 from ..table.game import BY_APP, BY_PLAYER
 from .audit_store import write_audit_entry
 from .codec import dumps, loads
@@ -62,7 +62,7 @@ class ErasureStore:
 
     async def erase_player(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
-    ) -> dict[str, int]:
+    ) -> Rewritten:
         rows: dict[str, int] = {}
         touched: list[str] = []
         by = BY_APP if entry.actor == "app" else BY_PLAYER
@@ -87,7 +87,7 @@ class ErasureStore:
                 conn, app_id, dataclasses.replace(entry, detail={"rows": changed})
             )
         self.store.forget_states(touched)
-        return changed
+        return Rewritten(changed, tuple(sorted(set(touched))))
 
 
 async def _erase_rows(

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..services.account_merge import AccountsSharedATable
 from ..services.audit import AuditEntry
-from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying
+from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying, Rewritten
 from ..table.game import BY_APP
 from . import ledger
 from .audit_store import write_audit_entry
@@ -57,7 +57,7 @@ class MergeStore:
 
     async def merge_players(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
-    ) -> dict[str, int]:
+    ) -> Rewritten:
         merged, kept = rewrite.player_id, rewrite.replacement
         rows: dict[str, int] = {}
         async with self.store.writing(MERGE_SECONDS) as conn:
@@ -97,7 +97,7 @@ class MergeStore:
             detail = {**entry.detail, "rows": changed}
             await write_audit_entry(conn, app_id, dataclasses.replace(entry, detail=detail))
         self.store.forget_states(games)
-        return changed
+        return Rewritten(changed, tuple(games))
 
 
 async def _refuse_shared(conn: AsyncConnection, app_id: str, merged: str, kept: str) -> None:

@@ -10,7 +10,12 @@ from __future__ import annotations
 import dataclasses
 
 from tranca.services.audit import AuditEntry
-from tranca.services.player_rewrite import PlayerRewrite, PlayerStillPlaying, StillPlaying
+from tranca.services.player_rewrite import (
+    PlayerRewrite,
+    PlayerStillPlaying,
+    Rewritten,
+    StillPlaying,
+)
 from tranca.services.ports import LogRecord
 from tranca.table.action_kinds import ActionKind
 from tranca.table.game import BY_APP, BY_PLAYER, FINISHED, Action, GameState, apply_action
@@ -139,7 +144,7 @@ class ErasureMemory(AccountRowsMemory):
 
     async def erase_player(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
-    ) -> dict[str, int]:
+    ) -> Rewritten:
         player, pseudonym = rewrite.player_id, rewrite.replacement
         games = seated_games(self.state, app_id, player)
         playing = unfinished(self.state, games, player)
@@ -190,4 +195,4 @@ class ErasureMemory(AccountRowsMemory):
         rows["audit_entries"] = audited
         changed = {table: n for table, n in sorted(rows.items()) if n}
         self.audit.write(app_id, dataclasses.replace(entry, detail={"rows": changed}))
-        return changed
+        return Rewritten(changed, tuple(games))

@@ -10,7 +10,12 @@ import dataclasses
 
 from tranca.services.account_merge import AccountsSharedATable
 from tranca.services.audit import AuditEntry
-from tranca.services.player_rewrite import PlayerRewrite, PlayerStillPlaying, StillPlaying
+from tranca.services.player_rewrite import (
+    PlayerRewrite,
+    PlayerStillPlaying,
+    Rewritten,
+    StillPlaying,
+)
 from tranca.table.game import BY_APP
 
 from .erasure import AccountRowsMemory, rewrite_events, rewrite_seats, seated_games, unfinished
@@ -22,7 +27,7 @@ class MergeMemory(AccountRowsMemory):
 
     async def merge_players(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
-    ) -> dict[str, int]:
+    ) -> Rewritten:
         merged, kept = rewrite.player_id, rewrite.replacement
         games = seated_games(self.state, app_id, merged)
         kept_games = seated_games(self.state, app_id, kept)
@@ -67,4 +72,4 @@ class MergeMemory(AccountRowsMemory):
         changed = {table: n for table, n in sorted(rows.items()) if n}
         detail = {**entry.detail, "rows": changed}
         self.audit.write(app_id, dataclasses.replace(entry, detail=detail))
-        return changed
+        return Rewritten(changed, tuple(games))
