@@ -163,13 +163,16 @@ async def test_tranca_admin_shows_and_ends_games_from_a_terminal(
     # The data-rights tools: a merge, an erasure, and the audit log of both.
     await platform.grant("cid", 10)
     await platform.grant("cid-2", 5)
-    merged = await asyncio.to_thread(tranca_admin, "merge-players", "cid-2", "cid")
+    asked = await asyncio.to_thread(tranca_admin, "merge-players", "cid-2", "cid")
+    assert asked.returncode == 1 and "add --yes" in asked.stderr  # nothing done
+    assert await platform.chips("cid") == 10
+    merged = await asyncio.to_thread(tranca_admin, "merge-players", "cid-2", "cid", "--yes")
     assert merged.returncode == 0, merged.stderr
     assert merged.stdout.startswith("cid-2 merged into cid; rows changed: chip_entries 2")
     assert await platform.chips("cid") == 15
-    refused = await asyncio.to_thread(tranca_admin, "merge-players", "ana", "bia")
+    refused = await asyncio.to_thread(tranca_admin, "merge-players", "ana", "bia", "--yes")
     assert refused.returncode == 1 and "ACCOUNTS_SHARED_A_TABLE" in refused.stderr
-    erased = await asyncio.to_thread(tranca_admin, "--json", "erase-player", "cid")
+    erased = await asyncio.to_thread(tranca_admin, "--json", "erase-player", "cid", "--yes")
     assert erased.returncode == 0, erased.stderr
     pseudonym = json.loads(erased.stdout)["pseudonym"]
     audit = await asyncio.to_thread(tranca_admin, "audit")

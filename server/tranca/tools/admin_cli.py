@@ -10,8 +10,8 @@ exit status 1, as every ``tranca`` command.
     tranca admin remove-seat GAME_ID SEAT
     tranca admin sessions [--player ID] [--live]
     tranca admin revoke-player PLAYER_ID
-    tranca admin erase-player PLAYER_ID
-    tranca admin merge-players MERGED_ID KEPT_ID
+    tranca admin erase-player PLAYER_ID --yes
+    tranca admin merge-players MERGED_ID KEPT_ID --yes
     tranca admin audit [--after ID]
 """
 
@@ -167,7 +167,14 @@ def _rows(rows: Any) -> str:
     return ", ".join(f"{table} {n}" for table, n in sorted(rows.items())) or "nothing held"
 
 
+def _for_good(args: argparse.Namespace, what: str) -> None:
+    """An action that cannot be undone is taken only when asked for with --yes."""
+    if not args.yes:
+        raise Refusal(f"{what} cannot be undone: add --yes to do it")
+
+
 def _erase(a: Admin, args: argparse.Namespace) -> list[str]:
+    _for_good(args, f"erasing {args.player_id}")
     done = a.call(a.sessions.ErasePlayer, session_pb2.ErasePlayerRequest(player_id=args.player_id))
     if args.json:
         return [json.dumps(MessageToDict(done))]
@@ -175,6 +182,7 @@ def _erase(a: Admin, args: argparse.Namespace) -> list[str]:
 
 
 def _merge(a: Admin, args: argparse.Namespace) -> list[str]:
+    _for_good(args, f"merging {args.merged_id} into {args.kept_id}")
     done = a.call(
         a.admin.MergePlayers,
         admin_pb2.MergePlayersRequest(merged_player_id=args.merged_id, kept_player_id=args.kept_id),
@@ -232,12 +240,14 @@ def parser() -> Parser:
         "erase-player", help="erase a player: deleted, or kept under a pseudonym (audited)"
     )
     erase.add_argument("player_id")
+    erase.add_argument("--yes", action="store_true", help="erase: it cannot be undone")
     erase.set_defaults(run=_erase)
     merge = sub.add_parser(
         "merge-players", help="fold one player's account into another's (audited)"
     )
     merge.add_argument("merged_id")
     merge.add_argument("kept_id")
+    merge.add_argument("--yes", action="store_true", help="merge: it cannot be undone")
     merge.set_defaults(run=_merge)
     audit = sub.add_parser("audit", help="the app's audit log: erasures and merges")
     audit.add_argument("--after", type=int, default=0, help="entries after this id")
