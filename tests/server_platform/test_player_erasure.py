@@ -20,6 +20,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from tranca.server import Running
+from tranca.store import player_rows
 from tranca.store.codec import action_from_text, state_from_text
 from tranca.table.game import rebuild
 from tranca.v1 import admin_pb2 as apb
@@ -481,3 +482,22 @@ async def test_a_finished_match_is_erased_once_it_is_settled(
     erased = await erase(spb.ErasePlayerRequest(player_id=ana), metadata=client.app())
     assert erased.rows["player_ratings"] == 1 and erased.rows["ranking_awards"] == 1
     assert await text_hits(running.store.engine, (ana,)) == []
+
+
+async def test_a_player_of_more_games_than_a_statement_names_is_erased_whole(
+    client: Client, server: Running, bank: Platform, ana: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The games are read and rewritten in parts (``player_rows.GAMES_A_STATEMENT``,
+    made 2 here): five tables the player left, all erased."""
+    monkeypatch.setattr(player_rows, "GAMES_A_STATEMENT", 2)
+    for _ in range(5):
+        table = await bank.table([ana, OTHERS[0]], competitive=False)
+        await bank.resign(table, 0)
+    await settle_all(server.store)
+    erased = await sessions(client).ErasePlayer(
+        spb.ErasePlayerRequest(player_id=ana), metadata=client.app()
+    )
+    assert (erased.rows["games"], erased.rows["player_tokens"]) == (5, 5)
+    assert erased.rows["move_log"] == 10  # each game's join, and its erase change
+    assert await text_hits(server.store.engine, (ana,)) == []
+    assert await replays_rebuild_every_snapshot(server.store.engine, bank.app_id) == 5

@@ -42,6 +42,15 @@ from .repository import Store
 
 OPEN_TICKETS = (TicketStatus.FORMING.value, TicketStatus.WAITING.value)
 CLOSED_TOURNAMENTS = (FINISHED, CANCELLED)
+# Games named in one statement: a player of many thousands of games is read and
+# rewritten in parts, far below the databases' limits on a statement's parameters
+# (PostgreSQL's 32,767).
+GAMES_A_STATEMENT = 500
+
+
+def in_parts(ids: Sequence[str]) -> list[list[str]]:
+    """``ids`` in parts of at most ``GAMES_A_STATEMENT``."""
+    return [list(ids[i : i + GAMES_A_STATEMENT]) for i in range(0, len(ids), GAMES_A_STATEMENT)]
 
 
 async def games_with_tokens(conn: AsyncConnection, app_id: str, player_id: str) -> list[str]:
@@ -65,9 +74,9 @@ async def still_playing(
     address, its ranking points, its chips); a tournament not over that they are
     entered in; a quick-play ticket still open."""
     playing = []
-    if games:
+    for part in in_parts(games):
         q = select(Game.id, Game.status, Game.settled, Game.snapshot).where(
-            Game.id.in_(list(games)),
+            Game.id.in_(part),
             (Game.status != GameStatus.FINISHED.value) | (Game.settled.is_(False)),
         )
         for r in await conn.execute(q):
@@ -136,21 +145,35 @@ async def rewrite_games(
     rolls the whole erasure back (``ChangedMeanwhile``)."""
     if not games:
         return
-    tokens = await conn.execute(
-        update(PlayerToken)
-        .where(PlayerToken.game_id.in_(list(games)), PlayerToken.player_id == rewrite.player_id)
-        .values(
-            player_id=rewrite.replacement,
-            # A merge keeps the name a seat was taken with.
-            **({"player_name": rewrite.replacement} if rewrite.names else {}),
-            address="",
-            revoked=True,
+    tokens = logged = erased = 0
+    for part in in_parts(games):
+        done = await conn.execute(
+            update(PlayerToken)
+            .where(PlayerToken.game_id.in_(part), PlayerToken.player_id == rewrite.player_id)
+            .values(
+                player_id=rewrite.replacement,
+                # A merge keeps the name a seat was taken with.
+                **({"player_name": rewrite.replacement} if rewrite.names else {}),
+                address="",
+                revoked=True,
+            )
         )
-    )
-    rows["player_tokens"] = tokens.rowcount
+        tokens += done.rowcount
+        logged += await _rewrite_log(conn, rewrite, part)
+        changed = await _change_games(conn, store, rewrite, part, by)
+        erased += changed
+        logged += changed  # each change is a row of its game's log
+    rows["player_tokens"] = tokens
+    rows["move_log"] = logged
+    rows["games"] = erased
+
+
+async def _rewrite_log(conn: AsyncConnection, rewrite: PlayerRewrite, games: list[str]) -> int:
+    """The logged actions of ``games`` that name the player (a join, a removal):
+    rewritten; how many."""
     logged = 0
     q = select(MoveLog.game_id, MoveLog.version, MoveLog.action).where(
-        MoveLog.game_id.in_(list(games)),
+        MoveLog.game_id.in_(games),
         MoveLog.action.contains(rewrite.player_id, autoescape=True),
     )
     for entry in (await conn.execute(q)).all():
@@ -163,9 +186,18 @@ async def rewrite_games(
                 .values(action=dumps(after))
             )
             logged += 1
+    return logged
+
+
+async def _change_games(
+    conn: AsyncConnection, store: Store, rewrite: PlayerRewrite, games: list[str], by: str
+) -> int:
+    """Each of ``games`` whose snapshot names the player, changed by a logged
+    ``erase`` (or ``merge``) at its next version; how many. The log rows written
+    are one a game."""
     erased = 0
     stored = select(Game.id, Game.version, Game.status, Game.snapshot, Game.setup).where(
-        Game.id.in_(list(games))
+        Game.id.in_(games)
     )
     for game in (await conn.execute(stored)).all():
         before = loads(game.snapshot)
@@ -197,9 +229,7 @@ async def rewrite_games(
         if await store.sql.run_change(conn, write, store.move_path.origin) is None:
             raise ChangedMeanwhile(f"game {game.id}")
         erased += 1
-        logged += 1
-    rows["games"] = erased
-    rows["move_log"] = logged
+    return erased
 
 
 async def rename_keys(conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite) -> int:
