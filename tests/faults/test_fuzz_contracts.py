@@ -33,10 +33,8 @@ test``; ``make fuzz`` runs more).
 from __future__ import annotations
 
 import os
-import struct
 import threading
 import uuid
-import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +46,7 @@ from google.protobuf.message import Message
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.harness.pictures import png
 from tranca.api.convert import view_to_pb
 from tranca.store.codec import state_text
 from tranca.table.game import Action, apply_action, new_game, play_action
@@ -181,23 +180,10 @@ def _number(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft) -> int:
     return draw(st.integers(low, 40))
 
 
-def _png(width: int, height: int, rows: bytes) -> bytes:
-    """A PNG whose header claims ``width`` x ``height`` pixels, with ``rows`` as its
-    compressed data (well formed or not)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        crc = struct.pack(">I", zlib.crc32(kind + data))
-        return struct.pack(">I", len(data)) + kind + data + crc
-
-    head = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    body = chunk(b"IHDR", head) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
-    return b"\x89PNG\r\n\x1a\n" + body
-
-
 # A real 2 x 2 picture (two rows, each a filter byte and two RGB pixels), and hostile
 # ones: a header claiming 3.6 billion pixels, rows that do not fill the picture.
-PICTURES = [_png(2, 2, (b"\x00" + b"\xff\x00\x00" * 2) * 2)]
-HOSTILE_PICTURES = [_png(60_000, 60_000, b"\x00" * 64), _png(64, 64, b"\x00" * 3)]
+PICTURES = [png(2, 2, (b"\x00" + b"\xff\x00\x00" * 2) * 2)]
+HOSTILE_PICTURES = [png(60_000, 60_000, b"\x00" * 64), png(64, 64, b"\x00" * 3)]
 
 
 @st.composite

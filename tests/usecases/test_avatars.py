@@ -5,12 +5,11 @@ a picture this server takes is refused before it is decoded."""
 from __future__ import annotations
 
 import io
-import struct
-import zlib
 
 import pytest
 from PIL import Image
 
+from tests.harness.pictures import png
 from tranca.services.access import Credentials
 from tranca.services.avatars import (
     AVATAR_PATH,
@@ -89,19 +88,7 @@ def test_transparency_is_kept_and_a_gifs_first_frame_taken() -> None:
 def png_claiming(width: int, height: int) -> bytes:
     """A well-formed PNG header that claims ``width`` x ``height`` pixels, with one
     tiny compressed row: decoding it would expand it beyond reason."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-        )
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
-        + chunk(b"IEND", b"")
-    )
+    return png(width, height, b"\x00" * 64)
 
 
 def test_what_is_not_a_picture_this_server_takes_is_refused() -> None:

@@ -610,6 +610,35 @@ def round_dealt_out(
     )
 
 
+def still_entered(
+    config: Mapping[str, Any], events: Sequence[Mapping[str, Any]], player_id: str
+) -> bool:
+    """Whether a player is still entered in a tournament, read from its stored
+    configuration and events: in an entrant given at the creation or registered
+    since, neither withdrawn, unregistered nor dropped since."""
+    entrants = {
+        str(e["id"]) for e in config.get("entrants", ()) if player_id in e.get("players", ())
+    }
+    for e in events:
+        kind = e.get("type")
+        if kind == "register" and player_id in e.get("players", ()):
+            entrants.add(str(e["entrant"]))
+        elif kind in ("unregister", "withdraw"):
+            entrants.discard(str(e.get("entrant")))
+        elif kind == "drop":
+            entrants.difference_update(str(x) for x in e.get("entrants", ()))
+    return bool(entrants)
+
+
+def ever_entered(
+    config: Mapping[str, Any], events: Sequence[Mapping[str, Any]], player_id: str
+) -> bool:
+    """Whether a player was ever entered (withdrawn or not: their results stand)."""
+    return any(player_id in e.get("players", ()) for e in config.get("entrants", ())) or any(
+        e.get("type") == "register" and player_id in e.get("players", ()) for e in events
+    )
+
+
 __all__ = [
     "CANCELLED",
     "DEFAULT_START_DEADLINE_SECONDS",
@@ -633,6 +662,7 @@ __all__ = [
     "check_in_event",
     "correction_event",
     "drop_no_shows",
+    "ever_entered",
     "latest_result",
     "next_due",
     "pair_event",
@@ -642,6 +672,7 @@ __all__ = [
     "result_event",
     "round_dealt_out",
     "status_of",
+    "still_entered",
     "unregister_event",
     "withdraw_event",
 ]

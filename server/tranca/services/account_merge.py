@@ -71,6 +71,23 @@ class Merge:
     rows: dict[str, int]
 
 
+@dataclass(frozen=True)
+class RatingRecord:
+    """A player's rating as kept: the estimate and the games and wins it is of."""
+
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+
+
+def merged_rating(merged: RatingRecord, kept: RatingRecord) -> RatingRecord:
+    """One rating of one person (the module docstring): the estimate of more games
+    rated (the kept player's on a tie), with both accounts' games and wins added."""
+    best = merged if merged.games > kept.games else kept
+    return RatingRecord(best.mu, best.sigma, merged.games + kept.games, merged.wins + kept.wins)
+
+
 class MergeRepository(Protocol):
     async def merge_players(
         self, app_id: str, rewrite: PlayerRewrite, entry: AuditEntry
@@ -135,4 +152,11 @@ class AccountMerge:
         return Merge(merged, kept, done.rows)
 
 
-__all__ = ["AccountMerge", "AccountsSharedATable", "Merge", "MergeRepository"]
+__all__ = [
+    "AccountMerge",
+    "AccountsSharedATable",
+    "Merge",
+    "MergeRepository",
+    "RatingRecord",
+    "merged_rating",
+]

@@ -143,8 +143,9 @@ async def _rewrite_audit(
     )
     changed = 0
     for r in (await conn.execute(q)).all():
-        subject, detail = rewrite.value(r.subject), rewrite.value(loads(r.detail))
-        if subject == r.subject and detail == loads(r.detail):
+        before = loads(r.detail)
+        subject, detail = rewrite.value(r.subject), rewrite.value(before)
+        if subject == r.subject and detail == before:
             continue
         await conn.execute(
             update(AuditRecord)

@@ -13,7 +13,8 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..services.account_merge import AccountsSharedATable
+from ..platform.tournament_events import ever_entered
+from ..services.account_merge import AccountsSharedATable, RatingRecord, merged_rating
 from ..services.audit import AuditEntry
 from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying, Rewritten
 from ..table.game import BY_APP
@@ -126,19 +127,12 @@ async def _refuse_shared(conn: AsyncConnection, app_id: str, merged: str, kept: 
         sorted(
             r.id
             for r in await conn.execute(q)
-            if _ever_entered(loads(r.config), loads(r.events), merged)
-            and _ever_entered(loads(r.config), loads(r.events), kept)
+            if ever_entered(loads(r.config), loads(r.events), merged)
+            and ever_entered(loads(r.config), loads(r.events), kept)
         )
     )
     if games or tournaments:
         raise AccountsSharedATable(games, tournaments)
-
-
-def _ever_entered(config: dict[str, Any], events: list[dict[str, Any]], player_id: str) -> bool:
-    """Whether the player was ever entered (withdrawn or not: their results stand)."""
-    return any(player_id in e.get("players", ()) for e in config.get("entrants", ())) or any(
-        e.get("type") == "register" and player_id in e.get("players", ()) for e in events
-    )
 
 
 async def _fold_profile(conn: AsyncConnection, app_id: str, merged: str, kept: str) -> int:
@@ -163,8 +157,8 @@ async def _fold_profile(conn: AsyncConnection, app_id: str, merged: str, kept: s
 
 
 async def _fold_rating(conn: AsyncConnection, app_id: str, merged: str, kept: str) -> int:
-    """One rating of one player: the estimate of more games rated, with both players'
-    games and wins added up (services/account_merge.py). The rows changed."""
+    """One rating of one player, as ``account_merge.merged_rating`` decides. The rows
+    changed."""
     q = select(PlayerRating).where(
         PlayerRating.app_id == app_id, PlayerRating.player_id.in_([merged, kept])
     )
@@ -176,15 +170,18 @@ async def _fold_rating(conn: AsyncConnection, app_id: str, merged: str, kept: st
         return (
             await conn.execute(update(PlayerRating).where(*theirs).values(player_id=kept))
         ).rowcount
-    a, b = ratings[merged], ratings[kept]
-    best = a if a.games > b.games else b
+    one = merged_rating(_record(ratings[merged]), _record(ratings[kept]))
     await conn.execute(
         update(PlayerRating)
         .where(PlayerRating.app_id == app_id, PlayerRating.player_id == kept)
-        .values(mu=best.mu, sigma=best.sigma, games=a.games + b.games, wins=a.wins + b.wins)
+        .values(mu=one.mu, sigma=one.sigma, games=one.games, wins=one.wins)
     )
     await conn.execute(delete(PlayerRating).where(*theirs))
     return 2
+
+
+def _record(row: Any) -> RatingRecord:
+    return RatingRecord(float(row.mu), float(row.sigma), int(row.games), int(row.wins))
 
 
 async def _rename_keyed_rows(

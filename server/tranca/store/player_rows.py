@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from ..platform.tournament_events import CANCELLED, FINISHED
+from ..platform.tournament_events import CANCELLED, FINISHED, still_entered
 from ..services.player_rewrite import ChangedMeanwhile, PlayerRewrite, StillPlaying
 from ..services.quick_play import TicketStatus
 from ..table.action_kinds import ActionKind
@@ -95,7 +95,7 @@ async def still_playing(
         | TournamentRecord.config.contains(player_id, autoescape=True),
     )
     for t in await conn.execute(open_entries):
-        if entered(loads(t.config), loads(t.events), player_id):
+        if still_entered(loads(t.config), loads(t.events), player_id):
             tournaments.append(t.id)
     q_ticket = (
         select(PlayerTicket.ticket_id)
@@ -109,23 +109,6 @@ async def still_playing(
     )
     queued = (await conn.execute(q_ticket)).first() is not None
     return StillPlaying(tuple(sorted(playing)), tuple(sorted(tournaments)), queued)
-
-
-def entered(config: dict[str, Any], events: list[dict[str, Any]], player_id: str) -> bool:
-    """Whether the player is still entered: in an entrant given at the creation or
-    registered since, neither withdrawn, unregistered nor dropped since."""
-    entrants = {
-        str(e["id"]) for e in config.get("entrants", ()) if player_id in e.get("players", ())
-    }
-    for e in events:
-        kind = e.get("type")
-        if kind == "register" and player_id in e.get("players", ()):
-            entrants.add(str(e["entrant"]))
-        elif kind in ("unregister", "withdraw"):
-            entrants.discard(str(e.get("entrant")))
-        elif kind == "drop":
-            entrants.difference_update(str(x) for x in e.get("entrants", ()))
-    return bool(entrants)
 
 
 async def rewrite_games(
