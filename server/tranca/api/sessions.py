@@ -13,7 +13,7 @@ from ..services.player_data import PlayerData
 from ..services.player_erasure import PlayerErasure
 from ..services.policy import AppPolicy
 from ..services.ports import SessionKind
-from ..services.profiles import Profile, ProfileChange, Profiles
+from ..services.profiles import Profile, ProfileChange, Profiles, PublicProfile
 from ..services.sessions import Issued, SessionInfo, Sessions
 from ..v1 import session_pb2 as pb
 from ..v1 import session_pb2_grpc as pb_grpc
@@ -46,6 +46,16 @@ def profile_pb(player_id: str, p: Profile) -> pb.Profile:
         display_name=p.display_name,
         avatar_url=p.avatar_url,
         locale=p.locale,
+        country=p.country,
+    )
+
+
+def public_profile_pb(p: PublicProfile) -> pb.Profile:
+    """Another player's profile as others see it: no locale."""
+    return pb.Profile(
+        player_id=p.player_id,
+        display_name=p.display_name,
+        avatar_url=p.avatar_url,
         country=p.country,
     )
 
@@ -241,14 +251,7 @@ class SessionService(pb_grpc.SessionServiceServicer):
         self, request: pb.GetPlayerProfileRequest, context: Ctx
     ) -> pb.GetPlayerProfileResponse:
         shown = await self.profiles.public(credentials(context), request.player_id)
-        return pb.GetPlayerProfileResponse(
-            profile=pb.Profile(
-                player_id=shown.player_id,
-                display_name=shown.display_name,
-                avatar_url=shown.avatar_url,
-                country=shown.country,
-            )
-        )
+        return pb.GetPlayerProfileResponse(profile=public_profile_pb(shown))
 
     @rpc("UploadAvatar")
     async def UploadAvatar(
@@ -262,17 +265,7 @@ class SessionService(pb_grpc.SessionServiceServicer):
         self, request: pb.GetPlayerProfilesRequest, context: Ctx
     ) -> pb.GetPlayerProfilesResponse:
         shown = await self.profiles.public_many(credentials(context), list(request.player_ids))
-        return pb.GetPlayerProfilesResponse(
-            profiles=[
-                pb.Profile(
-                    player_id=p.player_id,
-                    display_name=p.display_name,
-                    avatar_url=p.avatar_url,
-                    country=p.country,
-                )
-                for p in shown
-            ]
-        )
+        return pb.GetPlayerProfilesResponse(profiles=[public_profile_pb(p) for p in shown])
 
     @rpc("ExportPlayerData")
     async def ExportPlayerData(

@@ -1,7 +1,7 @@
 // The service as the page uses it: the client in the page's language, the app the
 // page signs players into, the guest's session, and refusals shown where the player
 // acted.
-import { type PlayerSession, TrancaClient, TrancaError } from '../../../src/index.js';
+import { type PlayerSession, type Profile, TrancaClient, TrancaError } from '../../../src/index.js';
 import { type Key, type Lang, tr } from '../i18n/index.js';
 import { type Account, type Place, type WebConfig, getState, update } from '../store.js';
 
@@ -178,6 +178,20 @@ export async function loadProfile(): Promise<void> {
   }));
 }
 
+/** A profile the player just saved, shown: their account, their seats, the notice. */
+function showSaved(saved: SavedSession, profile: Profile): void {
+  localStorage.setItem(SESSION_KEY, JSON.stringify({ ...saved, name: profile.displayName }));
+  update((s) => ({
+    account: s.account
+      ? { ...s.account, name: profile.displayName, country: profile.country, avatarUrl: profile.avatarUrl }
+      : s.account,
+    notice: t('profileSaved'),
+    profiles: s.account
+      ? { ...s.profiles, [s.account.playerId]: { country: profile.country, avatarUrl: profile.avatarUrl } }
+      : s.profiles,
+  }));
+}
+
 /** The longest side a picture is sent with: the server keeps 128 pixels of it. */
 const AVATAR_SENT = 512;
 
@@ -202,13 +216,7 @@ export async function uploadAvatar(file: File): Promise<void> {
   const profile = await service()
     .withToken(saved.accessToken)
     .uploadAvatar(new Uint8Array(await blob.arrayBuffer()));
-  update((s) => ({
-    account: s.account ? { ...s.account, avatarUrl: profile.avatarUrl } : s.account,
-    notice: t('profileSaved'),
-    profiles: s.account
-      ? { ...s.profiles, [s.account.playerId]: { country: profile.country, avatarUrl: profile.avatarUrl } }
-      : s.profiles,
-  }));
+  showSaved(saved, profile);
 }
 
 /** Changes the signed-in player's profile: the name it is shown with, its country. */
@@ -216,14 +224,7 @@ export async function saveProfile(displayName: string, country: string): Promise
   const saved = savedSession();
   if (!saved) return;
   const profile = await service().withToken(saved.accessToken).updateProfile({ displayName, country });
-  localStorage.setItem(SESSION_KEY, JSON.stringify({ ...saved, name: profile.displayName }));
-  update((s) => ({
-    account: s.account ? { ...s.account, name: profile.displayName, country: profile.country } : s.account,
-    notice: t('profileSaved'),
-    profiles: s.account
-      ? { ...s.profiles, [s.account.playerId]: { country: profile.country, avatarUrl: profile.avatarUrl } }
-      : s.profiles,
-  }));
+  showSaved(saved, profile);
 }
 
 const profilesAsked = new Set<string>();
