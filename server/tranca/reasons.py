@@ -215,6 +215,18 @@ class Reason(StrEnum):
     # Two accounts to merge sat at one table or entered one tournament: merged, one
     # player would hold two seats of it.
     ACCOUNTS_SHARED_A_TABLE = "ACCOUNTS_SHARED_A_TABLE"
+    # Friends (services/friends.py): no player of the app has that id.
+    PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
+    # The caller blocked that player: unblock them first.
+    PLAYER_BLOCKED = "PLAYER_BLOCKED"
+    # The player does not take the caller's friend requests.
+    FRIEND_REQUEST_REFUSED = "FRIEND_REQUEST_REFUSED"
+    # No friend request to accept, decline or cancel.
+    NO_FRIEND_REQUEST = "NO_FRIEND_REQUEST"
+    # The player is not the caller's friend.
+    NOT_FRIENDS = "NOT_FRIENDS"
+    # A player's friends, requests waiting or blocks are at their limit.
+    FRIEND_LIMIT_REACHED = "FRIEND_LIMIT_REACHED"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -25,6 +25,7 @@ from .api.players import PlayerService
 from .api.quick_play import QuickPlayService
 from .api.servicer import GameService
 from .api.sessions import SessionService
+from .api.social import SocialService
 from .api.tournaments import TournamentService
 
 # Re-exported: tests and benchmarks import the settings and logging from the wiring.
@@ -40,6 +41,7 @@ from .services.avatars import Avatars
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
 from .services.dev_identity import DevIdentity, DevKeyFetcher
+from .services.friends import Friends
 from .services.games import Games
 from .services.identity_links import IdentityLinks
 from .services.identity_sign_in import IdentitySignIn
@@ -69,6 +71,7 @@ from .store.audit_store import AuditStore
 from .store.avatars_store import AvatarsStore
 from .store.database import is_sqlite, make_engine, normalise_url
 from .store.erasure_store import ErasureStore
+from .store.friends_store import FriendsStore
 from .store.hints import Hub, PostgresListener
 from .store.identities_store import IdentitiesStore
 from .store.lobby_store import LobbyStore
@@ -88,7 +91,15 @@ from .store.watch_leases import WatchLeases
 if TYPE_CHECKING:  # imported when a browser port is served (start): its web stack
     # (Starlette, Hypercorn) would cost a replica that serves none about 8 MB
     from .web_port import WebPort
-from .v1 import admin_pb2, game_pb2, notifications_pb2, platform_pb2, quick_play_pb2, session_pb2
+from .v1 import (
+    admin_pb2,
+    game_pb2,
+    notifications_pb2,
+    platform_pb2,
+    quick_play_pb2,
+    session_pb2,
+    social_pb2,
+)
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 PLAYER_SERVICE_NAME = platform_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name
@@ -97,6 +108,7 @@ SESSION_SERVICE_NAME = session_pb2.DESCRIPTOR.services_by_name["SessionService"]
 ADMIN_SERVICE_NAME = admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name
 QUICK_PLAY_SERVICE_NAME = quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"].full_name
 NOTIFICATION_SERVICE = notifications_pb2.DESCRIPTOR.services_by_name["NotificationService"]
+SOCIAL_SERVICE = social_pb2.DESCRIPTOR.services_by_name["SocialService"]
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -365,6 +377,12 @@ async def start(
             NotificationService(notifications, Webhooks(notes, access, destinations)),
             NOTIFICATION_SERVICE,
         ),
+        (
+            SocialService(
+                Friends(access, FriendsStore(store), sessions_store, now_ms, event_hints=event_hub)
+            ),
+            SOCIAL_SERVICE,
+        ),
     ]
     # Every request is decoded and checked against the contracts' limits at the edge
     # (api/edge.py) before a servicer sees it.
@@ -381,6 +399,7 @@ async def start(
             QUICK_PLAY_SERVICE_NAME,
             ADMIN_SERVICE_NAME,
             NOTIFICATION_SERVICE.full_name,
+            SOCIAL_SERVICE.full_name,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),

@@ -556,6 +556,36 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Essa aposta passa do permitido aqui.",
         "Esa apuesta supera lo permitido aquí.",
     ),
+    "PLAYER_NOT_FOUND": (
+        "There is no player with that id here.",
+        "Não há jogador com esse id aqui.",
+        "No hay ningún jugador con ese id aquí.",
+    ),
+    "PLAYER_BLOCKED": (
+        "You blocked that player: unblock them first.",
+        "Você bloqueou esse jogador: desbloqueie-o antes.",
+        "Bloqueaste a ese jugador: desbloquéalo antes.",
+    ),
+    "FRIEND_REQUEST_REFUSED": (
+        "That player does not take your friend requests.",
+        "Esse jogador não aceita os seus pedidos de amizade.",
+        "Ese jugador no acepta tus solicitudes de amistad.",
+    ),
+    "NO_FRIEND_REQUEST": (
+        "There is no friend request to answer.",
+        "Não há pedido de amizade a responder.",
+        "No hay ninguna solicitud de amistad que responder.",
+    ),
+    "NOT_FRIENDS": (
+        "That player is not your friend.",
+        "Esse jogador não é seu amigo.",
+        "Ese jugador no es tu amigo.",
+    ),
+    "FRIEND_LIMIT_REACHED": (
+        "You have reached the limit of friends, requests or blocks.",
+        "Você chegou ao limite de amigos, pedidos ou bloqueios.",
+        "Has llegado al límite de amigos, solicitudes o bloqueos.",
+    ),
     "NOT_YOUR_PLAYER": (
         "You can only act for yourself.",
         "Você só pode agir por si mesmo.",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from ..services.avatars import Avatars
+from ..services.friends import FriendModel
 from ..services.identity_links import IdentityLinks, ShownIdentity
 from ..services.identity_providers import CustomTokenKey, IdentityProvider
 from ..services.identity_sign_in import IdentitySignIn
@@ -81,6 +82,15 @@ def summary_pb(s: SessionInfo) -> pb.SessionSummary:
     )
 
 
+FRIEND_MODEL_PB: dict[FriendModel, pb.FriendModel.ValueType] = {
+    FriendModel.REQUESTS: pb.FRIEND_MODEL_REQUESTS,
+    FriendModel.MUTUAL_FOLLOW: pb.FRIEND_MODEL_MUTUAL_FOLLOW,
+}
+# Unspecified is the default, requests; a value from a later version of the contract
+# too (its policy would otherwise not be set at all).
+FRIEND_MODEL_FROM_PB = {v: k for k, v in FRIEND_MODEL_PB.items()}
+
+
 def policy_pb(p: AppPolicy) -> pb.AppPolicy:
     return pb.AppPolicy(
         device_sign_in=p.device_sign_in,
@@ -97,6 +107,7 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         unique_display_names=p.unique_display_names,
         avatar_hosts=list(p.avatar_hosts),
         player_data_rights=p.player_data_rights,
+        friend_model=FRIEND_MODEL_PB[FriendModel(p.friend_model)],
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -130,6 +141,7 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         unique_display_names=p.unique_display_names,
         avatar_hosts=tuple(p.avatar_hosts),
         player_data_rights=p.player_data_rights,
+        friend_model=FRIEND_MODEL_FROM_PB.get(p.friend_model, FriendModel.REQUESTS).value,
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers

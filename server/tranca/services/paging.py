@@ -19,6 +19,9 @@ The kinds of token:
 - an id to read below (``before_token``, ``parse_before``): the last row's id of the
   page before, for lists read newest first by an id that only grows (ListChipEntries,
   ListWebhookDeliveries);
+- a text key (``text_token``, ``parse_text_token``): the last row's key of the
+  page before, for lists ordered by a key the caller gave (ListFriends, by the
+  other player's id), as URL-safe base64 of its UTF-8;
 - a position (``Position``): a row's creation time and id, for lists ordered by
   when their rows were made, where several are made at the same instant
   (ListOpenTables, oldest first, in microseconds; ListPlayerSessions, newest first,
@@ -93,6 +96,28 @@ def parse_before(token: str) -> int | None:
     if before is None:
         raise bad_page_token()
     return before
+
+
+def text_token(key: str) -> str:
+    """The token of the page after the row keyed ``key``."""
+    return base64.urlsafe_b64encode(key.encode()).decode().rstrip("=")
+
+
+def parse_text_token(*, token: str, max_chars: int) -> str:
+    """The key a page starts after ("": the first page): only a token ``text_token``
+    minted, of a key of 1 to ``max_chars`` characters."""
+    if not token:
+        return ""
+    if _URLSAFE.fullmatch(token) is None or len(token) % 4 == 1:
+        raise bad_page_token()
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        key = raw.decode()
+    except (binascii.Error, ValueError):
+        raise bad_page_token() from None
+    if not 1 <= len(key) <= max_chars or text_token(key) != token:
+        raise bad_page_token()
+    return key
 
 
 def parse_row_id(text: str) -> int | None:

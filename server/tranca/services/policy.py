@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from tranca_rules.errors import quoted
 from tranca_rules.presets import PRESETS
 
+from ..platform.friendships import FriendModel
 from .errors import malformed
 from .identity_providers import (
     CustomTokenKey,
@@ -40,6 +41,7 @@ MAX_STAKE = 10**12
 MAX_ORIGINS = 20
 MAX_ORIGIN_CHARS = 200
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+FRIEND_MODELS = frozenset(m.value for m in FriendModel)
 
 
 def normalise_origin(origin: str) -> str | None:
@@ -141,6 +143,10 @@ class AppPolicy:
     # Whether a player's own session may export its data (ExportPlayerData); the
     # app's key always may.
     player_data_rights: bool = False
+    # How players become friends (platform/friendships.py): "requests" (ask and
+    # accept, the default) or "mutual_follow" (a follow holds at once; two players
+    # who follow each other are friends).
+    friend_model: str = FriendModel.REQUESTS.value
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -188,6 +194,8 @@ class AppPolicy:
             raise malformed(f"robots_after_seconds is 0 (never) to {MAX_WAIT_SECONDS}")
         if not 0 <= self.quick_play_turn_seconds <= MAX_WAIT_SECONDS:
             raise malformed(f"quick_play_turn_seconds is 0 (no limit) to {MAX_WAIT_SECONDS}")
+        if self.friend_model not in FRIEND_MODELS:
+            raise malformed('friend_model is "requests" or "mutual_follow"')
         return replace(
             self,
             allowed_origins=checked_origins(self.allowed_origins),

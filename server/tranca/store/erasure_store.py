@@ -4,8 +4,8 @@ pseudonymised and how is decided there (``PlayerRewrite``); this module finds th
 player's rows and rewrites them, all in one transaction with the audit entry, so
 that an erasure is whole or not done.
 
-The player's own rows (sessions, identities, profile, rating, ranking points, chip
-account) are found by their keys here; their games, tournaments, tickets, chip
+The player's own rows (sessions, identities, profile, friends and blocks, rating,
+ranking points, chip account) are found by their keys here; their games, tournaments, tickets, chip
 operations and events as ``player_rows.py`` finds them.
 """
 
@@ -22,6 +22,7 @@ from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying, Rewritt
 from ..table.game import BY_APP, BY_PLAYER
 from .audit_store import write_audit_entry
 from .codec import dumps, loads
+from .friends_store import delete_relations
 from .ledger import account_name
 from .models import (
     AuditRecord,
@@ -164,6 +165,9 @@ async def _delete_own_rows(
             delete(model).where(model.app_id == app_id, model.player_id == player_id)
         )
         rows[model.__tablename__] = result.rowcount
+    # Friends and blocks, both sides: the other players lose the erased player from
+    # their lists (their events that named them are pseudonymised with the rest).
+    rows["player_relations"] = await delete_relations(conn, app_id, player_id)
 
 
 async def _rename_keyed_rows(

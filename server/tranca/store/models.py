@@ -503,3 +503,18 @@ class AvatarImage(Base):
     digest: Mapped[str] = mapped_column(String(64), index=True)
     image: Mapped[bytes] = mapped_column(LargeBinary)
     created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class PlayerRelation(Base):
+    """One side of a pair of players (services/friends.py): ``player_id``'s relation to
+    ``other_id`` ("friend", "request_sent", "request_received", "blocked"), since
+    ``since_ms``. A pair with no relation has no rows; both sides are written together,
+    under a lock on the pair."""
+
+    __tablename__ = "player_relations"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    other_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    relation: Mapped[str] = mapped_column(String(24))
+    since_ms: Mapped[int] = mapped_column(BigInteger)

@@ -38,6 +38,7 @@ class EventKind(StrEnum):
     TOURNAMENT_RESULT = "tournament_result"  # a table's result recorded
     TOURNAMENT_ADVANCED = "tournament_advanced"  # through a knockout round, or to a play-off
     TOURNAMENT_ELIMINATED = "tournament_eliminated"  # out of a knockout, or of the play-off cut
+    FRIENDSHIP = "friendship"  # a friend, a request or a block changed (services/friends.py)
 
 
 EVENT_KINDS: frozenset[str] = frozenset(k.value for k in EventKind)
