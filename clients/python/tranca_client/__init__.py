@@ -172,9 +172,11 @@ from .moves import (
 from .quick_play import OPEN_STATUSES, waiting_ticket_id
 from .v1 import admin_pb2 as apb
 from .v1 import game_pb2 as pb
+from .v1 import notifications_pb2 as npb
 from .v1 import platform_pb2 as ppb
 from .v1 import quick_play_pb2 as qpb
 from .v1 import session_pb2 as spb
+from .v1 import social_pb2 as sopb
 
 __version__ = "0.1.0"
 
@@ -217,6 +219,7 @@ __all__ = [
     "move_key",
     "move_kind",
     "move_text",
+    "npb",
     "parse_card",
     "parse_move",
     "pb",
@@ -226,6 +229,7 @@ __all__ = [
     "replace",
     "run_bot",
     "same_move",
+    "sopb",
     "spb",
     "take",
     "waiting_ticket_id",

@@ -33,12 +33,15 @@ from .moves import parse_move
 from .platform_calls import AsyncPlatformCalls
 from .quick_play import AsyncQuickPlay
 from .sessions import AsyncSessions
+from .social import AsyncSocial
 from .v1 import admin_pb2_grpc as apb_grpc
 from .v1 import game_pb2 as pb
 from .v1 import game_pb2_grpc as pb_grpc
+from .v1 import notifications_pb2_grpc as npb_grpc
 from .v1 import platform_pb2_grpc as ppb_grpc
 from .v1 import quick_play_pb2_grpc as qpb_grpc
 from .v1 import session_pb2_grpc as spb_grpc
+from .v1 import social_pb2_grpc as sopb_grpc
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -63,7 +66,7 @@ def knob_value(value: KnobOverride) -> pb.KnobValue:
     return pb.KnobValue(int_list=pb.IntList(values=[int(v) for v in value]))
 
 
-class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncPlatformCalls):
+class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncPlatformCalls):
     """An asyncio client of the Tranca game service.
 
     Create it inside a running event loop, and close it (or use ``async with``)::
@@ -129,6 +132,8 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncPlatformCalls):
         self._quick = qpb_grpc.QuickPlayServiceStub(self.channel)
         self._sessions = spb_grpc.SessionServiceStub(self.channel)
         self._admin = apb_grpc.AdminServiceStub(self.channel)
+        self._social = sopb_grpc.SocialServiceStub(self.channel)
+        self._notifications = npb_grpc.NotificationServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------
 

@@ -12,13 +12,14 @@ from .async_client import AsyncTrancaClient
 from .connection import DEFAULT_ADDRESS
 from .quick_play import QuickPlay
 from .sessions import Sessions
+from .social import Social
 from .v1 import game_pb2 as pb
 from .v1 import platform_pb2 as ppb
 
 T = TypeVar("T")
 
 
-class TrancaClient(QuickPlay, Sessions):
+class TrancaClient(QuickPlay, Sessions, Social):
     """A blocking client with the same methods as ``AsyncTrancaClient`` (same
     arguments, same errors, same retries), for scripts and notebooks::
 

@@ -6,6 +6,7 @@ stand-in and a resolver of the tests' own."""
 
 from .audit import AuditMemory
 from .credentials import AppsMemory
+from .friends import FriendsMemory
 from .games import GamesMemory
 from .hub import Notes
 from .identities import IdentitiesMemory
@@ -25,6 +26,7 @@ __all__ = [
     "AppsMemory",
     "AuditMemory",
     "FakeResolver",
+    "FriendsMemory",
     "GamesMemory",
     "IdentitiesMemory",
     "InMemoryRepository",
