@@ -13,6 +13,8 @@ import json
 import grpc
 
 from tests.harness.clients import Client
+from tranca.v1 import admin_pb2 as apb
+from tranca.v1 import admin_pb2_grpc as apb_grpc
 from tranca.v1 import notifications_pb2 as npb
 from tranca.v1 import notifications_pb2_grpc as npb_grpc
 from tranca.v1 import session_pb2 as spb
@@ -206,3 +208,36 @@ async def test_two_players_asking_each_other_at_once_become_friends(client: Clie
         )
         assert await relation(client, ma, b) == pb.RELATION_FRIEND
         assert await relation(client, mb, a) == pb.RELATION_FRIEND
+
+
+async def test_a_merge_of_accounts_gives_the_kept_account_the_others_friends(
+    client: Client,
+) -> None:
+    stub = social(client)
+    old, new = await player(client, "ana-old"), await player(client, "ana-new")
+    bia, cid, duda = [await player(client, p) for p in ("bia", "cid", "duda")]
+    await stub.AddFriend(pb.AddFriendRequest(player_id="ana-old"), metadata=bia)
+    await stub.AcceptFriend(pb.AcceptFriendRequest(player_id="bia"), metadata=old)
+    await stub.AddFriend(pb.AddFriendRequest(player_id="ana-old"), metadata=cid)  # waiting
+    await stub.BlockPlayer(pb.BlockPlayerRequest(player_id="ana-old"), metadata=duda)
+    await stub.AddFriend(pb.AddFriendRequest(player_id="ana-old"), metadata=new)  # each other
+    await stub.AddFriend(pb.AddFriendRequest(player_id="cid"), metadata=new)  # cid asked old too
+    done = await apb_grpc.AdminServiceStub(client.channel).MergePlayers(
+        apb.MergePlayersRequest(merged_player_id="ana-old", kept_player_id="ana-new"),
+        metadata=client.app(),
+    )
+    assert done.rows["player_relations"] == 2  # bia's friendship and duda's block
+    assert await relation(client, new, "bia") == pb.RELATION_FRIEND
+    assert await relation(client, bia, "ana-new") == pb.RELATION_FRIEND
+    # The kept account's own relation to cid stays; the merged one's goes.
+    assert await relation(client, new, "cid") == pb.RELATION_REQUEST_SENT
+    assert await relation(client, cid, "ana-new") == pb.RELATION_REQUEST_RECEIVED
+    assert await relation(client, duda, "ana-new") == pb.RELATION_BLOCKED
+    # Duda's block follows the person: the kept account cannot ask her.
+    await refused(
+        stub.AddFriend(pb.AddFriendRequest(player_id="duda"), metadata=new),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "FRIEND_REQUEST_REFUSED",
+    )
+    listed = await stub.ListFriends(pb.ListFriendsRequest(), metadata=new)
+    assert [f.player_id for f in listed.friends] == ["bia", "cid"]

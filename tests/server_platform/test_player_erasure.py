@@ -31,6 +31,8 @@ from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
+from tranca.v1 import social_pb2 as sopb
+from tranca.v1 import social_pb2_grpc as sopb_grpc
 
 from ..harness import scans
 from ..harness.servers import server_and_client
@@ -192,6 +194,21 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
         spb.UpdateProfileRequest(display_name=ana_name, country="BR"), metadata=her
     )
     staked = await staked_game_ana_loses(client, bank, her)
+    # A friend, and a player who blocked her: both sides of each pair name her.
+    friend, blocker = f"friend-{ana[-12:][::-1]}", f"blocker-{ana[-12:][::-1]}"
+    friends: sopb_grpc.SocialServiceAsyncStub = sopb_grpc.SocialServiceStub(client.channel)
+    for other in (friend, blocker):
+        await stub.CreatePlayerSession(
+            spb.CreatePlayerSessionRequest(player_id=other, display_name="Other"),
+            metadata=client.app(),
+        )
+    await friends.AddFriend(sopb.AddFriendRequest(player_id=friend), metadata=her)
+    await friends.AcceptFriend(
+        sopb.AcceptFriendRequest(player_id=ana, acting_player_id=friend), metadata=client.app()
+    )
+    await friends.BlockPlayer(
+        sopb.BlockPlayerRequest(player_id=ana, acting_player_id=blocker), metadata=client.app()
+    )
     # A quick-play ticket asked for and cancelled: a ticket naming her, closed.
     tickets: qpb_grpc.QuickPlayServiceAsyncStub = qpb_grpc.QuickPlayServiceStub(client.channel)
     asked = await tickets.AskQuickPlay(
@@ -227,6 +244,13 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
     assert pseudonym.startswith("erased-") and len(pseudonym) == len("erased-") + 16
     for changed in ("player_sessions", "player_profiles", "games", "move_log", "chip_entries"):
         assert erased.rows[changed] > 0, changed
+    # Her friend and the player who blocked her no longer list her.
+    assert erased.rows["player_relations"] == 3
+    for other in (friend, blocker):
+        listed = await friends.ListFriends(
+            sopb.ListFriendsRequest(acting_player_id=other), metadata=client.app()
+        )
+        assert list(listed.friends) == []
 
     # Her id and her name are in no text column of any table.
     hits = await text_hits(engine, (ana, ana_name))
