@@ -311,6 +311,7 @@ async def start(
     profiles_store = ProfilesStore(store)
     avatars = Avatars(access, AvatarsStore(store), profiles_store, now_ms)
     audit_store = AuditStore(store)
+    friends_store = FriendsStore(store)
     key_fetcher: KeyFetcher = HttpKeyFetcher(destinations, key_client)
     # The development app also accepts a test identity provider of the server's own.
     dev_identity = DevIdentity(cfg.dev_api_key) if cfg.dev_api_key else None
@@ -354,6 +355,7 @@ async def start(
                     notes,
                     PlayedGamesStore(store),
                     audit_store,
+                    friends_store,
                     now_ms,
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms, notifier=feed or hub),
@@ -379,7 +381,7 @@ async def start(
         ),
         (
             SocialService(
-                Friends(access, FriendsStore(store), sessions_store, now_ms, event_hints=event_hub)
+                Friends(access, friends_store, sessions_store, now_ms, event_hints=event_hub)
             ),
             SOCIAL_SERVICE,
         ),

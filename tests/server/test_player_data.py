@@ -15,6 +15,8 @@ from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
+from tranca.v1 import social_pb2 as sopb
+from tranca.v1 import social_pb2_grpc as sopb_grpc
 
 from .api_calls import refused
 from .conftest import move_first_legal
@@ -31,6 +33,12 @@ async def test_a_players_data_comes_back_whole_and_without_secrets(client: Clien
     )
     ana = (("authorization", f"Bearer {opened.session.access_token}"),)
     await stub.UpdateProfile(spb.UpdateProfileRequest(country="BR"), metadata=ana)
+    await stub.CreatePlayerSession(
+        spb.CreatePlayerSessionRequest(player_id="bia", display_name="Bia"), metadata=client.app()
+    )
+    await sopb_grpc.SocialServiceStub(client.channel).AddFriend(
+        sopb.AddFriendRequest(player_id="bia"), metadata=ana
+    )
     players: ppb_grpc.PlayerServiceAsyncStub = ppb_grpc.PlayerServiceStub(client.channel)
     await players.GrantChips(
         ppb.GrantChipsRequest(player_id="ana", amount=500, grant_id="welcome"),
@@ -65,6 +73,7 @@ async def test_a_players_data_comes_back_whole_and_without_secrets(client: Clien
     (game,) = data["games"]
     assert (game["game_id"], game["seat"], game["preset"]) == (game_id, 0, "tranca-000")
     assert [m["action"]["kind"] for m in game["moves"]][:1] == ["join"]
+    assert [(r["player_id"], r["relation"]) for r in data["relations"]] == [("bia", "request_sent")]
     # No secret: no token of any kind, no hash.
     for prefix in ("ts_", "tr_", "tp_"):
         assert prefix not in exported.json

@@ -13,6 +13,7 @@ from tranca.services.policy import AppPolicy
 from .conftest import World
 from .fakes import (
     AuditMemory,
+    FriendsMemory,
     IdentitiesMemory,
     PlayedGamesMemory,
     PlayersMemory,
@@ -36,6 +37,7 @@ def player_data(world: World, audit: AuditMemory) -> PlayerData:
         world.repo,
         PlayedGamesMemory(world.repo),
         audit,
+        FriendsMemory(world.repo.sessions),
         lambda: world.repo.now,
     )
 

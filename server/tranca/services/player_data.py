@@ -6,7 +6,8 @@ exports itself where the app's policy allows (``player_data_rights``).
 What it holds: the player's profile and identities (issuer and subject), their
 sessions (when, from where, no token), every game they sat at with the moves made
 from their seat (the other seats' hidden cards are not theirs to see), their
-rating, ranking points and chip balance with every chip entry, and their events.
+rating, ranking points and chip balance with every chip entry, their friends,
+requests and blocks, and their events.
 Secrets never: no token, no hash, no other player's hand.
 """
 
@@ -22,6 +23,7 @@ from ..reasons import Reason
 from .access import Access, Credentials, require_app
 from .audit import AuditAction, AuditEntry, AuditRepository
 from .errors import Refusal, Refused, malformed
+from .friends import Relation, Relationship
 from .identity_links import IdentityLinkRepository
 from .notifications import EventRepository
 from .paging import Position
@@ -66,6 +68,14 @@ class PlayedGamesRepository(Protocol):
         ...
 
 
+class RelationsRepository(Protocol):
+    async def relations(
+        self, app_id: str, player_id: str, kinds: frozenset[Relation], after: str, limit: int
+    ) -> list[Relationship]:
+        """The player's relations by the other player's id above ``after``."""
+        ...
+
+
 @dataclass(frozen=True)
 class DataSubject:
     """Whose data a data-rights call is about, and who asked: the app (its key) or
@@ -106,7 +116,7 @@ async def data_subject(access: Access, credentials: Credentials, player_id: str)
 
 def holds_anything(document: dict[str, Any]) -> bool:
     """Whether a player's document holds any of their data."""
-    held = ("profile", "identities", "sessions", "rating", "games", "events")
+    held = ("profile", "identities", "sessions", "rating", "games", "relations", "events")
     return any(document[k] for k in held) or bool(document["chips"]["entries"])
 
 
@@ -121,6 +131,7 @@ class PlayerData:
         events: EventRepository,
         games: PlayedGamesRepository,
         audit: AuditRepository,
+        relations: RelationsRepository,
         now_ms: Callable[[], int],
     ) -> None:
         self.access = access
@@ -131,6 +142,7 @@ class PlayerData:
         self.events = events
         self.games = games
         self.audit = audit
+        self.relations = relations
         self.now_ms = now_ms
 
     async def export(self, credentials: Credentials, player_id: str) -> dict[str, Any]:
@@ -174,6 +186,7 @@ class PlayerData:
             "ranking_points": totals.ranking_points,
             "chips": {"balance": totals.chips, "entries": await self._chips(app_id, player_id)},
             "games": [dataclasses.asdict(g) for g in games],
+            "relations": await self._relations(app_id, player_id),
             "events": await self._events(app_id, player_id),
         }
 
@@ -196,6 +209,19 @@ class PlayerData:
             if page.next_before is None:
                 return out
             before = page.next_before
+
+    async def _relations(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        after = ""
+        while True:
+            page = await self.relations.relations(app_id, player_id, frozenset(), after, PAGE)
+            out += [
+                {"player_id": r.player_id, "relation": r.relation.value, "since_ms": r.since_ms}
+                for r in page
+            ]
+            if len(page) < PAGE:
+                return out
+            after = page[-1].player_id
 
     async def _events(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
