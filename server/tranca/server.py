@@ -479,7 +479,7 @@ async def start(
         running.sweeper = running.new_sweeper(robots=robots)
         running.tasks.append(asyncio.create_task(robots.warm()))
         running.tasks.append(asyncio.create_task(running.sweeper.run(cfg.sweep_interval)))
-    running.matchmaker = Matchmaker(tickets, hub, now_ms)
+    running.matchmaker = Matchmaker(tickets, hub, now_ms, blocks=friends_store)
     if cfg.match_interval > 0:
         running.tasks.append(asyncio.create_task(running.matchmaker.run(cfg.match_interval)))
     if cfg.webhook_interval > 0:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from tranca.platform.matchmaking import (
     Kind,
     Ticket,
+    apart_key,
     compatible,
     match,
     robots_allowed,
@@ -230,3 +231,18 @@ def test_no_table_is_left_unmade_among_the_tickets_still_waiting(
     for kind in {t.kind for t in left}:
         group = [t for t in left if t.kind == kind]
         assert not could_make_a_table(group, now), f"a table left unmade: {group}"
+
+
+def test_two_players_kept_apart_by_a_block_never_share_a_table() -> None:
+    apart = frozenset({apart_key("app", "p2", "p1")})
+    assert match([ticket(1), ticket(2)], now=0, apart=apart) == []
+    (table,) = match([ticket(1), ticket(2), ticket(3, at=1)], now=1, apart=apart)
+    assert table.seats == ("p1", "p3")
+    # At four, a party's players count one by one: p4a blocked p1, so the only table
+    # with p1 (p1, one single and the party) is not made; p1 waits and the others play.
+    apart4 = frozenset({apart_key("app", "p1", "p4a")})
+    fours = [ticket(1, FOURS), ticket(2, FOURS), ticket(3, FOURS), ticket(4, FOURS, party=2)]
+    (four,) = match(fours, now=0, apart=apart4)
+    assert set(four.seats) == {"p2", "p3", "p4a", "p4b"}
+    # Another app's block keeps no one apart here.
+    assert len(match([ticket(1), ticket(2)], now=0, apart=frozenset({("other", "p1", "p2")}))) == 1

@@ -20,6 +20,8 @@ from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
+from tranca.v1 import social_pb2 as sopb
+from tranca.v1 import social_pb2_grpc as sopb_grpc
 
 from .api_calls import refused
 from .conftest import Client
@@ -268,3 +270,26 @@ async def test_a_party_of_two_sessions_is_invited_joins_and_sits_across(
         Code.FAILED_PRECONDITION,
         "PARTY_NOT_FORMING",
     )
+
+
+async def test_quick_play_never_seats_a_player_with_one_who_blocked_them(
+    players: Players,
+) -> None:
+    ana, bia, cid = [await players.session(p) for p in ("ana", "bia", "cid")]
+    await sopb_grpc.SocialServiceStub(players.client.channel).BlockPlayer(
+        sopb.BlockPlayerRequest(player_id="ana"), metadata=bia
+    )
+    first, second = await players.ask(ana), await players.ask(bia)
+    assert await players.match() == 0  # the two of them only: no table
+    third = await players.ask(cid)
+    assert await players.match() == 1
+    seated = {
+        who: (await players.get(md, t.ticket_id)).status
+        for who, md, t in (("ana", ana, first), ("bia", bia, second), ("cid", cid, third))
+    }
+    # Ana, the oldest, plays Cid; Bia, who blocked her, waits for another table.
+    assert seated == {
+        "ana": qpb.TICKET_STATUS_MATCHED,
+        "bia": qpb.TICKET_STATUS_WAITING,
+        "cid": qpb.TICKET_STATUS_MATCHED,
+    }

@@ -14,6 +14,10 @@ for points or chips).
 A round leaves no table unmade (``match``): when it is over, no set of the tickets
 still waiting could fill a table.
 
+Two players one of whom blocked the other (``apart``: services/friends.py) never
+share a table: the issue's "a blocked player cannot ... be seated at one's table by
+quick play"; they are simply not compatible, and each waits for another table.
+
 Seats at a 4-player table: partners sit across (seats 0 and 2, 1 and 3). A party
 keeps its partners together; four single players are split into the two most even
 pairs by rating (the strongest with the weakest).
@@ -72,6 +76,16 @@ class Table:
     rating_spread: float = field(default=0.0, compare=False)
 
 
+# Two players of an app who must not share a table: (app id, one id, the other), the
+# two ids in sorted order (``apart_key``).
+Apart = frozenset[tuple[str, str, str]]
+
+
+def apart_key(app_id: str, a: str, b: str) -> tuple[str, str, str]:
+    low, high = sorted((a, b))
+    return (app_id, low, high)
+
+
 def robots_allowed(kind: Kind) -> bool:
     return not kind.competitive and kind.stake == 0
 
@@ -114,7 +128,8 @@ class _Pool:
     order), and by rating (a ticket's candidates are the tickets within its window),
     each with its window now, computed once."""
 
-    def __init__(self, waiting: Sequence[Ticket], now: int) -> None:
+    def __init__(self, waiting: Sequence[Ticket], now: int, apart: Apart = frozenset()) -> None:
+        self.apart = apart
         self.oldest_first = list(waiting)
         self.by_rating = sorted(waiting, key=_by_rating)
         self.keys = [_by_rating(t) for t in self.by_rating]
@@ -125,8 +140,17 @@ class _Pool:
         return bool(self.oldest_first)
 
     def fits(self, a: Ticket, b: Ticket) -> bool:
-        """``compatible(a, b, now)``, with the windows of the round."""
-        return abs(a.rating - b.rating) <= min(self.window[a.id], self.window[b.id])
+        """``compatible(a, b, now)``, with the windows of the round, and no player of
+        one kept apart from a player of the other."""
+        if abs(a.rating - b.rating) > min(self.window[a.id], self.window[b.id]):
+            return False
+        if self.apart:
+            app = a.kind.app_id
+            for p in a.player_ids:
+                for q in b.player_ids:
+                    if apart_key(app, p, q) in self.apart:
+                        return False
+        return True
 
     def remove(self, tickets: Iterable[Ticket]) -> None:
         gone = set()
@@ -234,12 +258,13 @@ def _by_rating(t: Ticket) -> tuple[float, int, str]:
     return (t.rating, t.created_ms, t.id)
 
 
-def match(tickets: Iterable[Ticket], now: int) -> list[Table]:
+def match(tickets: Iterable[Ticket], now: int, apart: Apart = frozenset()) -> list[Table]:
     """The tables the waiting ``tickets`` make now: each ticket in at most one table,
     the oldest tickets served first.
 
     The guarantee: once the round is over, no set of the tickets still waiting could
-    make a table (tickets of one kind, pairwise compatible, filling its seats exactly;
+    make a table (tickets of one kind, pairwise compatible and not kept ``apart``,
+    filling its seats exactly;
     or, where robots may play, a ticket that has waited the app's time). Each ticket,
     oldest first, anchors a search over every set of the tickets still waiting that
     would seat it; a ticket that none would seat waits, and takes no further part in
@@ -258,7 +283,7 @@ def match(tickets: Iterable[Ticket], now: int) -> list[Table]:
         ),
     )
     for kind, group in groupby(ordered, key=lambda t: t.kind):
-        pool = _Pool([t for t in group if len(t.player_ids) <= kind.players], now)
+        pool = _Pool([t for t in group if len(t.player_ids) <= kind.players], now, apart)
         while pool:
             anchor = pool.oldest_first[0]
             chosen = pool.fill(anchor, kind.players)
@@ -282,9 +307,11 @@ def match(tickets: Iterable[Ticket], now: int) -> list[Table]:
 __all__ = [
     "WIDEN_PER_SECOND",
     "WINDOW_BASE",
+    "Apart",
     "Kind",
     "Table",
     "Ticket",
+    "apart_key",
     "compatible",
     "match",
     "robots_allowed",

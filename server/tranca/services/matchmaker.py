@@ -5,6 +5,10 @@ own (``TicketRepository.write_table``: the tickets locked and checked still wait
 the game created, joined, dealt and staked, the tickets matched, the players'
 events). Any number of replicas run passes at once; a table whose ticket another
 replica took meanwhile is simply not made here (see ``quick_play.py``).
+
+Players one of whom blocked the other (``KeptApart``, read once a pass for the
+players waiting) are never planned at one table. A block made between a pass's read
+and its write does not undo a table already planned: the pass is a second long.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import structlog
 
@@ -29,13 +34,22 @@ from .table_builder import SeatPlan, build_table
 log = structlog.get_logger("tranca.matchmaker")
 
 
-def plan_tables(tickets: Sequence[TicketRecord], now: int) -> list[PlannedTable]:
+class KeptApart(Protocol):
+    async def kept_apart(self, players: Sequence[tuple[str, str]]) -> matchmaking.Apart:
+        """Of the (app id, player id) given, the pairs of one app one of whom blocked
+        the other (``matchmaking.apart_key``)."""
+        ...
+
+
+def plan_tables(
+    tickets: Sequence[TicketRecord], now: int, apart: matchmaking.Apart = frozenset()
+) -> list[PlannedTable]:
     """The tables ``tickets`` make now (``platform.matchmaking``), each as the game and
     changes to write: created, every seat joined (players, or robots where the table's
     ticket allows them), and started."""
     by_id = {t.id: t for t in tickets}
     planned: list[PlannedTable] = []
-    for table in matchmaking.match([t.domain() for t in tickets], now):
+    for table in matchmaking.match([t.domain() for t in tickets], now, apart):
         first = by_id[table.tickets[0].id]
         kind = table.kind
         robots = matchmaking.robots_allowed(kind)
@@ -107,10 +121,12 @@ class Matchmaker:
         repo: TicketRepository,
         notifier: Notifier | None = None,
         clock: Callable[[], int] = lambda: 0,
+        blocks: KeptApart | None = None,
     ) -> None:
         self.repo = repo
         self.notifier = notifier
         self.clock = clock
+        self.blocks = blocks
 
     async def match_once(self) -> int:
         """One pass: the waiting tickets read, the tables they make planned, and each
@@ -122,8 +138,12 @@ class Matchmaker:
         if expired:
             metrics.TICKETS_ENDED.labels("expired").inc(expired)
         tickets = await self.repo.waiting_tickets(PASS_LIMIT)
+        apart: matchmaking.Apart = frozenset()
+        if self.blocks is not None and len(tickets) > 1:
+            waiting = [(t.app_id, p) for t in tickets for p in t.player_ids]
+            apart = await self.blocks.kept_apart(waiting)
         made = 0
-        for table in plan_tables(tickets, now):
+        for table in plan_tables(tickets, now, apart):
             try:
                 written = await self.repo.write_table(table, now)
             except chips.InsufficientChips as exc:
@@ -162,4 +182,4 @@ class Matchmaker:
             await asyncio.sleep(interval)
 
 
-__all__ = ["Matchmaker", "plan_tables"]
+__all__ = ["KeptApart", "Matchmaker", "plan_tables"]

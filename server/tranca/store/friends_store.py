@@ -19,6 +19,7 @@ from sqlalchemy import delete, func, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform.friendships import Counts, Outcome, Pair, Relation
+from ..platform.matchmaking import Apart, apart_key
 from ..services.friends import Applied, Decide, Relationship
 from ..services.profiles import PublicProfile
 from ..table.events import Event
@@ -80,6 +81,28 @@ class FriendsStore:
         kept_since = sides.get((actor, other), (Relation.NONE, now))[1]
         since = now if outcome.after.mine != before.mine else kept_since
         return Applied(before, outcome, since)
+
+    async def kept_apart(self, players: Sequence[tuple[str, str]]) -> Apart:
+        """Quick play's pairs kept apart (``services.matchmaker.KeptApart``): of the
+        players given, each pair of an app one of whom blocked the other."""
+        by_app: dict[str, set[str]] = {}
+        for app_id, player_id in players:
+            by_app.setdefault(app_id, set()).add(player_id)
+        found: set[tuple[str, str, str]] = set()
+        async with self.store.reading() as conn:
+            for app_id, ids in by_app.items():
+                if len(ids) < 2:
+                    continue
+                wanted = sorted(ids)
+                q = select(PlayerRelation.player_id, PlayerRelation.other_id).where(
+                    PlayerRelation.app_id == app_id,
+                    PlayerRelation.relation == Relation.BLOCKED.value,
+                    PlayerRelation.player_id.in_(wanted),
+                    PlayerRelation.other_id.in_(wanted),
+                )
+                for r in (await conn.execute(q)).all():
+                    found.add(apart_key(app_id, r.player_id, r.other_id))
+        return frozenset(found)
 
     async def relations(
         self,
