@@ -13,6 +13,8 @@ import json
 import grpc
 
 from tests.harness.clients import Client
+from tests.harness.servers import app_client
+from tranca.server import Running
 from tranca.v1 import admin_pb2 as apb
 from tranca.v1 import admin_pb2_grpc as apb_grpc
 from tranca.v1 import notifications_pb2 as npb
@@ -197,17 +199,26 @@ async def test_mutual_follow_befriends_two_followers_and_an_unfollow_leaves_one(
     assert await relation(client, bia, "ana") == pb.RELATION_REQUEST_SENT
 
 
-async def test_two_players_asking_each_other_at_once_become_friends(client: Client) -> None:
-    stub = social(client)
-    for round_ in range(5):
-        a, b = f"a{round_}", f"b{round_}"
-        ma, mb = await player(client, a), await player(client, b)
-        await asyncio.gather(
-            stub.AddFriend(pb.AddFriendRequest(player_id=b), metadata=ma),
-            stub.AddFriend(pb.AddFriendRequest(player_id=a), metadata=mb),
-        )
-        assert await relation(client, ma, b) == pb.RELATION_FRIEND
-        assert await relation(client, mb, a) == pb.RELATION_FRIEND
+async def test_two_players_asking_each_other_at_once_on_two_replicas_become_friends(
+    replicas: list[Running],
+) -> None:
+    async with (
+        app_client(replicas[0]) as first,
+        grpc.aio.insecure_channel(f"127.0.0.1:{replicas[1].port}") as channel,
+    ):
+        second = Client(channel, first.api_key)
+        for round_ in range(8):
+            a, b = f"a{round_}", f"b{round_}"
+            ma, mb = await player(first, a), await player(second, b)
+            await asyncio.gather(
+                social(first).AddFriend(pb.AddFriendRequest(player_id=b), metadata=ma),
+                social(second).AddFriend(pb.AddFriendRequest(player_id=a), metadata=mb),
+            )
+            # Never two crossed requests: the second found the first and accepted.
+            assert await relation(first, ma, b) == pb.RELATION_FRIEND
+            assert await relation(second, mb, a) == pb.RELATION_FRIEND
+            told = [e["change"] for e in await friendship_events(first, a)]
+            assert told == ["requested", "accepted"], told
 
 
 async def test_a_merge_of_accounts_gives_the_kept_account_the_others_friends(
