@@ -64,6 +64,7 @@ SHAPE_OF: dict[str, str] = {
     "partner_player_id": "player_id",
     "merged_player_id": "player_id",
     "kept_player_id": "player_id",
+    "acting_player_id": "player_id",
     "entrant": "entrant",
     "entrant_a": "entrant",
     "entrant_b": "entrant",

@@ -58,6 +58,7 @@ from tranca.v1 import (
     platform_pb2,
     quick_play_pb2,
     session_pb2,
+    social_pb2,
 )
 from tranca.v1 import game_pb2 as pb
 from tranca_rules.bots import GreedyBot
@@ -81,7 +82,15 @@ from .shapes import SHAPE_OF
 EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
 METHODS: list[MethodDescriptor] = [
     m
-    for f in (game_pb2, platform_pb2, session_pb2, quick_play_pb2, admin_pb2, notifications_pb2)
+    for f in (
+        game_pb2,
+        platform_pb2,
+        session_pb2,
+        quick_play_pb2,
+        admin_pb2,
+        notifications_pb2,
+        social_pb2,
+    )
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods
 ]

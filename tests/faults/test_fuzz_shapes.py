@@ -33,6 +33,7 @@ from tranca.v1 import (
     platform_pb2,
     quick_play_pb2,
     session_pb2,
+    social_pb2,
 )
 
 from .contract_world import (
@@ -51,7 +52,15 @@ SWEEPS = max(1, EXAMPLES // 300)
 SEED = int(os.environ.get("TRANCA_SHAPE_SEED", str(random.randrange(2**32))))
 METHODS: list[MethodDescriptor] = [
     m
-    for f in (game_pb2, platform_pb2, session_pb2, quick_play_pb2, admin_pb2, notifications_pb2)
+    for f in (
+        game_pb2,
+        platform_pb2,
+        session_pb2,
+        quick_play_pb2,
+        admin_pb2,
+        notifications_pb2,
+        social_pb2,
+    )
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods
 ]
