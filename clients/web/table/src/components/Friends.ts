@@ -97,7 +97,7 @@ export function Friends() {
       <button type="submit" class="small" data-testid="add-friend" disabled=${busy}>${tr(lang, 'addFriend')}</button>
     </form>
     <${Refusal} place="friends" />
-    <p class="notice" role="status" data-testid="friends-notice">${friendsNotice}</p>
+    <p class="friends-notice" role="status" data-testid="friends-notice">${friendsNotice}</p>
     ${friends === null
       ? html`<p class="muted">${tr(lang, 'loading')}</p>`
       : html`<${Group} relation=${Relation.REQUEST_RECEIVED} title="friendRequestsReceived" />
