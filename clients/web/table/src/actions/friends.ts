@@ -79,36 +79,41 @@ function noticeOf(change: FriendChange, asked: Key): string {
   return t(asked, { name });
 }
 
-/** One change of relation, its refusal shown at `place`, its answer kept and told. */
+/**
+ * One change of relation, its refusal shown at `place`, its answer kept and told:
+ * whether the service made it (false: refused, or another action was under way).
+ */
 async function change(
   place: Place,
   playerId: string,
   send: (client: TrancaClient, playerId: string) => Promise<FriendChange>,
   notice: Key,
-): Promise<void> {
+): Promise<boolean> {
   const id = playerId.trim();
-  if (!id) return;
+  if (!id || getState().busy) return false;
   update({ friendsNotice: '' });
-  await act(place, async () => {
+  const done = await act(place, async () => {
     const out = await send(await sessionClient(), id);
     keepFriend(out.friend);
     update({ friendsNotice: noticeOf(out, notice) });
+    return true;
   });
+  return done === true;
 }
 
-export const addFriend = (playerId: string, place: Place = 'friends'): Promise<void> =>
+export const addFriend = (playerId: string, place: Place = 'friends'): Promise<boolean> =>
   change(place, playerId, (c, id) => c.addFriend(id), 'friendRequested');
-export const acceptFriend = (playerId: string, place: Place = 'friends'): Promise<void> =>
+export const acceptFriend = (playerId: string, place: Place = 'friends'): Promise<boolean> =>
   change(place, playerId, (c, id) => c.acceptFriend(id), 'friendAdded');
-export const declineFriend = (playerId: string): Promise<void> =>
+export const declineFriend = (playerId: string): Promise<boolean> =>
   change('friends', playerId, (c, id) => c.declineFriend(id), 'friendDeclined');
-export const cancelFriendRequest = (playerId: string): Promise<void> =>
+export const cancelFriendRequest = (playerId: string): Promise<boolean> =>
   change('friends', playerId, (c, id) => c.cancelFriendRequest(id), 'friendCancelled');
-export const removeFriend = (playerId: string): Promise<void> =>
+export const removeFriend = (playerId: string): Promise<boolean> =>
   change('friends', playerId, (c, id) => c.removeFriend(id), 'friendRemoved');
-export const blockPlayer = (playerId: string): Promise<void> =>
+export const blockPlayer = (playerId: string): Promise<boolean> =>
   change('friends', playerId, (c, id) => c.blockPlayer(id), 'playerBlocked');
-export const unblockPlayer = (playerId: string): Promise<void> =>
+export const unblockPlayer = (playerId: string): Promise<boolean> =>
   change('friends', playerId, (c, id) => c.unblockPlayer(id), 'playerUnblocked');
 
 // ----- the player's events ---------------------------------------------------------------

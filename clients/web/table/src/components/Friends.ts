@@ -83,8 +83,8 @@ export function Friends() {
     const input = (e.target as HTMLFormElement).elements.namedItem('friend-id') as HTMLInputElement;
     const id = input.value.trim();
     if (!id) return;
-    void addFriend(id).then(() => {
-      if (getState().refusal?.place !== 'friends') input.value = '';
+    void addFriend(id).then((done) => {
+      if (done) input.value = ''; // a refused id stays, to be corrected
     });
   };
   return html`<section class="friends" data-testid="friends" aria-labelledby="friends-title">
