@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import grpc
 
 from ._auth import ANY, APP, PLAYER
+from .chat import AsyncChat
 from .connection import (
     _WATCH_RESUMABLE,
     API_KEY_HEADER,
@@ -35,6 +36,7 @@ from .quick_play import AsyncQuickPlay
 from .sessions import AsyncSessions
 from .social import AsyncSocial
 from .v1 import admin_pb2_grpc as apb_grpc
+from .v1 import chat_pb2_grpc as chpb_grpc
 from .v1 import game_pb2 as pb
 from .v1 import game_pb2_grpc as pb_grpc
 from .v1 import notifications_pb2_grpc as npb_grpc
@@ -66,7 +68,7 @@ def knob_value(value: KnobOverride) -> pb.KnobValue:
     return pb.KnobValue(int_list=pb.IntList(values=[int(v) for v in value]))
 
 
-class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncPlatformCalls):
+class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, AsyncPlatformCalls):
     """An asyncio client of the Tranca game service.
 
     Create it inside a running event loop, and close it (or use ``async with``)::
@@ -134,6 +136,7 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncPlatfor
         self._admin = apb_grpc.AdminServiceStub(self.channel)
         self._social = sopb_grpc.SocialServiceStub(self.channel)
         self._notifications = npb_grpc.NotificationServiceStub(self.channel)
+        self._chat = chpb_grpc.ChatServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------
 
