@@ -242,6 +242,15 @@ class Reason(StrEnum):
     NOT_YOUR_MESSAGE = "NOT_YOUR_MESSAGE"
     # The message is older than the time its author has to edit or delete it.
     EDIT_WINDOW_PASSED = "EDIT_WINDOW_PASSED"
+    # The player's chat is muted, or banned, by the app's moderators (metadata
+    # until_ms, note).
+    CHAT_MUTED = "CHAT_MUTED"
+    CHAT_BANNED = "CHAT_BANNED"
+    # No such chat report; or it was resolved already.
+    REPORT_NOT_FOUND = "REPORT_NOT_FOUND"
+    REPORT_RESOLVED = "REPORT_RESOLVED"
+    # A player mutes at most so many players.
+    MUTE_LIMIT_REACHED = "MUTE_LIMIT_REACHED"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -41,6 +41,7 @@ from .services.audit import AuditLog
 from .services.avatars import Avatars
 from .services.chat import Chat
 from .services.chat_filter import ProfanityFilter
+from .services.chat_moderation import ChatModeration
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
 from .services.dev_identity import DevIdentity, DevKeyFetcher
@@ -80,6 +81,7 @@ from .store.hints import Hub, PostgresListener
 from .store.identities_store import IdentitiesStore
 from .store.lobby_store import LobbyStore
 from .store.merge_store import MergeStore
+from .store.moderation_store import ModerationStore
 from .store.nats_feed import NatsFeed
 from .store.notifications_store import NotificationsStore
 from .store.played_games_store import PlayedGamesStore
@@ -335,6 +337,15 @@ async def start(
         event_hub,
         WatchCounts(cfg.max_watches_per_token, cfg.max_watches_per_app),
     )
+    chat = Chat(
+        access,
+        ChatStore(store),
+        sessions_store,
+        ProfanityFilter(),
+        now_ms,
+        WatchCounts(cfg.max_watches_per_token * 2, cfg.max_watches_per_app),
+        event_hub,
+    )
     # Each service's servicer, served on the gRPC port and on the browser port alike.
     services: list[tuple[object, ServiceDescriptor]] = [
         (
@@ -392,17 +403,7 @@ async def start(
             SOCIAL_SERVICE,
         ),
         (
-            ChatService(
-                Chat(
-                    access,
-                    ChatStore(store),
-                    sessions_store,
-                    ProfanityFilter(),
-                    now_ms,
-                    WatchCounts(cfg.max_watches_per_token * 2, cfg.max_watches_per_app),
-                    event_hub,
-                )
-            ),
+            ChatService(chat, ChatModeration(access, chat, ModerationStore(store), now_ms)),
             CHAT_SERVICE,
         ),
     ]

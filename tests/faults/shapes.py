@@ -88,6 +88,10 @@ SHAPE_OF: dict[str, str] = {
     "display_names": "text",
     "player_name": "text",
     "reason": "text",
+    "note": "text",  # a moderator's, shown to the player
+    "phrase": "name",  # a quick phrase's id, looked up
+    "lobby_rooms": "name",  # the app's chat rooms' names, checked
+    "client_message_id": "request_id",  # a chat message's, compared
     "nonce": "text",  # compared with the token's, never parsed
     "subject": "text",  # an identity's, compared, never parsed
 }

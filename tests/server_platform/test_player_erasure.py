@@ -25,6 +25,8 @@ from tranca.store.codec import action_from_text, state_from_text
 from tranca.table.game import rebuild
 from tranca.v1 import admin_pb2 as apb
 from tranca.v1 import admin_pb2_grpc as apb_grpc
+from tranca.v1 import chat_pb2 as chpb
+from tranca.v1 import chat_pb2_grpc as chpb_grpc
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import quick_play_pb2 as qpb
@@ -209,6 +211,37 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
     await friends.BlockPlayer(
         sopb.BlockPlayerRequest(player_id=ana, acting_player_id=blocker), metadata=client.app()
     )
+    # Her words: in the lobby (the friend replies and reports her), and to the friend.
+    talk: chpb_grpc.ChatServiceAsyncStub = chpb_grpc.ChatServiceStub(client.channel)
+    lobby = chpb.ChatRoom(kind=chpb.ROOM_KIND_LOBBY, id="main")
+    friend_md = bearer(
+        (
+            await stub.CreatePlayerSession(
+                spb.CreatePlayerSessionRequest(player_id=friend, display_name="Other"),
+                metadata=client.app(),
+            )
+        ).session.access_token
+    )
+    said = await talk.SendChatMessage(
+        chpb.SendChatMessageRequest(room=lobby, text=f"sou {ana_name}", client_message_id="1"),
+        metadata=her,
+    )
+    await talk.SendChatMessage(
+        chpb.SendChatMessageRequest(room=lobby, text="oi", client_message_id="2"),
+        metadata=friend_md,
+    )
+    await talk.ReportChatMessage(
+        chpb.ReportChatMessageRequest(room=lobby, message_id=said.message.id), metadata=friend_md
+    )
+    await talk.SendChatMessage(
+        chpb.SendChatMessageRequest(
+            room=chpb.ChatRoom(kind=chpb.ROOM_KIND_DIRECT, id=friend),
+            text="oi",
+            client_message_id="3",
+        ),
+        metadata=her,
+    )
+    await talk.MuteChatPlayer(chpb.MuteChatPlayerRequest(player_id=ana), metadata=friend_md)
     # A quick-play ticket asked for and cancelled: a ticket naming her, closed.
     tickets: qpb_grpc.QuickPlayServiceAsyncStub = qpb_grpc.QuickPlayServiceStub(client.channel)
     asked = await tickets.AskQuickPlay(
@@ -246,6 +279,11 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
         assert erased.rows[changed] > 0, changed
     # Her friend and the player who blocked her no longer list her.
     assert erased.rows["player_relations"] == 3
+    assert erased.rows["chat_messages"] > 0 and erased.rows["chat_moderation"] > 0
+    kept = await talk.ListChatMessages(
+        chpb.ListChatMessagesRequest(room=lobby), metadata=client.app()
+    )
+    assert [m.text for m in kept.messages] == ["oi"]  # the friend's words stay
     for other in (friend, blocker):
         listed = await friends.ListFriends(
             sopb.ListFriendsRequest(acting_player_id=other), metadata=client.app()

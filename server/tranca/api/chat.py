@@ -6,6 +6,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from ..services.chat import Chat, ChatMessage, RoomKind, RoomRef, quick_phrases
+from ..services.chat_moderation import (
+    ChatModeration,
+    ChatReport,
+    ReportStatus,
+    Resolution,
+    report_room,
+)
 from ..services.errors import malformed
 from ..v1 import chat_pb2 as pb
 from ..v1 import chat_pb2_grpc as pb_grpc
@@ -19,6 +26,22 @@ ROOM_KINDS: dict[pb.RoomKind.ValueType, RoomKind] = {
     pb.ROOM_KIND_LOBBY: RoomKind.LOBBY,
     pb.ROOM_KIND_DIRECT: RoomKind.DIRECT,
 }
+
+
+ROOM_KINDS_PB = {kind: code for code, kind in ROOM_KINDS.items()}
+STATUS_FILTER: dict[pb.ReportStatus.ValueType, ReportStatus | None] = {
+    pb.REPORT_STATUS_UNSPECIFIED: None,
+    pb.REPORT_STATUS_OPEN: ReportStatus.OPEN,
+    pb.REPORT_STATUS_RESOLVED: ReportStatus.RESOLVED,
+}
+STATUS_PB = {status: code for code, status in STATUS_FILTER.items() if status is not None}
+RESOLUTIONS: dict[pb.Resolution.ValueType, Resolution] = {
+    pb.RESOLUTION_DISMISS: Resolution.DISMISS,
+    pb.RESOLUTION_WARN: Resolution.WARN,
+    pb.RESOLUTION_MUTE: Resolution.MUTE,
+    pb.RESOLUTION_BAN: Resolution.BAN,
+}
+RESOLUTIONS_PB = {resolution: code for code, resolution in RESOLUTIONS.items()}
 
 
 def room_ref(room: pb.ChatRoom) -> RoomRef:
@@ -46,9 +69,33 @@ def message_pb(m: ChatMessage) -> pb.ChatMessage:
     )
 
 
+def report_pb(r: ChatReport) -> pb.ChatReport:
+    room = report_room(r)
+    return pb.ChatReport(
+        id=r.id,
+        reporter_id=r.reporter_id,
+        reported_id=r.reported_id,
+        room=pb.ChatRoom(kind=ROOM_KINDS_PB[room.kind], id=room.id),
+        message_id=r.message_id,
+        reason=r.reason,
+        evidence=[message_pb(m) for m in r.evidence],
+        game_id=r.game_id,
+        game_version=r.game_version,
+        created_at_ms=r.created_ms,
+        status=STATUS_PB[r.status],
+        resolution=RESOLUTIONS_PB.get(Resolution(r.resolution), pb.RESOLUTION_UNSPECIFIED)
+        if r.resolution
+        else pb.RESOLUTION_UNSPECIFIED,
+        note=r.note,
+        resolved_at_ms=r.resolved_ms,
+        until_ms=r.until_ms,
+    )
+
+
 class ChatService(pb_grpc.ChatServiceServicer):
-    def __init__(self, chat: Chat) -> None:
+    def __init__(self, chat: Chat, moderation: ChatModeration) -> None:
         self.chat = chat
+        self.moderation = moderation
 
     @rpc("SendChatMessage")
     async def SendChatMessage(
@@ -108,3 +155,61 @@ class ChatService(pb_grpc.ChatServiceServicer):
         return pb.ListQuickPhrasesResponse(
             phrases=[pb.QuickPhrase(id=p, text=t) for p, t in quick_phrases(language)]
         )
+
+    @rpc("MuteChatPlayer")
+    async def MuteChatPlayer(
+        self, request: pb.MuteChatPlayerRequest, context: Ctx
+    ) -> pb.MuteChatPlayerResponse:
+        changed = await self.moderation.mute(credentials(context), request.player_id, True)
+        return pb.MuteChatPlayerResponse(changed=changed)
+
+    @rpc("UnmuteChatPlayer")
+    async def UnmuteChatPlayer(
+        self, request: pb.UnmuteChatPlayerRequest, context: Ctx
+    ) -> pb.UnmuteChatPlayerResponse:
+        changed = await self.moderation.mute(credentials(context), request.player_id, False)
+        return pb.UnmuteChatPlayerResponse(changed=changed)
+
+    @rpc("ListMutedChatPlayers")
+    async def ListMutedChatPlayers(
+        self, request: pb.ListMutedChatPlayersRequest, context: Ctx
+    ) -> pb.ListMutedChatPlayersResponse:
+        muted = await self.moderation.muted(credentials(context))
+        return pb.ListMutedChatPlayersResponse(player_ids=muted)
+
+    @rpc("ReportChatMessage")
+    async def ReportChatMessage(
+        self, request: pb.ReportChatMessageRequest, context: Ctx
+    ) -> pb.ReportChatMessageResponse:
+        report = await self.moderation.report(
+            credentials(context), room_ref(request.room), request.message_id, request.reason
+        )
+        return pb.ReportChatMessageResponse(report=report_pb(report))
+
+    @rpc("ListChatReports")
+    async def ListChatReports(
+        self, request: pb.ListChatReportsRequest, context: Ctx
+    ) -> pb.ListChatReportsResponse:
+        if request.status not in STATUS_FILTER:
+            raise malformed(f"unknown report status {request.status}")
+        reports, token = await self.moderation.queue(
+            credentials(context),
+            STATUS_FILTER[request.status],
+            request.page_size,
+            request.page_token,
+        )
+        return pb.ListChatReportsResponse(
+            reports=[report_pb(r) for r in reports], next_page_token=token
+        )
+
+    @rpc("ResolveChatReport")
+    async def ResolveChatReport(
+        self, request: pb.ResolveChatReportRequest, context: Ctx
+    ) -> pb.ResolveChatReportResponse:
+        resolution = RESOLUTIONS.get(request.resolution)
+        if resolution is None:
+            raise malformed("resolution is DISMISS, WARN, MUTE or BAN")
+        done = await self.moderation.resolve(
+            credentials(context), request.report_id, resolution, request.seconds, request.note
+        )
+        return pb.ResolveChatReportResponse(report=report_pb(done))

@@ -621,6 +621,31 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Essa mensagem não pode mais ser alterada.",
         "Ese mensaje ya no se puede cambiar.",
     ),
+    "CHAT_MUTED": (
+        "Your chat is muted for now.",
+        "O seu chat está silenciado por enquanto.",
+        "Tu chat está silenciado por ahora.",
+    ),
+    "CHAT_BANNED": (
+        "Your chat has been closed by the moderators.",
+        "O seu chat foi fechado pelos moderadores.",
+        "Los moderadores han cerrado tu chat.",
+    ),
+    "REPORT_NOT_FOUND": (
+        "There is no such report.",
+        "Essa denúncia não existe.",
+        "Esa denuncia no existe.",
+    ),
+    "REPORT_RESOLVED": (
+        "That report was already resolved.",
+        "Essa denúncia já foi resolvida.",
+        "Esa denuncia ya se resolvió.",
+    ),
+    "MUTE_LIMIT_REACHED": (
+        "You have silenced as many players as you can.",
+        "Você já silenciou o máximo de jogadores.",
+        "Ya has silenciado al máximo de jugadores.",
+    ),
     "NOT_YOUR_PLAYER": (
         "You can only act for yourself.",
         "Você só pode agir por si mesmo.",

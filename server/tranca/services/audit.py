@@ -27,6 +27,7 @@ class AuditAction(StrEnum):
     EXPORT_PLAYER_DATA = "export_player_data"
     ERASE_PLAYER = "erase_player"
     MERGE_PLAYERS = "merge_players"
+    RESOLVE_CHAT_REPORT = "resolve_chat_report"
 
 
 @dataclass(frozen=True)

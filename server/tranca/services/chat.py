@@ -51,6 +51,7 @@ from ..platform.chat import (
     may_read,
     table_mode,
 )
+from ..platform.chat_moderation import Resolution, Sanction
 from ..platform.friendships import Relation
 from ..reasons import Reason
 from ..table.events import Event, EventKind
@@ -69,6 +70,8 @@ POLL_SECONDS = 1.0
 # Per author: a message a second on average, five at once; per room, ten a second.
 AUTHOR_RATE, AUTHOR_BURST = 1.0, 5.0
 ROOM_RATE, ROOM_BURST = 10.0, 30.0
+# An open stream reads the players its reader muted or blocked again this often.
+HIDDEN_REFRESH_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,15 @@ class ChatRepository(Protocol):
 
     async def pair(self, app_id: str, player_id: str, other: str) -> tuple[Relation, Relation]:
         """The two sides of a pair of players (friends, blocks)."""
+        ...
+
+    async def sanction(self, app_id: str, player_id: str) -> Sanction | None:
+        """The sanction the player's chat is under, if any (active or not)."""
+        ...
+
+    async def hidden_authors(self, app_id: str, player_id: str) -> frozenset[str]:
+        """The players whose messages the player does not see: those they muted or
+        blocked."""
         ...
 
 
@@ -348,7 +360,7 @@ class Chat:
             self.watches.per_token,
         )
 
-    def _readable(self, speaker: Speaker) -> None:
+    def readable(self, speaker: Speaker) -> None:
         if may_read(speaker.room.kind, speaker.role, speaker.table):
             return
         if speaker.room.kind == RoomKind.SPECTATORS and speaker.role == Role.PLAYER:
@@ -387,6 +399,8 @@ class Chat:
         except ChatRefused as exc:
             raise _refused(exc) from None
         events: list[Event] = []
+        if speaker.author_id:
+            await self._not_sanctioned(speaker)
         if speaker.room.kind == RoomKind.DIRECT:
             await self._may_write_to(speaker, ref.id)
         self._limit(speaker)
@@ -418,6 +432,20 @@ class Chat:
         self._wake(speaker, events)
         return kept
 
+    async def _not_sanctioned(self, speaker: Speaker) -> None:
+        sanction = await self.repo.sanction(speaker.app_id, speaker.author_id)
+        if sanction is None or not sanction.active(self.clock()):
+            return
+        banned = sanction.kind == Resolution.BAN
+        raise Refused(
+            Refusal.FORBIDDEN,
+            Reason.CHAT_BANNED if banned else Reason.CHAT_MUTED,
+            "your chat is "
+            + ("banned" if banned else "muted")
+            + (f": {sanction.reason}" if sanction.reason else ""),
+            {"until_ms": str(sanction.until_ms), "note": sanction.reason},
+        )
+
     async def _may_write_to(self, speaker: Speaker, other: str) -> None:
         mine, theirs = await self.repo.pair(speaker.app_id, speaker.author_id, other)
         if Relation.BLOCKED in (mine, theirs):
@@ -432,10 +460,11 @@ class Chat:
             )
 
     def _limit(self, speaker: Speaker) -> None:
-        wait = self.authors.take(f"{speaker.app_id}:{speaker.author_key}")
+        now = self.clock() / 1000
+        wait = self.authors.take(f"{speaker.app_id}:{speaker.author_key}", now)
         if wait:
             raise rate_limited(wait)
-        wait = self.rooms.take(f"{speaker.app_id}:{speaker.room.stored}")
+        wait = self.rooms.take(f"{speaker.app_id}:{speaker.room.stored}", now)
         if wait:
             self.authors.give_back(f"{speaker.app_id}:{speaker.author_key}")
             raise rate_limited(wait)
@@ -490,7 +519,7 @@ class Chat:
         """The room's messages as they are now, the newest ``page_size`` below
         ``before_id`` (0: the newest), oldest first."""
         speaker = await self.speaker(credentials, ref)
-        self._readable(speaker)
+        self.readable(speaker)
         if before_id < 0 or page_size < 0:
             raise malformed("before_id and page_size are 0 or more")
         size = min(page_size or DEFAULT_PAGE, MAX_PAGE)
@@ -499,8 +528,14 @@ class Chat:
         )
         older = len(rows) > size
         rows = rows[-size:]
-        shown = tuple(_as_seen(row, speaker) for row in rows)
+        hidden = await self._hidden(speaker)
+        shown = tuple(_as_seen(row, speaker) for row in rows if row.author_id not in hidden)
         return Page(shown, rows[0].id if older and rows else 0)
+
+    async def _hidden(self, speaker: Speaker) -> frozenset[str]:
+        if not speaker.author_id:
+            return frozenset()
+        return await self.repo.hidden_authors(speaker.app_id, speaker.author_id)
 
     async def watch(
         self, credentials: Credentials, ref: RoomRef, after_id: int
@@ -508,7 +543,7 @@ class Chat:
         """Every message (and amendment) of the room after ``after_id``, in order, as
         they are written, for as long as the caller reads."""
         speaker = await self.speaker(credentials, ref)
-        self._readable(speaker)
+        self.readable(speaker)
         if after_id < 0:
             raise malformed("after_id is 0 or more")
         key = hint_key(speaker.app_id, speaker.room)
@@ -517,14 +552,18 @@ class Chat:
             self.hints.subscribe(key) as hint,
         ):
             last = after_id
+            hidden, hidden_at = await self._hidden(speaker), self.clock()
             while True:
                 hint.clear()
                 rows = await self.repo.messages(
                     speaker.app_id, speaker.room.stored, last, None, MAX_PAGE, False
                 )
+                if self.clock() - hidden_at > HIDDEN_REFRESH_MS:
+                    hidden, hidden_at = await self._hidden(speaker), self.clock()
                 for row in rows:
                     last = row.id
-                    yield _as_seen(row, speaker)
+                    if row.author_id not in hidden:
+                        yield _as_seen(row, speaker)
                 if len(rows) == MAX_PAGE:
                     continue
                 await hint.wait(self.poll_seconds)

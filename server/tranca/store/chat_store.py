@@ -20,13 +20,20 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform.chat import Room, RoomKind, direct_members
+from ..platform.chat_moderation import Resolution, Sanction
 from ..platform.friendships import Relation
 from ..services.chat import ChatMessage, NewMessage
 from ..services.errors import NotFound
 from ..table.events import Event
 from ..table.game import GameState
 from .database import insert_ignoring_duplicates
-from .models import ChatMessageRecord, ChatRoomRecord, PlayerRelation
+from .models import (
+    ChatMessageRecord,
+    ChatMute,
+    ChatRoomRecord,
+    ChatSanction,
+    PlayerRelation,
+)
 from .notifications_store import write_events
 from .repository import Store
 
@@ -200,6 +207,30 @@ class ChatStore:
         async with self.store.reading() as conn:
             sides = {r.player_id: Relation(r.relation) for r in (await conn.execute(q)).all()}
         return sides.get(player_id, Relation.NONE), sides.get(other, Relation.NONE)
+
+    async def sanction(self, app_id: str, player_id: str) -> Sanction | None:
+        q = select(ChatSanction.kind, ChatSanction.until_ms, ChatSanction.reason).where(
+            ChatSanction.app_id == app_id, ChatSanction.player_id == player_id
+        )
+        async with self.store.reading() as conn:
+            row = (await conn.execute(q)).first()
+        if row is None:
+            return None
+        return Sanction(Resolution(row.kind), int(row.until_ms), row.reason)
+
+    async def hidden_authors(self, app_id: str, player_id: str) -> frozenset[str]:
+        muted = select(ChatMute.muted_id).where(
+            ChatMute.app_id == app_id, ChatMute.player_id == player_id
+        )
+        blocked = select(PlayerRelation.other_id).where(
+            PlayerRelation.app_id == app_id,
+            PlayerRelation.player_id == player_id,
+            PlayerRelation.relation == Relation.BLOCKED.value,
+        )
+        async with self.store.reading() as conn:
+            found = set((await conn.execute(muted)).scalars())
+            found.update((await conn.execute(blocked)).scalars())
+        return frozenset(found)
 
     async def prune(self, app_id: str, before_ms: int, limit: int) -> int:
         """Delete up to ``limit`` of the app's messages posted before ``before_ms``;

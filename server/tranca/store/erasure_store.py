@@ -39,6 +39,7 @@ from .models import (
     RankingAward,
     TicketPlayer,
 )
+from .moderation_store import erase_moderation
 from .player_rows import (
     games_with_tokens,
     rename_keys,
@@ -172,6 +173,7 @@ async def _delete_own_rows(
     rows["player_relations"] = await delete_relations(conn, app_id, player_id)
     # Their chat messages, and the direct conversations they were in.
     rows["chat_messages"] = await erase_author(conn, app_id, player_id)
+    rows["chat_moderation"] = await erase_moderation(conn, app_id, player_id)
 
 
 async def _rename_keyed_rows(

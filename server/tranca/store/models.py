@@ -563,3 +563,58 @@ class ChatMessageRecord(Base):
         Index("ix_chat_messages_author", "app_id", "author_id"),
         Index("ix_chat_messages_created", "created_ms"),
     )
+
+
+class ChatMute(Base):
+    """A player's mute of another (services/chat_moderation.py): the muted player's
+    messages hidden from them in every room."""
+
+    __tablename__ = "chat_mutes"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    muted_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class ChatReportRecord(Base):
+    """A player's report of a message, with the messages around it as they were
+    (``evidence``, JSON) and the game it was said at; resolved once by the app."""
+
+    __tablename__ = "chat_reports"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"))
+    reporter_id: Mapped[str] = mapped_column(String(128))
+    reported_id: Mapped[str] = mapped_column(String(128))
+    room: Mapped[str] = mapped_column(String(300))
+    message_seq: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(Text)
+    evidence: Mapped[str] = mapped_column(Text)  # JSON list of messages
+    game_id: Mapped[str] = mapped_column(String(32))
+    game_version: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16))
+    resolution: Mapped[str] = mapped_column(String(16))
+    note: Mapped[str] = mapped_column(Text)
+    until_ms: Mapped[int] = mapped_column(BigInteger)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    resolved_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        Index("ux_chat_reports_once", "app_id", "reporter_id", "room", "message_seq", unique=True),
+        Index("ix_chat_reports_queue", "app_id", "status", "id"),
+    )
+
+
+class ChatSanction(Base):
+    """The sanction a player's chat is under (the latest resolution's): "mute" or
+    "ban", until ``until_ms`` (0: no end)."""
+
+    __tablename__ = "chat_sanctions"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    until_ms: Mapped[int] = mapped_column(BigInteger)
+    reason: Mapped[str] = mapped_column(Text)
+    created_ms: Mapped[int] = mapped_column(BigInteger)

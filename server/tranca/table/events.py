@@ -40,6 +40,8 @@ class EventKind(StrEnum):
     TOURNAMENT_ELIMINATED = "tournament_eliminated"  # out of a knockout, or of the play-off cut
     FRIENDSHIP = "friendship"  # a friend, a request or a block changed (services/friends.py)
     DIRECT_MESSAGE = "direct_message"  # a friend wrote to the player (services/chat.py)
+    CHAT_WARNING = "chat_warning"  # a moderator warned the player (chat_moderation.py)
+    CHAT_SANCTION = "chat_sanction"  # a moderator muted or banned the player's chat
 
 
 EVENT_KINDS: frozenset[str] = frozenset(k.value for k in EventKind)

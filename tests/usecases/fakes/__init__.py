@@ -12,6 +12,7 @@ from .games import GamesMemory
 from .hub import Notes
 from .identities import IdentitiesMemory
 from .memory import InMemoryRepository
+from .moderation import ModerationMemory
 from .network import FakeResolver
 from .notifications import NotificationsMemory
 from .played_games import PlayedGamesMemory
@@ -33,6 +34,7 @@ __all__ = [
     "IdentitiesMemory",
     "InMemoryRepository",
     "MemoryState",
+    "ModerationMemory",
     "Notes",
     "NotificationsMemory",
     "PlayedGamesMemory",

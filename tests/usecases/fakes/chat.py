@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from tranca.platform.chat_moderation import Sanction
 from tranca.platform.friendships import Relation
 from tranca.services.chat import ChatMessage, NewMessage
 from tranca.table.events import Event
@@ -24,6 +25,8 @@ class ChatMemory:
         self.friends = friends
         self.rows: dict[tuple[str, str], list[ChatMessage]] = {}
         self.events: list[tuple[str, Event]] = []
+        self.sanctions: dict[tuple[str, str], Sanction] = {}
+        self.mutes: set[tuple[str, str, str]] = set()
 
     async def post(self, message: NewMessage, events: Sequence[Event]) -> ChatMessage:
         room = self.rows.setdefault((message.app_id, message.room), [])
@@ -101,3 +104,15 @@ class ChatMemory:
             sides.get((app_id, player_id, other), (Relation.NONE, 0))[0],
             sides.get((app_id, other, player_id), (Relation.NONE, 0))[0],
         )
+
+    async def sanction(self, app_id: str, player_id: str) -> Sanction | None:
+        return self.sanctions.get((app_id, player_id))
+
+    async def hidden_authors(self, app_id: str, player_id: str) -> frozenset[str]:
+        muted = {m for a, p, m in self.mutes if (a, p) == (app_id, player_id)}
+        blocked = {
+            o
+            for (a, p, o), (r, _) in self.friends.sides.items()
+            if (a, p) == (app_id, player_id) and r == Relation.BLOCKED
+        }
+        return frozenset(muted | blocked)
