@@ -344,7 +344,10 @@ async def start(
         ProfanityFilter(),
         now_ms,
         WatchCounts(cfg.max_watches_per_token * 2, cfg.max_watches_per_app),
+        hub,
+        feed or hub,
         event_hub,
+        hold=feed.hold if feed is not None else None,
     )
     # Each service's servicer, served on the gRPC port and on the browser port alike.
     services: list[tuple[object, ServiceDescriptor]] = [

@@ -27,6 +27,9 @@ from tranca.v1 import social_pb2 as sopb
 from tranca.v1 import social_pb2_grpc as sopb_grpc
 
 from .api_calls import error_info, reason_of, refused
+from .test_nats_feed import bus, clients_of, fed_replicas
+
+__all__ = ["bus", "fed_replicas"]  # the NATS bus and two replicas on it, as fixtures
 
 Metadata = tuple[tuple[str, str], ...]
 Code = grpc.StatusCode
@@ -270,3 +273,28 @@ async def test_across_two_replicas_a_message_is_read_on_the_other_and_kept_once(
                 break
         stream.cancel()
         assert got == ["uma vez", "duas"]
+
+
+async def test_on_the_nats_feed_a_message_wakes_a_reader_on_the_other_replica_at_once(
+    fed_replicas: list[Running],
+) -> None:
+    first, second = fed_replicas
+    async with clients_of(first, second) as (writer, reader):
+        game_id, (ana, bia), watcher = await table(writer)
+        at = room(pb.ROOM_KIND_TABLE, game_id)
+        stream = chat(reader).WatchChat(pb.WatchChatRequest(room=at), metadata=watcher)
+        heard = second.feed.received if second.feed else 0
+        await send(writer, ana, at, "warm", text="first")
+        assert (await anext(aiter(stream))).message.text == "first"
+        waits = []
+        for n in range(5):
+            started = asyncio.get_running_loop().time()
+            # Two authors in turn: within each one's burst, no wait for the limit.
+            await send(writer, (ana, bia)[n % 2], at, f"n{n}", text=f"m{n}")
+            update = await anext(aiter(stream))
+            waits.append(asyncio.get_running_loop().time() - started)
+            assert update.message.text == f"m{n}"
+        stream.cancel()
+        # Woken by the bus, not by the reader's one-second timer.
+        assert second.feed is not None and second.feed.received > heard
+        assert max(waits) < 0.5, waits

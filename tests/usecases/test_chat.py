@@ -22,7 +22,8 @@ from tranca.services.policy import AppPolicy
 from tranca.table.game import TableOptions
 
 from .conftest import World
-from .fakes import ChatMemory, FriendsMemory, Notes
+from .fakes import ChatMemory, FriendsMemory
+from .fakes.hub import hub_thrice
 
 
 def masking(text: str) -> tuple[str, bool]:
@@ -50,7 +51,7 @@ def chat(world: World, store: ChatMemory) -> Chat:
         masking,
         lambda: world.repo.now,
         WatchCounts(4, 10),
-        Notes(),
+        *hub_thrice(),
         poll_seconds=0.01,
     )
 

@@ -16,7 +16,8 @@ from tranca.services.errors import Refused
 from tranca.services.limits import WatchCounts
 
 from .conftest import World
-from .fakes import ChatMemory, FriendsMemory, ModerationMemory, Notes
+from .fakes import ChatMemory, FriendsMemory, ModerationMemory
+from .fakes.hub import hub_thrice
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def chat(world: World, chat_store: ChatMemory) -> Chat:
         lambda text: (text, False),
         lambda: world.repo.now,
         WatchCounts(8, 10),
-        Notes(),
+        *hub_thrice(),
     )
 
 

@@ -30,7 +30,7 @@ has the store keep the message.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -166,10 +166,16 @@ class Screen(Protocol):
 
 
 class ChatHints(Protocol):
-    """This process's hints (``store/hints.py``'s hub): a room's key (``hint_key``)
-    and its players' (``player_key``)."""
+    """This process's hub of change hints (``store/hints.py``), where a room's
+    watchers wait, by the room's key (``hint_key``)."""
 
     def subscribe(self, key: str) -> contextlib.AbstractContextManager[Wakeup]: ...
+
+
+class ChatNotifier(Protocol):
+    """Wakes a room's watchers after a message commits: this process's through the
+    hub, the other replicas' through the change feed where there is one (NATS: at
+    once); without one they read on their timer (``poll_seconds``)."""
 
     def publish(self, key: str, version: int | None) -> None: ...
 
@@ -237,7 +243,10 @@ class Chat:
         clock: Clock,
         watches: WatchCounts,
         hints: ChatHints,
+        notifier: ChatNotifier,
+        event_hints: ChatNotifier,
         *,
+        hold: Callable[[str], Awaitable[None]] | None = None,
         poll_seconds: float = POLL_SECONDS,
     ) -> None:
         self.access = access
@@ -247,6 +256,11 @@ class Chat:
         self.clock = clock
         self.watches = watches
         self.hints = hints
+        self.notifier = notifier
+        self.event_hints = event_hints
+        # The feed's "subscribed": a watch waits for it before its first read, so a
+        # message either committed before that read or wakes it.
+        self.hold = hold
         self.poll_seconds = poll_seconds
         self.authors = RateLimiter(AUTHOR_RATE, AUTHOR_BURST)
         self.rooms = RateLimiter(ROOM_RATE, ROOM_BURST)
@@ -470,9 +484,9 @@ class Chat:
             raise rate_limited(wait)
 
     def _wake(self, speaker: Speaker, events: Sequence[Event] = ()) -> None:
-        self.hints.publish(hint_key(speaker.app_id, speaker.room), None)
+        self.notifier.publish(hint_key(speaker.app_id, speaker.room), None)
         for event in events:
-            self.hints.publish(player_key(event.player_id), None)
+            self.event_hints.publish(player_key(event.player_id), None)
 
     async def amend(
         self, credentials: Credentials, ref: RoomRef, message_id: int, text: str | None
@@ -551,6 +565,8 @@ class Chat:
             self.watches.hold(speaker.watch_key, speaker.watch_cap),
             self.hints.subscribe(key) as hint,
         ):
+            if self.hold is not None:
+                await self.hold(key)
             last = after_id
             hidden, hidden_at = await self._hidden(speaker), self.clock()
             while True:

@@ -57,3 +57,9 @@ class Notes:
 
     async def hold(self, game_id: str) -> None:
         self.leases.append(game_id)
+
+
+def hub_thrice() -> tuple[Notes, Notes, Notes]:
+    """One stand-in as a use case's hub, its notifier and its event hints."""
+    notes = Notes()
+    return notes, notes, notes
