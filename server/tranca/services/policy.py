@@ -20,6 +20,7 @@ from tranca_rules.errors import quoted
 from tranca_rules.presets import PRESETS
 
 from ..platform.friendships import FriendModel
+from ..platform.invitations import InvitePolicy
 from .errors import malformed
 from .identity_providers import (
     CustomTokenKey,
@@ -42,6 +43,7 @@ MAX_ORIGINS = 20
 MAX_ORIGIN_CHARS = 200
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 FRIEND_MODELS = frozenset(m.value for m in FriendModel)
+INVITE_POLICIES = frozenset(p.value for p in InvitePolicy)
 
 
 def normalise_origin(origin: str) -> str | None:
@@ -147,6 +149,9 @@ class AppPolicy:
     # accept, the default) or "mutual_follow" (a follow holds at once; two players
     # who follow each other are friends).
     friend_model: str = FriendModel.REQUESTS.value
+    # Whom players invite to a table (platform/invitations.py): "friends" (the
+    # default) or "anyone" of the app; never across a block.
+    invitations: str = InvitePolicy.FRIENDS.value
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -196,6 +201,8 @@ class AppPolicy:
             raise malformed(f"quick_play_turn_seconds is 0 (no limit) to {MAX_WAIT_SECONDS}")
         if self.friend_model not in FRIEND_MODELS:
             raise malformed('friend_model is "requests" or "mutual_follow"')
+        if self.invitations not in INVITE_POLICIES:
+            raise malformed('invitations is "friends" or "anyone"')
         return replace(
             self,
             allowed_origins=checked_origins(self.allowed_origins),

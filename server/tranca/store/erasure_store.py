@@ -23,6 +23,7 @@ from ..table.game import BY_APP, BY_PLAYER
 from .audit_store import write_audit_entry
 from .codec import dumps, loads
 from .friends_store import delete_relations
+from .invitations_store import delete_invitations, rewrite_owner
 from .ledger import account_name
 from .models import (
     AuditRecord,
@@ -104,6 +105,7 @@ async def _erase_rows(
     await _delete_own_rows(conn, app_id, rewrite.player_id, rows)
     await rewrite_games(conn, store, rewrite, games, by, rows)
     await _rename_keyed_rows(conn, app_id, rewrite, rows)
+    rows["table_owners"] = await rewrite_owner(conn, app_id, rewrite.player_id, rewrite.replacement)
     await _rewrite_chips(conn, app_id, rewrite, rows)
     await rewrite_tournaments(conn, app_id, rewrite, rows)
     await rewrite_tickets(conn, app_id, rewrite, rows)
@@ -168,6 +170,8 @@ async def _delete_own_rows(
     # Friends and blocks, both sides: the other players lose the erased player from
     # their lists (their events that named them are pseudonymised with the rest).
     rows["player_relations"] = await delete_relations(conn, app_id, player_id)
+    # Invitations to tables, sent and received: the other player loses them too.
+    rows["table_invitations"] = await delete_invitations(conn, app_id, player_id)
 
 
 async def _rename_keyed_rows(
