@@ -53,6 +53,7 @@ from tranca.table.game import Action, apply_action, new_game, play_action
 from tranca.v1 import (
     admin_pb2,
     game_pb2,
+    invitations_pb2,
     notifications_pb2,
     options_pb2,
     platform_pb2,
@@ -90,6 +91,7 @@ METHODS: list[MethodDescriptor] = [
         admin_pb2,
         notifications_pb2,
         social_pb2,
+        invitations_pb2,
     )
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods

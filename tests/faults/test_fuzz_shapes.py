@@ -29,6 +29,7 @@ from google.protobuf.message import Message
 from tranca.v1 import (
     admin_pb2,
     game_pb2,
+    invitations_pb2,
     notifications_pb2,
     platform_pb2,
     quick_play_pb2,
@@ -60,6 +61,7 @@ METHODS: list[MethodDescriptor] = [
         admin_pb2,
         notifications_pb2,
         social_pb2,
+        invitations_pb2,
     )
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods

@@ -17,6 +17,8 @@ import grpc
 from tests.harness.clients import Client
 from tests.harness.servers import app_client
 from tranca.server import Running
+from tranca.v1 import admin_pb2 as apb
+from tranca.v1 import admin_pb2_grpc as apb_grpc
 from tranca.v1 import game_pb2 as gpb
 from tranca.v1 import invitations_pb2 as pb
 from tranca.v1 import invitations_pb2_grpc as pb_grpc
@@ -366,3 +368,37 @@ async def test_an_invitation_made_on_one_replica_is_received_and_accepted_on_ano
             gpb.GetViewRequest(game_id=gid), metadata=first.player(accepted.player_token)
         )
         assert [s.player_name for s in view.view.seats] == ["Ana", "Bia"]
+
+
+async def test_a_merge_of_accounts_gives_the_kept_account_the_tables_and_invitations(
+    client: Client,
+) -> None:
+    old, new, bia = [await player(client, p) for p in ("ana-old", "ana-new", "bia")]
+    await befriend(client, old, "bia", bia, "ana-old")
+    # A table she owns without sitting at it (a merge waits for a seated player).
+    made_table = await client.stub.CreateGame(
+        gpb.CreateGameRequest(
+            rules=gpb.Rules(preset="tranca-000"), players=2, table=gpb.TableOptions(private=True)
+        ),
+        metadata=old,
+    )
+    gid = made_table.game.game_id
+    made = await invitations(client).InviteToTable(
+        pb.InviteToTableRequest(game_id=gid, player_id="bia"), metadata=old
+    )
+    done = await apb_grpc.AdminServiceStub(client.channel).MergePlayers(
+        apb.MergePlayersRequest(merged_player_id="ana-old", kept_player_id="ana-new"),
+        metadata=client.app(),
+    )
+    assert (done.rows["table_invitations"], done.rows["table_owners"]) == (1, 1)
+    listed = await invitations(client).ListInvitations(pb.ListInvitationsRequest(), metadata=bia)
+    assert [(i.invitation_id, i.from_player_id) for i in listed.invitations] == [
+        (made.invitation.invitation_id, "ana-new")
+    ]
+    # The kept account owns the table: it sits without the code, and its invitation
+    # to bia is the one already pending.
+    await client.stub.JoinGame(gpb.JoinGameRequest(game_id=gid, seat=-1), metadata=new)
+    again = await invitations(client).InviteToTable(
+        pb.InviteToTableRequest(game_id=gid, player_id="bia"), metadata=new
+    )
+    assert (again.invitation.invitation_id, again.changed) == (made.invitation.invitation_id, False)

@@ -10,6 +10,7 @@ from .friends import FriendsMemory
 from .games import GamesMemory
 from .hub import Notes
 from .identities import IdentitiesMemory
+from .invitations import InvitationsMemory
 from .memory import InMemoryRepository
 from .network import FakeResolver
 from .notifications import NotificationsMemory
@@ -30,6 +31,7 @@ __all__ = [
     "GamesMemory",
     "IdentitiesMemory",
     "InMemoryRepository",
+    "InvitationsMemory",
     "MemoryState",
     "Notes",
     "NotificationsMemory",
