@@ -10,6 +10,7 @@ from typing import Any, TypeVar, cast
 
 from .async_client import AsyncTrancaClient
 from .connection import DEFAULT_ADDRESS
+from .invitations import Invitations
 from .quick_play import QuickPlay
 from .sessions import Sessions
 from .social import Social
@@ -19,7 +20,7 @@ from .v1 import platform_pb2 as ppb
 T = TypeVar("T")
 
 
-class TrancaClient(QuickPlay, Sessions, Social):
+class TrancaClient(QuickPlay, Sessions, Social, Invitations):
     """A blocking client with the same methods as ``AsyncTrancaClient`` (same
     arguments, same errors, same retries), for scripts and notebooks::
 
