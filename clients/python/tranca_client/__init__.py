@@ -129,6 +129,7 @@ what ``tranca play`` does).
 """
 
 from .bots import BOT_LEVELS, Bot, Chooser, GreedyBot, RandomBot, make_bot, play_seat, run_bot
+from .chat import direct_room, lobby_room, spectators_room, table_room
 from .client import (
     DEFAULT_ADDRESS,
     DEFAULT_TIMEOUT,
@@ -171,6 +172,7 @@ from .moves import (
 )
 from .quick_play import OPEN_STATUSES, waiting_ticket_id
 from .v1 import admin_pb2 as apb
+from .v1 import chat_pb2 as chpb
 from .v1 import game_pb2 as pb
 from .v1 import invitations_pb2 as ipb
 from .v1 import notifications_pb2 as npb
@@ -210,12 +212,15 @@ __all__ = [
     "VersionConflict",
     "add",
     "apb",
+    "chpb",
+    "direct_room",
     "discard",
     "draw",
     "error_from_rpc",
     "find_move",
     "ipb",
     "knob_value",
+    "lobby_room",
     "make_bot",
     "meld",
     "move_key",
@@ -233,6 +238,8 @@ __all__ = [
     "same_move",
     "sopb",
     "spb",
+    "spectators_room",
+    "table_room",
     "take",
     "waiting_ticket_id",
 ]

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import grpc
 
 from ._auth import ANY, APP, PLAYER
+from .chat import AsyncChat
 from .connection import (
     _WATCH_RESUMABLE,
     API_KEY_HEADER,
@@ -36,6 +37,7 @@ from .quick_play import AsyncQuickPlay
 from .sessions import AsyncSessions
 from .social import AsyncSocial
 from .v1 import admin_pb2_grpc as apb_grpc
+from .v1 import chat_pb2_grpc as chpb_grpc
 from .v1 import game_pb2 as pb
 from .v1 import game_pb2_grpc as pb_grpc
 from .v1 import invitations_pb2_grpc as ipb_grpc
@@ -69,7 +71,7 @@ def knob_value(value: KnobOverride) -> pb.KnobValue:
 
 
 class AsyncTrancaClient(
-    AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncInvitations, AsyncPlatformCalls
+    AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, AsyncInvitations, AsyncPlatformCalls
 ):
     """An asyncio client of the Tranca game service.
 
@@ -138,6 +140,7 @@ class AsyncTrancaClient(
         self._admin = apb_grpc.AdminServiceStub(self.channel)
         self._social = sopb_grpc.SocialServiceStub(self.channel)
         self._notifications = npb_grpc.NotificationServiceStub(self.channel)
+        self._chat = chpb_grpc.ChatServiceStub(self.channel)
         self._invitations = ipb_grpc.InvitationServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------

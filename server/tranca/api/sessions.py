@@ -13,7 +13,7 @@ from ..services.identity_sign_in import IdentitySignIn
 from ..services.invitations import InvitePolicy
 from ..services.player_data import PlayerData
 from ..services.player_erasure import PlayerErasure
-from ..services.policy import AppPolicy
+from ..services.policy import DEFAULT_CHAT_RETENTION_DAYS, AppPolicy
 from ..services.ports import SessionKind
 from ..services.profiles import Profile, ProfileChange, Profiles, PublicProfile
 from ..services.sessions import Issued, SessionInfo, Sessions
@@ -115,6 +115,8 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         avatar_hosts=list(p.avatar_hosts),
         player_data_rights=p.player_data_rights,
         friend_model=FRIEND_MODEL_PB[FriendModel(p.friend_model)],
+        lobby_rooms=list(p.lobby_rooms),
+        chat_retention_days=p.chat_retention_days,
         invitations=INVITE_POLICY_PB[InvitePolicy(p.invitations)],
         identity_providers=[
             pb.IdentityProvider(
@@ -150,6 +152,8 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         avatar_hosts=tuple(p.avatar_hosts),
         player_data_rights=p.player_data_rights,
         friend_model=FRIEND_MODEL_FROM_PB.get(p.friend_model, FriendModel.REQUESTS).value,
+        lobby_rooms=tuple(p.lobby_rooms),
+        chat_retention_days=p.chat_retention_days or DEFAULT_CHAT_RETENTION_DAYS,
         invitations=INVITE_POLICY_FROM_PB.get(p.invitations, InvitePolicy.FRIENDS).value,
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))

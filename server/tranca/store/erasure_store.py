@@ -4,9 +4,10 @@ pseudonymised and how is decided there (``PlayerRewrite``); this module finds th
 player's rows and rewrites them, all in one transaction with the audit entry, so
 that an erasure is whole or not done.
 
-The player's own rows (sessions, identities, profile, friends and blocks, rating,
-ranking points, chip account) are found by their keys here; their games, tournaments, tickets, chip
-operations and events as ``player_rows.py`` finds them.
+The player's own rows (sessions, identities, profile, friends and blocks, chat
+messages, rating, ranking points, chip account) are found by their keys here; their
+games, tournaments, tickets, chip operations and events as ``player_rows.py`` finds
+them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..services.audit import AuditAction, AuditEntry
 from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying, Rewritten
 from ..table.game import BY_APP, BY_PLAYER
 from .audit_store import write_audit_entry
+from .chat_store import erase_author
 from .codec import dumps, loads
 from .friends_store import delete_relations
 from .invitations_store import delete_invitations, rewrite_owner
@@ -170,6 +172,8 @@ async def _delete_own_rows(
     # Friends and blocks, both sides: the other players lose the erased player from
     # their lists (their events that named them are pseudonymised with the rest).
     rows["player_relations"] = await delete_relations(conn, app_id, player_id)
+    # Their chat messages, and the direct conversations they were in.
+    rows["chat_messages"] = await erase_author(conn, app_id, player_id)
     # Invitations to tables, sent and received: the other player loses them too.
     rows["table_invitations"] = await delete_invitations(conn, app_id, player_id)
 

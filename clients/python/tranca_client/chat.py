@@ -1,0 +1,224 @@
+"""Chat (``tranca.v1.ChatService``) for both clients: post to a room, edit or delete
+one's own message, page a room's history, follow it as it is written, and list the
+quick phrases.
+
+A room is named by ``chpb.ChatRoom(kind=..., id=...)`` or the helpers
+``table_room(game_id)``, ``spectators_room(game_id)``, ``lobby_room(name)`` and
+``direct_room(player_id)``. A table's rooms take the seat's (or the spectator's)
+token (``client.with_token(player_token)``); lobby rooms and direct messages the
+player's session token.
+
+Retries: ``send_chat_message`` carries a client message id (a UUID unless you pass
+one) and reuses it on every retry, so a message is never kept twice; edits,
+deletes and reads are retried as they are idempotent; ``watch_chat`` reopens a
+broken stream after the last message received. Refusals are typed: a
+``RuleRejected`` with ``CHAT_PHRASES_ONLY``, ``EDIT_WINDOW_PASSED`` or
+``NOT_FRIENDS``; a ``PermissionDenied`` with ``CHAT_NOT_ALLOWED`` or
+``SPECTATOR_CHAT_HELD``; a ``ResourceExhausted`` with ``RATE_LIMITED`` (its
+``retry_after_ms``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncGenerator, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import grpc
+
+from ._auth import ANY
+from .errors import TrancaError, Unavailable, error_from_rpc
+from .v1 import chat_pb2 as chpb
+from .v1 import chat_pb2_grpc as chpb_grpc
+
+if TYPE_CHECKING:
+    from .client import AsyncTrancaClient, RetryPolicy
+
+T = TypeVar("T")
+
+_RESUMABLE = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNKNOWN,
+    }
+)
+
+__all__ = [
+    "AsyncChat",
+    "Chat",
+    "direct_room",
+    "lobby_room",
+    "spectators_room",
+    "table_room",
+]
+
+
+def table_room(game_id: str) -> chpb.ChatRoom:
+    """A table's players' room."""
+    return chpb.ChatRoom(kind=chpb.ROOM_KIND_TABLE, id=game_id)
+
+
+def spectators_room(game_id: str) -> chpb.ChatRoom:
+    """A table's spectators' room."""
+    return chpb.ChatRoom(kind=chpb.ROOM_KIND_SPECTATORS, id=game_id)
+
+
+def lobby_room(name: str = "main") -> chpb.ChatRoom:
+    """One of the app's lobby rooms."""
+    return chpb.ChatRoom(kind=chpb.ROOM_KIND_LOBBY, id=name)
+
+
+def direct_room(player_id: str) -> chpb.ChatRoom:
+    """The conversation with a friend."""
+    return chpb.ChatRoom(kind=chpb.ROOM_KIND_DIRECT, id=player_id)
+
+
+class AsyncChat:
+    """The chat calls of ``AsyncTrancaClient``."""
+
+    if TYPE_CHECKING:
+        retry: RetryPolicy
+        _chat: chpb_grpc.ChatServiceAsyncStub
+
+        def _metadata(self, auth: str) -> tuple[tuple[str, str], ...]: ...
+
+        async def _unary(
+            self, method: Any, request: Any, auth: str, *, retry: bool, conflicts: bool = False
+        ) -> Any: ...
+
+    async def send_chat_message(
+        self,
+        room: chpb.ChatRoom,
+        *,
+        text: str = "",
+        phrase: str = "",
+        client_message_id: str | None = None,
+    ) -> chpb.ChatMessage:
+        """Post free ``text`` or a quick ``phrase`` to the room; the message as kept
+        (the first one, if this id was sent before)."""
+        request = chpb.SendChatMessageRequest(
+            room=room,
+            text=text,
+            phrase=phrase,
+            client_message_id=client_message_id or uuid.uuid4().hex,
+        )
+        out: chpb.SendChatMessageResponse = await self._unary(
+            self._chat.SendChatMessage, request, ANY, retry=True
+        )
+        return out.message
+
+    async def edit_chat_message(
+        self, room: chpb.ChatRoom, message_id: int, text: str
+    ) -> chpb.ChatMessage:
+        """A new text for your message (within 5 minutes); the amendment posted."""
+        request = chpb.EditChatMessageRequest(room=room, message_id=message_id, text=text)
+        out: chpb.EditChatMessageResponse = await self._unary(
+            self._chat.EditChatMessage, request, ANY, retry=True
+        )
+        return out.amendment
+
+    async def delete_chat_message(self, room: chpb.ChatRoom, message_id: int) -> chpb.ChatMessage:
+        """Delete your message (within 5 minutes); the amendment posted. A retry of a
+        delete that was done answers MESSAGE_NOT_FOUND."""
+        request = chpb.DeleteChatMessageRequest(room=room, message_id=message_id)
+        out: chpb.DeleteChatMessageResponse = await self._unary(
+            self._chat.DeleteChatMessage, request, ANY, retry=False
+        )
+        return out.amendment
+
+    async def chat_messages(
+        self, room: chpb.ChatRoom, *, before_id: int = 0, page_size: int = 0
+    ) -> chpb.ListChatMessagesResponse:
+        """A page of the room's history (the newest below ``before_id``), oldest
+        first; ``next_before_id`` reads the page before it."""
+        request = chpb.ListChatMessagesRequest(room=room, before_id=before_id, page_size=page_size)
+        out: chpb.ListChatMessagesResponse = await self._unary(
+            self._chat.ListChatMessages, request, ANY, retry=True
+        )
+        return out
+
+    async def watch_chat(
+        self, room: chpb.ChatRoom, *, after_id: int = 0
+    ) -> AsyncGenerator[chpb.ChatMessage, None]:
+        """The room's messages and amendments after ``after_id``, then each new one,
+        for as long as you read; a broken stream is reopened after the last one."""
+        last, failures = after_id, 0
+        while True:
+            call = self._chat.WatchChat(
+                chpb.WatchChatRequest(room=room, after_id=last), metadata=self._metadata(ANY)
+            )
+            try:
+                async for update in call:
+                    failures = 0
+                    last = update.message.id
+                    yield update.message
+                error: TrancaError = Unavailable("the chat stream ended")
+            except grpc.aio.AioRpcError as exc:
+                error = error_from_rpc(exc)
+                if error.code not in _RESUMABLE:
+                    raise error from None
+            finally:
+                call.cancel()
+            failures += 1
+            if failures >= self.retry.max_attempts:
+                error.attempts = failures
+                raise error
+            await asyncio.sleep(self.retry.delay(failures))
+
+    async def quick_phrases(self, locale: str = "") -> list[chpb.QuickPhrase]:
+        """The quick phrases, in ``locale`` ("en", "pt", "es"; empty: the call's
+        Accept-Language)."""
+        request = chpb.ListQuickPhrasesRequest(locale=locale)
+        out: chpb.ListQuickPhrasesResponse = await self._unary(
+            self._chat.ListQuickPhrases, request, ANY, retry=True
+        )
+        return list(out.phrases)
+
+
+class Chat:
+    """The chat calls of the blocking ``TrancaClient`` (see ``AsyncChat``)."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def aio(self) -> AsyncTrancaClient: ...
+
+        def _run(self, coro: Coroutine[Any, Any, T]) -> T: ...
+
+    def send_chat_message(
+        self,
+        room: chpb.ChatRoom,
+        *,
+        text: str = "",
+        phrase: str = "",
+        client_message_id: str | None = None,
+    ) -> chpb.ChatMessage:
+        """See ``AsyncTrancaClient.send_chat_message``."""
+        return self._run(
+            self.aio.send_chat_message(
+                room, text=text, phrase=phrase, client_message_id=client_message_id
+            )
+        )
+
+    def edit_chat_message(
+        self, room: chpb.ChatRoom, message_id: int, text: str
+    ) -> chpb.ChatMessage:
+        """See ``AsyncTrancaClient.edit_chat_message``."""
+        return self._run(self.aio.edit_chat_message(room, message_id, text))
+
+    def delete_chat_message(self, room: chpb.ChatRoom, message_id: int) -> chpb.ChatMessage:
+        """See ``AsyncTrancaClient.delete_chat_message``."""
+        return self._run(self.aio.delete_chat_message(room, message_id))
+
+    def chat_messages(
+        self, room: chpb.ChatRoom, *, before_id: int = 0, page_size: int = 0
+    ) -> chpb.ListChatMessagesResponse:
+        """See ``AsyncTrancaClient.chat_messages``."""
+        return self._run(self.aio.chat_messages(room, before_id=before_id, page_size=page_size))
+
+    def quick_phrases(self, locale: str = "") -> list[chpb.QuickPhrase]:
+        """See ``AsyncTrancaClient.quick_phrases``."""
+        return self._run(self.aio.quick_phrases(locale))
