@@ -251,6 +251,20 @@ class Reason(StrEnum):
     REPORT_RESOLVED = "REPORT_RESOLVED"
     # A player mutes at most so many players.
     MUTE_LIMIT_REACHED = "MUTE_LIMIT_REACHED"
+    # ----- invitations to a table (services/invitations.py) --------------------------
+    # Only a player seated at the table, or its owner, invites to it.
+    NOT_AT_TABLE = "NOT_AT_TABLE"
+    # The player does not take the caller's invitations (they blocked the caller).
+    INVITATION_REFUSED = "INVITATION_REFUSED"
+    # No such invitation, or not the caller's to answer.
+    INVITATION_NOT_FOUND = "INVITATION_NOT_FOUND"
+    # The invitation expired: its time ran out, or its table started or ended.
+    INVITATION_EXPIRED = "INVITATION_EXPIRED"
+    # The invitation was accepted, declined or cancelled already.
+    INVITATION_ANSWERED = "INVITATION_ANSWERED"
+    # Too many invitations wait for an answer (from the inviter, or to the invitee).
+    INVITATION_LIMIT_REACHED = "INVITATION_LIMIT_REACHED"
+    # ----- the end of the invitations' block ------------------------------------------
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -21,6 +21,7 @@ from . import metrics
 from .api.admin import AdminService
 from .api.chat import ChatService
 from .api.edge import add_service
+from .api.invitations import InvitationService
 from .api.notifications import NotificationService
 from .api.players import PlayerService
 from .api.quick_play import QuickPlayService
@@ -49,6 +50,7 @@ from .services.friends import Friends
 from .services.games import Games
 from .services.identity_links import IdentityLinks
 from .services.identity_sign_in import IdentitySignIn
+from .services.invitations import Invitations
 from .services.key_sets import HttpKeyFetcher, KeyFetcher, KeySets
 from .services.limits import RateLimiter, WatchCounts
 from .services.lobby import Lobby
@@ -79,6 +81,7 @@ from .store.erasure_store import ErasureStore
 from .store.friends_store import FriendsStore
 from .store.hints import Hub, PostgresListener
 from .store.identities_store import IdentitiesStore
+from .store.invitations_store import InvitationsStore
 from .store.lobby_store import LobbyStore
 from .store.merge_store import MergeStore
 from .store.moderation_store import ModerationStore
@@ -101,6 +104,7 @@ from .v1 import (
     admin_pb2,
     chat_pb2,
     game_pb2,
+    invitations_pb2,
     notifications_pb2,
     platform_pb2,
     quick_play_pb2,
@@ -117,6 +121,7 @@ QUICK_PLAY_SERVICE_NAME = quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayS
 NOTIFICATION_SERVICE = notifications_pb2.DESCRIPTOR.services_by_name["NotificationService"]
 SOCIAL_SERVICE = social_pb2.DESCRIPTOR.services_by_name["SocialService"]
 CHAT_SERVICE = chat_pb2.DESCRIPTOR.services_by_name["ChatService"]
+INVITATION_SERVICE = invitations_pb2.DESCRIPTOR.services_by_name["InvitationService"]
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -280,6 +285,8 @@ async def start(
     watch_leases = WatchLeases(store, hub)
     if feed is not None:
         watch_leases.enabled = False  # the feed's subscriptions do their work
+    # Invitations to tables: also whom a private table admits without its code.
+    invitations_store = InvitationsStore(store, now_ms)
     games = Games(
         store,
         access,
@@ -292,6 +299,7 @@ async def start(
         cfg.token_lifetime,
         robot_level=cfg.robot_level,
         robot_max_level=cfg.robot_max_level,
+        guests=invitations_store,
     )
     players_store = PlayersStore(store)
     players = Players(players_store, access)
@@ -306,7 +314,15 @@ async def start(
     )
     sessions = Sessions(sessions_store, access, clock=now_ms)
     tickets = QuickPlayStore(store)
-    quick_play = QuickPlay(tickets, access, matches, sessions_store, now_ms, cfg.token_lifetime)
+    quick_play = QuickPlay(
+        tickets,
+        access,
+        matches,
+        sessions_store,
+        now_ms,
+        cfg.token_lifetime,
+        blocks=invitations_store,
+    )
     notes = NotificationsStore(store)
     # Where outgoing calls may go: checked when a webhook is set and at each delivery.
     destinations = Destinations(
@@ -377,6 +393,7 @@ async def start(
                     audit_store,
                     friends_store,
                     now_ms,
+                    invitations=invitations_store,
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms, notifier=feed or hub),
                 avatars,
@@ -409,6 +426,15 @@ async def start(
             ChatService(chat, ChatModeration(access, chat, ModerationStore(store), now_ms)),
             CHAT_SERVICE,
         ),
+        # ----- invitations to tables --------------------------------------------------
+        (
+            InvitationService(
+                Invitations(
+                    access, invitations_store, games, sessions_store, now_ms, event_hints=event_hub
+                )
+            ),
+            INVITATION_SERVICE,
+        ),
     ]
     # Every request is decoded and checked against the contracts' limits at the edge
     # (api/edge.py) before a servicer sees it.
@@ -427,6 +453,7 @@ async def start(
             NOTIFICATION_SERVICE.full_name,
             SOCIAL_SERVICE.full_name,
             CHAT_SERVICE.full_name,
+            INVITATION_SERVICE.full_name,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),

@@ -54,6 +54,7 @@ from tranca.v1 import (
     admin_pb2,
     chat_pb2,
     game_pb2,
+    invitations_pb2,
     notifications_pb2,
     options_pb2,
     platform_pb2,
@@ -92,6 +93,7 @@ METHODS: list[MethodDescriptor] = [
         notifications_pb2,
         social_pb2,
         chat_pb2,
+        invitations_pb2,
     )
     for s in f.DESCRIPTOR.services_by_name.values()
     for m in s.methods

@@ -28,6 +28,8 @@ from tranca.v1 import admin_pb2_grpc as apb_grpc
 from tranca.v1 import chat_pb2 as chpb
 from tranca.v1 import chat_pb2_grpc as chpb_grpc
 from tranca.v1 import game_pb2 as gpb
+from tranca.v1 import invitations_pb2 as ipb
+from tranca.v1 import invitations_pb2_grpc as ipb_grpc
 from tranca.v1 import platform_pb2 as pb
 from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
@@ -242,6 +244,17 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
         metadata=her,
     )
     await talk.MuteChatPlayer(chpb.MuteChatPlayerRequest(player_id=ana), metadata=friend_md)
+    # A table she owns (without sitting at it) and her friend invited to it: the
+    # table's owner and both sides of the invitation name her.
+    owned = await client.stub.CreateGame(
+        gpb.CreateGameRequest(
+            rules=gpb.Rules(preset=PRESET), players=2, table=gpb.TableOptions(private=True)
+        ),
+        metadata=her,
+    )
+    await ipb_grpc.InvitationServiceStub(client.channel).InviteToTable(
+        ipb.InviteToTableRequest(game_id=owned.game.game_id, player_id=friend), metadata=her
+    )
     # A quick-play ticket asked for and cancelled: a ticket naming her, closed.
     tickets: qpb_grpc.QuickPlayServiceAsyncStub = qpb_grpc.QuickPlayServiceStub(client.channel)
     asked = await tickets.AskQuickPlay(
@@ -284,6 +297,8 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
         chpb.ListChatMessagesRequest(room=lobby), metadata=client.app()
     )
     assert [m.text for m in kept.messages] == ["oi"]  # the friend's words stay
+    assert (erased.rows["table_invitations"], erased.rows["table_owners"]) == (1, 1)
+    assert len(before["invitations"]) == 1
     for other in (friend, blocker):
         listed = await friends.ListFriends(
             sopb.ListFriendsRequest(acting_player_id=other), metadata=client.app()

@@ -174,6 +174,7 @@ from .quick_play import OPEN_STATUSES, waiting_ticket_id
 from .v1 import admin_pb2 as apb
 from .v1 import chat_pb2 as chpb
 from .v1 import game_pb2 as pb
+from .v1 import invitations_pb2 as ipb
 from .v1 import notifications_pb2 as npb
 from .v1 import platform_pb2 as ppb
 from .v1 import quick_play_pb2 as qpb
@@ -217,6 +218,7 @@ __all__ = [
     "draw",
     "error_from_rpc",
     "find_move",
+    "ipb",
     "knob_value",
     "lobby_room",
     "make_bot",

@@ -30,6 +30,7 @@ from .errors import (
     VersionConflict,
     error_from_rpc,
 )
+from .invitations import AsyncInvitations
 from .moves import parse_move
 from .platform_calls import AsyncPlatformCalls
 from .quick_play import AsyncQuickPlay
@@ -39,6 +40,7 @@ from .v1 import admin_pb2_grpc as apb_grpc
 from .v1 import chat_pb2_grpc as chpb_grpc
 from .v1 import game_pb2 as pb
 from .v1 import game_pb2_grpc as pb_grpc
+from .v1 import invitations_pb2_grpc as ipb_grpc
 from .v1 import notifications_pb2_grpc as npb_grpc
 from .v1 import platform_pb2_grpc as ppb_grpc
 from .v1 import quick_play_pb2_grpc as qpb_grpc
@@ -68,7 +70,9 @@ def knob_value(value: KnobOverride) -> pb.KnobValue:
     return pb.KnobValue(int_list=pb.IntList(values=[int(v) for v in value]))
 
 
-class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, AsyncPlatformCalls):
+class AsyncTrancaClient(
+    AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, AsyncInvitations, AsyncPlatformCalls
+):
     """An asyncio client of the Tranca game service.
 
     Create it inside a running event loop, and close it (or use ``async with``)::
@@ -137,6 +141,7 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, A
         self._social = sopb_grpc.SocialServiceStub(self.channel)
         self._notifications = npb_grpc.NotificationServiceStub(self.channel)
         self._chat = chpb_grpc.ChatServiceStub(self.channel)
+        self._invitations = ipb_grpc.InvitationServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------
 
@@ -233,12 +238,15 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, A
         spectators_allowed: bool = False,
         label: str = "",
         table: pb.TableOptions | None = None,
+        owner_player_id: str = "",
     ) -> pb.GameSummary:
         """Create a game waiting for ``players`` players; returns its summary (its id
         is ``.game_id``). ``overrides`` maps knob names to values, e.g.
         ``{"target_score": 0}`` for a single deal; ``table`` sets the table's options
         (time per turn, robots, private, competitive, stake...). A private table's
-        invite code is in ``create_table``'s answer. Needs an API key. Not retried."""
+        invite code is in ``create_table``'s answer. ``owner_player_id``: the player
+        who owns the table (invites to it; a private table admits their friends
+        without the code). Needs an API key. Not retried."""
         out = await self.create_table(
             preset,
             players,
@@ -248,6 +256,7 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, A
             spectators_allowed=spectators_allowed,
             label=label,
             table=table,
+            owner_player_id=owner_player_id,
         )
         return out.game
 
@@ -262,6 +271,7 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, A
         spectators_allowed: bool = False,
         label: str = "",
         table: pb.TableOptions | None = None,
+        owner_player_id: str = "",
     ) -> pb.CreateGameResponse:
         """``create_game``'s whole answer: the summary and, for a private table, the
         invite code (shown once). Not retried."""
@@ -276,6 +286,7 @@ class AsyncTrancaClient(AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, A
             spectators_allowed=spectators_allowed,
             label=label,
             table=table,
+            owner_player_id=owner_player_id,
         )
         return await self._unary(self._stub.CreateGame, request, _APP, retry=False)
 

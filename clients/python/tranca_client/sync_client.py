@@ -11,6 +11,7 @@ from typing import Any, TypeVar, cast
 from .async_client import AsyncTrancaClient
 from .chat import Chat
 from .connection import DEFAULT_ADDRESS
+from .invitations import Invitations
 from .quick_play import QuickPlay
 from .sessions import Sessions
 from .social import Social
@@ -20,7 +21,7 @@ from .v1 import platform_pb2 as ppb
 T = TypeVar("T")
 
 
-class TrancaClient(QuickPlay, Sessions, Social, Chat):
+class TrancaClient(QuickPlay, Sessions, Social, Chat, Invitations):
     """A blocking client with the same methods as ``AsyncTrancaClient`` (same
     arguments, same errors, same retries), for scripts and notebooks::
 

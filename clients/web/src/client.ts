@@ -1,6 +1,6 @@
 // A small typed client of the Tranca service for browsers (and Node.js 20+, which
 // has fetch): the generated Connect-ES clients of GameService, SessionService,
-// QuickPlayService, SocialService and NotificationService, over the Connect
+// QuickPlayService, SocialService, InvitationService and NotificationService, over the Connect
 // protocol (JSON, or binary) or gRPC-Web, with
 //   - credentials and language as headers: x-api-key (an app), authorization: Bearer
 //     (a player's session token or a seat's token), accept-language;
@@ -63,6 +63,15 @@ import {
   type Relation,
   SocialService,
 } from './gen/tranca/v1/social_pb.js';
+import {
+  type AcceptInvitationResponse,
+  InvitationDirection,
+  InvitationKind,
+  InvitationService,
+  InvitationStatus,
+  type ListInvitationsResponse,
+  type TableInvitation,
+} from './gen/tranca/v1/invitations_pb.js';
 import {
   type LinkedIdentity,
   type PlayerSession,
@@ -201,6 +210,26 @@ export interface ListFriendsOptions {
   actingPlayerId?: string;
 }
 
+/** An invitation made, declined or cancelled (InvitationService), and whether it changed. */
+export interface InvitationChange {
+  invitation: TableInvitation;
+  /** False when nothing changed (already invited, declined or cancelled): a retry is safe. */
+  changed: boolean;
+}
+
+export interface ListInvitationsOptions {
+  /** Received, sent, or both (the default). */
+  direction?: InvitationDirection;
+  /** Only invitations of this status (the default: any). */
+  status?: InvitationStatus;
+  /** Invitations per page: 1 to 200 (0: 50). */
+  pageSize?: number;
+  /** The previous page's nextPageToken, exactly as it came. */
+  pageToken?: string;
+  /** With the app's key: the player whose invitations are listed (required). */
+  actingPlayerId?: string;
+}
+
 export interface PlayerEventsOptions {
   /** With the app's key: the player whose events are read (required); a session: empty or its own. */
   playerId?: string;
@@ -233,6 +262,7 @@ export class TrancaClient {
   readonly quickPlay: Client<typeof QuickPlayService>;
   readonly admin: Client<typeof AdminService>;
   readonly social: Client<typeof SocialService>;
+  readonly invitations: Client<typeof InvitationService>;
   readonly notifications: Client<typeof NotificationService>;
   readonly apiKey: string;
   readonly token: string;
@@ -249,6 +279,7 @@ export class TrancaClient {
     this.quickPlay = shared?.quickPlay ?? createClient(QuickPlayService, this.transport);
     this.admin = shared?.admin ?? createClient(AdminService, this.transport);
     this.social = shared?.social ?? createClient(SocialService, this.transport);
+    this.invitations = shared?.invitations ?? createClient(InvitationService, this.transport);
     this.notifications = shared?.notifications ?? createClient(NotificationService, this.transport);
     this.retries = shared?.retries ?? { transient: 0, rateLimited: 0, conflicts: 0 };
     this.apiKey = options.apiKey ?? '';
@@ -814,6 +845,77 @@ export class TrancaClient {
     const out = await this.call(send, { retry: true, credential: 'player' });
     if (!out.friend) throw new Error(`${name} answered without a friend`);
     return { friend: out.friend, changed: out.changed };
+  }
+
+  // ----- invitations to a table ---------------------------------------------------------
+  //
+  // A player seated at a table (or its owner) invites another to a seat or to watch; the
+  // invitee accepts with a seat token of their own. Inviting again, declining or
+  // cancelling again answer changed = false, and a session's second acceptance is a new
+  // token for the same seat: each is retried after a transport failure.
+
+  /**
+   * Invites a player to a seat at `gameId` (`watch`: to watch it). NOT_FRIENDS (the app
+   * invites friends only), PLAYER_BLOCKED, INVITATION_REFUSED (they blocked the caller),
+   * NOT_AT_TABLE, GAME_FULL, GAME_STARTED.
+   */
+  inviteToTable(
+    gameId: string,
+    playerId: string,
+    options: { watch?: boolean; expiresInSeconds?: number; actingPlayerId?: string } = {},
+  ): Promise<InvitationChange> {
+    const request = {
+      gameId,
+      playerId,
+      kind: options.watch ? InvitationKind.WATCH : InvitationKind.SEAT,
+      expiresInSeconds: options.expiresInSeconds ?? 0,
+      actingPlayerId: options.actingPlayerId ?? '',
+    };
+    return this.invitation((o) => this.invitations.inviteToTable(request, o), 'InviteToTable');
+  }
+
+  /** Accepts an invitation received: the seat (-1: a spectator's place) and its token. */
+  acceptInvitation(invitationId: string, actingPlayerId = ''): Promise<AcceptInvitationResponse> {
+    const request = { invitationId, actingPlayerId, tokenLifetimeSeconds: 0n };
+    return this.call((o) => this.invitations.acceptInvitation(request, o), { retry: true, credential: 'player' });
+  }
+
+  /** Turns an invitation received away; the inviter is told. */
+  declineInvitation(invitationId: string, actingPlayerId = ''): Promise<InvitationChange> {
+    return this.invitation(
+      (o) => this.invitations.declineInvitation({ invitationId, actingPlayerId }, o),
+      'DeclineInvitation',
+    );
+  }
+
+  /** Withdraws an invitation sent; the invitee is told. */
+  cancelInvitation(invitationId: string, actingPlayerId = ''): Promise<InvitationChange> {
+    return this.invitation(
+      (o) => this.invitations.cancelInvitation({ invitationId, actingPlayerId }, o),
+      'CancelInvitation',
+    );
+  }
+
+  /** A page of the caller's invitations, newest first. */
+  listInvitations(options: ListInvitationsOptions = {}): Promise<ListInvitationsResponse> {
+    const request = {
+      direction: options.direction ?? InvitationDirection.UNSPECIFIED,
+      status: options.status ?? InvitationStatus.UNSPECIFIED,
+      pageSize: options.pageSize ?? 0,
+      pageToken: options.pageToken ?? '',
+      actingPlayerId: options.actingPlayerId ?? '',
+    };
+    return this.call((o) => this.invitations.listInvitations(request, o), { retry: true, credential: 'player' });
+  }
+
+  /** One invitation change, retried (each is idempotent), its invitation required. */
+  private async invitation(
+    send: (options: CallOptions) => Promise<{ invitation?: TableInvitation; changed: boolean }>,
+    name: string,
+  ): Promise<InvitationChange> {
+    const out = await this.call(send, { retry: true, credential: 'player' });
+    if (!out.invitation) throw new Error(`${name} answered without an invitation`);
+    return { invitation: out.invitation, changed: out.changed };
   }
 
   // ----- a player's events -------------------------------------------------------------

@@ -3,6 +3,8 @@
 export {
   DEFAULT_RETRY,
   type FriendChange,
+  type InvitationChange,
+  type ListInvitationsOptions,
   type ListFriendsOptions,
   type PlayerEventsOptions,
   type RetryPolicy,
@@ -28,6 +30,7 @@ export * from './gen/tranca/v1/game_pb.js';
 export * from './gen/tranca/v1/session_pb.js';
 export * from './gen/tranca/v1/quick_play_pb.js';
 export * from './gen/tranca/v1/social_pb.js';
+export * from './gen/tranca/v1/invitations_pb.js';
 export {
   NotificationService,
   type ListPlayerEventsResponse,

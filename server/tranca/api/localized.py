@@ -646,6 +646,38 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Você já silenciou o máximo de jogadores.",
         "Ya has silenciado al máximo de jugadores.",
     ),
+    # ----- invitations to a table ---------------------------------------------------
+    "NOT_AT_TABLE": (
+        "Only a player at the table, or its owner, can invite to it.",
+        "Só quem está sentado à mesa, ou o dono dela, pode convidar.",
+        "Solo quien está sentado a la mesa, o su dueño, puede invitar.",
+    ),
+    "INVITATION_REFUSED": (
+        "That player does not take your invitations.",
+        "Esse jogador não aceita os seus convites.",
+        "Ese jugador no acepta tus invitaciones.",
+    ),
+    "INVITATION_NOT_FOUND": (
+        "There is no such invitation.",
+        "Esse convite não existe.",
+        "Esa invitación no existe.",
+    ),
+    "INVITATION_EXPIRED": (
+        "The invitation has expired.",
+        "O convite expirou.",
+        "La invitación ha caducado.",
+    ),
+    "INVITATION_ANSWERED": (
+        "The invitation has already been answered.",
+        "O convite já foi respondido.",
+        "La invitación ya fue respondida.",
+    ),
+    "INVITATION_LIMIT_REACHED": (
+        "Too many invitations are waiting for an answer.",
+        "Há convites demais esperando resposta.",
+        "Hay demasiadas invitaciones esperando respuesta.",
+    ),
+    # ----- the end of the invitations' block ------------------------------------------
     "NOT_YOUR_PLAYER": (
         "You can only act for yourself.",
         "Você só pode agir por si mesmo.",

@@ -195,6 +195,7 @@ class GameService(pb_grpc.GameServiceServicer):
                 list(request.deck),
                 request.label,
                 request.spectators_allowed,
+                request.owner_player_id,
             ),
         )
         return pb.CreateGameResponse(game=summary_to_pb(game), invite_code=invite)

@@ -10,6 +10,7 @@ from ..services.friends import FriendModel
 from ..services.identity_links import IdentityLinks, ShownIdentity
 from ..services.identity_providers import CustomTokenKey, IdentityProvider
 from ..services.identity_sign_in import IdentitySignIn
+from ..services.invitations import InvitePolicy
 from ..services.player_data import PlayerData
 from ..services.player_erasure import PlayerErasure
 from ..services.policy import DEFAULT_CHAT_RETENTION_DAYS, AppPolicy
@@ -89,6 +90,12 @@ FRIEND_MODEL_PB: dict[FriendModel, pb.FriendModel.ValueType] = {
 # Unspecified is the default, requests; a value from a later version of the contract
 # too (its policy would otherwise not be set at all).
 FRIEND_MODEL_FROM_PB = {v: k for k, v in FRIEND_MODEL_PB.items()}
+# Whom players invite to a table: unspecified (or unknown) is friends, the default.
+INVITE_POLICY_PB: dict[InvitePolicy, pb.InvitationPolicy.ValueType] = {
+    InvitePolicy.FRIENDS: pb.INVITATION_POLICY_FRIENDS,
+    InvitePolicy.ANYONE: pb.INVITATION_POLICY_ANYONE,
+}
+INVITE_POLICY_FROM_PB = {v: k for k, v in INVITE_POLICY_PB.items()}
 
 
 def policy_pb(p: AppPolicy) -> pb.AppPolicy:
@@ -110,6 +117,7 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         friend_model=FRIEND_MODEL_PB[FriendModel(p.friend_model)],
         lobby_rooms=list(p.lobby_rooms),
         chat_retention_days=p.chat_retention_days,
+        invitations=INVITE_POLICY_PB[InvitePolicy(p.invitations)],
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -146,6 +154,7 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         friend_model=FRIEND_MODEL_FROM_PB.get(p.friend_model, FriendModel.REQUESTS).value,
         lobby_rooms=tuple(p.lobby_rooms),
         chat_retention_days=p.chat_retention_days or DEFAULT_CHAT_RETENTION_DAYS,
+        invitations=INVITE_POLICY_FROM_PB.get(p.invitations, InvitePolicy.FRIENDS).value,
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers

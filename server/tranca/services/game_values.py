@@ -31,6 +31,9 @@ class NewTable:
     deck: Sequence[str] = ()  # the first deal's deck (card texts), where the app fixes it
     label: str = ""
     spectators_allowed: bool = False
+    # The table's owner the app names (its key only; a session's table is its
+    # player's): who invites to it, whose friends a private table admits.
+    owner_id: str = ""
 
 
 @dataclass(frozen=True)

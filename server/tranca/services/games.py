@@ -122,6 +122,17 @@ class GamesRepository(GameRepository, Protocol):
         ...
 
 
+class PrivateTableGuests(Protocol):
+    """Who a private table admits without its invite code (services/invitations.py,
+    003: "sólo podrán sentarse jugadores que hayas invitado o amigos")."""
+
+    async def admitted(self, app_id: str, game_id: str, player_id: str, spectator: bool) -> bool:
+        """Whether the player is invited to the table (a pending or accepted
+        invitation that admits to a seat, or to watch where ``spectator``), or is its
+        owner or a friend of its owner."""
+        ...
+
+
 def legal_moves_of(state: GameState, seat: int) -> list[MoveValue]:
     """``seat``'s legal moves now, in canonical order; none when it is not its turn."""
     deal = state.deal
@@ -152,8 +163,11 @@ class Games:
         *,
         robot_level: str = "greedy",
         robot_max_level: str = EXPERT,
+        guests: PrivateTableGuests | None = None,
     ) -> None:
         self.repo = repo
+        # Who a private table admits without its code (none: the code alone).
+        self.guests = guests
         self.access = access
         self.moves = moves
         # The operator's robot level (a table's that asks for none), and the most
@@ -226,7 +240,15 @@ class Games:
         app, or by a player's session where the app's policy lets its players create
         tables (within its presets, rated play and stakes)."""
         caller = await self.access.identify(credentials)
+        owner = new.owner_id.strip()
         if caller.session is not None:
+            if owner and owner != caller.session.player_id:
+                raise Refused(
+                    Refusal.FORBIDDEN,
+                    Reason.NOT_YOUR_PLAYER,
+                    "a session's table is its own player's (leave owner_player_id empty)",
+                )
+            owner = caller.session.player_id
             app_id, permissions = caller.session.app_id, frozenset[str]()
             policy = caller.session.policy
             if not policy.players_create_tables:
@@ -262,8 +284,16 @@ class Games:
         invite = "ti_" + secrets.token_urlsafe(12) if table.private else ""
         # A table waiting for players; its seats are joined and its deal dealt through
         # ``Moves`` (join, start), with the table builder's actions.
+        if owner:
+            refuse_pseudonym(owner, "owner_player_id")
+            if len(owner) > 128:
+                raise malformed("owner_player_id is at most 128 characters")
         built = build_table(
-            app_id, setup, label=new.label, invite_hash=hash_secret(invite) if invite else None
+            app_id,
+            setup,
+            label=new.label,
+            invite_hash=hash_secret(invite) if invite else None,
+            owner_id=owner or None,
         )
         game_id = await self.repo.create_game(built.new)
         return await self.repo.game(game_id), invite
@@ -301,14 +331,8 @@ class Games:
         table = state.setup.table
         if table.private:
             # Spectators of a private table need the invitation too.
-            expected = await self.repo.invite_hash(game.id)
-            given = hash_secret(wanted.invite_code) if wanted.invite_code else ""
-            if expected is None or not secrets.compare_digest(expected, given):
-                raise Refused(
-                    Refusal.FORBIDDEN,
-                    Reason.INVITE_REQUIRED,
-                    "this table is private: JoinGame needs its invite code",
-                )
+            who = session.player_id if session is not None else wanted.player_id.strip()
+            await self._admit_private(game, wanted, who)
         player_id = wanted.player_id.strip()
         refuse_pseudonym(player_id)
         if wanted.robot and (wanted.spectator or player_id):
@@ -362,6 +386,28 @@ class Games:
             new_token=seat_token,
         )
         return Seated(seat, token, expires_at)
+
+    async def _admit_private(self, game: GameRecord, wanted: Joining, player_id: str) -> None:
+        """A private table admits whoever gives its invite code, and without it
+        (003: "jugadores que hayas invitado o amigos") a player seated at it, invited
+        to it, its owner or a friend of its owner; INVITE_REQUIRED anyone else."""
+        expected = await self.repo.invite_hash(game.id)
+        given = hash_secret(wanted.invite_code) if wanted.invite_code else ""
+        if expected is not None and secrets.compare_digest(expected, given):
+            return
+        if player_id and not wanted.robot:
+            if any(s.player_id == player_id for s in game.state.seats):
+                return
+            if self.guests is not None and await self.guests.admitted(
+                game.app_id, game.id, player_id, wanted.spectator
+            ):
+                return
+        raise Refused(
+            Refusal.FORBIDDEN,
+            Reason.INVITE_REQUIRED,
+            "this table is private: JoinGame needs its invite code, an invitation"
+            " (InvitationService) or the owner's friendship",
+        )
 
     async def start(self, credentials: Credentials, game_id: str) -> Shown:
         """Deal the first deal (every seat taken): the app or a seated player."""

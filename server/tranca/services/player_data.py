@@ -7,7 +7,8 @@ What it holds: the player's profile and identities (issuer and subject), their
 sessions (when, from where, no token), every game they sat at with the moves made
 from their seat (the other seats' hidden cards are not theirs to see), their
 rating, ranking points and chip balance with every chip entry, their friends,
-requests and blocks, and their events.
+requests and blocks, their invitations to tables (sent and received), and their
+events.
 Secrets never: no token, no hash, no other player's hand.
 """
 
@@ -25,6 +26,7 @@ from .audit import AuditAction, AuditEntry, AuditRepository
 from .errors import Refusal, Refused, malformed
 from .friends import Relation, Relationship
 from .identity_links import IdentityLinkRepository
+from .invitations import Direction, InvitationRecord
 from .notifications import EventRepository
 from .paging import Position
 from .players import PlayersRepository
@@ -76,6 +78,21 @@ class RelationsRepository(Protocol):
         ...
 
 
+class InvitationsRepository(Protocol):
+    async def invitations(
+        self,
+        app_id: str,
+        player_id: str,
+        direction: Direction,
+        status: None,
+        now: int,
+        before: Position | None,
+        limit: int,
+    ) -> list[InvitationRecord]:
+        """The player's invitations, sent and received, newest first below ``before``."""
+        ...
+
+
 @dataclass(frozen=True)
 class DataSubject:
     """Whose data a data-rights call is about, and who asked: the app (its key) or
@@ -117,6 +134,8 @@ async def data_subject(access: Access, credentials: Credentials, player_id: str)
 def holds_anything(document: dict[str, Any]) -> bool:
     """Whether a player's document holds any of their data."""
     held = ("profile", "identities", "sessions", "rating", "games", "relations", "events")
+    if document.get("invitations"):
+        return True
     return any(document[k] for k in held) or bool(document["chips"]["entries"])
 
 
@@ -133,8 +152,11 @@ class PlayerData:
         audit: AuditRepository,
         relations: RelationsRepository,
         now_ms: Callable[[], int],
+        *,
+        invitations: InvitationsRepository | None = None,
     ) -> None:
         self.access = access
+        self.invitations = invitations
         self.sessions = sessions
         self.identities = identities
         self.profiles = profiles
@@ -187,6 +209,7 @@ class PlayerData:
             "chips": {"balance": totals.chips, "entries": await self._chips(app_id, player_id)},
             "games": [dataclasses.asdict(g) for g in games],
             "relations": await self._relations(app_id, player_id),
+            "invitations": await self._invitations(app_id, player_id),
             "events": await self._events(app_id, player_id),
         }
 
@@ -222,6 +245,23 @@ class PlayerData:
             if len(page) < PAGE:
                 return out
             after = page[-1].player_id
+
+    async def _invitations(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if self.invitations is None:
+            return out
+        before: Position | None = None
+        while True:
+            page = await self.invitations.invitations(
+                app_id, player_id, Direction.BOTH, None, self.now_ms(), before, PAGE
+            )
+            for r in page:
+                shown = dataclasses.asdict(r)
+                shown["kind"], shown["status"] = r.kind.value, r.status.value
+                out.append(shown)
+            if len(page) < PAGE:
+                return out
+            before = Position(page[-1].created_ms, page[-1].id)
 
     async def _events(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

@@ -20,6 +20,7 @@ from tranca_rules.errors import quoted
 from tranca_rules.presets import PRESETS
 
 from ..platform.friendships import FriendModel
+from ..platform.invitations import InvitePolicy
 from .errors import malformed
 from .identity_providers import (
     CustomTokenKey,
@@ -48,6 +49,7 @@ MAX_LOBBY_ROOMS = 20
 _LOBBY_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}", re.ASCII)
 DEFAULT_CHAT_RETENTION_DAYS = 30
 MAX_CHAT_RETENTION_DAYS = 3650
+INVITE_POLICIES = frozenset(p.value for p in InvitePolicy)
 
 
 def normalise_origin(origin: str) -> str | None:
@@ -157,6 +159,9 @@ class AppPolicy:
     # are kept.
     lobby_rooms: tuple[str, ...] = ("main",)
     chat_retention_days: int = DEFAULT_CHAT_RETENTION_DAYS
+    # Whom players invite to a table (platform/invitations.py): "friends" (the
+    # default) or "anyone" of the app; never across a block.
+    invitations: str = InvitePolicy.FRIENDS.value
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -217,6 +222,8 @@ class AppPolicy:
             raise malformed("a lobby room's name is 1 to 32 of a-z, 0-9, '-' and '_'")
         if not 1 <= self.chat_retention_days <= MAX_CHAT_RETENTION_DAYS:
             raise malformed(f"chat_retention_days is 1 to {MAX_CHAT_RETENTION_DAYS}")
+        if self.invitations not in INVITE_POLICIES:
+            raise malformed('invitations is "friends" or "anyone"')
         return replace(
             self,
             allowed_origins=checked_origins(self.allowed_origins),

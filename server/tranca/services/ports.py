@@ -180,6 +180,7 @@ class NewGame:
     label: str = ""
     invite_hash: str | None = None  # a private table's invite code's hash
     game_id: str = field(default="")  # chosen by the repository when empty
+    owner_id: str | None = None  # the table's owner (services/invitations.py), if any
 
 
 class GameRepository(Protocol):

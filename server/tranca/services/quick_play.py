@@ -35,6 +35,7 @@ from tranca_rules.presets import make_rules
 
 from .. import metrics
 from ..platform import matchmaking
+from ..platform.friendships import Pair, Relation
 from ..reasons import Reason
 from ..table.events import Event, EventKind
 from ..table.game import removed_from_game
@@ -262,8 +263,13 @@ class QuickPlay:
         app_policy: AppPolicyReader,
         clock: Callable[[], int],
         token_lifetime_seconds: int,
+        *,
+        blocks: PairReader | None = None,
     ) -> None:
         self.repo = repo
+        # The relations between two players: a party's partners, one of whom blocked
+        # the other, are refused (None: not checked).
+        self.blocks = blocks
         self.access = access
         self.matches = matches
         self.app_policy = app_policy
@@ -302,6 +308,8 @@ class QuickPlay:
             names = tuple(n.strip() for n in asked.display_names) or player_ids
         forming = caller.session is not None and len(player_ids) == 2
         self._check(asked, player_ids, () if forming else names)
+        if len(player_ids) == 2:
+            await self._not_blocked(app_id, player_ids[0], player_ids[1])
         for player in player_ids[:1] if forming else player_ids:
             # A partner's chips are checked when it joins the party.
             await self.matches.check_can_cover(app_id, player, asked.stake)
@@ -383,6 +391,27 @@ class QuickPlay:
             raise party_not_forming()
         metrics.TICKETS_ASKED.inc()
         return TicketShown(joined)
+
+    async def _not_blocked(self, app_id: str, first: str, partner: str) -> None:
+        """A party's invitation goes to a partner as a table invitation does: never
+        across a block (the matchmaker keeps such players apart too)."""
+        if self.blocks is None:
+            return
+        pair = await self.blocks.pair(app_id, first, partner)
+        if pair.mine == Relation.BLOCKED:
+            raise Refused(
+                Refusal.PRECONDITION,
+                Reason.PLAYER_BLOCKED,
+                f"{first} blocked {partner}: unblock them first",
+                {"player_id": partner},
+            )
+        if pair.theirs == Relation.BLOCKED:
+            raise Refused(
+                Refusal.PRECONDITION,
+                Reason.INVITATION_REFUSED,
+                f"{partner} does not take {first}'s invitations",
+                {"player_id": partner},
+            )
 
     @staticmethod
     def _check(asked: Asked, player_ids: tuple[str, ...], names: tuple[str, ...]) -> None:
@@ -552,6 +581,12 @@ def _page_after(page_token: str) -> tuple[int, str] | None:
 
 class AppPolicyReader(Protocol):
     async def app_policy(self, app_id: str) -> AppPolicy | None: ...
+
+
+class PairReader(Protocol):
+    async def pair(self, app_id: str, player_id: str, other_id: str) -> Pair:
+        """``player_id``'s relation to the other (``mine``) and theirs to them."""
+        ...
 
 
 __all__ = [

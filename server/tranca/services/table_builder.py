@@ -73,6 +73,7 @@ def build_table(
     deal: bool = False,
     start_by: int | None = None,
     invite_hash: str | None = None,
+    owner_id: str | None = None,
 ) -> BuiltTable:
     """A new table of ``setup`` with ``seats`` taken (seat k by ``seats[k]``; none: a
     table waiting for players) and, ``deal``, its first deal dealt at ``now`` (the
@@ -116,7 +117,7 @@ def build_table(
             )
         )
     assert game_id or not changes, "a table with changes needs its game id"
-    new = NewGame(app_id, setup, new_game(setup), label, invite_hash, game_id)
+    new = NewGame(app_id, setup, new_game(setup), label, invite_hash, game_id, owner_id)
     return BuiltTable(new, changes, state)
 
 

@@ -25,6 +25,7 @@ from .audit_store import write_audit_entry
 from .chat_store import erase_author
 from .codec import dumps, loads
 from .friends_store import delete_relations
+from .invitations_store import delete_invitations, rewrite_owner
 from .ledger import account_name
 from .models import (
     AuditRecord,
@@ -107,6 +108,7 @@ async def _erase_rows(
     await _delete_own_rows(conn, app_id, rewrite.player_id, rows)
     await rewrite_games(conn, store, rewrite, games, by, rows)
     await _rename_keyed_rows(conn, app_id, rewrite, rows)
+    rows["table_owners"] = await rewrite_owner(conn, app_id, rewrite.player_id, rewrite.replacement)
     await _rewrite_chips(conn, app_id, rewrite, rows)
     await rewrite_tournaments(conn, app_id, rewrite, rows)
     await rewrite_tickets(conn, app_id, rewrite, rows)
@@ -174,6 +176,8 @@ async def _delete_own_rows(
     # Their chat messages, and the direct conversations they were in.
     rows["chat_messages"] = await erase_author(conn, app_id, player_id)
     rows["chat_moderation"] = await erase_moderation(conn, app_id, player_id)
+    # Invitations to tables, sent and received: the other player loses them too.
+    rows["table_invitations"] = await delete_invitations(conn, app_id, player_id)
 
 
 async def _rename_keyed_rows(

@@ -22,6 +22,7 @@ from . import ledger
 from .audit_store import write_audit_entry
 from .codec import loads
 from .friends_store import move_relations
+from .invitations_store import move_invitations, rewrite_owner
 from .models import (
     AvatarImage,
     Game,
@@ -89,6 +90,8 @@ class MergeStore:
             rows["player_profiles"] = await _fold_profile(conn, app_id, merged, kept)
             rows["player_ratings"] = await _fold_rating(conn, app_id, merged, kept)
             rows["player_relations"] = await move_relations(conn, app_id, merged, kept)
+            rows["table_invitations"] = await move_invitations(conn, app_id, merged, kept)
+            rows["table_owners"] = await rewrite_owner(conn, app_id, merged, kept)
             await _rename_keyed_rows(conn, app_id, merged, kept, rows)
             await rewrite_games(conn, self.store, rewrite, games, BY_APP, rows)
             moved = await ledger.merge(conn, app_id, merged, kept, f"merge:{merged}:{entry.at}")

@@ -80,6 +80,9 @@ class Game(Base):
     settled: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
     # SHA-256 of a private table's invite code; NULL for a public table.
     invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The app's id for the table's owner (services/invitations.py): the player whose
+    # session created it, or the one the app named; NULL: no owner.
+    owner_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
     # Until when some replica has watch streams open on the game (PostgreSQL; the
     # database's clock). A move's write sends its NOTIFY hint only while this lies
     # ahead: a notifying commit takes a server-wide lock, and many games have no
@@ -618,3 +621,30 @@ class ChatSanction(Base):
     until_ms: Mapped[int] = mapped_column(BigInteger)
     reason: Mapped[str] = mapped_column(Text)
     created_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class TableInvitation(Base):
+    """An invitation to a table (services/invitations.py): ``inviter_id`` invited
+    ``invitee_id`` to a seat or to watch ``game_id``; its status as stored
+    ("pending", "accepted", "declined", "cancelled": expired is read from
+    ``expires_ms`` and the table). Written under a lock on (game, invitee), with its
+    events."""
+
+    __tablename__ = "table_invitations"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"))
+    inviter_id: Mapped[str] = mapped_column(String(128))
+    invitee_id: Mapped[str] = mapped_column(String(128))
+    kind: Mapped[str] = mapped_column(String(8))
+    status: Mapped[str] = mapped_column(String(16))
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    expires_ms: Mapped[int] = mapped_column(BigInteger)
+    answered_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+
+    __table_args__ = (
+        Index("ix_table_invitations_invitee", "app_id", "invitee_id", "created_ms"),
+        Index("ix_table_invitations_inviter", "app_id", "inviter_id", "created_ms"),
+        Index("ix_table_invitations_game", "game_id", "invitee_id"),
+    )

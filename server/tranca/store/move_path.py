@@ -75,6 +75,7 @@ class GameInsert:
     snapshot: str
     snapshot_schema: int
     invite_hash: str | None = None  # a private table's, with the row: never without it
+    owner_id: str | None = None  # the table's owner, if it has one
 
 
 # A player's event as a change writes it: player id, kind, payload (JSON text).
@@ -223,6 +224,7 @@ def new_game_values(g: GameInsert) -> tuple[Any, ...]:
         g.snapshot,
         g.snapshot_schema,
         g.invite_hash,
+        g.owner_id,
     )
 
 

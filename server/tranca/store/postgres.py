@@ -123,8 +123,8 @@ FROM updated AS u WHERE EXISTS (SELECT 1 FROM logged)
 
 INSERT_GAME_SQL = (
     "INSERT INTO games (id, app_id, status, version, preset, players, label, setup,"
-    " snapshot, snapshot_schema, invite_hash, created_at, updated_at)"
-    " VALUES ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10, now(), now())"
+    " snapshot, snapshot_schema, invite_hash, owner_id, created_at, updated_at)"
+    " VALUES ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, $10, $11, now(), now())"
 )
 
 # A replica's watch leases: each game's ``watched_until`` moved to at least the

@@ -334,6 +334,7 @@ class Store:
             state_text(new.state, self.snapshot_schema),
             self.snapshot_schema,
             new.invite_hash,
+            new.owner_id,
         )
 
     async def create_game(self, new: NewGame) -> str:

@@ -69,8 +69,8 @@ INSERT_DELIVERY_SQL = (
 )
 INSERT_GAME_SQL = (
     "INSERT INTO games (id, app_id, status, version, preset, players, label, setup,"
-    " snapshot, snapshot_schema, invite_hash, created_at, updated_at)"
-    " VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " snapshot, snapshot_schema, invite_hash, owner_id, created_at, updated_at)"
+    " VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 # The sweeper's claim: a plain read first (most sweeps find nothing due, and need not
 # take the write lock for it), then the due games moved to the lease.

@@ -42,6 +42,8 @@ class EventKind(StrEnum):
     DIRECT_MESSAGE = "direct_message"  # a friend wrote to the player (services/chat.py)
     CHAT_WARNING = "chat_warning"  # a moderator warned the player (chat_moderation.py)
     CHAT_SANCTION = "chat_sanction"  # a moderator muted or banned the player's chat
+    # An invitation to a table made, answered or cancelled (services/invitations.py).
+    TABLE_INVITATION = "table_invitation"
 
 
 EVENT_KINDS: frozenset[str] = frozenset(k.value for k in EventKind)

@@ -11,6 +11,7 @@ from .friends import FriendsMemory
 from .games import GamesMemory
 from .hub import Notes
 from .identities import IdentitiesMemory
+from .invitations import InvitationsMemory
 from .memory import InMemoryRepository
 from .moderation import ModerationMemory
 from .network import FakeResolver
@@ -33,6 +34,7 @@ __all__ = [
     "GamesMemory",
     "IdentitiesMemory",
     "InMemoryRepository",
+    "InvitationsMemory",
     "MemoryState",
     "ModerationMemory",
     "Notes",

@@ -34,6 +34,7 @@ class GamesMemory(NotificationsMemory):
             new.label,
             self.now / 1000 + next(self._order) * 1e-6,
             new.invite_hash,
+            owner_id=new.owner_id,
         )
         return game_id
 

@@ -36,6 +36,7 @@ class StoredGame:
     invite_hash: str | None
     deadline_at: int | None = None
     log: list[LogRecord] = field(default_factory=list)
+    owner_id: str | None = None  # the table's owner (services/invitations.py)
 
 
 @dataclass
