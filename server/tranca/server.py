@@ -43,6 +43,7 @@ from .services.avatars import Avatars
 from .services.chat import Chat
 from .services.chat_filter import ProfanityFilter
 from .services.chat_moderation import ChatModeration
+from .services.chat_retention import ChatRetention
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
 from .services.dev_identity import DevIdentity, DevKeyFetcher
@@ -353,9 +354,10 @@ async def start(
         event_hub,
         WatchCounts(cfg.max_watches_per_token, cfg.max_watches_per_app),
     )
+    chat_store = ChatStore(store)
     chat = Chat(
         access,
-        ChatStore(store),
+        chat_store,
         sessions_store,
         ProfanityFilter(),
         now_ms,
@@ -394,6 +396,7 @@ async def start(
                     friends_store,
                     now_ms,
                     invitations=invitations_store,
+                    chat=chat_store,
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms, notifier=feed or hub),
                 avatars,
@@ -531,6 +534,9 @@ async def start(
         running.sweeper = running.new_sweeper(robots=robots)
         running.tasks.append(asyncio.create_task(robots.warm()))
         running.tasks.append(asyncio.create_task(running.sweeper.run(cfg.sweep_interval)))
+        # Chat older than each app's retention, deleted by the replicas that sweep.
+        retention = ChatRetention(chat_store, sessions_store, now_ms)
+        running.tasks.append(asyncio.create_task(retention.run()))
     running.matchmaker = Matchmaker(tickets, hub, now_ms, blocks=friends_store)
     if cfg.match_interval > 0:
         running.tasks.append(asyncio.create_task(running.matchmaker.run(cfg.match_interval)))

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import grpc
 
 from tests.harness.clients import Client
 from tests.harness.servers import app_client
 from tranca.server import Running
+from tranca.services.chat_retention import ChatRetention
+from tranca.store.chat_store import ChatStore
+from tranca.store.sessions_store import SessionsStore
 from tranca.v1 import chat_pb2 as pb
 from tranca.v1 import chat_pb2_grpc as pb_grpc
 from tranca.v1 import game_pb2 as gpb
@@ -298,3 +302,27 @@ async def test_on_the_nats_feed_a_message_wakes_a_reader_on_the_other_replica_at
         # Woken by the bus, not by the reader's one-second timer.
         assert second.feed is not None and second.feed.received > heard
         assert max(waits) < 0.5, waits
+
+
+async def test_messages_older_than_the_apps_retention_are_deleted(
+    server: Running, client: Client
+) -> None:
+    game_id, (ana, _), _ = await table(client)
+    at = room(pb.ROOM_KIND_TABLE, game_id)
+    await send(client, ana, at, "old", text="de ontem")
+    store = ChatStore(server.store)
+    now = int(time.time() * 1000)
+    sessions = spb_grpc.SessionServiceStub(client.channel)
+    policy = (await sessions.GetAppPolicy(spb.GetAppPolicyRequest(), metadata=client.app())).policy
+    policy.chat_retention_days = 60
+    await sessions.SetAppPolicy(spb.SetAppPolicyRequest(policy=policy), metadata=client.app())
+    policies = SessionsStore(server.store)
+    # A month and a day later: within the 60 days the app keeps.
+    later = ChatRetention(store, policies, lambda: now + 31 * 86_400_000)
+    await later.prune_once()
+    assert await texts(client, ana, at) == ["de ontem"]
+    # Past them: gone, and the room numbers on from where it was.
+    much_later = ChatRetention(store, policies, lambda: now + 61 * 86_400_000)
+    assert await much_later.prune_once() >= 1
+    assert await texts(client, ana, at) == []
+    assert (await send(client, ana, at, "new", text="de hoje")).id == 2

@@ -10,6 +10,8 @@ import json
 import grpc
 
 from tests.harness.clients import Client
+from tranca.v1 import chat_pb2 as chpb
+from tranca.v1 import chat_pb2_grpc as chpb_grpc
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
 from tranca.v1 import platform_pb2_grpc as ppb_grpc
@@ -38,6 +40,14 @@ async def test_a_players_data_comes_back_whole_and_without_secrets(client: Clien
     )
     await sopb_grpc.SocialServiceStub(client.channel).AddFriend(
         sopb.AddFriendRequest(player_id="bia"), metadata=ana
+    )
+    await chpb_grpc.ChatServiceStub(client.channel).SendChatMessage(
+        chpb.SendChatMessageRequest(
+            room=chpb.ChatRoom(kind=chpb.ROOM_KIND_LOBBY, id="main"),
+            text="alguém?",
+            client_message_id="m1",
+        ),
+        metadata=ana,
     )
     players: ppb_grpc.PlayerServiceAsyncStub = ppb_grpc.PlayerServiceStub(client.channel)
     await players.GrantChips(
@@ -74,6 +84,7 @@ async def test_a_players_data_comes_back_whole_and_without_secrets(client: Clien
     assert (game["game_id"], game["seat"], game["preset"]) == (game_id, 0, "tranca-000")
     assert [m["action"]["kind"] for m in game["moves"]][:1] == ["join"]
     assert [(r["player_id"], r["relation"]) for r in data["relations"]] == [("bia", "request_sent")]
+    assert [m["text"] for m in data["chat_messages"]] == ["alguém?"]
     # No secret: no token of any kind, no hash.
     for prefix in ("ts_", "tr_", "tp_"):
         assert prefix not in exported.json

@@ -7,8 +7,8 @@ What it holds: the player's profile and identities (issuer and subject), their
 sessions (when, from where, no token), every game they sat at with the moves made
 from their seat (the other seats' hidden cards are not theirs to see), their
 rating, ranking points and chip balance with every chip entry, their friends,
-requests and blocks, their invitations to tables (sent and received), and their
-events.
+requests and blocks, their invitations to tables (sent and received), the chat
+messages they wrote, and their events.
 Secrets never: no token, no hash, no other player's hand.
 """
 
@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from ..reasons import Reason
 from .access import Access, Credentials, require_app
 from .audit import AuditAction, AuditEntry, AuditRepository
+from .chat import ChatMessage
 from .errors import Refusal, Refused, malformed
 from .friends import Relation, Relationship
 from .identity_links import IdentityLinkRepository
@@ -61,6 +62,12 @@ class PlayedGame:
     status: str
     seat: int
     moves: tuple[PlayedMove, ...]
+
+
+class ChatMessagesRepository(Protocol):
+    async def messages_by(self, app_id: str, player_id: str) -> list[ChatMessage]:
+        """Every message the player wrote that is kept, oldest first."""
+        ...
 
 
 class PlayedGamesRepository(Protocol):
@@ -134,7 +141,7 @@ async def data_subject(access: Access, credentials: Credentials, player_id: str)
 def holds_anything(document: dict[str, Any]) -> bool:
     """Whether a player's document holds any of their data."""
     held = ("profile", "identities", "sessions", "rating", "games", "relations", "events")
-    if document.get("invitations"):
+    if document.get("invitations") or document.get("chat_messages"):
         return True
     return any(document[k] for k in held) or bool(document["chips"]["entries"])
 
@@ -154,8 +161,10 @@ class PlayerData:
         now_ms: Callable[[], int],
         *,
         invitations: InvitationsRepository | None = None,
+        chat: ChatMessagesRepository | None = None,
     ) -> None:
         self.access = access
+        self.chat = chat
         self.invitations = invitations
         self.sessions = sessions
         self.identities = identities
@@ -210,6 +219,7 @@ class PlayerData:
             "games": [dataclasses.asdict(g) for g in games],
             "relations": await self._relations(app_id, player_id),
             "invitations": await self._invitations(app_id, player_id),
+            "chat_messages": await self._chat(app_id, player_id),
             "events": await self._events(app_id, player_id),
         }
 
@@ -232,6 +242,23 @@ class PlayerData:
             if page.next_before is None:
                 return out
             before = page.next_before
+
+    async def _chat(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
+        if self.chat is None:
+            return []
+        return [
+            {
+                "room": m.room,
+                "id": m.id,
+                "kind": m.kind,
+                "text": m.text,
+                "phrase": m.phrase,
+                "created_ms": m.created_ms,
+                "edited_ms": m.edited_ms,
+                "deleted": m.deleted,
+            }
+            for m in await self.chat.messages_by(app_id, player_id)
+        ]
 
     async def _relations(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

@@ -232,22 +232,23 @@ class ChatStore:
             found.update((await conn.execute(blocked)).scalars())
         return frozenset(found)
 
-    async def prune(self, app_id: str, before_ms: int, limit: int) -> int:
-        """Delete up to ``limit`` of the app's messages posted before ``before_ms``;
+    async def messages_by(self, app_id: str, player_id: str) -> list[ChatMessage]:
+        async with self.store.reading() as conn:
+            return await export_messages(conn, app_id, player_id)
+
+    async def chat_apps(self) -> list[str]:
+        q = select(ChatRoomRecord.app_id).distinct()
+        async with self.store.reading() as conn:
+            return list((await conn.execute(q)).scalars())
+
+    async def prune(self, app_id: str, before_ms: int) -> int:
+        """The app's messages (and amendments) posted before ``before_ms``, deleted;
         how many went."""
         async with self.store.writing() as conn:
-            old = (
-                await conn.execute(
-                    select(_M.room, _M.seq)
-                    .where(_M.app_id == app_id, _M.created_ms < before_ms)
-                    .limit(limit)
-                )
-            ).all()
-            for room, seq in old:
-                await conn.execute(
-                    delete(_M).where(_M.app_id == app_id, _M.room == room, _M.seq == seq)
-                )
-        return len(old)
+            gone = await conn.execute(
+                delete(_M).where(_M.app_id == app_id, _M.created_ms < before_ms)
+            )
+        return int(gone.rowcount or 0)
 
 
 class _AlreadyKept(Exception):
