@@ -7,7 +7,8 @@ What it holds: the player's profile and identities (issuer and subject), their
 sessions (when, from where, no token), every game they sat at with the moves made
 from their seat (the other seats' hidden cards are not theirs to see), their
 rating, ranking points and chip balance with every chip entry, their friends,
-requests and blocks, and their events.
+requests and blocks, their presence (when they were last seen, whether they said
+they are away, who may see it), and their events.
 Secrets never: no token, no hash, no other player's hand.
 """
 
@@ -15,10 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..platform.presence import Settings
 from ..reasons import Reason
 from .access import Access, Credentials, require_app
 from .audit import AuditAction, AuditEntry, AuditRepository
@@ -76,6 +78,14 @@ class RelationsRepository(Protocol):
         ...
 
 
+class PresenceSettingsRepository(Protocol):
+    async def presence_settings(
+        self, app_id: str, player_ids: Sequence[str]
+    ) -> dict[str, Settings]:
+        """What is stored of those players' presence."""
+        ...
+
+
 @dataclass(frozen=True)
 class DataSubject:
     """Whose data a data-rights call is about, and who asked: the app (its key) or
@@ -116,7 +126,16 @@ async def data_subject(access: Access, credentials: Credentials, player_id: str)
 
 def holds_anything(document: dict[str, Any]) -> bool:
     """Whether a player's document holds any of their data."""
-    held = ("profile", "identities", "sessions", "rating", "games", "relations", "events")
+    held = (
+        "profile",
+        "identities",
+        "sessions",
+        "rating",
+        "games",
+        "relations",
+        "presence",
+        "events",
+    )
     return any(document[k] for k in held) or bool(document["chips"]["entries"])
 
 
@@ -133,8 +152,10 @@ class PlayerData:
         audit: AuditRepository,
         relations: RelationsRepository,
         now_ms: Callable[[], int],
+        presence: PresenceSettingsRepository | None = None,
     ) -> None:
         self.access = access
+        self.presence = presence
         self.sessions = sessions
         self.identities = identities
         self.profiles = profiles
@@ -187,6 +208,7 @@ class PlayerData:
             "chips": {"balance": totals.chips, "entries": await self._chips(app_id, player_id)},
             "games": [dataclasses.asdict(g) for g in games],
             "relations": await self._relations(app_id, player_id),
+            "presence": await self._presence(app_id, player_id),
             "events": await self._events(app_id, player_id),
         }
 
@@ -222,6 +244,18 @@ class PlayerData:
             if len(page) < PAGE:
                 return out
             after = page[-1].player_id
+
+    async def _presence(self, app_id: str, player_id: str) -> dict[str, Any] | None:
+        if self.presence is None:
+            return None
+        found = (await self.presence.presence_settings(app_id, [player_id])).get(player_id)
+        if found is None:
+            return None
+        return {
+            "last_seen_ms": found.last_seen_ms,
+            "away": found.away,
+            "visibility": found.visibility.value,
+        }
 
     async def _events(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

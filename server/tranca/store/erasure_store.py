@@ -47,6 +47,7 @@ from .player_rows import (
     rewrite_tournaments,
     still_playing,
 )
+from .presence_store import delete_presence
 from .repository import Store
 
 __all__ = ["ErasureStore"]
@@ -168,6 +169,8 @@ async def _delete_own_rows(
     # Friends and blocks, both sides: the other players lose the erased player from
     # their lists (their events that named them are pseudonymised with the rest).
     rows["player_relations"] = await delete_relations(conn, app_id, player_id)
+    # Their presence: when they were last seen and their choices.
+    rows["player_presence"] = await delete_presence(conn, app_id, player_id)
 
 
 async def _rename_keyed_rows(
