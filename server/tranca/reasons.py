@@ -227,6 +227,21 @@ class Reason(StrEnum):
     NOT_FRIENDS = "NOT_FRIENDS"
     # A player's friends, requests waiting or blocks are at their limit.
     FRIEND_LIMIT_REACHED = "FRIEND_LIMIT_REACHED"
+    # Chat (services/chat.py): the caller may not write (or read) in that room, or
+    # the table's chat is off.
+    CHAT_NOT_ALLOWED = "CHAT_NOT_ALLOWED"
+    # The table chats in quick phrases only.
+    CHAT_PHRASES_ONLY = "CHAT_PHRASES_ONLY"
+    # No lobby room of that name in the app.
+    CHAT_ROOM_NOT_FOUND = "CHAT_ROOM_NOT_FOUND"
+    # At a rated table the players read the spectators' chat once the match is over.
+    SPECTATOR_CHAT_HELD = "SPECTATOR_CHAT_HELD"
+    # No such message in that room.
+    MESSAGE_NOT_FOUND = "MESSAGE_NOT_FOUND"
+    # Only a message's author edits or deletes it.
+    NOT_YOUR_MESSAGE = "NOT_YOUR_MESSAGE"
+    # The message is older than the time its author has to edit or delete it.
+    EDIT_WINDOW_PASSED = "EDIT_WINDOW_PASSED"
     # The app's web origin is not among those it allows.
     ORIGIN_NOT_ALLOWED = "ORIGIN_NOT_ALLOWED"
     # The app's policy does not let players create tables.

@@ -19,6 +19,7 @@ from grpc_reflection.v1alpha import reflection
 
 from . import metrics
 from .api.admin import AdminService
+from .api.chat import ChatService
 from .api.edge import add_service
 from .api.notifications import NotificationService
 from .api.players import PlayerService
@@ -38,6 +39,8 @@ from .services.account_merge import AccountMerge
 from .services.admin import Admin
 from .services.audit import AuditLog
 from .services.avatars import Avatars
+from .services.chat import Chat
+from .services.chat_filter import ProfanityFilter
 from .services.compute import Compute
 from .services.destinations import Destinations, OutboundPolicy, Resolver, parse_networks
 from .services.dev_identity import DevIdentity, DevKeyFetcher
@@ -70,6 +73,7 @@ from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
 from .store.audit_store import AuditStore
 from .store.avatars_store import AvatarsStore
+from .store.chat_store import ChatStore
 from .store.database import is_sqlite, make_engine, normalise_url
 from .store.erasure_store import ErasureStore
 from .store.friends_store import FriendsStore
@@ -95,6 +99,7 @@ if TYPE_CHECKING:  # imported when a browser port is served (start): its web sta
     from .web_port import WebPort
 from .v1 import (
     admin_pb2,
+    chat_pb2,
     game_pb2,
     notifications_pb2,
     platform_pb2,
@@ -111,6 +116,7 @@ ADMIN_SERVICE_NAME = admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_
 QUICK_PLAY_SERVICE_NAME = quick_play_pb2.DESCRIPTOR.services_by_name["QuickPlayService"].full_name
 NOTIFICATION_SERVICE = notifications_pb2.DESCRIPTOR.services_by_name["NotificationService"]
 SOCIAL_SERVICE = social_pb2.DESCRIPTOR.services_by_name["SocialService"]
+CHAT_SERVICE = chat_pb2.DESCRIPTOR.services_by_name["ChatService"]
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -401,6 +407,20 @@ async def start(
             ),
             SOCIAL_SERVICE,
         ),
+        (
+            ChatService(
+                Chat(
+                    access,
+                    ChatStore(store),
+                    sessions_store,
+                    ProfanityFilter(),
+                    now_ms,
+                    WatchCounts(cfg.max_watches_per_token * 2, cfg.max_watches_per_app),
+                    event_hub,
+                )
+            ),
+            CHAT_SERVICE,
+        ),
     ]
     # Every request is decoded and checked against the contracts' limits at the edge
     # (api/edge.py) before a servicer sees it.
@@ -418,6 +438,7 @@ async def start(
             ADMIN_SERVICE_NAME,
             NOTIFICATION_SERVICE.full_name,
             SOCIAL_SERVICE.full_name,
+            CHAT_SERVICE.full_name,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),

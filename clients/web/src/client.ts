@@ -1,6 +1,7 @@
 // A small typed client of the Tranca service for browsers (and Node.js 20+, which
-// has fetch): the generated Connect-ES clients of GameService, SessionService and
-// QuickPlayService, over the Connect protocol (JSON, or binary) or gRPC-Web, with
+// has fetch): the generated Connect-ES clients of GameService, SessionService,
+// QuickPlayService, SocialService and NotificationService, over the Connect
+// protocol (JSON, or binary) or gRPC-Web, with
 //   - credentials and language as headers: x-api-key (an app), authorization: Bearer
 //     (a player's session token or a seat's token), accept-language;
 //   - typed errors (TrancaError: the ErrorInfo reason and metadata, the localized
@@ -9,7 +10,8 @@
 //     every attempt, so a move whose answer was lost is played once), are sent again
 //     after a transport failure; nothing else is. A call refused by the rate limit
 //     (RATE_LIMITED) changed nothing and is sent again after the server's hint;
-//   - a watch that reopens a dropped WatchGame stream from the last version it
+//   - watches that reopen a dropped WatchGame stream from the last version it
+//     delivered, and a dropped WatchPlayerEvents stream after the last event it
 //     delivered, so nothing is missed or repeated.
 import { type MessageInitShape, create } from '@bufbuild/protobuf';
 import {
@@ -50,6 +52,17 @@ import {
   type Ticket,
   TicketStatus,
 } from './gen/tranca/v1/quick_play_pb.js';
+import {
+  NotificationService,
+  type ListPlayerEventsResponse,
+  type PlayerEvent,
+} from './gen/tranca/v1/notifications_pb.js';
+import {
+  type Friend,
+  type ListFriendsResponse,
+  type Relation,
+  SocialService,
+} from './gen/tranca/v1/social_pb.js';
 import {
   type LinkedIdentity,
   type PlayerSession,
@@ -170,6 +183,35 @@ export interface SubmitOptions {
   signal?: AbortSignal;
 }
 
+/** A change of relation (SocialService): the other player as the caller's list shows them now. */
+export interface FriendChange {
+  friend: Friend;
+  /** False when nothing changed (what was asked already held): a retry is safe. */
+  changed: boolean;
+}
+
+export interface ListFriendsOptions {
+  /** Only these relations; empty or absent: every one. */
+  relations?: readonly Relation[];
+  /** Relations per page: 1 to 200 (0: 50). */
+  pageSize?: number;
+  /** The previous page's nextPageToken, exactly as it came; empty for the first page. */
+  pageToken?: string;
+  /** With the app's key: the player whose relations are listed (required). */
+  actingPlayerId?: string;
+}
+
+export interface PlayerEventsOptions {
+  /** With the app's key: the player whose events are read (required); a session: empty or its own. */
+  playerId?: string;
+  /** Reconnections in a row without an event before the error is thrown (default 8). */
+  maxReconnects?: number;
+  /** Stops the watch (the iterator then ends). */
+  signal?: AbortSignal;
+  /** Told of each reconnection: the event id it resumes after and the error that ended the stream. */
+  onReconnect?: (afterId: bigint, error: TrancaError | null) => void;
+}
+
 export interface WatchOptions {
   /** Reconnections in a row without an update before the error is thrown (default 8). */
   maxReconnects?: number;
@@ -190,6 +232,8 @@ export class TrancaClient {
   readonly sessions: Client<typeof SessionService>;
   readonly quickPlay: Client<typeof QuickPlayService>;
   readonly admin: Client<typeof AdminService>;
+  readonly social: Client<typeof SocialService>;
+  readonly notifications: Client<typeof NotificationService>;
   readonly apiKey: string;
   readonly token: string;
   readonly language: string;
@@ -204,6 +248,8 @@ export class TrancaClient {
     this.sessions = shared?.sessions ?? createClient(SessionService, this.transport);
     this.quickPlay = shared?.quickPlay ?? createClient(QuickPlayService, this.transport);
     this.admin = shared?.admin ?? createClient(AdminService, this.transport);
+    this.social = shared?.social ?? createClient(SocialService, this.transport);
+    this.notifications = shared?.notifications ?? createClient(NotificationService, this.transport);
     this.retries = shared?.retries ?? { transient: 0, rateLimited: 0, conflicts: 0 };
     this.apiKey = options.apiKey ?? '';
     this.token = options.token ?? '';
@@ -686,6 +732,146 @@ export class TrancaClient {
       failures += 1;
       if (failures > maxReconnects) {
         throw error ?? new TrancaError(Code.Unavailable, 'the watch stream kept ending', null, null);
+      }
+      this.retries.transient += 1;
+      options.onReconnect?.(last, error);
+      const limited = error ? rateLimitWait(error) : null;
+      try {
+        await sleep(limited ?? this.backoff(failures), signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  // ----- friends and blocks ------------------------------------------------------------
+  //
+  // A session acts for its own player (actingPlayerId empty); the app's key for any of
+  // its players (actingPlayerId required). Every change is idempotent (asking again for
+  // what holds answers changed = false), so each is retried after a transport failure.
+
+  /**
+   * Asks a player to be the caller's friend (under mutual follow: follows them); where
+   * they asked first, the two are friends at once. FRIEND_REQUEST_REFUSED: they blocked
+   * the caller; PLAYER_BLOCKED: the caller blocked them; PLAYER_NOT_FOUND: no such player.
+   */
+  addFriend(playerId: string, actingPlayerId = ''): Promise<FriendChange> {
+    return this.relate((o) => this.social.addFriend({ playerId, actingPlayerId }, o), 'AddFriend');
+  }
+
+  /** Accepts a request received (under mutual follow: follows back). NO_FRIEND_REQUEST: none waits. */
+  acceptFriend(playerId: string, actingPlayerId = ''): Promise<FriendChange> {
+    return this.relate((o) => this.social.acceptFriend({ playerId, actingPlayerId }, o), 'AcceptFriend');
+  }
+
+  /** Turns a request received away (under mutual follow: removes a follower); the sender is told. */
+  declineFriend(playerId: string, actingPlayerId = ''): Promise<FriendChange> {
+    return this.relate((o) => this.social.declineFriend({ playerId, actingPlayerId }, o), 'DeclineFriend');
+  }
+
+  /** Withdraws a request sent (under mutual follow: unfollows). */
+  cancelFriendRequest(playerId: string, actingPlayerId = ''): Promise<FriendChange> {
+    return this.relate(
+      (o) => this.social.cancelFriendRequest({ playerId, actingPlayerId }, o),
+      'CancelFriendRequest',
+    );
+  }
+
+  /** Ends a friendship (under mutual follow: the caller unfollows). */
+  removeFriend(playerId: string, actingPlayerId = ''): Promise<FriendChange> {
+    return this.relate((o) => this.social.removeFriend({ playerId, actingPlayerId }, o), 'RemoveFriend');
+  }
+
+  /** Blocks a player: a friendship or request between them ends, and they are not told. */
+  blockPlayer(playerId: string, actingPlayerId = ''): Promise<FriendChange> {
+    return this.relate((o) => this.social.blockPlayer({ playerId, actingPlayerId }, o), 'BlockPlayer');
+  }
+
+  /** Lifts the caller's block (the friendship does not come back). */
+  unblockPlayer(playerId: string, actingPlayerId = ''): Promise<FriendChange> {
+    return this.relate((o) => this.social.unblockPlayer({ playerId, actingPlayerId }, o), 'UnblockPlayer');
+  }
+
+  /**
+   * A page of the caller's relations (friends, requests sent and received, blocks), by
+   * the other player's id, each with their public profile where they set one.
+   */
+  listFriends(options: ListFriendsOptions = {}): Promise<ListFriendsResponse> {
+    const request = {
+      relations: [...(options.relations ?? [])],
+      pageSize: options.pageSize ?? 0,
+      pageToken: options.pageToken ?? '',
+      actingPlayerId: options.actingPlayerId ?? '',
+    };
+    return this.call((o) => this.social.listFriends(request, o), { retry: true, credential: 'player' });
+  }
+
+  /** One change of relation, retried (each is idempotent), its friend required. */
+  private async relate(
+    send: (options: CallOptions) => Promise<{ friend?: Friend; changed: boolean }>,
+    name: string,
+  ): Promise<FriendChange> {
+    const out = await this.call(send, { retry: true, credential: 'player' });
+    if (!out.friend) throw new Error(`${name} answered without a friend`);
+    return { friend: out.friend, changed: out.changed };
+  }
+
+  // ----- a player's events -------------------------------------------------------------
+
+  /** A page of a player's events after `afterId`, oldest first (pageSize 1 to 500; 0: 50). */
+  listPlayerEvents(
+    request: { playerId?: string; afterId?: bigint | number; pageSize?: number } = {},
+  ): Promise<ListPlayerEventsResponse> {
+    const full = {
+      playerId: request.playerId ?? '',
+      afterId: BigInt(request.afterId ?? 0n),
+      pageSize: request.pageSize ?? 0,
+    };
+    return this.call((o) => this.notifications.listPlayerEvents(full, o), {
+      retry: true,
+      credential: 'player',
+    });
+  }
+
+  /**
+   * A player's events after `afterId` (0: from the oldest kept), oldest first, then each
+   * new one as it is written ("your_turn", "friendship", ...: ignore kinds you do not
+   * know). A stream that drops is opened again after the last event delivered, after a
+   * backoff; after maxReconnects reconnections in a row without an event the error is
+   * thrown (TOO_MANY_WATCHES, a refusal, is thrown at once). Ends when `signal` aborts.
+   */
+  async *watchPlayerEvents(
+    afterId: bigint | number = 0n,
+    options: PlayerEventsOptions = {},
+  ): AsyncGenerator<PlayerEvent> {
+    let last = BigInt(afterId);
+    let failures = 0;
+    const maxReconnects = options.maxReconnects ?? 8;
+    const { signal } = options;
+    for (;;) {
+      let error: TrancaError | null = null;
+      try {
+        const stream = this.notifications.watchPlayerEvents(
+          { playerId: options.playerId ?? '', afterId: last },
+          { headers: this.headers('player'), signal },
+        );
+        for await (const update of stream) {
+          failures = 0;
+          const event = required(update.event);
+          if (event.id <= last) continue; // never twice
+          last = event.id;
+          yield event;
+        }
+      } catch (raw) {
+        if (signal?.aborted) return;
+        error = toTrancaError(raw);
+        const limited = rateLimitWait(error);
+        if (!error.transient && limited === null) throw error;
+      }
+      if (signal?.aborted) return;
+      failures += 1;
+      if (failures > maxReconnects) {
+        throw error ?? new TrancaError(Code.Unavailable, 'the event stream kept ending', null, null);
       }
       this.retries.transient += 1;
       options.onReconnect?.(last, error);

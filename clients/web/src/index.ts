@@ -2,6 +2,9 @@
 // errors, card helpers, and the generated messages and services (./gen/...).
 export {
   DEFAULT_RETRY,
+  type FriendChange,
+  type ListFriendsOptions,
+  type PlayerEventsOptions,
   type RetryPolicy,
   type SubmitOptions,
   TrancaClient,
@@ -24,5 +27,12 @@ export { RANKS, SUITS, type Suit, groupBySuit, rankIndex, suitOf } from './cards
 export * from './gen/tranca/v1/game_pb.js';
 export * from './gen/tranca/v1/session_pb.js';
 export * from './gen/tranca/v1/quick_play_pb.js';
+export * from './gen/tranca/v1/social_pb.js';
+export {
+  NotificationService,
+  type ListPlayerEventsResponse,
+  type PlayerEvent,
+  PlayerEventSchema,
+} from './gen/tranca/v1/notifications_pb.js';
 export { AdminService, type AuditEntry } from './gen/tranca/v1/admin_pb.js';
 export { Code, ConnectError } from '@connectrpc/connect';

@@ -12,6 +12,7 @@ import {
   Code,
   ConnectError,
   GameStatus,
+  Relation,
   TicketStatus,
   TrancaClient,
   TrancaError,
@@ -400,4 +401,60 @@ test('quick play: a guest lost its ticket id finds it again, by ALREADY_WAITING 
     [[asked.ticketId, TicketStatus.CANCELLED]],
   );
   assert.equal(page.nextPageToken, '');
+});
+
+test('two guests become friends by a request, each told on its event stream; a block refuses the next request', { skip, timeout: 90_000 }, async () => {
+  await allowGuests(app());
+  const anonymous = new TrancaClient({ baseUrl, retry: FAST, language: 'es' });
+  const [ana, bia] = [await anonymous.signInGuest(appId, 'Ana'), await anonymous.signInGuest(appId, 'Bia')];
+  const asAna = anonymous.withToken(ana.accessToken);
+  const asBia = anonymous.withToken(bia.accessToken);
+  // Bia follows her events from now on: the request comes on the stream.
+  const stop = new AbortController();
+  const events = asBia.watchPlayerEvents(0n, { signal: stop.signal });
+  const sent = await asAna.addFriend(bia.playerId);
+  assert.deepEqual([sent.friend.relation, sent.changed], [Relation.REQUEST_SENT, true]);
+  assert.equal(sent.friend.profile?.displayName, 'Bia');
+  assert.equal((await asAna.addFriend(bia.playerId)).changed, false, 'asking again changes nothing');
+  let told;
+  for await (const e of events) {
+    if (e.kind !== 'friendship') continue;
+    told = JSON.parse(e.payloadJson);
+    break;
+  }
+  stop.abort();
+  assert.deepEqual(told, { player_id: ana.playerId, relation: 'request_received', change: 'requested', by: ana.playerId });
+  const received = await asBia.listFriends({ relations: [Relation.REQUEST_RECEIVED] });
+  assert.deepEqual(received.friends.map((f) => [f.playerId, f.profile?.displayName]), [[ana.playerId, 'Ana']]);
+  const accepted = await asBia.acceptFriend(ana.playerId);
+  assert.deepEqual([accepted.friend.relation, accepted.changed], [Relation.FRIEND, true]);
+  assert.deepEqual((await asAna.listFriends()).friends.map((f) => [f.playerId, f.relation]), [[bia.playerId, Relation.FRIEND]]);
+  // Ana's events, read after the last one she had: Bia accepted.
+  const page = await asAna.listPlayerEvents({ afterId: 0n, pageSize: 500 });
+  const mine = page.events.filter((e) => e.kind === 'friendship').map((e) => JSON.parse(e.payloadJson));
+  assert.deepEqual(mine.at(-1), { player_id: bia.playerId, relation: 'friend', change: 'accepted', by: bia.playerId });
+  assert.equal(page.nextAfterId, page.events.at(-1).id);
+  // Ana blocks Bia: the friendship ends, and Bia's next request is refused in her language.
+  const blocked = await asAna.blockPlayer(bia.playerId);
+  assert.deepEqual([blocked.friend.relation, blocked.changed], [Relation.BLOCKED, true]);
+  assert.deepEqual((await asBia.listFriends()).friends, []);
+  const refused = await asBia.addFriend(ana.playerId).catch((e) => e);
+  assert.ok(refused instanceof TrancaError, String(refused));
+  assert.equal(refused.reason, 'FRIEND_REQUEST_REFUSED');
+  assert.equal(refused.message, 'Ese jugador no acepta tus solicitudes de amistad.');
+  const own = await asAna.addFriend(bia.playerId).catch((e) => e);
+  assert.equal(own.reason, 'PLAYER_BLOCKED');
+  assert.equal((await asAna.unblockPlayer(bia.playerId)).changed, true);
+  // Declined, withdrawn, removed: each answers the relation now; the app acts for a player.
+  await asBia.addFriend(ana.playerId);
+  assert.equal((await asAna.declineFriend(bia.playerId)).friend.relation, Relation.UNSPECIFIED);
+  await asBia.addFriend(ana.playerId);
+  assert.equal((await asBia.cancelFriendRequest(ana.playerId)).changed, true);
+  assert.equal((await app().addFriend(bia.playerId, ana.playerId)).friend.relation, Relation.REQUEST_SENT);
+  assert.equal((await asBia.acceptFriend(ana.playerId)).friend.relation, Relation.FRIEND);
+  assert.equal((await asBia.removeFriend(ana.playerId)).changed, true);
+  assert.equal((await asBia.removeFriend(ana.playerId)).changed, false, 'removed already: nothing changes');
+  const paged = await app().listFriends({ actingPlayerId: ana.playerId, pageSize: 1 });
+  assert.deepEqual(paged.friends, []);
+  assert.equal(paged.nextPageToken, '');
 });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 
 import { create, toBinary } from '@bufbuild/protobuf';
 
-import { Code, TrancaClient, TrancaError, codeName, groupBySuit, moves, newRequestId } from '../dist/index.js';
+import { Code, Relation, TrancaClient, TrancaError, codeName, groupBySuit, moves, newRequestId } from '../dist/index.js';
 import { ErrorInfoSchema, LocalizedMessageSchema } from '../dist/gen/google/rpc/error_details_pb.js';
 
 const b64 = (bytes) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
@@ -142,4 +142,40 @@ test('a rate-limited call waits the server hint and is sent again, whatever the 
   assert.equal(out.game.gameId, 'g9');
   assert.equal(calls.length, 2);
   assert.equal(client.retries.rateLimited, 1);
+});
+
+test('a change of friends is sent again after a transport failure: each is idempotent', async () => {
+  const { fetch, calls } = fakeFetch([
+    [503, { code: 'unavailable', message: 'down' }],
+    [200, { friend: { playerId: 'bia', relation: 'RELATION_REQUEST_SENT', sinceMs: '7' }, changed: true }],
+    [200, { friend: { playerId: 'bia', relation: 'RELATION_BLOCKED' }, changed: false }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', apiKey: 'k', retry: FAST, fetch });
+  const sent = await client.addFriend('bia', 'ana');
+  assert.deepEqual([sent.friend.playerId, sent.friend.relation, sent.friend.sinceMs, sent.changed], ['bia', Relation.REQUEST_SENT, 7n, true]);
+  assert.equal(calls.length, 2);
+  assert.equal(calls[0].path, '/tranca.v1.SocialService/AddFriend');
+  assert.deepEqual(calls[1].body, { playerId: 'bia', actingPlayerId: 'ana' });
+  assert.equal(calls[1].headers.get('x-api-key'), 'k', 'the app acts for its player with its key');
+  const blocked = await client.blockPlayer('bia', 'ana');
+  assert.deepEqual([blocked.friend.relation, blocked.changed], [Relation.BLOCKED, false]);
+  assert.equal(calls[2].path, '/tranca.v1.SocialService/BlockPlayer');
+});
+
+test('a refusal of a friend request is a TrancaError; the list is asked for by relation and page', async () => {
+  const { fetch, calls } = fakeFetch([
+    [400, connectError('failed_precondition', 'that player blocked you', 'FRIEND_REQUEST_REFUSED', {})],
+    [200, { friends: [{ playerId: 'bia', relation: 'RELATION_REQUEST_RECEIVED', profile: { displayName: 'Bia' } }], nextPageToken: 'n1' }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 't', retry: FAST, fetch });
+  const err = await client.addFriend('bia').catch((e) => e);
+  assert.ok(err instanceof TrancaError);
+  assert.equal(err.reason, 'FRIEND_REQUEST_REFUSED');
+  assert.equal(calls.length, 1, 'a refusal is not sent again');
+  const page = await client.listFriends({ relations: [Relation.REQUEST_RECEIVED], pageSize: 20, pageToken: 'p0' });
+  assert.deepEqual(page.friends.map((f) => [f.playerId, f.relation, f.profile?.displayName]), [['bia', Relation.REQUEST_RECEIVED, 'Bia']]);
+  assert.equal(page.nextPageToken, 'n1');
+  assert.equal(calls[1].path, '/tranca.v1.SocialService/ListFriends');
+  assert.deepEqual(calls[1].body, { relations: ['RELATION_REQUEST_RECEIVED'], pageSize: 20, pageToken: 'p0' });
+  assert.equal(calls[1].headers.get('authorization'), 'Bearer t');
 });

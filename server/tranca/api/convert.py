@@ -273,6 +273,17 @@ ROBOT_LEVEL_TO_PB: dict[str, pb.RobotLevel.ValueType] = {
 }
 
 
+CHAT_MODE_FROM_PB: dict[pb.ChatMode.ValueType, str] = {
+    pb.CHAT_MODE_UNSPECIFIED: "",
+    pb.CHAT_MODE_OFF: "off",
+    pb.CHAT_MODE_PHRASES: "phrases",
+    pb.CHAT_MODE_FREE: "free",
+}
+CHAT_MODE_TO_PB: dict[str, pb.ChatMode.ValueType] = {
+    name: value for value, name in CHAT_MODE_FROM_PB.items()
+}
+
+
 def table_to_pb(t: TableOptions) -> pb.TableOptions:
     return pb.TableOptions(
         turn_seconds=t.turn_seconds,
@@ -285,6 +296,7 @@ def table_to_pb(t: TableOptions) -> pb.TableOptions:
         verifiable=t.verifiable,
         annulment_allowed=t.annulment_allowed,
         robot_level=ROBOT_LEVEL_TO_PB[t.robot_level],
+        chat=CHAT_MODE_TO_PB[t.chat],
     )
 
 
@@ -302,6 +314,8 @@ def table_from_pb(t: pb.TableOptions) -> TableOptions:
         # An enum value this release does not know stays a name no level has, which
         # check_table_options refuses.
         robot_level=ROBOT_LEVEL_FROM_PB.get(t.robot_level, f"level {t.robot_level}"),
+        # As for robot levels: an unknown value stays a mode no table has, refused.
+        chat=CHAT_MODE_FROM_PB.get(t.chat, f"mode {t.chat}"),
     )
 
 

@@ -586,6 +586,41 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Você chegou ao limite de amigos, pedidos ou bloqueios.",
         "Has llegado al límite de amigos, solicitudes o bloqueos.",
     ),
+    "CHAT_NOT_ALLOWED": (
+        "You cannot write here.",
+        "Você não pode escrever aqui.",
+        "No puedes escribir aquí.",
+    ),
+    "CHAT_PHRASES_ONLY": (
+        "This table chats with quick phrases only.",
+        "Nesta mesa o chat é só com frases rápidas.",
+        "En esta mesa el chat es solo con frases rápidas.",
+    ),
+    "CHAT_ROOM_NOT_FOUND": (
+        "There is no such room.",
+        "Essa sala não existe.",
+        "Esa sala no existe.",
+    ),
+    "SPECTATOR_CHAT_HELD": (
+        "The spectators' chat opens to players when the match is over.",
+        "O chat dos espectadores abre para os jogadores quando a partida acabar.",
+        "El chat de los espectadores se abre a los jugadores al terminar la partida.",
+    ),
+    "MESSAGE_NOT_FOUND": (
+        "That message does not exist.",
+        "Essa mensagem não existe.",
+        "Ese mensaje no existe.",
+    ),
+    "NOT_YOUR_MESSAGE": (
+        "You can only change your own messages.",
+        "Você só pode alterar as suas próprias mensagens.",
+        "Solo puedes cambiar tus propios mensajes.",
+    ),
+    "EDIT_WINDOW_PASSED": (
+        "That message can no longer be changed.",
+        "Essa mensagem não pode mais ser alterada.",
+        "Ese mensaje ya no se puede cambiar.",
+    ),
     "NOT_YOUR_PLAYER": (
         "You can only act for yourself.",
         "Você só pode agir por si mesmo.",

@@ -12,7 +12,7 @@ from ..services.identity_providers import CustomTokenKey, IdentityProvider
 from ..services.identity_sign_in import IdentitySignIn
 from ..services.player_data import PlayerData
 from ..services.player_erasure import PlayerErasure
-from ..services.policy import AppPolicy
+from ..services.policy import DEFAULT_CHAT_RETENTION_DAYS, AppPolicy
 from ..services.ports import SessionKind
 from ..services.profiles import Profile, ProfileChange, Profiles, PublicProfile
 from ..services.sessions import Issued, SessionInfo, Sessions
@@ -108,6 +108,8 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         avatar_hosts=list(p.avatar_hosts),
         player_data_rights=p.player_data_rights,
         friend_model=FRIEND_MODEL_PB[FriendModel(p.friend_model)],
+        lobby_rooms=list(p.lobby_rooms),
+        chat_retention_days=p.chat_retention_days,
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -142,6 +144,8 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         avatar_hosts=tuple(p.avatar_hosts),
         player_data_rights=p.player_data_rights,
         friend_model=FRIEND_MODEL_FROM_PB.get(p.friend_model, FriendModel.REQUESTS).value,
+        lobby_rooms=tuple(p.lobby_rooms),
+        chat_retention_days=p.chat_retention_days or DEFAULT_CHAT_RETENTION_DAYS,
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers

@@ -42,6 +42,12 @@ MAX_ORIGINS = 20
 MAX_ORIGIN_CHARS = 200
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 FRIEND_MODELS = frozenset(m.value for m in FriendModel)
+# Chat: lobby rooms an app names (lower-case letters, digits, "-" and "_"), and how
+# long messages are kept (a month by default; the app may keep them up to ten years).
+MAX_LOBBY_ROOMS = 20
+_LOBBY_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}", re.ASCII)
+DEFAULT_CHAT_RETENTION_DAYS = 30
+MAX_CHAT_RETENTION_DAYS = 3650
 
 
 def normalise_origin(origin: str) -> str | None:
@@ -147,6 +153,10 @@ class AppPolicy:
     # accept, the default) or "mutual_follow" (a follow holds at once; two players
     # who follow each other are friends).
     friend_model: str = FriendModel.REQUESTS.value
+    # Chat (services/chat.py): the app's lobby rooms, by name, and how long messages
+    # are kept.
+    lobby_rooms: tuple[str, ...] = ("main",)
+    chat_retention_days: int = DEFAULT_CHAT_RETENTION_DAYS
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -155,6 +165,7 @@ class AppPolicy:
         out["identity_providers"] = [p.to_dict() for p in self.identity_providers]
         out["custom_token_keys"] = [k.to_dict() for k in self.custom_token_keys]
         out["avatar_hosts"] = list(self.avatar_hosts)
+        out["lobby_rooms"] = list(self.lobby_rooms)
         return out
 
     @classmethod
@@ -169,6 +180,8 @@ class AppPolicy:
             values["allowed_origins"] = tuple(values["allowed_origins"])
         if "avatar_hosts" in values:
             values["avatar_hosts"] = tuple(values["avatar_hosts"])
+        if "lobby_rooms" in values:
+            values["lobby_rooms"] = tuple(values["lobby_rooms"])
         if "identity_providers" in values:
             values["identity_providers"] = tuple(
                 IdentityProvider.from_dict(p) for p in values["identity_providers"]
@@ -196,6 +209,14 @@ class AppPolicy:
             raise malformed(f"quick_play_turn_seconds is 0 (no limit) to {MAX_WAIT_SECONDS}")
         if self.friend_model not in FRIEND_MODELS:
             raise malformed('friend_model is "requests" or "mutual_follow"')
+        if len(self.lobby_rooms) > MAX_LOBBY_ROOMS or len(set(self.lobby_rooms)) != len(
+            self.lobby_rooms
+        ):
+            raise malformed(f"lobby_rooms holds at most {MAX_LOBBY_ROOMS} names, each once")
+        if any(_LOBBY_NAME.fullmatch(name) is None for name in self.lobby_rooms):
+            raise malformed("a lobby room's name is 1 to 32 of a-z, 0-9, '-' and '_'")
+        if not 1 <= self.chat_retention_days <= MAX_CHAT_RETENTION_DAYS:
+            raise malformed(f"chat_retention_days is 1 to {MAX_CHAT_RETENTION_DAYS}")
         return replace(
             self,
             allowed_origins=checked_origins(self.allowed_origins),

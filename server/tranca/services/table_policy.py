@@ -11,6 +11,7 @@ from typing import Any
 from tranca_rules.cards import full_deck, parse_card
 from tranca_rules.presets import KNOB_RANGES, Rules, make_rules
 
+from ..platform.chat import CHAT_MODES
 from ..reasons import Reason
 from ..table.game import TableOptions
 from .errors import Refusal, Refused, malformed
@@ -48,6 +49,8 @@ def check_table_options(t: TableOptions) -> None:
         raise malformed(f"table.robot_level is unspecified or one of {', '.join(ROBOT_LEVELS)}")
     if t.robot_level and not t.robot_grace_seconds:
         raise malformed("table.robot_level needs a table with robots (robot_grace_seconds > 0)")
+    if t.chat and t.chat not in CHAT_MODES:
+        raise malformed(f"table.chat is unspecified or one of {', '.join(sorted(CHAT_MODES))}")
 
 
 def robot_level_allowed(t: TableOptions, max_level: str) -> None:

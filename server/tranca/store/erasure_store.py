@@ -4,9 +4,10 @@ pseudonymised and how is decided there (``PlayerRewrite``); this module finds th
 player's rows and rewrites them, all in one transaction with the audit entry, so
 that an erasure is whole or not done.
 
-The player's own rows (sessions, identities, profile, friends and blocks, rating,
-ranking points, chip account) are found by their keys here; their games, tournaments, tickets, chip
-operations and events as ``player_rows.py`` finds them.
+The player's own rows (sessions, identities, profile, friends and blocks, chat
+messages, rating, ranking points, chip account) are found by their keys here; their
+games, tournaments, tickets, chip operations and events as ``player_rows.py`` finds
+them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..services.audit import AuditAction, AuditEntry
 from ..services.player_rewrite import PlayerRewrite, PlayerStillPlaying, Rewritten
 from ..table.game import BY_APP, BY_PLAYER
 from .audit_store import write_audit_entry
+from .chat_store import erase_author
 from .codec import dumps, loads
 from .friends_store import delete_relations
 from .ledger import account_name
@@ -171,6 +173,8 @@ async def _delete_own_rows(
     rows["player_relations"] = await delete_relations(conn, app_id, player_id)
     # Their presence: when they were last seen and their choices.
     rows["player_presence"] = await delete_presence(conn, app_id, player_id)
+    # Their chat messages, and the direct conversations they were in.
+    rows["chat_messages"] = await erase_author(conn, app_id, player_id)
 
 
 async def _rename_keyed_rows(

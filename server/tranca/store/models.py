@@ -520,6 +520,51 @@ class PlayerRelation(Base):
     since_ms: Mapped[int] = mapped_column(BigInteger)
 
 
+class ChatRoomRecord(Base):
+    """A chat room's last message number (services/chat.py). A message takes the
+    next number under the row's lock, so numbers are given in the order messages
+    commit: a reader following a room after the last number it saw never skips a
+    message that committed late."""
+
+    __tablename__ = "chat_rooms"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    room: Mapped[str] = mapped_column(String(300), primary_key=True)
+    last_seq: Mapped[int] = mapped_column(BigInteger)
+
+
+class ChatMessageRecord(Base):
+    """A chat message, or an amendment of one (kind "edit" or "delete", naming
+    ``target_seq``), numbered in its room. ``author_key`` is who wrote it (a player
+    id, or a seat's for a seat without one) and ``client_id`` the author's id for
+    it: unique together in the room, so a message sent twice is kept once."""
+
+    __tablename__ = "chat_messages"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    room: Mapped[str] = mapped_column(String(300), primary_key=True)
+    seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    author_key: Mapped[str] = mapped_column(String(200))
+    author_id: Mapped[str] = mapped_column(String(128))
+    author_name: Mapped[str] = mapped_column(String(200))
+    seat: Mapped[int] = mapped_column(Integer)
+    body: Mapped[str] = mapped_column(Text)
+    phrase: Mapped[str] = mapped_column(String(32))
+    filtered: Mapped[bool] = mapped_column(Boolean)
+    deleted: Mapped[bool] = mapped_column(Boolean)
+    target_seq: Mapped[int] = mapped_column(BigInteger)
+    client_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    edited_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        Index("ux_chat_messages_client", "app_id", "room", "author_key", "client_id", unique=True),
+        Index("ix_chat_messages_author", "app_id", "author_id"),
+        Index("ix_chat_messages_created", "created_ms"),
+    )
+
+
 class PlayerPresenceRow(Base):
     """A player's presence (services/player_presence.py): when they were last seen
     (epoch ms; written at most every few seconds per process), whether they said they

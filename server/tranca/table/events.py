@@ -39,6 +39,7 @@ class EventKind(StrEnum):
     TOURNAMENT_ADVANCED = "tournament_advanced"  # through a knockout round, or to a play-off
     TOURNAMENT_ELIMINATED = "tournament_eliminated"  # out of a knockout, or of the play-off cut
     FRIENDSHIP = "friendship"  # a friend, a request or a block changed (services/friends.py)
+    DIRECT_MESSAGE = "direct_message"  # a friend wrote to the player (services/chat.py)
 
 
 EVENT_KINDS: frozenset[str] = frozenset(k.value for k in EventKind)

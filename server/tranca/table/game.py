@@ -78,6 +78,10 @@ class TableOptions:
     # The level the server's robots play here ("random", "greedy", "expert"); "": the
     # operator's (``tranca serve --robot-level``).
     robot_level: str = ""
+    # What the players may write in the table's chat ("off", "phrases", "free"); "":
+    # quick phrases at a rated partnership table, free text elsewhere
+    # (platform/chat.py).
+    chat: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         # Only what differs from the defaults: most tables store nothing.

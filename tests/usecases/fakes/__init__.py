@@ -5,6 +5,7 @@ games, quick play, notifications, the sweeper's), joined in ``InMemoryRepository
 stand-in and a resolver of the tests' own."""
 
 from .audit import AuditMemory
+from .chat import ChatMemory
 from .credentials import AppsMemory
 from .friends import FriendsMemory
 from .games import GamesMemory
@@ -26,6 +27,7 @@ from .tournaments import TournamentsMemory
 __all__ = [
     "AppsMemory",
     "AuditMemory",
+    "ChatMemory",
     "FakeResolver",
     "FriendsMemory",
     "GamesMemory",

@@ -4,6 +4,7 @@
 // the store; words.ts and i18n/ say everything in the player's language.
 import { render } from 'preact';
 
+import { followFriends, stopFollowing } from './actions/friends.js';
 import { listOpenTables, resumeQuickPlay } from './actions/lobby.js';
 import { LANG_KEY, loadConfig, loadProfile, savedAccount } from './actions/service.js';
 import { savedSeat, sit, stopWatching } from './actions/table.js';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   render(html`<${App} />`, document.getElementById('app')!);
   update({ config: await loadConfig(), account: savedAccount() });
   void loadProfile().catch(() => undefined); // a session gone stale signs in again at the next call
+  followFriends(); // the account's friends, and its events (a request from another browser shows at once)
   const seat = savedSeat();
   if (seat) sit(seat);
   else {
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
     void listOpenTables();
   }
   addEventListener('pagehide', stopWatching);
+  addEventListener('pagehide', stopFollowing);
   // The turn's timer.
   setInterval(() => update({ now: Date.now() }), 500);
   // The lobby's list of open tables, kept fresh while the player looks at it.

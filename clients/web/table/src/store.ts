@@ -4,7 +4,7 @@
 // component keeps for itself (a focus, an open panel).
 import { useEffect, useReducer } from 'preact/hooks';
 
-import type { GameSummary, GameView, Move } from '../../src/index.js';
+import type { Friend, GameSummary, GameView, Move } from '../../src/index.js';
 import type { Boards } from './deals.js';
 import type { Lang } from './i18n/index.js';
 
@@ -48,7 +48,7 @@ export interface LogEntry {
 }
 
 /** Where a refusal is shown: next to the control the player used. */
-export type Place = 'lobby' | 'table' | 'seat';
+export type Place = 'lobby' | 'table' | 'seat' | 'friends';
 
 export interface Refusal {
   place: Place;
@@ -93,6 +93,10 @@ export interface State {
   clockOffset: number; // how far the server's clock is ahead of the device's (ms)
   /** The public profiles of the players the page has seen seated, by player id. */
   profiles: Record<string, SeatProfile>;
+  /** The player's friends, requests and blocks (SocialService), by the other's id; null: not listed yet. */
+  friends: Friend[] | null;
+  /** What last changed among them, in words (an answer, or a friendship event). */
+  friendsNotice: string;
 }
 
 /** The server's clock now, as far as the page can tell: the turn's timer counts down by it. */
@@ -152,6 +156,8 @@ export const store = createStore<State>({
   now: Date.now(),
   clockOffset: 0,
   profiles: {},
+  friends: null,
+  friendsNotice: '',
 });
 
 export const update = store.update;

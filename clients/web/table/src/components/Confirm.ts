@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 
 import { html } from '../html.js';
-import { type Key, tr } from '../i18n/index.js';
+import { type Key, type Params, tr } from '../i18n/index.js';
 import { getState } from '../store.js';
 
 export function ConfirmButton({
@@ -12,12 +12,15 @@ export function ConfirmButton({
   label,
   question,
   yes,
+  params = {},
   onConfirm,
 }: {
   testid: string;
   label: Key;
   question: Key;
   yes: Key;
+  /** What the question's words name ("{name}"). */
+  params?: Params;
   onConfirm: () => void;
 }) {
   const { lang, busy } = getState();
@@ -26,8 +29,9 @@ export function ConfirmButton({
     return html`<button type="button" class="secondary small" data-testid=${testid} disabled=${busy}
       onClick=${() => setAsking(true)}>${tr(lang, label)}</button>`;
   }
-  return html`<span class="confirm" role="group" aria-label=${tr(lang, question)}>
-    <span>${tr(lang, question)}</span>
+  const asked = tr(lang, question, params);
+  return html`<span class="confirm" role="group" aria-label=${asked}>
+    <span>${asked}</span>
     <button type="button" class="danger small" data-testid=${`${testid}-confirm`} disabled=${busy}
       onClick=${() => {
         setAsking(false);

@@ -1,9 +1,11 @@
 // The lobby: the player's name, a table of one's own (players, points to win, time per
-// turn, robots), quick play, and the open tables waiting for players.
+// turn, robots), quick play, the open tables waiting for players, and the player's
+// friends.
 import { askQuickPlay, joinTable, listOpenTables, openTable } from '../actions/lobby.js';
 import { html } from '../html.js';
 import { type Key, tr } from '../i18n/index.js';
 import { type TableSetup, getState, saveSetup, update } from '../store.js';
+import { Friends } from './Friends.js';
 import { Refusal } from './Refusal.js';
 
 function setSetup(patch: Partial<TableSetup>): void {
@@ -92,5 +94,6 @@ export function Lobby() {
       ${notice ? html`<p class="notice">${notice}</p>` : null}
     </section>
     <${OpenTables} />
+    <${Friends} />
   </div>`;
 }

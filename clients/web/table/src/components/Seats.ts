@@ -1,7 +1,8 @@
 // The seats around the table, seen from above: the player at the bottom, the partner
 // opposite (four players), the opponents at the sides; whose turn it is, the turn's
 // timer, each hand's size, robots.
-import { type GameView, GameStatus } from '../../../src/index.js';
+import { type GameView, GameStatus, Relation, type SeatInfo } from '../../../src/index.js';
+import { acceptFriend, addFriend, relationTo } from '../actions/friends.js';
 import { html } from '../html.js';
 import { tr, trn } from '../i18n/index.js';
 import { placeOf, seatName, sideOf } from '../people.js';
@@ -24,6 +25,32 @@ function countryName(lang: string, code: string): string {
     return new Intl.DisplayNames([lang], { type: 'region' }).of(code) ?? code;
   } catch {
     return code;
+  }
+}
+
+/**
+ * Another player's seat, seen by a player with an account: "Add friend" (or Accept,
+ * where they asked), or what they are already; nothing for robots, oneself, an
+ * erased player or one the player blocked.
+ */
+function SeatFriend({ view, info }: { view: GameView; info: SeatInfo }) {
+  const { lang, account, busy, friends } = getState();
+  const id = info.playerId;
+  if (!account || friends === null || !id || id === account.playerId || id.startsWith('erased-')) return null;
+  const name = seatName(lang, view, info.seat);
+  switch (relationTo(id)) {
+    case Relation.FRIEND:
+      return html`<span class="seat-friend" data-testid="seat-friend" data-relation="friend">${tr(lang, 'seatFriend')}</span>`;
+    case Relation.REQUEST_SENT:
+      return html`<span class="seat-friend" data-testid="seat-friend" data-relation="request_sent">${tr(lang, 'seatRequestSent')}</span>`;
+    case Relation.REQUEST_RECEIVED:
+      return html`<button type="button" class="small seat-friend" data-testid="seat-accept-friend" disabled=${busy}
+        aria-label=${tr(lang, 'acceptNamed', { name })} onClick=${() => void acceptFriend(id, 'seat')}>${tr(lang, 'accept')}</button>`;
+    case Relation.BLOCKED:
+      return null;
+    default:
+      return html`<button type="button" class="secondary small seat-friend" data-testid="seat-add-friend" disabled=${busy}
+        aria-label=${tr(lang, 'addFriendNamed', { name })} onClick=${() => void addFriend(id, 'seat')}>${tr(lang, 'addFriend')}</button>`;
   }
 }
 
@@ -54,6 +81,7 @@ export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
       ? html`<abbr class="seat-country" data-testid="seat-country" title=${countryName(lang, profile.country)}>${profile.country}</abbr>`
       : null}
     <span class="seat-role">${role}${info.robot ? ` · ${tr(lang, me ? 'robotPlaying' : 'robot')}` : ''}</span>
+    ${me ? null : html`<${SeatFriend} view=${view} info=${info} />`}
     <span class="seat-cards"><span class="backs" aria-hidden="true">${'▮'.repeat(Math.min(info.handSize, 11))}</span> ${trn(lang, 'cards', info.handSize)}</span>
     ${turn
       ? html`<span class="seat-turn">${tr(lang, 'turn')}${left !== null
