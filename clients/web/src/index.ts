@@ -5,6 +5,7 @@ export {
   type FriendChange,
   type ListFriendsOptions,
   type PlayerEventsOptions,
+  type PresenceChange,
   type RetryPolicy,
   type SubmitOptions,
   TrancaClient,
