@@ -173,6 +173,11 @@ async def test_the_apps_key_acts_for_a_player_and_bad_requests_are_refused(
         "MALFORMED_REQUEST",
     )
     await refused(
+        stub.SetPresence(pb.SetPresenceRequest(visibility=7), metadata=ana),  # type: ignore[arg-type]
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    await refused(
         stub.GetPresence(
             pb.GetPresenceRequest(player_ids=["ana"], acting_player_id="bia"), metadata=ana
         ),

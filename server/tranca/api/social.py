@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..services.errors import malformed
 from ..services.friends import Changed, Friends, Operation, Relation, Relationship
 from ..services.player_presence import (
     PlayerPresence,
@@ -168,9 +169,12 @@ class SocialService(pb_grpc.SocialServiceServicer):
     async def SetPresence(
         self, request: pb.SetPresenceRequest, context: Ctx
     ) -> pb.SetPresenceResponse:
+        visibility = VISIBILITY_FROM_PB.get(request.visibility)
+        if visibility is None and request.visibility != pb.PRESENCE_VISIBILITY_UNSPECIFIED:
+            raise malformed("visibility is FRIENDS, EVERYONE or NOBODY (or unspecified: unchanged)")
         change = PresenceChange(
             away=request.away if request.HasField("away") else None,
-            visibility=VISIBILITY_FROM_PB.get(request.visibility),
+            visibility=visibility,
             seen=request.seen,
         )
         done = await self.presence.set(credentials(context), request.acting_player_id, change)
