@@ -62,6 +62,7 @@ from .services.notifications import Notifications
 from .services.origins import Origins
 from .services.player_data import PlayerData
 from .services.player_erasure import PlayerErasure
+from .services.player_presence import PlayerPresence, Sightings
 from .services.players import Players
 from .services.presence import Presence
 from .services.profiles import Profiles
@@ -90,6 +91,7 @@ from .store.nats_feed import NatsFeed
 from .store.notifications_store import NotificationsStore
 from .store.played_games_store import PlayedGamesStore
 from .store.players_store import PlayersStore
+from .store.presence_store import PresenceStore
 from .store.profiles_store import ProfilesStore
 from .store.quick_play_store import QuickPlayStore
 from .store.repository import Store
@@ -337,6 +339,11 @@ async def start(
     avatars = Avatars(access, AvatarsStore(store), profiles_store, now_ms)
     audit_store = AuditStore(store)
     friends_store = FriendsStore(store)
+    # Players' presence: every call with a player's session or seat token (and their
+    # open event stream) records them seen, at most every few seconds per process.
+    presence_store = PresenceStore(store)
+    access.sightings = Sightings(presence_store, now_ms)
+    player_presence = PlayerPresence(access, presence_store, sessions_store, now_ms)
     key_fetcher: KeyFetcher = HttpKeyFetcher(destinations, key_client)
     # The development app also accepts a test identity provider of the server's own.
     dev_identity = DevIdentity(cfg.dev_api_key) if cfg.dev_api_key else None
@@ -397,6 +404,7 @@ async def start(
                     now_ms,
                     invitations=invitations_store,
                     chat=chat_store,
+                    presence=presence_store,
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms, notifier=feed or hub),
                 avatars,
@@ -421,7 +429,15 @@ async def start(
         ),
         (
             SocialService(
-                Friends(access, friends_store, sessions_store, now_ms, event_hints=event_hub)
+                Friends(
+                    access,
+                    friends_store,
+                    sessions_store,
+                    now_ms,
+                    event_hints=event_hub,
+                    presence=player_presence,
+                ),
+                player_presence,
             ),
             SOCIAL_SERVICE,
         ),

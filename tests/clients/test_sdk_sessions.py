@@ -168,7 +168,8 @@ async def test_a_player_is_erased_and_the_erasure_is_in_the_audit_log(
         await ana.erase_player()  # the policy does not let sessions do it
     erased = await app.erase_player("ana-e")
     assert erased.pseudonym.startswith("erased-")
-    assert dict(erased.rows) == {"player_profiles": 1, "player_sessions": 1}
+    # Her presence too: her session's calls saw her.
+    assert dict(erased.rows) == {"player_presence": 1, "player_profiles": 1, "player_sessions": 1}
     with pytest.raises(Unauthenticated):
         await ana.profile()
     assert (await app.export_player_data("ana-e"))["profile"] is None

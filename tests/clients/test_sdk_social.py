@@ -64,3 +64,33 @@ def _blocking_friends(address: str, api_key: str) -> None:
         app.decline_friend("cid-f", acting_player_id="f1")
         left = app.all_friends(acting_player_id="cid-f")
         assert [f.player_id for f in left] == ["f2", "f3", "f4"]
+
+
+async def test_presence_shows_a_friend_online_and_a_choice_hides_it(
+    address: str, api_key: str, app: AsyncTrancaClient
+) -> None:
+    ana = app.with_token((await app.create_player_session("ana-p", "Ana")).access_token)
+    bia = app.with_token((await app.create_player_session("bia-p", "Bia")).access_token)
+    await ana.add_friend("bia-p")
+    await bia.accept_friend("ana-p")
+    (seen,) = await ana.presence(["bia-p"])
+    assert (seen.visible, seen.status) == (True, sopb.PRESENCE_STATUS_ONLINE)
+    listed = await ana.all_friends()
+    assert [f.presence.status for f in listed] == [sopb.PRESENCE_STATUS_ONLINE]
+    away = await bia.set_presence(away=True)
+    assert (away.away, away.status) == (True, sopb.PRESENCE_STATUS_AWAY)
+    await bia.set_presence(visibility=sopb.PRESENCE_VISIBILITY_NOBODY)
+    (hidden,) = await ana.presence(["bia-p"])
+    assert hidden == sopb.Presence(player_id="bia-p")
+    await asyncio.to_thread(_blocking_presence, address, api_key)
+
+
+def _blocking_presence(address: str, api_key: str) -> None:
+    with TrancaClient(address, api_key=api_key) as app:
+        mine = app.set_presence(away=False, seen=True, acting_player_id="bia-p")
+        assert (mine.status, mine.visibility) == (
+            sopb.PRESENCE_STATUS_ONLINE,
+            sopb.PRESENCE_VISIBILITY_NOBODY,
+        )
+        (own,) = app.presence(["bia-p"], acting_player_id="bia-p")
+        assert own.visible and not own.away

@@ -85,6 +85,9 @@ async def test_a_players_data_comes_back_whole_and_without_secrets(client: Clien
     assert [m["action"]["kind"] for m in game["moves"]][:1] == ["join"]
     assert [(r["player_id"], r["relation"]) for r in data["relations"]] == [("bia", "request_sent")]
     assert [m["text"] for m in data["chat_messages"]] == ["alguém?"]
+    # Her presence: her session's calls saw her; her choices are the defaults.
+    assert data["presence"]["last_seen_ms"] > 0
+    assert (data["presence"]["away"], data["presence"]["visibility"]) == (False, "friends")
     # No secret: no token of any kind, no hash.
     for prefix in ("ts_", "tr_", "tp_"):
         assert prefix not in exported.json

@@ -275,6 +275,7 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
     assert len(before["games"]) == 3  # two tournament tables and the staked table
     assert before["profile"]["display_name"] == ana_name
     assert before["chips"]["entries"] and before["rating"] is not None
+    assert before["presence"]["last_seen_ms"] > 0  # her session's calls saw her
     assert await text_hits(engine, (ana, ana_name)) != []  # the scan finds her now
     sums = await ledger_sums(engine, bank.app_id)
     others = {p: await bank.player(p) for p in OTHERS}
@@ -299,6 +300,7 @@ async def test_an_erased_player_is_in_no_text_column_and_the_rest_is_whole(
     assert [m.text for m in kept.messages] == ["oi"]  # the friend's words stay
     assert (erased.rows["table_invitations"], erased.rows["table_owners"]) == (1, 1)
     assert len(before["invitations"]) == 1
+    assert erased.rows["player_presence"] == 1
     for other in (friend, blocker):
         listed = await friends.ListFriends(
             sopb.ListFriendsRequest(acting_player_id=other), metadata=client.app()

@@ -1,7 +1,10 @@
-"""Friends and blocks (``tranca.v1.SocialService``) for both clients: a player asks
-another to be friends (``add_friend``), accepts or declines a request, withdraws
-their own, removes a friend, blocks and unblocks a player, and pages their list
-(``friends``, or ``all_friends`` for the whole of it).
+"""Friends, blocks and presence (``tranca.v1.SocialService``) for both clients: a
+player asks another to be friends (``add_friend``), accepts or declines a request,
+withdraws their own, removes a friend, blocks and unblocks a player, and pages their
+list (``friends``, or ``all_friends`` for the whole of it, each friend with their
+presence); ``presence`` asks whether up to 100 players are online, away or offline,
+when they were last seen and at which tables they sit (as far as each lets the
+caller see), and ``set_presence`` says one is away or back, and who may see it.
 
 The credentials are a player's session token (``client.with_token(access_token)``:
 the session's own player) or the app's key, naming who acts (``acting_player_id``).
@@ -156,6 +159,40 @@ class AsyncSocial:
             if not token:
                 return found
 
+    async def presence(
+        self, player_ids: Sequence[str], *, acting_player_id: str = ""
+    ) -> list[sopb.Presence]:
+        """Each player's presence (1 to 100 ids), in the order asked, as you may see
+        it: ``visible`` False (and nothing else) where their choice hides it from you."""
+        request = sopb.GetPresenceRequest(
+            player_ids=list(player_ids), acting_player_id=acting_player_id
+        )
+        out: sopb.GetPresenceResponse = await self._unary(
+            self._social.GetPresence, request, ANY, retry=True
+        )
+        return list(out.presences)
+
+    async def set_presence(
+        self,
+        *,
+        away: bool | None = None,
+        visibility: sopb.PresenceVisibility.ValueType = sopb.PRESENCE_VISIBILITY_UNSPECIFIED,
+        seen: bool = False,
+        acting_player_id: str = "",
+    ) -> sopb.Presence:
+        """Say you are away (or back, ``away=False``) and who may see your presence;
+        what is left out stays. ``seen``: the player is here now (for the app's key
+        acting for them). Your presence now."""
+        request = sopb.SetPresenceRequest(
+            acting_player_id=acting_player_id, visibility=visibility, seen=seen
+        )
+        if away is not None:
+            request.away = away
+        out: sopb.SetPresenceResponse = await self._unary(
+            self._social.SetPresence, request, ANY, retry=True
+        )
+        return out.presence
+
     async def player_events(
         self, player_id: str = "", *, after_id: int = 0, page_size: int = 0
     ) -> npb.ListPlayerEventsResponse:
@@ -265,6 +302,27 @@ class Social:
         """See ``AsyncTrancaClient.all_friends``."""
         return self._run(
             self.aio.all_friends(relations=relations, acting_player_id=acting_player_id)
+        )
+
+    def presence(
+        self, player_ids: Sequence[str], *, acting_player_id: str = ""
+    ) -> list[sopb.Presence]:
+        """See ``AsyncTrancaClient.presence``."""
+        return self._run(self.aio.presence(player_ids, acting_player_id=acting_player_id))
+
+    def set_presence(
+        self,
+        *,
+        away: bool | None = None,
+        visibility: sopb.PresenceVisibility.ValueType = sopb.PRESENCE_VISIBILITY_UNSPECIFIED,
+        seen: bool = False,
+        acting_player_id: str = "",
+    ) -> sopb.Presence:
+        """See ``AsyncTrancaClient.set_presence``."""
+        return self._run(
+            self.aio.set_presence(
+                away=away, visibility=visibility, seen=seen, acting_player_id=acting_player_id
+            )
         )
 
     def player_events(

@@ -60,6 +60,8 @@ import {
 import {
   type Friend,
   type ListFriendsResponse,
+  type Presence,
+  PresenceVisibility,
   type Relation,
   SocialService,
 } from './gen/tranca/v1/social_pb.js';
@@ -227,6 +229,18 @@ export interface ListInvitationsOptions {
   /** The previous page's nextPageToken, exactly as it came. */
   pageToken?: string;
   /** With the app's key: the player whose invitations are listed (required). */
+  actingPlayerId?: string;
+}
+
+/** SetPresence's changes: what is left out stays as it is. */
+export interface PresenceChange {
+  /** Away (true) or back (false). */
+  away?: boolean;
+  /** Who may see the presence (friends by default). */
+  visibility?: PresenceVisibility;
+  /** The player is here now (for the app's key acting for them; a session's call is seen anyway). */
+  seen?: boolean;
+  /** With the app's key: the player whose presence changes (required). */
   actingPlayerId?: string;
 }
 
@@ -835,6 +849,33 @@ export class TrancaClient {
       actingPlayerId: options.actingPlayerId ?? '',
     };
     return this.call((o) => this.social.listFriends(request, o), { retry: true, credential: 'player' });
+  }
+
+  /**
+   * The presence of 1 to 100 players (online, away or offline, last seen, the tables they
+   * sit at), in the order asked, as the caller may see each: `visible` false, and nothing
+   * else, where a player's choice hides it (or the id is no player's). A page keeps its own
+   * player online by holding its event stream open (watchPlayerEvents).
+   */
+  async getPresence(playerIds: readonly string[], actingPlayerId = ''): Promise<Presence[]> {
+    const out = await this.call((o) => this.social.getPresence({ playerIds: [...playerIds], actingPlayerId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return out.presences;
+  }
+
+  /** Changes the caller's own presence (away, who sees it); their presence now. */
+  async setPresence(change: PresenceChange): Promise<Presence> {
+    const request = {
+      away: change.away,
+      visibility: change.visibility ?? PresenceVisibility.UNSPECIFIED,
+      seen: change.seen ?? false,
+      actingPlayerId: change.actingPlayerId ?? '',
+    };
+    const out = await this.call((o) => this.social.setPresence(request, o), { retry: true, credential: 'player' });
+    if (!out.presence) throw new Error('SetPresence answered without a presence');
+    return out.presence;
   }
 
   /** One change of relation, retried (each is idempotent), its friend required. */

@@ -7,6 +7,7 @@ export {
   type ListInvitationsOptions,
   type ListFriendsOptions,
   type PlayerEventsOptions,
+  type PresenceChange,
   type RetryPolicy,
   type SubmitOptions,
   TrancaClient,

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 
 import { create, toBinary } from '@bufbuild/protobuf';
 
-import { Code, Relation, TrancaClient, TrancaError, codeName, groupBySuit, moves, newRequestId } from '../dist/index.js';
+import { Code, PresenceStatus, PresenceVisibility, Relation, TrancaClient, TrancaError, codeName, groupBySuit, moves, newRequestId } from '../dist/index.js';
 import { ErrorInfoSchema, LocalizedMessageSchema } from '../dist/gen/google/rpc/error_details_pb.js';
 
 const b64 = (bytes) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
@@ -178,4 +178,24 @@ test('a refusal of a friend request is a TrancaError; the list is asked for by r
   assert.equal(calls[1].path, '/tranca.v1.SocialService/ListFriends');
   assert.deepEqual(calls[1].body, { relations: ['RELATION_REQUEST_RECEIVED'], pageSize: 20, pageToken: 'p0' });
   assert.equal(calls[1].headers.get('authorization'), 'Bearer t');
+});
+
+test('presence is asked for a batch of players, and a change of the caller\u2019s own sends only what changes', async () => {
+  const { fetch, calls } = fakeFetch([
+    [200, { presences: [{ playerId: 'bia', visible: true, status: 'PRESENCE_STATUS_AWAY', lastSeenMs: '9' }, { playerId: 'caio' }] }],
+    [503, { code: 'unavailable', message: 'down' }],
+    [200, { presence: { playerId: 'ana', visible: true, status: 'PRESENCE_STATUS_ONLINE', away: true, visibility: 'PRESENCE_VISIBILITY_NOBODY' } }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 't', retry: FAST, fetch });
+  const shown = await client.getPresence(['bia', 'caio']);
+  assert.deepEqual(shown.map((p) => [p.playerId, p.visible, p.status, p.lastSeenMs]), [
+    ['bia', true, PresenceStatus.AWAY, 9n],
+    ['caio', false, PresenceStatus.UNSPECIFIED, 0n],
+  ]);
+  assert.equal(calls[0].path, '/tranca.v1.SocialService/GetPresence');
+  assert.deepEqual(calls[0].body, { playerIds: ['bia', 'caio'] });
+  const mine = await client.setPresence({ away: true, visibility: PresenceVisibility.NOBODY });
+  assert.deepEqual([mine.away, mine.visibility], [true, PresenceVisibility.NOBODY]);
+  assert.equal(calls.length, 3, 'SetPresence is sent again after a transport failure: it is idempotent');
+  assert.deepEqual(calls[2].body, { away: true, visibility: 'PRESENCE_VISIBILITY_NOBODY' });
 });

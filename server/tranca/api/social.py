@@ -1,11 +1,20 @@
-"""SocialService: protobuf in, a use case of ``services.friends.Friends``, protobuf
-out. Nothing else happens here."""
+"""SocialService: protobuf in, a use case (``services.friends.Friends``,
+``services.player_presence.PlayerPresence``), protobuf out. Nothing else happens
+here."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from ..services.errors import malformed
 from ..services.friends import Changed, Friends, Operation, Relation, Relationship
+from ..services.player_presence import (
+    PlayerPresence,
+    PresenceChange,
+    Shown,
+    Status,
+    Visibility,
+)
 from ..v1 import social_pb2 as pb
 from ..v1 import social_pb2_grpc as pb_grpc
 from .context import Ctx, credentials
@@ -20,6 +29,17 @@ RELATION_PB: dict[Relation, pb.Relation.ValueType] = {
     Relation.BLOCKED: pb.RELATION_BLOCKED,
 }
 RELATION_FROM_PB = {v: k for k, v in RELATION_PB.items()}
+STATUS_PB: dict[Status, pb.PresenceStatus.ValueType] = {
+    Status.OFFLINE: pb.PRESENCE_STATUS_OFFLINE,
+    Status.ONLINE: pb.PRESENCE_STATUS_ONLINE,
+    Status.AWAY: pb.PRESENCE_STATUS_AWAY,
+}
+VISIBILITY_PB: dict[Visibility, pb.PresenceVisibility.ValueType] = {
+    Visibility.FRIENDS: pb.PRESENCE_VISIBILITY_FRIENDS,
+    Visibility.EVERYONE: pb.PRESENCE_VISIBILITY_EVERYONE,
+    Visibility.NOBODY: pb.PRESENCE_VISIBILITY_NOBODY,
+}
+VISIBILITY_FROM_PB = {v: k for k, v in VISIBILITY_PB.items()}
 
 
 class PairRequest(Protocol):
@@ -32,16 +52,38 @@ class PairRequest(Protocol):
     def acting_player_id(self) -> str: ...
 
 
+def presence_pb(shown: Shown) -> pb.Presence:
+    out = pb.Presence(player_id=shown.player_id, visible=shown.visible)
+    if not shown.visible:
+        return out
+    if shown.status is not None:
+        out.status = STATUS_PB[shown.status]
+    out.last_seen_ms = shown.last_seen_ms
+    out.tables.extend(
+        pb.PresenceTable(
+            game_id=t.game_id, spectators_allowed=t.spectators_allowed, playing=t.playing
+        )
+        for t in shown.tables
+    )
+    out.away = shown.away
+    if shown.visibility is not None:
+        out.visibility = VISIBILITY_PB[shown.visibility]
+    return out
+
+
 def friend_pb(r: Relationship) -> pb.Friend:
     out = pb.Friend(player_id=r.player_id, relation=RELATION_PB[r.relation], since_ms=r.since_ms)
     if r.profile is not None:
         out.profile.CopyFrom(public_profile_pb(r.profile))
+    if r.presence is not None:
+        out.presence.CopyFrom(presence_pb(r.presence))
     return out
 
 
 class SocialService(pb_grpc.SocialServiceServicer):
-    def __init__(self, friends: Friends) -> None:
+    def __init__(self, friends: Friends, presence: PlayerPresence) -> None:
         self.friends = friends
+        self.presence = presence
 
     async def _change(self, operation: Operation, request: PairRequest, context: Ctx) -> Changed:
         return await self.friends.change(
@@ -113,3 +155,27 @@ class SocialService(pb_grpc.SocialServiceServicer):
             friends=[friend_pb(r) for r in page.relationships],
             next_page_token=page.next_page_token,
         )
+
+    @rpc("GetPresence")
+    async def GetPresence(
+        self, request: pb.GetPresenceRequest, context: Ctx
+    ) -> pb.GetPresenceResponse:
+        shown = await self.presence.get(
+            credentials(context), request.acting_player_id, list(request.player_ids)
+        )
+        return pb.GetPresenceResponse(presences=[presence_pb(s) for s in shown])
+
+    @rpc("SetPresence")
+    async def SetPresence(
+        self, request: pb.SetPresenceRequest, context: Ctx
+    ) -> pb.SetPresenceResponse:
+        visibility = VISIBILITY_FROM_PB.get(request.visibility)
+        if visibility is None and request.visibility != pb.PRESENCE_VISIBILITY_UNSPECIFIED:
+            raise malformed("visibility is FRIENDS, EVERYONE or NOBODY (or unspecified: unchanged)")
+        change = PresenceChange(
+            away=request.away if request.HasField("away") else None,
+            visibility=visibility,
+            seen=request.seen,
+        )
+        done = await self.presence.set(credentials(context), request.acting_player_id, change)
+        return pb.SetPresenceResponse(presence=presence_pb(done))

@@ -100,6 +100,13 @@ def collected_credentials(
     )
 
 
+class Seen(Protocol):
+    """Where a player's call is recorded as a sighting of them
+    (``services/player_presence.py``'s ``Sightings``)."""
+
+    async def seen(self, app_id: str, player_id: str) -> None: ...
+
+
 class CredentialRepository(Protocol):
     async def token(self, token: str) -> TokenRecord | None:
         """A working player token's seat (not revoked, not expired, its app live)."""
@@ -232,6 +239,9 @@ class Access:
         self.throttle = throttle or FailedAuthThrottle()
         self.token_limiter = token_limiter or RateLimiter(100, 200)
         self.app_limiter = app_limiter or RateLimiter(2000, 4000)
+        # Players' presence: a call with a player's session or seat token sees them
+        # (set by the wiring; None records nothing).
+        self.sightings: Seen | None = None
 
     def _refused(self, credentials: Credentials, error: Refused) -> Refused:
         self.throttle.failed(credentials.peer())
@@ -271,6 +281,8 @@ class Access:
                 raise self._refused(credentials, bad_session())
             self.throttle.accepted(session_hash)
             check_origin(session.policy, credentials.origin)
+            if self.sightings is not None:
+                await self.sightings.seen(session.app_id, session.player_id)
             return Caller(session=session)
         if credentials.token:
             self.throttle.check(credentials.peer, credentials.token)
@@ -307,6 +319,9 @@ class Access:
             raise self._refused(credentials, bad_token())
         self.throttle.accepted(loaded.player.token_hash)
         self.limit_player(loaded.player)
+        seat = loaded.player.seat
+        if self.sightings is not None and 0 <= seat < len(loaded.state.seats):
+            await self.sightings.seen(loaded.app_id, loaded.state.seats[seat].player_id)
         return loaded
 
 

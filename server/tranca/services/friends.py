@@ -32,6 +32,7 @@ from ..platform.friendships import (
     Relation,
     apply,
 )
+from ..platform.presence import Shown
 from ..reasons import Reason
 from ..table.events import Event, EventKind
 from .access import Access, Credentials, require_app
@@ -61,6 +62,8 @@ class Relationship:
     relation: Relation
     since_ms: int
     profile: PublicProfile | None = None
+    # Their presence as the acting player may see it (ListFriends; None elsewhere).
+    presence: Shown | None = None
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,12 @@ class FriendsRepository(Protocol):
         ...
 
 
+class PresenceViews(Protocol):
+    async def views(self, app_id: str, viewer: str, player_ids: Sequence[str]) -> dict[str, Shown]:
+        """Each player's presence as ``viewer`` may see it (services/player_presence.py)."""
+        ...
+
+
 class AppPolicies(Protocol):
     async def app_policy(self, app_id: str) -> AppPolicy | None:
         """The app's policy (None: it set none, the defaults hold)."""
@@ -137,6 +146,39 @@ class Actor:
     model: FriendModel
 
 
+async def acting_player(
+    access: Access,
+    policies: AppPolicies,
+    credentials: Credentials,
+    acting_player_id: str,
+    what: str = "friends are",
+) -> Actor:
+    """Who acts in a social call (friends, presence): a session for its own player,
+    the app's key for the player it names; never a seat's token. The friend model is
+    the app's policy's."""
+    caller = await access.identify(credentials)
+    session = caller.session
+    if session is not None:
+        if acting_player_id and acting_player_id != session.player_id:
+            raise Refused(
+                Refusal.FORBIDDEN,
+                Reason.NOT_YOUR_PLAYER,
+                "a session acts for its own player (leave acting_player_id empty)",
+            )
+        model = FriendModel(session.policy.friend_model)
+        return Actor(session.app_id, session.player_id, model)
+    if caller.player is not None:
+        raise Refused(
+            Refusal.FORBIDDEN,
+            Reason.SESSION_TOKEN_REQUIRED,
+            f"{what} a player's: call with the player's session token",
+        )
+    app = require_app(caller)
+    check_player_id(acting_player_id, "acting_player_id")
+    policy = await policies.app_policy(app.id) or AppPolicy()
+    return Actor(app.id, acting_player_id, FriendModel(policy.friend_model))
+
+
 class Friends:
     def __init__(
         self,
@@ -145,44 +187,25 @@ class Friends:
         policies: AppPolicies,
         clock: Clock,
         event_hints: EventHints | None = None,
+        presence: PresenceViews | None = None,
     ) -> None:
         self.access = access
+        self.presence = presence
         self.repo = repo
         self.policies = policies
         self.clock = clock
         self.event_hints = event_hints
 
     async def actor(self, credentials: Credentials, acting_player_id: str) -> Actor:
-        """Who acts: a session for its own player, the app's key for the player it
-        names. The model is the app's policy's."""
-        caller = await self.access.identify(credentials)
-        session = caller.session
-        if session is not None:
-            if acting_player_id and acting_player_id != session.player_id:
-                raise Refused(
-                    Refusal.FORBIDDEN,
-                    Reason.NOT_YOUR_PLAYER,
-                    "a session acts for its own player (leave acting_player_id empty)",
-                )
-            model = FriendModel(session.policy.friend_model)
-            return Actor(session.app_id, session.player_id, model)
-        if caller.player is not None:
-            raise Refused(
-                Refusal.FORBIDDEN,
-                Reason.SESSION_TOKEN_REQUIRED,
-                "friends are a player's: call with the player's session token",
-            )
-        app = require_app(caller)
-        _check_id(acting_player_id, "acting_player_id")
-        policy = await self.policies.app_policy(app.id) or AppPolicy()
-        return Actor(app.id, acting_player_id, FriendModel(policy.friend_model))
+        """Who acts (``acting_player``)."""
+        return await acting_player(self.access, self.policies, credentials, acting_player_id)
 
     async def change(
         self, credentials: Credentials, operation: Operation, player_id: str, acting: str = ""
     ) -> Changed:
         """The acting player's ``operation`` on their relation to ``player_id``."""
         actor = await self.actor(credentials, acting)
-        _check_id(player_id, "player_id")
+        check_player_id(player_id, "player_id")
         if player_id == actor.player_id:
             raise malformed("player_id is another player: not oneself")
         if not await self.repo.player_known(actor.app_id, player_id):
@@ -233,15 +256,25 @@ class Friends:
         rows = await self.repo.relations(actor.app_id, actor.player_id, kinds, after, size + 1)
         more = len(rows) > size
         rows = rows[:size]
-        profiles = await self.repo.profiles_of(actor.app_id, [r.player_id for r in rows])
+        ids = [r.player_id for r in rows]
+        profiles = await self.repo.profiles_of(actor.app_id, ids)
+        presence: dict[str, Shown] = {}
+        if self.presence is not None and ids:
+            presence = await self.presence.views(actor.app_id, actor.player_id, ids)
         shown = tuple(
-            Relationship(r.player_id, r.relation, r.since_ms, profiles.get(r.player_id))
+            Relationship(
+                r.player_id,
+                r.relation,
+                r.since_ms,
+                profiles.get(r.player_id),
+                presence.get(r.player_id),
+            )
             for r in rows
         )
         return RelationPage(shown, text_token(rows[-1].player_id) if more else "")
 
 
-def _check_id(player_id: str, field: str) -> None:
+def check_player_id(player_id: str, field: str) -> None:
     if not player_id:
         raise malformed(f"{field} is required")
     if len(player_id) > MAX_PLAYER_ID:
@@ -268,13 +301,17 @@ def _event(to: str, about: str, relation: Relation, change: Change, by: str) -> 
 
 
 __all__ = [
+    "Actor",
     "Applied",
     "Changed",
     "FriendModel",
     "Friends",
     "FriendsRepository",
     "Operation",
+    "PresenceViews",
     "Relation",
     "RelationPage",
     "Relationship",
+    "acting_player",
+    "check_player_id",
 ]

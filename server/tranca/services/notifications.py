@@ -83,6 +83,8 @@ class Reader:
     # The key its open streams count against (WatchCounts), and their cap.
     watch_key: str
     watch_cap: int
+    # The player's own session reads (their open stream shows them present).
+    by_player: bool = False
 
 
 def check_player_id(player_id: str) -> None:
@@ -125,6 +127,7 @@ class Notifications:
                 session.player_id,
                 f"events-session:{session.session_id}",
                 self.watches.per_token,
+                by_player=True,
             )
         app = require_app(caller)
         check_player_id(player_id)
@@ -159,6 +162,10 @@ class Notifications:
             last = after_id
             while True:
                 hint.clear()
+                # The player's own open stream keeps them present (throttled there).
+                sightings = self.access.sightings
+                if reader.by_player and sightings is not None:
+                    await sightings.seen(reader.app_id, reader.player_id)
                 rows = await self.repo.player_events(
                     reader.app_id, reader.player_id, last, MAX_PAGE
                 )

@@ -7,8 +7,9 @@ What it holds: the player's profile and identities (issuer and subject), their
 sessions (when, from where, no token), every game they sat at with the moves made
 from their seat (the other seats' hidden cards are not theirs to see), their
 rating, ranking points and chip balance with every chip entry, their friends,
-requests and blocks, their invitations to tables (sent and received), the chat
-messages they wrote, and their events.
+requests and blocks, their presence (when they were last seen, whether they said
+they are away, who may see it), their invitations to tables (sent and received),
+the chat messages they wrote, and their events.
 Secrets never: no token, no hash, no other player's hand.
 """
 
@@ -16,10 +17,11 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..platform.presence import Settings
 from ..reasons import Reason
 from .access import Access, Credentials, require_app
 from .audit import AuditAction, AuditEntry, AuditRepository
@@ -100,6 +102,14 @@ class InvitationsRepository(Protocol):
         ...
 
 
+class PresenceSettingsRepository(Protocol):
+    async def presence_settings(
+        self, app_id: str, player_ids: Sequence[str]
+    ) -> dict[str, Settings]:
+        """What is stored of those players' presence."""
+        ...
+
+
 @dataclass(frozen=True)
 class DataSubject:
     """Whose data a data-rights call is about, and who asked: the app (its key) or
@@ -140,7 +150,16 @@ async def data_subject(access: Access, credentials: Credentials, player_id: str)
 
 def holds_anything(document: dict[str, Any]) -> bool:
     """Whether a player's document holds any of their data."""
-    held = ("profile", "identities", "sessions", "rating", "games", "relations", "events")
+    held = (
+        "profile",
+        "identities",
+        "sessions",
+        "rating",
+        "games",
+        "relations",
+        "presence",
+        "events",
+    )
     if document.get("invitations") or document.get("chat_messages"):
         return True
     return any(document[k] for k in held) or bool(document["chips"]["entries"])
@@ -162,10 +181,12 @@ class PlayerData:
         *,
         invitations: InvitationsRepository | None = None,
         chat: ChatMessagesRepository | None = None,
+        presence: PresenceSettingsRepository | None = None,
     ) -> None:
         self.access = access
         self.chat = chat
         self.invitations = invitations
+        self.presence = presence
         self.sessions = sessions
         self.identities = identities
         self.profiles = profiles
@@ -220,6 +241,7 @@ class PlayerData:
             "relations": await self._relations(app_id, player_id),
             "invitations": await self._invitations(app_id, player_id),
             "chat_messages": await self._chat(app_id, player_id),
+            "presence": await self._presence(app_id, player_id),
             "events": await self._events(app_id, player_id),
         }
 
@@ -289,6 +311,18 @@ class PlayerData:
             if len(page) < PAGE:
                 return out
             before = Position(page[-1].created_ms, page[-1].id)
+
+    async def _presence(self, app_id: str, player_id: str) -> dict[str, Any] | None:
+        if self.presence is None:
+            return None
+        found = (await self.presence.presence_settings(app_id, [player_id])).get(player_id)
+        if found is None:
+            return None
+        return {
+            "last_seen_ms": found.last_seen_ms,
+            "away": found.away,
+            "visibility": found.visibility.value,
+        }
 
     async def _events(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

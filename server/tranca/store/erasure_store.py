@@ -51,6 +51,7 @@ from .player_rows import (
     rewrite_tournaments,
     still_playing,
 )
+from .presence_store import delete_presence
 from .repository import Store
 
 __all__ = ["ErasureStore"]
@@ -173,6 +174,8 @@ async def _delete_own_rows(
     # Friends and blocks, both sides: the other players lose the erased player from
     # their lists (their events that named them are pseudonymised with the rest).
     rows["player_relations"] = await delete_relations(conn, app_id, player_id)
+    # Their presence: when they were last seen and their choices.
+    rows["player_presence"] = await delete_presence(conn, app_id, player_id)
     # Their chat messages, and the direct conversations they were in.
     rows["chat_messages"] = await erase_author(conn, app_id, player_id)
     rows["chat_moderation"] = await erase_moderation(conn, app_id, player_id)

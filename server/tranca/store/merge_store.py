@@ -44,6 +44,7 @@ from .player_rows import (
     rewrite_tournaments,
     still_playing,
 )
+from .presence_store import fold_presence
 from .repository import Store
 
 __all__ = ["MergeStore"]
@@ -92,6 +93,7 @@ class MergeStore:
             rows["player_relations"] = await move_relations(conn, app_id, merged, kept)
             rows["table_invitations"] = await move_invitations(conn, app_id, merged, kept)
             rows["table_owners"] = await rewrite_owner(conn, app_id, merged, kept)
+            rows["player_presence"] = await fold_presence(conn, app_id, merged, kept)
             await _rename_keyed_rows(conn, app_id, merged, kept, rows)
             await rewrite_games(conn, self.store, rewrite, games, BY_APP, rows)
             moved = await ledger.merge(conn, app_id, merged, kept, f"merge:{merged}:{entry.at}")

@@ -648,3 +648,17 @@ class TableInvitation(Base):
         Index("ix_table_invitations_inviter", "app_id", "inviter_id", "created_ms"),
         Index("ix_table_invitations_game", "game_id", "invitee_id"),
     )
+
+
+class PlayerPresenceRow(Base):
+    """A player's presence (services/player_presence.py): when they were last seen
+    (epoch ms; written at most every few seconds per process), whether they said they
+    are away, and who may see it ("friends", "everyone", "nobody")."""
+
+    __tablename__ = "player_presence"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    last_seen_ms: Mapped[int] = mapped_column(BigInteger)
+    away: Mapped[bool] = mapped_column(Boolean)
+    visibility: Mapped[str] = mapped_column(String(16))

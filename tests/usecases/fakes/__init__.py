@@ -18,6 +18,7 @@ from .network import FakeResolver
 from .notifications import NotificationsMemory
 from .played_games import PlayedGamesMemory
 from .players import PlayersMemory
+from .presence import PresenceMemory
 from .profiles import ProfilesMemory
 from .quick_play import QuickPlayMemory
 from .records import MemoryState, StoredDelivery, StoredGame, StoredSession, StoredToken
@@ -41,6 +42,7 @@ __all__ = [
     "NotificationsMemory",
     "PlayedGamesMemory",
     "PlayersMemory",
+    "PresenceMemory",
     "ProfilesMemory",
     "QuickPlayMemory",
     "SessionsMemory",

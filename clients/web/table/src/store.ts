@@ -4,7 +4,7 @@
 // component keeps for itself (a focus, an open panel).
 import { useEffect, useReducer } from 'preact/hooks';
 
-import type { Friend, GameSummary, GameView, Move } from '../../src/index.js';
+import type { Friend, GameSummary, GameView, Move, Presence } from '../../src/index.js';
 import type { Boards } from './deals.js';
 import type { Lang } from './i18n/index.js';
 
@@ -97,6 +97,8 @@ export interface State {
   friends: Friend[] | null;
   /** What last changed among them, in words (an answer, or a friendship event). */
   friendsNotice: string;
+  /** The player's own presence (away, who sees it); null: not read yet. */
+  presence: Presence | null;
 }
 
 /** The server's clock now, as far as the page can tell: the turn's timer counts down by it. */
@@ -158,6 +160,7 @@ export const store = createStore<State>({
   profiles: {},
   friends: null,
   friendsNotice: '',
+  presence: null,
 });
 
 export const update = store.update;

@@ -4,10 +4,17 @@
 // for as long as it has a session: a request, an acceptance, a removal made in another
 // browser shows without a reload. The last event read is kept, so a page opened again
 // follows on from it rather than telling old news.
+//
+// Presence: each friend listed comes with theirs (online, away or offline, last seen,
+// the tables they sit at), and the page reads the list again every PRESENCE_EVERY_MS
+// and whenever it is shown again, since no event tells of a presence change. The open
+// event stream keeps the page's own player online; the player may say they are away,
+// and choose who sees their presence.
 import {
   type Friend,
   type FriendChange,
   type PlayerEvent,
+  type PresenceVisibility,
   Relation,
   type TrancaClient,
 } from '../../../src/index.js';
@@ -18,6 +25,7 @@ import { act, lobbyClient, savedSession, service, t } from './service.js';
 const EVENTS_KEY = 'tranca.events'; // {"playerId", "afterId"}: the last event this browser read
 const PAGE = 200; // ListFriends' largest page
 const MOST_PAGES = 30; // 6,000 relations: more than the server's limits allow one player
+const PRESENCE_EVERY_MS = 30_000; // the friends' presence read again this often
 
 /** A relation as the page (and the friendship event's payload) names it. */
 export const RELATION_NAME: Record<Relation, string> = {
@@ -59,8 +67,26 @@ export async function loadFriends(): Promise<void> {
     pageToken = out.nextPageToken;
     if (!pageToken) break;
   }
-  if (mine === listing && getState().account?.playerId === saved.playerId) update({ friends });
+  const [presence] = await client.getPresence([saved.playerId]);
+  if (mine === listing && getState().account?.playerId === saved.playerId) {
+    update({ friends, presence: presence ?? null });
+  }
 }
+
+/** The player's own presence changed (away, or who sees it); the answer kept. */
+async function changePresence(away: boolean | undefined, visibility: PresenceVisibility | undefined): Promise<boolean> {
+  if (getState().busy) return false;
+  const done = await act('friends', async () => {
+    const presence = await (await sessionClient()).setPresence({ away, visibility });
+    update({ presence });
+    return true;
+  });
+  return done === true;
+}
+
+export const setAway = (away: boolean): Promise<boolean> => changePresence(away, undefined);
+export const setPresenceVisibility = (visibility: PresenceVisibility): Promise<boolean> =>
+  changePresence(undefined, visibility);
 
 /** One relation as an answer gave it, put in the list in its place (relation none: out of it). */
 function keepFriend(friend: Friend): void {
@@ -219,6 +245,17 @@ async function follow(playerId: string, stop: AbortController): Promise<void> {
   }
 }
 
+/** Reads the list again every PRESENCE_EVERY_MS until `stop`: the friends' presence changes unannounced. */
+function pollPresence(stop: AbortController): void {
+  const timer = setInterval(() => void loadFriends().catch(() => undefined), PRESENCE_EVERY_MS);
+  stop.signal.addEventListener('abort', () => clearInterval(timer));
+}
+
+/** The page shown again (a tab brought back): the friends' presence read at once. */
+function onShown(): void {
+  if (document.visibilityState === 'visible' && followed) void loadFriends().catch(() => undefined);
+}
+
 /** Starts (or moves) the following of the account's events and friends when the account changes. */
 function onAccount(): void {
   const playerId = getState().account?.playerId ?? '';
@@ -226,15 +263,17 @@ function onAccount(): void {
   followedId = playerId;
   followed?.stop.abort();
   followed = playerId ? { playerId, stop: new AbortController() } : null;
-  update({ friends: null, friendsNotice: '' });
+  update({ friends: null, friendsNotice: '', presence: null });
   if (!followed) return;
   void loadFriends().catch(() => undefined);
   void follow(playerId, followed.stop);
+  pollPresence(followed.stop);
 }
 
 /** Follows the page's account from now on (main.ts calls it once). */
 export function followFriends(): void {
   store.subscribe(onAccount);
+  document.addEventListener('visibilitychange', onShown);
   onAccount();
 }
 

@@ -1,9 +1,10 @@
 // The player's friends in the lobby (SocialService): their own player id to give
-// others, a friend added by id, the requests received (Accept, Decline), the friends
+// others, their own presence (away, who sees it), each friend's presence (a dot and
+// its words: online, away or offline, when last seen, the table they sit at), a friend added by id, the requests received (Accept, Decline), the friends
 // (Remove and Block, each confirmed in place), the requests sent (Cancel) and the
 // players blocked (Unblock). The list follows the player's events: a request made in
 // another browser shows here without a reload.
-import { type Friend, Relation } from '../../../src/index.js';
+import { type Friend, PresenceVisibility, Relation } from '../../../src/index.js';
 import {
   RELATION_NAME,
   acceptFriend,
@@ -13,13 +14,51 @@ import {
   declineFriend,
   friendName,
   removeFriend,
+  setAway,
+  setPresenceVisibility,
   unblockPlayer,
 } from '../actions/friends.js';
 import { html } from '../html.js';
 import { type Key, tr } from '../i18n/index.js';
-import { getState } from '../store.js';
+import { presenceWords, statusName } from '../presence.js';
+import { getState, serverNow } from '../store.js';
 import { ConfirmButton } from './Confirm.js';
 import { Refusal } from './Refusal.js';
+
+/** A player's presence, where they let the reader see it: a dot and its words. */
+function PresenceBadge({ friend }: { friend: Friend }) {
+  const state = getState();
+  const { lang } = state;
+  const status = statusName(friend.presence);
+  if (!friend.presence || status === 'hidden') return null;
+  return html`<span class="presence" data-testid="presence" data-status=${status}>
+    <span class=${`presence-dot ${status}`} aria-hidden="true"></span>
+    <span class="presence-text">${presenceWords(lang, friend.presence, serverNow(state))}</span>
+  </span>`;
+}
+
+const VISIBILITIES: readonly [PresenceVisibility, Key][] = [
+  [PresenceVisibility.FRIENDS, 'visibilityFriends'],
+  [PresenceVisibility.EVERYONE, 'visibilityEveryone'],
+  [PresenceVisibility.NOBODY, 'visibilityNobody'],
+];
+
+/** The player's own presence: away or not, and who sees it. */
+function MyPresence() {
+  const { lang, presence, busy } = getState();
+  if (!presence) return null;
+  const shown = presence.visibility || PresenceVisibility.FRIENDS;
+  return html`<fieldset class="presence-settings" data-testid="presence-settings">
+    <legend>${tr(lang, 'presenceMine')}</legend>
+    <label><input type="checkbox" data-testid="presence-away" checked=${presence.away} disabled=${busy}
+      onChange=${(e: Event) => void setAway((e.target as HTMLInputElement).checked)} /> ${tr(lang, 'presenceAwayMine')}</label>
+    <label>${tr(lang, 'presenceVisibility')}
+      <select data-testid="presence-visibility" value=${String(shown)} disabled=${busy}
+        onChange=${(e: Event) => void setPresenceVisibility(Number((e.target as HTMLSelectElement).value) as PresenceVisibility)}>
+        ${VISIBILITIES.map(([v, label]) => html`<option value=${String(v)} selected=${v === shown}>${tr(lang, label)}</option>`)}
+      </select></label>
+  </fieldset>`;
+}
 
 /** One other player in a list: their name (their id too, where they have a name), and what can be done. */
 function FriendRow({ friend }: { friend: Friend }) {
@@ -54,6 +93,7 @@ function FriendRow({ friend }: { friend: Friend }) {
     <span class="friend-name">
       <strong data-testid="friend-name">${name}</strong>
       ${name !== id ? html` <span class="muted friend-id">${id}</span>` : null}
+      <${PresenceBadge} friend=${friend} />
     </span>
     <span class="friend-actions">${actions}</span>
   </li>`;
@@ -90,6 +130,7 @@ export function Friends() {
   return html`<section class="friends" data-testid="friends" aria-labelledby="friends-title">
     <h2 id="friends-title">${tr(lang, 'friends')}</h2>
     <p class="muted my-id">${tr(lang, 'yourPlayerId')} <code data-testid="my-player-id">${account.playerId}</code></p>
+    <${MyPresence} />
     <form class="add-friend" onSubmit=${submit}>
       <label>${tr(lang, 'friendId')}
         <input name="friend-id" data-testid="friend-id" defaultValue="" maxlength="128" autocomplete="off"
