@@ -14,6 +14,8 @@ from tranca_client import (
     PermissionDenied,
     RuleRejected,
     TrancaClient,
+    chpb,
+    lobby_room,
     pb,
     spectators_room,
     table_room,
@@ -76,3 +78,23 @@ def _blocking_chat(address: str, api_key: str, game_id: str, token: str) -> None
         with pytest.raises(RuleRejected) as refused:
             ana.send_chat_message(table_room(game_id), text="free text")
         assert refused.value.reason == "CHAT_PHRASES_ONLY"
+
+
+async def test_a_report_goes_to_the_apps_queue_and_a_mute_holds(app: AsyncTrancaClient) -> None:
+    ana = app.with_token((await app.create_player_session("ana-m", "Ana")).access_token)
+    bia = app.with_token((await app.create_player_session("bia-m", "Bia")).access_token)
+    rude = await bia.send_chat_message(lobby_room(), text="palavrão")
+    assert await ana.mute_chat_player("bia-m") is True
+    assert await ana.muted_chat_players() == ["bia-m"]
+    assert (await ana.chat_messages(lobby_room())).messages == []
+    report = await ana.report_chat_message(lobby_room(), rude.id, "ofensa")
+    queue = await app.chat_reports(chpb.REPORT_STATUS_OPEN)
+    assert [r.id for r in queue.reports] == [report.id]
+    done = await app.resolve_chat_report(
+        report.id, chpb.RESOLUTION_MUTE, seconds=300, note="sem ofensas"
+    )
+    assert done.status == chpb.REPORT_STATUS_RESOLVED
+    with pytest.raises(PermissionDenied) as muted:
+        await bia.send_chat_message(lobby_room(), text="?")
+    assert muted.value.reason == "CHAT_MUTED"
+    assert await ana.mute_chat_player("bia-m", muted=False) is True

@@ -8,6 +8,10 @@ A room is named by ``chpb.ChatRoom(kind=..., id=...)`` or the helpers
 token (``client.with_token(player_token)``); lobby rooms and direct messages the
 player's session token.
 
+Moderation: a player mutes another (``mute_chat_player``) and reports a message
+(``report_chat_message``); the app's backend works through the queue
+(``chat_reports``, ``resolve_chat_report``: dismiss, warn, mute for a time, ban).
+
 Retries: ``send_chat_message`` carries a client message id (a UUID unless you pass
 one) and reuses it on every retry, so a message is never kept twice; edits,
 deletes and reads are retried as they are idempotent; ``watch_chat`` reopens a
@@ -177,6 +181,73 @@ class AsyncChat:
         )
         return list(out.phrases)
 
+    # ----- moderation ---------------------------------------------------------------------
+
+    async def mute_chat_player(self, player_id: str, *, muted: bool = True) -> bool:
+        """Hide ``player_id``'s messages from your session's player in every room (or
+        show them again, ``muted=False``); whether anything changed."""
+        if muted:
+            request: Any = chpb.MuteChatPlayerRequest(player_id=player_id)
+            method: Any = self._chat.MuteChatPlayer
+        else:
+            request = chpb.UnmuteChatPlayerRequest(player_id=player_id)
+            method = self._chat.UnmuteChatPlayer
+        out = await self._unary(method, request, ANY, retry=True)
+        return bool(out.changed)
+
+    async def muted_chat_players(self) -> list[str]:
+        """The players your session's player muted."""
+        out: chpb.ListMutedChatPlayersResponse = await self._unary(
+            self._chat.ListMutedChatPlayers, chpb.ListMutedChatPlayersRequest(), ANY, retry=True
+        )
+        return list(out.player_ids)
+
+    async def report_chat_message(
+        self, room: chpb.ChatRoom, message_id: int, reason: str = ""
+    ) -> chpb.ChatReport:
+        """Report another player's message of a room you read, to the app's
+        moderators; reported again, the same report."""
+        request = chpb.ReportChatMessageRequest(room=room, message_id=message_id, reason=reason)
+        out: chpb.ReportChatMessageResponse = await self._unary(
+            self._chat.ReportChatMessage, request, ANY, retry=True
+        )
+        return out.report
+
+    async def chat_reports(
+        self,
+        status: chpb.ReportStatus.ValueType = chpb.REPORT_STATUS_UNSPECIFIED,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> chpb.ListChatReportsResponse:
+        """A page of the app's queue of reports, newest first (the app's key)."""
+        request = chpb.ListChatReportsRequest(
+            status=status, page_size=page_size, page_token=page_token
+        )
+        out: chpb.ListChatReportsResponse = await self._unary(
+            self._chat.ListChatReports, request, ANY, retry=True
+        )
+        return out
+
+    async def resolve_chat_report(
+        self,
+        report_id: int,
+        resolution: chpb.Resolution.ValueType,
+        *,
+        seconds: int = 0,
+        note: str = "",
+    ) -> chpb.ChatReport:
+        """Resolve an open report (the app's key): dismiss, warn, mute for
+        ``seconds`` or ban (``seconds`` 0: no end); audited. Not retried: a retry of a
+        resolution that was made answers REPORT_RESOLVED."""
+        request = chpb.ResolveChatReportRequest(
+            report_id=report_id, resolution=resolution, seconds=seconds, note=note
+        )
+        out: chpb.ResolveChatReportResponse = await self._unary(
+            self._chat.ResolveChatReport, request, ANY, retry=False
+        )
+        return out.report
+
 
 class Chat:
     """The chat calls of the blocking ``TrancaClient`` (see ``AsyncChat``)."""
@@ -222,3 +293,40 @@ class Chat:
     def quick_phrases(self, locale: str = "") -> list[chpb.QuickPhrase]:
         """See ``AsyncTrancaClient.quick_phrases``."""
         return self._run(self.aio.quick_phrases(locale))
+
+    def mute_chat_player(self, player_id: str, *, muted: bool = True) -> bool:
+        """See ``AsyncTrancaClient.mute_chat_player``."""
+        return self._run(self.aio.mute_chat_player(player_id, muted=muted))
+
+    def muted_chat_players(self) -> list[str]:
+        """See ``AsyncTrancaClient.muted_chat_players``."""
+        return self._run(self.aio.muted_chat_players())
+
+    def report_chat_message(
+        self, room: chpb.ChatRoom, message_id: int, reason: str = ""
+    ) -> chpb.ChatReport:
+        """See ``AsyncTrancaClient.report_chat_message``."""
+        return self._run(self.aio.report_chat_message(room, message_id, reason))
+
+    def chat_reports(
+        self,
+        status: chpb.ReportStatus.ValueType = chpb.REPORT_STATUS_UNSPECIFIED,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> chpb.ListChatReportsResponse:
+        """See ``AsyncTrancaClient.chat_reports``."""
+        return self._run(self.aio.chat_reports(status, page_size=page_size, page_token=page_token))
+
+    def resolve_chat_report(
+        self,
+        report_id: int,
+        resolution: chpb.Resolution.ValueType,
+        *,
+        seconds: int = 0,
+        note: str = "",
+    ) -> chpb.ChatReport:
+        """See ``AsyncTrancaClient.resolve_chat_report``."""
+        return self._run(
+            self.aio.resolve_chat_report(report_id, resolution, seconds=seconds, note=note)
+        )
