@@ -17,7 +17,11 @@ from tests.server.conftest import Client
 from tranca.server import Running
 from tranca.v1 import admin_pb2 as apb
 from tranca.v1 import admin_pb2_grpc as apb_grpc
+from tranca.v1 import chat_pb2 as chpb
+from tranca.v1 import chat_pb2_grpc as chpb_grpc
 from tranca.v1 import game_pb2 as pb
+from tranca.v1 import session_pb2 as spb
+from tranca.v1 import session_pb2_grpc as spb_grpc
 
 from .staking import Platform
 
@@ -182,3 +186,46 @@ async def test_tranca_admin_shows_and_ends_games_from_a_terminal(
         ["erase_player", "by", "app"],
     ]
     assert pseudonym in lines[1]
+
+
+async def test_tranca_admin_works_through_the_chat_reports(client: Client, server: Running) -> None:
+    sessions = spb_grpc.SessionServiceStub(client.channel)
+    chat = chpb_grpc.ChatServiceStub(client.channel)
+    md = {}
+    for name in ("ana", "bia"):
+        opened = await sessions.CreatePlayerSession(
+            spb.CreatePlayerSessionRequest(player_id=name, display_name=name.title()),
+            metadata=client.app(),
+        )
+        md[name] = (("authorization", f"Bearer {opened.session.access_token}"),)
+    lobby = chpb.ChatRoom(kind=chpb.ROOM_KIND_LOBBY, id="main")
+    rude = await chat.SendChatMessage(
+        chpb.SendChatMessageRequest(room=lobby, text="seu pato", client_message_id="1"),
+        metadata=md["bia"],
+    )
+    await chat.ReportChatMessage(
+        chpb.ReportChatMessageRequest(room=lobby, message_id=rude.message.id, reason="ofensa"),
+        metadata=md["ana"],
+    )
+
+    def tranca_admin(*args: str) -> subprocess.CompletedProcess[str]:
+        base = ["--address", f"127.0.0.1:{server.port}", "--api-key", client.api_key]
+        return subprocess.run(
+            [sys.executable, "-m", "tranca.cli", "admin", *base, *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    queue = await asyncio.to_thread(tranca_admin, "chat-reports", "--status", "open")
+    assert queue.returncode == 0, queue.stderr
+    (line,) = queue.stdout.splitlines()
+    assert "bia said 'seu pato'" in line and "reported by ana: ofensa" in line
+    report_id = line.split()[0]
+    muted = await asyncio.to_thread(
+        tranca_admin, "resolve-report", report_id, "mute", "--seconds", "60", "--note", "calma"
+    )
+    assert muted.returncode == 0 and "resolved: mute" in muted.stdout, muted.stderr
+    again = await asyncio.to_thread(tranca_admin, "resolve-report", report_id, "dismiss")
+    assert again.returncode == 1 and "REPORT_RESOLVED" in again.stderr

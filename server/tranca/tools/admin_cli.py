@@ -13,6 +13,8 @@ exit status 1, as every ``tranca`` command.
     tranca admin erase-player PLAYER_ID --yes
     tranca admin merge-players MERGED_ID KEPT_ID --yes
     tranca admin audit [--after ID]
+    tranca admin chat-reports [--status open|resolved]
+    tranca admin resolve-report REPORT_ID dismiss|warn|mute|ban [--seconds N] [--note TEXT]
 """
 
 from __future__ import annotations
@@ -32,8 +34,27 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
 from ..command_line import REFUSED, Parser, Refusal
-from ..v1 import admin_pb2, admin_pb2_grpc, game_pb2, game_pb2_grpc, session_pb2, session_pb2_grpc
+from ..v1 import (
+    admin_pb2,
+    admin_pb2_grpc,
+    chat_pb2,
+    chat_pb2_grpc,
+    game_pb2,
+    game_pb2_grpc,
+    session_pb2,
+    session_pb2_grpc,
+)
 
+REPORT_STATUSES: dict[str, chat_pb2.ReportStatus.ValueType] = {
+    "open": chat_pb2.REPORT_STATUS_OPEN,
+    "resolved": chat_pb2.REPORT_STATUS_RESOLVED,
+}
+RESOLUTIONS: dict[str, chat_pb2.Resolution.ValueType] = {
+    "dismiss": chat_pb2.RESOLUTION_DISMISS,
+    "warn": chat_pb2.RESOLUTION_WARN,
+    "mute": chat_pb2.RESOLUTION_MUTE,
+    "ban": chat_pb2.RESOLUTION_BAN,
+}
 STATUSES: dict[str, game_pb2.GameStatus.ValueType] = {
     "waiting": game_pb2.GAME_STATUS_WAITING,
     "playing": game_pb2.GAME_STATUS_PLAYING,
@@ -66,6 +87,7 @@ class Admin:
         self.admin = admin_pb2_grpc.AdminServiceStub(self.channel)
         self.games = game_pb2_grpc.GameServiceStub(self.channel)
         self.sessions = session_pb2_grpc.SessionServiceStub(self.channel)
+        self.chat = chat_pb2_grpc.ChatServiceStub(self.channel)
 
     def call(self, method: Callable[..., Message], request: Message) -> Any:
         try:
@@ -205,6 +227,45 @@ def _audit(a: Admin, args: argparse.Namespace) -> list[str]:
     ] or ["no entries"]
 
 
+def _report_line(r: chat_pb2.ChatReport) -> str:
+    said = next((m for m in r.evidence if m.id == r.message_id), None)
+    words = (said.text or said.phrase) if said is not None else "?"
+    outcome = chat_pb2.Resolution.Name(r.resolution).removeprefix("RESOLUTION_").lower()
+    status = "open" if r.status == chat_pb2.REPORT_STATUS_OPEN else f"resolved: {outcome}"
+    return (
+        f"{r.id}  {_when(r.created_at_ms)}  {r.reported_id} said {words!r}"
+        f"  (reported by {r.reporter_id}: {r.reason or '-'})  {status}"
+    )
+
+
+def _chat_reports(a: Admin, args: argparse.Namespace) -> list[str]:
+    answer = a.call(
+        a.chat.ListChatReports,
+        chat_pb2.ListChatReportsRequest(
+            status=REPORT_STATUSES.get(args.status, chat_pb2.REPORT_STATUS_UNSPECIFIED),
+            page_size=args.limit,
+        ),
+    )
+    if args.json:
+        return [json.dumps(MessageToDict(answer))]
+    return [_report_line(r) for r in answer.reports] or ["no reports"]
+
+
+def _resolve_report(a: Admin, args: argparse.Namespace) -> list[str]:
+    done = a.call(
+        a.chat.ResolveChatReport,
+        chat_pb2.ResolveChatReportRequest(
+            report_id=args.report_id,
+            resolution=RESOLUTIONS[args.resolution],
+            seconds=args.seconds,
+            note=args.note,
+        ),
+    )
+    if args.json:
+        return [json.dumps(MessageToDict(done))]
+    return [_report_line(done.report)]
+
+
 def parser() -> Parser:
     p = Parser(prog="tranca admin", description=__doc__.split("\n\n")[0])
     p.add_argument("--address", default=os.environ.get("TRANCA_ADDRESS", "127.0.0.1:50051"))
@@ -253,6 +314,20 @@ def parser() -> Parser:
     audit.add_argument("--after", type=int, default=0, help="entries after this id")
     audit.add_argument("--limit", type=int, default=0)
     audit.set_defaults(run=_audit)
+    reports = sub.add_parser("chat-reports", help="the queue of chat reports, newest first")
+    reports.add_argument("--status", choices=sorted(REPORT_STATUSES))
+    reports.add_argument("--limit", type=int, default=50)
+    reports.set_defaults(run=_chat_reports)
+    resolve = sub.add_parser(
+        "resolve-report", help="dismiss, warn, mute (--seconds) or ban a reported author"
+    )
+    resolve.add_argument("report_id", type=int)
+    resolve.add_argument("resolution", choices=sorted(RESOLUTIONS))
+    resolve.add_argument(
+        "--seconds", type=int, default=0, help="a mute's length; a ban's (0: none)"
+    )
+    resolve.add_argument("--note", default="", help="told to the author with a warning or sanction")
+    resolve.set_defaults(run=_resolve_report)
     return p
 
 
