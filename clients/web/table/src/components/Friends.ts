@@ -1,7 +1,8 @@
 // The player's friends in the lobby (SocialService): their own player id to give
 // others, a friend added by id, the requests received (Accept, Decline), the friends
 // (Remove and Block, each confirmed in place), the requests sent (Cancel) and the
-// players blocked (Unblock). The list follows the player's events: a request made in
+// players blocked (Unblock); a friend's conversation (Message, with the direct
+// messages not read yet). The list follows the player's events: a request made in
 // another browser shows here without a reload.
 import { type Friend, Relation } from '../../../src/index.js';
 import {
@@ -18,6 +19,7 @@ import {
 import { html } from '../html.js';
 import { type Key, tr } from '../i18n/index.js';
 import { getState } from '../store.js';
+import { DirectButton, DirectChat } from './Chat.js';
 import { ConfirmButton } from './Confirm.js';
 import { Refusal } from './Refusal.js';
 
@@ -38,7 +40,7 @@ function FriendRow({ friend }: { friend: Friend }) {
         ${button('decline-friend', 'decline', () => void declineFriend(id))} ${block}`;
       break;
     case Relation.FRIEND:
-      actions = html`<${ConfirmButton} testid="remove-friend" label="remove" question="removeQuestion" yes="removeYes"
+      actions = html`<${DirectButton} friend=${friend} /> <${ConfirmButton} testid="remove-friend" label="remove" question="removeQuestion" yes="removeYes"
         params=${{ name }} onConfirm=${() => void removeFriend(id)} /> ${block}`;
       break;
     case Relation.REQUEST_SENT:
@@ -103,6 +105,7 @@ export function Friends() {
       : html`<${Group} relation=${Relation.REQUEST_RECEIVED} title="friendRequestsReceived" />
           <${Group} relation=${Relation.FRIEND} title="friendsList" empty="friendsEmpty" />
           <${Group} relation=${Relation.REQUEST_SENT} title="friendRequestsSent" />
-          <${Group} relation=${Relation.BLOCKED} title="blockedPlayers" />`}
+          <${Group} relation=${Relation.BLOCKED} title="blockedPlayers" />
+          <${DirectChat} />`}
   </section>`;
 }
