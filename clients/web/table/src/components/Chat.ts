@@ -26,7 +26,7 @@ import {
 } from '../actions/chat.js';
 import { friendName } from '../actions/friends.js';
 import { html } from '../html.js';
-import { type Key, tr } from '../i18n/index.js';
+import { type Key, tr, trn } from '../i18n/index.js';
 import { getState, serverNow } from '../store.js';
 import { ConfirmButton } from './Confirm.js';
 
@@ -208,7 +208,7 @@ export function DirectButton({ friend }: { friend: Friend }) {
   const name = friendName(friend);
   const open = directWith === friend.playerId;
   return html`<button type="button" class="secondary small" data-testid="direct-open" data-unread=${n}
-    aria-expanded=${open} aria-label=${n > 0 ? tr(lang, 'chatWithUnread', { name, n }) : tr(lang, 'chatWith', { name })}
+    aria-expanded=${open} aria-label=${n > 0 ? trn(lang, 'chatWithUnread', n, { name }) : tr(lang, 'chatWith', { name })}
     onClick=${() => openDirect(friend.playerId)}>${tr(lang, 'chatMessageFriend')}${n > 0
       ? html` <span class="unread" data-testid="unread" aria-hidden="true">${n}</span>`
       : null}</button>`;
