@@ -6,8 +6,11 @@ shows masked, and its message, deleted by its author (confirmed in place), goes 
 the others' pages. The spectator reads the players' room, where he cannot write, and
 writes in the spectators' room, which the practice table's players read at once. At a
 rated table the players' pages hold no word of the spectators' room until the match is
-over (a player leaves), and then show it. Checked here against what the service keeps
-(ListChatMessages with the app's key)."""
+over (a player leaves), and then show it. In the lobby, two friends' pages: the lobby's
+room, and a direct message marked unread on the reader's Friends panel until opened.
+Checked here against what the service keeps (ListChatMessages: the app's key, and the
+reader's session, from her page, for the direct room) and the reader's direct_message
+event."""
 
 from __future__ import annotations
 
@@ -17,15 +20,23 @@ from tests.web.browser import ARTIFACTS, run_script
 from tests.web.conftest import WebServer
 from tranca.v1 import chat_pb2 as pb
 from tranca.v1 import chat_pb2_grpc as pb_grpc
+from tranca.v1 import notifications_pb2 as npb
+from tranca.v1 import notifications_pb2_grpc as npb_grpc
 
 SECRET = "Dana holds two jokers"
 
 
-def kept(server: WebServer, kind: pb.RoomKind.ValueType, game_id: str) -> list[pb.ChatMessage]:
-    """A room's messages as the service keeps them now (the app's key reads every table's)."""
+def kept(
+    server: WebServer,
+    kind: pb.RoomKind.ValueType,
+    room_id: str,
+    metadata: tuple[tuple[str, str], ...] | None = None,
+) -> list[pb.ChatMessage]:
+    """A room's messages as the service keeps them now (the app's key reads every room
+    but the direct ones)."""
     page = pb_grpc.ChatServiceStub(server.channel).ListChatMessages(
-        pb.ListChatMessagesRequest(room=pb.ChatRoom(kind=kind, id=game_id)),
-        metadata=server.app(),
+        pb.ListChatMessagesRequest(room=pb.ChatRoom(kind=kind, id=room_id)),
+        metadata=metadata or server.app(),
     )
     return list(page.messages)
 
@@ -42,6 +53,8 @@ def test_players_and_a_spectator_chat_and_a_rated_tables_spectators_are_held_to_
         "axe_player",
         "axe_spectator",
         "axe_held",
+        "axe_unread",
+        "axe_direct",
     ):
         assert out[where] == [], where
     assert out["spectator_seat"] == -1
@@ -111,3 +124,44 @@ def test_players_and_a_spectator_chat_and_a_rated_tables_spectators_are_held_to_
     assert [m.text for m in kept(web_server, pb.ROOM_KIND_SPECTATORS, out["rated"])] == [SECRET]
     assert [m.text for m in kept(web_server, pb.ROOM_KIND_TABLE, out["rated"])] == ["gg soon"]
     assert out["screenshots"] and all(Path(p).is_file() for p in out["screenshots"])
+
+    # A table of quick phrases only shows only the phrases; a table without chat says so.
+    phrases = pb_grpc.ChatServiceStub(web_server.channel).ListQuickPhrases(
+        pb.ListQuickPhrasesRequest(locale="en"), metadata=web_server.app()
+    )
+    assert out["phrases_only"] == {
+        "inputs": 0,
+        "phrases": len(phrases.phrases),
+        "note": "At this table the players chat in quick phrases only.",
+    }
+    assert [m.phrase for m in kept(web_server, pb.ROOM_KIND_TABLE, out["phrases_only_game"])] == [
+        "good_luck"
+    ]
+    assert out["chat_off"] == "Chat is off at this table."
+    assert out["chat_off_inputs"] == 0
+
+    # The lobby's room and a friend's conversation.
+    ana, bia = out["ana_player"], out["bia_player"]
+    assert [(m["author"], m["text"]) for m in out["bia_lobby"]] == [
+        ("Ana Lobby", "Anyone for a game?")
+    ]
+    assert [(m.author_id, m.text) for m in kept(web_server, pb.ROOM_KIND_LOBBY, "main")] == [
+        (ana, "Anyone for a game?")
+    ]
+    assert out["bia_unread_label"] == "Conversa com Ana Lobby: 1 mensagem nova"
+    assert out["bia_unread_mark"] == "1"
+    assert out["bia_unread_after_open"] == "0"
+    assert [(m["text"], m["mine"]) for m in out["bia_direct"]] == [("Hi Bia, a rematch?", False)]
+    assert [(m["text"], m["mine"]) for m in out["ana_direct"]] == [
+        ("Hi Bia, a rematch?", True),
+        ("Sim!", False),
+    ]
+    assert out["ana_unread_while_open"] == "0"
+    # A direct room is its two players' own: read with Bia's session, from her page.
+    bias_session = (("authorization", f"Bearer {out['bia_session']}"),)
+    direct = kept(web_server, pb.ROOM_KIND_DIRECT, ana, bias_session)
+    assert [(m.author_id, m.text) for m in direct] == [(ana, "Hi Bia, a rematch?"), (bia, "Sim!")]
+    events = npb_grpc.NotificationServiceStub(web_server.channel).ListPlayerEvents(
+        npb.ListPlayerEventsRequest(player_id=bia, page_size=500), metadata=web_server.app()
+    )
+    assert [e.kind for e in events.events].count("direct_message") == 1

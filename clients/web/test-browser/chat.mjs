@@ -9,13 +9,17 @@
 // Then a rated table for two, Dana and Eva, with Cid watching: his words in the
 // spectators' room do not reach the players' pages, which say the room opens when the
 // match is over; Eva leaves (the match is over) and both pages then show them.
+// Last, in the lobby: Ana and Bia as guests (the app makes them friends); Ana writes in
+// the lobby's room, which Bia's page shows, then to Bia directly: Bia's Friends panel
+// marks Ana unread without a reload; Bia opens the conversation, reads it and answers,
+// and Ana's open conversation shows the answer.
 // Prints one JSON line of what it saw; tests/web/test_web_chat.py checks it against
 // the API (ListChatMessages with the app's key).
 //
 // Environment: TRANCA_WEB_URL, TRANCA_API_KEY, CHROMIUM; TRANCA_ARTIFACTS (screenshots).
 import { randomUUID } from 'node:crypto';
 
-import { TrancaClient } from '../dist/index.js';
+import { ChatMode, TrancaClient } from '../dist/index.js';
 import { axeViolations, launch, screenshots, watchedPage } from './lib.mjs';
 
 const baseUrl = process.env.TRANCA_WEB_URL;
@@ -26,12 +30,12 @@ const artifacts = process.env.TRANCA_ARTIFACTS ?? '';
 const SECRET = 'Dana holds two jokers';
 
 /** A started table for two open to spectators: each seat's token, and a spectator's. */
-async function table(app, names, competitive) {
+async function table(app, names, competitive, chat = ChatMode.UNSPECIFIED) {
   const created = await app.createGame({
     rules: { preset: 'tranca-000' },
     players: 2,
     spectatorsAllowed: true,
-    table: { competitive },
+    table: { competitive, chat },
   });
   const gameId = created.game.gameId;
   const tokens = [];
@@ -45,12 +49,26 @@ async function table(app, names, competitive) {
 }
 
 /** The page at a table with a seat's (or a spectator's) token, its chat open. */
-async function sitAt(page, lang, gameId, seat, token) {
+async function sitAt(page, lang, gameId, seat, token, status = 'open') {
   if (!page.url().startsWith(baseUrl)) await page.goto(`${baseUrl}/?lang=${lang}`);
   await page.evaluate((seated) => localStorage.setItem('tranca.table', JSON.stringify(seated)), { gameId, seat, token });
   await page.reload();
   await page.waitForSelector(`[data-testid=table][data-game="${gameId}"] [data-testid=status][data-status="2"]`);
-  await page.waitForSelector('[data-testid=chat-table][data-status=open]');
+  await page.waitForSelector(`[data-testid=chat-table][data-status=${status}]`);
+}
+
+/** The page back in the lobby as a guest of that name (signed in anew with it): its player id. */
+async function lobbyGuest(page, lang, name) {
+  await page.evaluate(() => localStorage.removeItem('tranca.table'));
+  await page.goto(`${baseUrl}/?lang=${lang}`);
+  await page.locator('[data-testid=account]:not([data-player=""])').waitFor();
+  await page.fill('[data-testid=name]', name);
+  await page.click('[data-testid=refresh-tables]');
+  await page.waitForFunction((n) => document.querySelector('[data-testid=profile]')?.textContent.endsWith(`: ${n}`), name);
+  const player = await page.locator('[data-testid=account]').getAttribute('data-player');
+  await page.locator(`[data-testid=my-player-id]:text-is("${player}")`).waitFor();
+  await page.waitForSelector('[data-testid=chat-lobby][data-status=open]');
+  return player;
 }
 
 /** A room's messages as a page shows them. */
@@ -189,6 +207,58 @@ async function main() {
     }
     out.dana_after_end = await lines(anaPage, 'chat-spectators');
     out.eva_after_end = await lines(biaPage, 'chat-spectators');
+
+    // ----- tables of quick phrases only, and of no chat -------------------------------------
+    const phrasesOnly = await table(app, ['Ana', 'Bia'], false, ChatMode.PHRASES);
+    await sitAt(anaPage, 'en', phrasesOnly.gameId, 0, phrasesOnly.tokens[0]);
+    out.phrases_only = {
+      inputs: await anaPage.locator('[data-testid=chat-table] [data-testid=chat-input]').count(),
+      phrases: await anaPage.locator('[data-testid=chat-table] [data-testid=chat-phrase]').count(),
+      note: await anaPage.locator('[data-testid=chat-table] [data-testid=chat-note]').textContent(),
+    };
+    await anaPage.click('[data-testid=chat-table] [data-testid=chat-phrase][data-phrase=good_luck]');
+    await shows(anaPage, 'chat-table', 'Good luck!');
+    const off = await table(app, ['Ana', 'Bia'], false, ChatMode.OFF);
+    await sitAt(anaPage, 'en', off.gameId, 0, off.tokens[0], 'off');
+    out.chat_off = await anaPage.locator('[data-testid=chat-table] [data-testid=chat-off]').textContent();
+    out.chat_off_inputs = await anaPage.locator('[data-testid=chat-table] button, [data-testid=chat-table] input').count();
+    out.phrases_only_game = phrasesOnly.gameId;
+
+    // ----- the lobby, and a friend's conversation ----------------------------------------------
+    const ana = await lobbyGuest(anaPage, 'en', 'Ana Lobby');
+    const bia = await lobbyGuest(biaPage, 'pt-BR', 'Bia Lobby');
+    out.ana_player = ana;
+    out.bia_player = bia;
+    await app.addFriend(bia, ana);
+    await app.acceptFriend(ana, bia);
+    const friendRow = (page, id) => page.locator(`[data-testid=friends] li[data-testid=friend][data-player="${id}"][data-relation=friend]`);
+    await friendRow(anaPage, bia).waitFor({ timeout: 20_000 });
+    await friendRow(biaPage, ana).waitFor({ timeout: 20_000 });
+    await write(anaPage, 'chat-lobby', 'Anyone for a game?');
+    await shows(biaPage, 'chat-lobby', 'Anyone for a game?');
+    out.bia_lobby = await lines(biaPage, 'chat-lobby');
+    await friendRow(anaPage, bia).locator('[data-testid=direct-open]').click();
+    await anaPage.waitForSelector('[data-testid=chat-direct][data-status=open]');
+    await write(anaPage, 'chat-direct', 'Hi Bia, a rematch?');
+    await shows(anaPage, 'chat-direct', 'Hi Bia, a rematch?');
+    // Bia's panel marks Ana unread: her event stream told it.
+    const open = friendRow(biaPage, ana).locator('[data-testid=direct-open]');
+    await biaPage.locator(`[data-testid=friends] li[data-player="${ana}"] [data-testid=direct-open][data-unread="1"]`).waitFor({ timeout: 20_000 });
+    out.bia_unread_label = await open.getAttribute('aria-label');
+    out.bia_unread_mark = await open.locator('[data-testid=unread]').textContent();
+    out.axe_unread = await axeViolations(biaPage, 'the lobby with a direct message unread');
+    await open.click();
+    await shows(biaPage, 'chat-direct', 'Hi Bia, a rematch?');
+    out.bia_unread_after_open = await open.getAttribute('data-unread');
+    out.bia_direct = await lines(biaPage, 'chat-direct');
+    await write(biaPage, 'chat-direct', 'Sim!');
+    await shows(anaPage, 'chat-direct', 'Sim!');
+    out.ana_direct = await lines(anaPage, 'chat-direct');
+    out.ana_unread_while_open = await friendRow(anaPage, bia).locator('[data-testid=direct-open]').getAttribute('data-unread');
+    out.axe_direct = await axeViolations(biaPage, 'a friend\'s conversation open');
+    // Bia's session, for the test to read her conversation as the service keeps it.
+    out.bia_session = await biaPage.evaluate(() => JSON.parse(localStorage.getItem('tranca.session')).accessToken);
+    out.screenshots.push(...(await screenshots(biaPage, artifacts, 'web-chat-direct')));
   } catch (err) {
     out.error = String(err?.stack ?? err);
   } finally {
