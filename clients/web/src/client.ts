@@ -1,7 +1,7 @@
 // A small typed client of the Tranca service for browsers (and Node.js 20+, which
 // has fetch): the generated Connect-ES clients of GameService, SessionService,
-// QuickPlayService, SocialService, InvitationService and NotificationService, over the Connect
-// protocol (JSON, or binary) or gRPC-Web, with
+// QuickPlayService, SocialService, InvitationService, NotificationService and
+// ChatService, over the Connect protocol (JSON, or binary) or gRPC-Web, with
 //   - credentials and language as headers: x-api-key (an app), authorization: Bearer
 //     (a player's session token or a seat's token), accept-language;
 //   - typed errors (TrancaError: the ErrorInfo reason and metadata, the localized
@@ -11,8 +11,8 @@
 //     after a transport failure; nothing else is. A call refused by the rate limit
 //     (RATE_LIMITED) changed nothing and is sent again after the server's hint;
 //   - watches that reopen a dropped WatchGame stream from the last version it
-//     delivered, and a dropped WatchPlayerEvents stream after the last event it
-//     delivered, so nothing is missed or repeated.
+//     delivered, and a dropped WatchPlayerEvents or WatchChat stream after the last
+//     event or message it delivered, so nothing is missed or repeated.
 import { type MessageInitShape, create } from '@bufbuild/protobuf';
 import {
   Code,
@@ -44,6 +44,15 @@ import {
   type WatchGameResponse,
 } from './gen/tranca/v1/game_pb.js';
 import { AdminService, type AuditEntry } from './gen/tranca/v1/admin_pb.js';
+import {
+  ChatService,
+  type ChatMessage,
+  ChatMessageSchema,
+  type ChatRoom,
+  type ListChatMessagesResponse,
+  type QuickPhrase,
+  RoomKind,
+} from './gen/tranca/v1/chat_pb.js';
 import {
   AskQuickPlayRequestSchema,
   type ListQuickPlayTicketsRequestSchema,
@@ -186,6 +195,39 @@ export const moves = Object.freeze({
     create(MoveSchema, { kind: { case: 'discard', value: { card } } }),
 });
 
+/** A chat room (ChatService), by kind and id. */
+export type ChatRoomRef = Pick<ChatRoom, 'kind' | 'id'>;
+
+/** Builders of chat rooms, as ChatService's calls take them. */
+export const rooms = Object.freeze({
+  /** A table's players' room: its players write (their seat's token), its spectators read. */
+  table: (gameId: string): ChatRoomRef => ({ kind: RoomKind.TABLE, id: gameId }),
+  /** A table's spectators' room: its spectators write; its players read at a practice table, at a rated one once the match is over. */
+  spectators: (gameId: string): ChatRoomRef => ({ kind: RoomKind.SPECTATORS, id: gameId }),
+  /** One of the app's lobby rooms, by name ("main"), with a player's session. */
+  lobby: (name: string): ChatRoomRef => ({ kind: RoomKind.LOBBY, id: name }),
+  /** The conversation with a friend, by their player id, with a player's session. */
+  direct: (playerId: string): ChatRoomRef => ({ kind: RoomKind.DIRECT, id: playerId }),
+});
+
+/** A message to post: free text or a quick phrase's id (one of the two). */
+export interface ChatSend {
+  text?: string;
+  phrase?: string;
+  /** The author's id of this message (default: a new UUID); every retry sends the same one. */
+  clientMessageId?: string;
+  signal?: AbortSignal;
+}
+
+export interface ChatWatchOptions {
+  /** Reconnections in a row without a message before the error is thrown (default 8). */
+  maxReconnects?: number;
+  /** Stops the watch (the iterator then ends). */
+  signal?: AbortSignal;
+  /** Told of each reconnection: the message id it resumes after and the error that ended the stream. */
+  onReconnect?: (afterId: bigint, error: TrancaError | null) => void;
+}
+
 export interface SubmitOptions {
   /** The request id (default: a new UUID); every retry sends the same one. */
   requestId?: string;
@@ -278,6 +320,7 @@ export class TrancaClient {
   readonly social: Client<typeof SocialService>;
   readonly invitations: Client<typeof InvitationService>;
   readonly notifications: Client<typeof NotificationService>;
+  readonly chat: Client<typeof ChatService>;
   readonly apiKey: string;
   readonly token: string;
   readonly language: string;
@@ -295,6 +338,7 @@ export class TrancaClient {
     this.social = shared?.social ?? createClient(SocialService, this.transport);
     this.invitations = shared?.invitations ?? createClient(InvitationService, this.transport);
     this.notifications = shared?.notifications ?? createClient(NotificationService, this.transport);
+    this.chat = shared?.chat ?? createClient(ChatService, this.transport);
     this.retries = shared?.retries ?? { transient: 0, rateLimited: 0, conflicts: 0 };
     this.apiKey = options.apiKey ?? '';
     this.token = options.token ?? '';
@@ -1027,6 +1071,154 @@ export class TrancaClient {
     }
   }
 
+  // ----- chat ---------------------------------------------------------------------------
+  //
+  // A table's rooms with its seat's token (a player's, or a spectator's); the lobby's and
+  // direct rooms with a player's session. rooms.table(gameId) and the like name them.
+
+  /**
+   * Posts a message (free text, or a quick phrase's id) to a room; the message as kept.
+   * Every attempt carries the same client message id (a new UUID unless given), so a
+   * message whose answer was lost is sent again and kept once: the retry is answered
+   * with the message already kept. Refusals: CHAT_PHRASES_ONLY (free text at a table
+   * of quick phrases), CHAT_NOT_ALLOWED, SPECTATOR_CHAT_HELD, NOT_FRIENDS,
+   * RATE_LIMITED (sent again after the server's hint, up to the retry policy's
+   * attempts), MALFORMED_REQUEST.
+   */
+  async sendChatMessage(room: ChatRoomRef, message: ChatSend): Promise<ChatMessage> {
+    const request = {
+      room: { kind: room.kind, id: room.id },
+      text: message.text ?? '',
+      phrase: message.phrase ?? '',
+      clientMessageId: message.clientMessageId || newRequestId(),
+    };
+    const out = await this.call((o) => this.chat.sendChatMessage(request, o), {
+      retry: true,
+      credential: 'player',
+    }, message.signal);
+    return required(out.message);
+  }
+
+  /**
+   * Changes the text of one's own message, within 5 minutes of posting it; the
+   * amendment (kind "edit") the room's readers receive. Retried after a transport
+   * failure: a repeat leaves the same text. EDIT_WINDOW_PASSED, NOT_YOUR_MESSAGE,
+   * MESSAGE_NOT_FOUND.
+   */
+  async editChatMessage(room: ChatRoomRef, messageId: bigint | number, text: string): Promise<ChatMessage> {
+    const request = { room: { kind: room.kind, id: room.id }, messageId: BigInt(messageId), text };
+    const out = await this.call((o) => this.chat.editChatMessage(request, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return required(out.amendment);
+  }
+
+  /**
+   * Deletes one's own message, within 5 minutes; the amendment (kind "delete") the
+   * room's readers receive. Retried after a transport failure; a retry answered
+   * MESSAGE_NOT_FOUND found the message deleted by the attempt whose answer was lost,
+   * and returns an amendment of its own making (id 0).
+   */
+  async deleteChatMessage(room: ChatRoomRef, messageId: bigint | number): Promise<ChatMessage> {
+    const request = { room: { kind: room.kind, id: room.id }, messageId: BigInt(messageId) };
+    const before = this.retries.transient;
+    try {
+      const out = await this.call((o) => this.chat.deleteChatMessage(request, o), {
+        retry: true,
+        credential: 'player',
+      });
+      return required(out.amendment);
+    } catch (err) {
+      if (err instanceof TrancaError && err.reason === 'MESSAGE_NOT_FOUND' && this.retries.transient > before) {
+        return create(ChatMessageSchema, { kind: 'delete', targetId: request.messageId, deleted: true });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * A page of a room's history as it is now (edited texts, deleted messages without
+   * their text), oldest first: the newest page below `beforeId` (0: the newest);
+   * `nextBeforeId` is where the older page starts (0: none). pageSize 1 to 200 (0: 50).
+   */
+  listChatMessages(
+    room: ChatRoomRef,
+    request: { beforeId?: bigint | number; pageSize?: number } = {},
+  ): Promise<ListChatMessagesResponse> {
+    const full = {
+      room: { kind: room.kind, id: room.id },
+      beforeId: BigInt(request.beforeId ?? 0n),
+      pageSize: request.pageSize ?? 0,
+    };
+    return this.call((o) => this.chat.listChatMessages(full, o), { retry: true, credential: 'player' });
+  }
+
+  /**
+   * A room's messages and amendments (kind "edit" or "delete", naming the message in
+   * targetId) after `afterId` (0: from the oldest kept), in order, then each new one as
+   * it is posted. A stream that drops is opened again after the last message delivered,
+   * after a backoff; after maxReconnects reconnections in a row without a message the
+   * error is thrown (a refusal, SPECTATOR_CHAT_HELD say, at once). Ends when `signal`
+   * aborts.
+   */
+  async *watchChat(
+    room: ChatRoomRef,
+    afterId: bigint | number = 0n,
+    options: ChatWatchOptions = {},
+  ): AsyncGenerator<ChatMessage> {
+    let last = BigInt(afterId);
+    let failures = 0;
+    const maxReconnects = options.maxReconnects ?? 8;
+    const { signal } = options;
+    for (;;) {
+      let error: TrancaError | null = null;
+      try {
+        const stream = this.chat.watchChat(
+          { room: { kind: room.kind, id: room.id }, afterId: last },
+          { headers: this.headers('player'), signal },
+        );
+        for await (const update of stream) {
+          failures = 0;
+          const message = required(update.message);
+          if (message.id <= last) continue; // never twice
+          last = message.id;
+          yield message;
+        }
+      } catch (raw) {
+        if (signal?.aborted) return;
+        error = toTrancaError(raw);
+        const limited = rateLimitWait(error);
+        if (!error.transient && limited === null) throw error;
+      }
+      if (signal?.aborted) return;
+      failures += 1;
+      if (failures > maxReconnects) {
+        throw error ?? new TrancaError(Code.Unavailable, 'the chat stream kept ending', null, null);
+      }
+      this.retries.transient += 1;
+      options.onReconnect?.(last, error);
+      const limited = error ? rateLimitWait(error) : null;
+      try {
+        await sleep(limited ?? this.backoff(failures), signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /**
+   * The quick phrases, with their words in `locale` ("en", "pt", "es"; "pt-BR" is
+   * Portuguese; empty: the client's language, else English).
+   */
+  async listQuickPhrases(locale = ''): Promise<QuickPhrase[]> {
+    const out = await this.call(
+      (o) => this.chat.listQuickPhrases({ locale: phraseLocale(locale || this.language) }, o),
+      { retry: true, credential: 'player' },
+    );
+    return out.phrases;
+  }
+
   // ----- quick play ------------------------------------------------------------------
 
   /** Queues the session's player for a table; a retry with the same request id gets the same ticket. */
@@ -1116,6 +1308,13 @@ function makeTransport(options: TrancaClientOptions): Transport {
   return options.protocol === 'grpc-web'
     ? createGrpcWebTransport(common)
     : createConnectTransport({ ...common, useBinaryFormat: options.binary ?? false });
+}
+
+/** The language ListQuickPhrases is asked in: "pt-BR" is "pt", "es-AR" is "es"; others as given. */
+export function phraseLocale(locale: string): string {
+  const l = locale.toLowerCase();
+  for (const short of ['pt', 'es', 'en']) if (l === short || l.startsWith(`${short}-`)) return short;
+  return locale;
 }
 
 /** A ticket that may still change: a party forming, or waiting for a table. */

@@ -1,6 +1,9 @@
 // The typed TypeScript client of the Tranca service: the wrapper (client.ts), its
 // errors, card helpers, and the generated messages and services (./gen/...).
 export {
+  type ChatRoomRef,
+  type ChatSend,
+  type ChatWatchOptions,
   DEFAULT_RETRY,
   type FriendChange,
   type InvitationChange,
@@ -16,7 +19,9 @@ export {
   isOpen,
   moves,
   newRequestId,
+  phraseLocale,
   rateLimitWait,
+  rooms,
 } from './client.js';
 export {
   ERROR_DOMAIN,
@@ -39,4 +44,5 @@ export {
   PlayerEventSchema,
 } from './gen/tranca/v1/notifications_pb.js';
 export { AdminService, type AuditEntry } from './gen/tranca/v1/admin_pb.js';
+export * from './gen/tranca/v1/chat_pb.js';
 export { Code, ConnectError } from '@connectrpc/connect';

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 
 import {
+  ChatMode,
   Code,
   ConnectError,
   GameStatus,
@@ -18,6 +19,7 @@ import {
   TrancaError,
   isOpen,
   moves,
+  rooms,
   waitingTicketId,
 } from '../dist/index.js';
 import { CustomTokenKeySchema } from '../dist/gen/tranca/v1/session_pb.js';
@@ -457,4 +459,123 @@ test('two guests become friends by a request, each told on its event stream; a b
   const paged = await app().listFriends({ actingPlayerId: ana.playerId, pageSize: 1 });
   assert.deepEqual(paged.friends, []);
   assert.equal(paged.nextPageToken, '');
+});
+
+/** A started 2-seat table open to spectators, its seats' clients and a spectator's. */
+async function chatTable(client, table = {}) {
+  const created = await client.createGame({ rules: { preset: 'tranca-000' }, players: 2, spectatorsAllowed: true, table });
+  const gameId = created.game.gameId;
+  const seats = [];
+  for (const seat of [0, 1]) {
+    const joined = await client.joinGame({ gameId, seat, playerName: `P${seat}`, playerId: `chat-${randomUUID()}` });
+    seats.push(client.withToken(joined.playerToken));
+  }
+  await seats[0].startGame(gameId);
+  const watcher = await client.joinGame({ gameId, seat: -1, spectator: true, playerName: 'Watcher' });
+  return { gameId, seats, spectator: client.withToken(watcher.playerToken) };
+}
+
+/** Two seats talk at a table: a message (and its retry), a phrase, an edit, a delete, one more. */
+async function talk(ana, bia, at) {
+  const first = await ana.sendChatMessage(at, { text: 'Boa sorte!', clientMessageId: 'ana-1' });
+  assert.deepEqual([first.id, first.seat, first.clientMessageId], [1n, 0, 'ana-1']);
+  // The same client id again is the message already kept.
+  assert.equal((await ana.sendChatMessage(at, { text: 'Boa sorte!', clientMessageId: 'ana-1' })).id, 1n);
+  const thanks = await bia.sendChatMessage(at, { phrase: 'thanks' });
+  const edit = await ana.editChatMessage(at, first.id, 'Boa sorte a todos!');
+  assert.deepEqual([edit.kind, edit.targetId], ['edit', 1n]);
+  const gone = await bia.deleteChatMessage(at, thanks.id);
+  assert.deepEqual([gone.kind, gone.targetId], ['delete', thanks.id]);
+  const refused = await bia.editChatMessage(at, first.id, 'not mine').catch((e) => e);
+  assert.equal(refused.reason, 'NOT_YOUR_MESSAGE');
+  await ana.sendChatMessage(at, { text: 'tchau' });
+}
+
+test('chat at a table: a watch dropped twice resumes after its last message; edits and deletes come as amendments', { skip, timeout: 90_000 }, async () => {
+  const opened = [];
+  let breaks = 2;
+  const breakStreams = (next) => async (req) => {
+    if (req.method.name !== 'WatchChat') return next(req);
+    const sent = [];
+    for await (const m of req.message) sent.push(m);
+    opened.push(sent[0].afterId);
+    const res = await next({ ...req, message: (async function* () { yield* sent; })() });
+    if (breaks <= 0) return res;
+    breaks -= 1;
+    return {
+      ...res,
+      message: (async function* () {
+        for await (const m of res.message) {
+          yield m;
+          throw new ConnectError('stream dropped (injected)', Code.Unavailable);
+        }
+      })(),
+    };
+  };
+  const client = app({ interceptors: [breakStreams] });
+  const { gameId, seats: [ana, bia], spectator } = await chatTable(client);
+  const at = rooms.table(gameId);
+  const stop = new AbortController();
+  const seen = [];
+  const reconnects = [];
+  const watching = (async () => {
+    for await (const m of spectator.watchChat(at, 0n, { signal: stop.signal, onReconnect: (after) => reconnects.push(after) })) {
+      seen.push([m.id, m.kind, m.text || m.phrase, m.targetId]);
+      if (seen.length === 5) stop.abort();
+    }
+  })();
+  try {
+    await talk(ana, bia, at);
+  } finally {
+    setTimeout(() => stop.abort(), 15_000).unref();
+    await watching;
+  }
+  assert.deepEqual(seen, [
+    [1n, 'text', 'Boa sorte!', 0n],
+    [2n, 'phrase', 'thanks', 0n],
+    [3n, 'edit', 'Boa sorte a todos!', 1n],
+    [4n, 'delete', '', 2n],
+    [5n, 'text', 'tchau', 0n],
+  ]);
+  assert.deepEqual(opened, [0n, 1n, 2n]);
+  assert.deepEqual(reconnects, [1n, 2n]);
+  const page = await spectator.listChatMessages(at);
+  assert.deepEqual(page.messages.map((m) => [m.id, m.text, m.deleted]), [[1n, 'Boa sorte a todos!', false], [2n, '', true], [5n, 'tchau', false]]);
+  // A spectator reads the players' room and writes in its own.
+  const refusedSpectator = await spectator.sendChatMessage(at, { text: 'psst' }).catch((e) => e);
+  assert.equal(refusedSpectator.reason, 'CHAT_NOT_ALLOWED');
+  await spectator.sendChatMessage(rooms.spectators(gameId), { text: 'que jogo' });
+  assert.deepEqual((await ana.listChatMessages(rooms.spectators(gameId))).messages.map((m) => m.text), ['que jogo']);
+});
+
+test('chat at a rated table: the spectators\' room is held from the players until the match is over', { skip, timeout: 90_000 }, async () => {
+  const client = app();
+  const { gameId, seats: [ana, bia], spectator } = await chatTable(client, { competitive: true });
+  const theirs = rooms.spectators(gameId);
+  await spectator.sendChatMessage(theirs, { text: 'Ana holds two aces' });
+  const listed = await ana.listChatMessages(theirs).catch((e) => e);
+  assert.equal(listed.reason, 'SPECTATOR_CHAT_HELD');
+  // A held watch is a refusal, thrown at once rather than retried.
+  const watched = await (async () => {
+    for await (const m of ana.watchChat(theirs)) return m;
+    return null;
+  })().catch((e) => e);
+  assert.ok(watched instanceof TrancaError, String(watched));
+  assert.equal(watched.reason, 'SPECTATOR_CHAT_HELD');
+  await bia.leaveGame(gameId);
+  assert.deepEqual((await ana.listChatMessages(theirs)).messages.map((m) => m.text), ['Ana holds two aces']);
+});
+
+test('chat at a table of quick phrases: free text refused, a phrase posted in words of each language', { skip, timeout: 90_000 }, async () => {
+  const client = app();
+  const { gameId, seats: [ana] } = await chatTable(client, { chat: ChatMode.PHRASES });
+  const at = rooms.table(gameId);
+  const refused = await ana.sendChatMessage(at, { text: 'oi' }).catch((e) => e);
+  assert.equal(refused.reason, 'CHAT_PHRASES_ONLY');
+  const pt = await ana.listQuickPhrases('pt-BR');
+  const es = await ana.withLanguage('es').listQuickPhrases();
+  assert.ok(pt.length > 0 && pt.length === es.length);
+  assert.ok(pt.some((p) => p.id === 'going_out' && p.text === 'Vou bater'));
+  const sent = await ana.sendChatMessage(at, { phrase: pt[0].id });
+  assert.deepEqual([sent.kind, sent.phrase, sent.text], ['phrase', pt[0].id, '']);
 });

@@ -2,7 +2,8 @@
 // each language (never the engine's notation), wild cards as the server marks them,
 // plurals, the server's robots named in the page's language, sides as the server
 // names them; the finished deals' tables the page keeps, the deal a logged change
-// belongs to, and the turn's timer by the server's clock. The page's modules are
+// belongs to, and the turn's timer by the server's clock; the chat's messages with
+// their amendments applied, a table's chat mode and who may change a message. The page's modules are
 // bundled for Node by esbuild first.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,8 @@ before(async () => {
     entry,
     `export * from '${src}words.ts';\nexport * from '${src}i18n/index.ts';\nexport * from '${src}people.ts';\n` +
       `export * from '${src}deals.ts';\nexport { timeLeft } from '${src}components/Seats.ts';\n` +
+      `export { applyMessage, canAmend, spectatorsHeld, tableChatMode } from '${src}actions/chat.ts';\n` +
+      `export { ChatMessageSchema } from '${new URL('../src/gen/tranca/v1/chat_pb.ts', import.meta.url).pathname}';\n` +
       `export { create } from '@bufbuild/protobuf';\nexport * from '${new URL('../src/gen/tranca/v1/game_pb.ts', import.meta.url).pathname}';\n`,
   );
   await build({
@@ -175,4 +178,38 @@ test("the turn's timer counts by the server's clock, not the device's", () => {
   assert.equal(m.timeLeft(view, deviceNow + offset), 30);
   assert.equal(m.timeLeft(view, deviceNow + offset + 10_000), 20);
   assert.equal(m.clockOffset(m.create(m.GameViewSchema, {}), deviceNow), null);
+});
+
+test('chat: messages in id order, once each, with their edits and deletes applied', () => {
+  const msg = (init) => m.create(m.ChatMessageSchema, init);
+  let shown = [];
+  shown = m.applyMessage(shown, msg({ id: 2n, kind: 'text', text: 'two' }));
+  shown = m.applyMessage(shown, msg({ id: 1n, kind: 'phrase', phrase: 'thanks' }));
+  shown = m.applyMessage(shown, msg({ id: 2n, kind: 'text', text: 'two' })); // the stream brings one already shown
+  assert.deepEqual(shown.map((x) => x.id), [1n, 2n]);
+  shown = m.applyMessage(shown, msg({ id: 3n, kind: 'edit', targetId: 2n, text: 'tw*', filtered: true, createdAtMs: 50n }));
+  assert.deepEqual([shown[1].text, shown[1].filtered, shown[1].editedAtMs], ['tw*', true, 50n]);
+  shown = m.applyMessage(shown, msg({ id: 4n, kind: 'delete', targetId: 1n }));
+  assert.deepEqual([shown[0].deleted, shown[0].text, shown.length], [true, '', 2]);
+  // An amendment of a message older than the page read changes nothing.
+  assert.deepEqual(m.applyMessage(shown, msg({ id: 5n, kind: 'delete', targetId: 99n })), shown);
+});
+
+test('chat: a table\'s mode, the spectators held from a rated table\'s players, who may change a message', () => {
+  const view = (table, extra = {}) => m.create(m.GameViewSchema, { players: 4, seat: 0, status: m.GameStatus.PLAYING, table, ...extra });
+  assert.equal(m.tableChatMode(view({ competitive: true })), 'phrases');
+  assert.equal(m.tableChatMode(view({ competitive: true }, { players: 2 })), 'free');
+  assert.equal(m.tableChatMode(view({})), 'free');
+  assert.equal(m.tableChatMode(view({ chat: m.ChatMode.OFF })), 'off');
+  assert.equal(m.tableChatMode(view({ competitive: true, chat: m.ChatMode.FREE })), 'free');
+  assert.equal(m.tableChatMode(view({ chat: m.ChatMode.PHRASES })), 'phrases');
+  assert.equal(m.spectatorsHeld(view({ competitive: true })), true);
+  assert.equal(m.spectatorsHeld(view({ competitive: true }, { status: m.GameStatus.FINISHED })), false);
+  assert.equal(m.spectatorsHeld(view({ competitive: true }, { seat: -1 })), false);
+  assert.equal(m.spectatorsHeld(view({})), false);
+  const mine = m.create(m.ChatMessageSchema, { id: 1n, kind: 'text', clientMessageId: 'c', createdAtMs: 1_000n });
+  assert.equal(m.canAmend(mine, 1_000 + 4 * 60_000), true);
+  assert.equal(m.canAmend(mine, 1_000 + 5 * 60_000), false);
+  assert.equal(m.canAmend({ ...mine, clientMessageId: '' }, 2_000), false);
+  assert.equal(m.canAmend({ ...mine, deleted: true }, 2_000), false);
 });

@@ -5,7 +5,21 @@ import { test } from 'node:test';
 
 import { create, toBinary } from '@bufbuild/protobuf';
 
-import { Code, PresenceStatus, PresenceVisibility, Relation, TrancaClient, TrancaError, codeName, groupBySuit, moves, newRequestId } from '../dist/index.js';
+import {
+  Code,
+  PresenceStatus,
+  PresenceVisibility,
+  Relation,
+  RoomKind,
+  TrancaClient,
+  TrancaError,
+  codeName,
+  groupBySuit,
+  moves,
+  newRequestId,
+  phraseLocale,
+  rooms,
+} from '../dist/index.js';
 import { ErrorInfoSchema, LocalizedMessageSchema } from '../dist/gen/google/rpc/error_details_pb.js';
 
 const b64 = (bytes) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
@@ -198,4 +212,89 @@ test('presence is asked for a batch of players, and a change of the caller\u2019
   assert.deepEqual([mine.away, mine.visibility], [true, PresenceVisibility.NOBODY]);
   assert.equal(calls.length, 3, 'SetPresence is sent again after a transport failure: it is idempotent');
   assert.deepEqual(calls[2].body, { away: true, visibility: 'PRESENCE_VISIBILITY_NOBODY' });
+});
+
+test('a chat message is sent again after a transport failure with the same client message id', async () => {
+  const { fetch, calls } = fakeFetch([
+    new TypeError('fetch failed'),
+    [503, { code: 'unavailable', message: 'down' }],
+    [200, { message: { id: '7', kind: 'text', text: 'oi', clientMessageId: 'x' } }],
+    [200, { message: { id: '8', kind: 'phrase', phrase: 'thanks', clientMessageId: 'mine-1' } }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 'tp_seat', retry: FAST, fetch });
+  const sent = await client.sendChatMessage(rooms.table('g1'), { text: 'oi' });
+  assert.deepEqual([sent.id, sent.kind, sent.text], [7n, 'text', 'oi']);
+  assert.equal(calls.length, 3);
+  assert.equal(calls[0].path, '/tranca.v1.ChatService/SendChatMessage');
+  const ids = calls.map((c) => c.body.clientMessageId);
+  assert.equal(new Set(ids).size, 1, 'every attempt carries the same id');
+  assert.match(ids[0], /^[0-9a-f]{8}-[0-9a-f]{4}-4/);
+  assert.deepEqual(calls[0].body.room, { kind: 'ROOM_KIND_TABLE', id: 'g1' });
+  assert.equal(calls[0].headers.get('authorization'), 'Bearer tp_seat');
+  // An id given is the one sent; a phrase goes without text.
+  const phrase = await client.sendChatMessage(rooms.spectators('g1'), { phrase: 'thanks', clientMessageId: 'mine-1' });
+  assert.equal(phrase.phrase, 'thanks');
+  assert.deepEqual(calls[3].body, {
+    room: { kind: 'ROOM_KIND_SPECTATORS', id: 'g1' },
+    phrase: 'thanks',
+    clientMessageId: 'mine-1',
+  });
+});
+
+test('a chat refusal is a TrancaError and is not sent again; a flood waits the hint', async () => {
+  const { fetch, calls } = fakeFetch([
+    [400, connectError('failed_precondition', 'quick phrases only', 'CHAT_PHRASES_ONLY', {})],
+    [429, connectError('resource_exhausted', 'slow down', 'RATE_LIMITED', { retry_after_ms: '3' })],
+    [200, { message: { id: '9', kind: 'text', text: 'again' } }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 't', retry: FAST, fetch });
+  const err = await client.sendChatMessage(rooms.table('g'), { text: 'hi' }).catch((e) => e);
+  assert.ok(err instanceof TrancaError);
+  assert.equal(err.reason, 'CHAT_PHRASES_ONLY');
+  assert.equal(calls.length, 1);
+  const out = await client.sendChatMessage(rooms.lobby('main'), { text: 'again', clientMessageId: 'c2' });
+  assert.equal(out.id, 9n);
+  assert.deepEqual(calls.slice(1).map((c) => c.body.clientMessageId), ['c2', 'c2']);
+  assert.equal(client.retries.rateLimited, 1);
+});
+
+test('edits, deletes and a page of chat history; a delete whose answer was lost is done', async () => {
+  const { fetch, calls } = fakeFetch([
+    [200, { amendment: { id: '4', kind: 'edit', targetId: '2', text: 'fixed' } }],
+    [200, { messages: [{ id: '2', kind: 'text', text: 'fixed', editedAtMs: '99' }], nextBeforeId: '2' }],
+    new TypeError('fetch failed'),
+    [404, connectError('not_found', 'no such message', 'MESSAGE_NOT_FOUND', {})],
+    [404, connectError('not_found', 'no such message', 'MESSAGE_NOT_FOUND', {})],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 't', retry: FAST, fetch });
+  const edit = await client.editChatMessage(rooms.direct('bia'), 2n, 'fixed');
+  assert.deepEqual([edit.kind, edit.targetId, edit.text], ['edit', 2n, 'fixed']);
+  assert.deepEqual(calls[0].body, { room: { kind: 'ROOM_KIND_DIRECT', id: 'bia' }, messageId: '2', text: 'fixed' });
+  const page = await client.listChatMessages(rooms.lobby('main'), { beforeId: 10n, pageSize: 20 });
+  assert.deepEqual(page.messages.map((m) => [m.id, m.text, m.editedAtMs]), [[2n, 'fixed', 99n]]);
+  assert.equal(page.nextBeforeId, 2n);
+  assert.equal(calls[1].path, '/tranca.v1.ChatService/ListChatMessages');
+  assert.deepEqual(calls[1].body, { room: { kind: 'ROOM_KIND_LOBBY', id: 'main' }, beforeId: '10', pageSize: 20 });
+  // The first delete's answer was lost; its retry finds the message gone: deleted.
+  const deleted = await client.deleteChatMessage(rooms.table('g'), 3);
+  assert.deepEqual([deleted.kind, deleted.targetId, deleted.deleted], ['delete', 3n, true]);
+  // Without a lost answer, MESSAGE_NOT_FOUND is the caller's to know.
+  const err = await client.deleteChatMessage(rooms.table('g'), 3).catch((e) => e);
+  assert.equal(err.reason, 'MESSAGE_NOT_FOUND');
+});
+
+test('quick phrases are asked for in the language named, or the client\'s', async () => {
+  const { fetch, calls } = fakeFetch([
+    [200, { phrases: [{ id: 'going_out', text: 'Vou bater' }] }],
+    [200, { phrases: [] }],
+    [200, { phrases: [] }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 't', language: 'es', retry: FAST, fetch });
+  const phrases = await client.listQuickPhrases('pt-BR');
+  assert.deepEqual(phrases.map((p) => [p.id, p.text]), [['going_out', 'Vou bater']]);
+  await client.listQuickPhrases();
+  await client.withLanguage('').listQuickPhrases();
+  assert.deepEqual(calls.map((c) => c.body), [{ locale: 'pt' }, { locale: 'es' }, {}]);
+  assert.deepEqual(['pt-BR', 'es-AR', 'EN', 'fr'].map(phraseLocale), ['pt', 'es', 'en', 'fr']);
+  assert.deepEqual(rooms.direct('ana'), { kind: RoomKind.DIRECT, id: 'ana' });
 });

@@ -4,6 +4,7 @@
 // the store; words.ts and i18n/ say everything in the player's language.
 import { render } from 'preact';
 
+import { stopChat } from './actions/chat.js';
 import { followFriends, stopFollowing } from './actions/friends.js';
 import { listOpenTables, resumeQuickPlay } from './actions/lobby.js';
 import { LANG_KEY, loadConfig, loadProfile, savedAccount } from './actions/service.js';
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   }
   addEventListener('pagehide', stopWatching);
   addEventListener('pagehide', stopFollowing);
+  addEventListener('pagehide', stopChat);
   // The turn's timer.
   setInterval(() => update({ now: Date.now() }), 500);
   // The lobby's list of open tables, kept fresh while the player looks at it.

@@ -4,7 +4,15 @@
 // component keeps for itself (a focus, an open panel).
 import { useEffect, useReducer } from 'preact/hooks';
 
-import type { Friend, GameSummary, GameView, Move, Presence } from '../../src/index.js';
+import type {
+  ChatMessage,
+  Friend,
+  GameSummary,
+  GameView,
+  Move,
+  Presence,
+  QuickPhrase,
+} from '../../src/index.js';
 import type { Boards } from './deals.js';
 import type { Lang } from './i18n/index.js';
 
@@ -66,6 +74,18 @@ export interface TableSetup {
   robotLevel: 0 | 1 | 2 | 3; // RobotLevel; 0: the server's
 }
 
+/** A chat room the page follows (actions/chat.ts), by its key ("kind:id"). */
+export interface ChatRoomState {
+  /** The messages, oldest first, as they are now (every amendment received applied). */
+  messages: ChatMessage[];
+  /** 'loading' until the history is read; 'open' while followed; 'refused' when the service said no. */
+  status: 'loading' | 'open' | 'refused';
+  /** The last refusal in this room (reading, or the player's last send, edit or delete), in words. */
+  refusal: { reason: string; message: string } | null;
+  /** A message of the player's on its way. */
+  sending: boolean;
+}
+
 export interface State {
   lang: Lang;
   config: WebConfig | null;
@@ -99,6 +119,15 @@ export interface State {
   friendsNotice: string;
   /** The player's own presence (away, who sees it); null: not read yet. */
   presence: Presence | null;
+  /** The chat rooms the page shows, by key ("kind:id"). */
+  chat: Record<string, ChatRoomState>;
+  /** The quick phrases in the page's language (phrasesLang), once listed. */
+  phrases: QuickPhrase[];
+  phrasesLang: string;
+  /** Direct messages come from a friend and not read yet, by the friend's id. */
+  unread: Record<string, number>;
+  /** The friend whose conversation is open in the Friends panel ('' none). */
+  directWith: string;
 }
 
 /** The server's clock now, as far as the page can tell: the turn's timer counts down by it. */
@@ -161,6 +190,11 @@ export const store = createStore<State>({
   friends: null,
   friendsNotice: '',
   presence: null,
+  chat: {},
+  phrases: [],
+  phrasesLang: '',
+  unread: {},
+  directWith: '',
 });
 
 export const update = store.update;

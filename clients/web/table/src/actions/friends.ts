@@ -20,6 +20,7 @@ import {
 } from '../../../src/index.js';
 import type { Key } from '../i18n/index.js';
 import { type Place, getState, store, update } from '../store.js';
+import { onDirectMessage } from './chat.js';
 import { act, lobbyClient, savedSession, service, t } from './service.js';
 
 const EVENTS_KEY = 'tranca.events'; // {"playerId", "afterId"}: the last event this browser read
@@ -235,6 +236,7 @@ async function follow(playerId: string, stop: AbortController): Promise<void> {
         after = event.id;
         saveAfter(playerId, after);
         if (event.kind === 'friendship') onFriendship(event, playerId);
+        else if (event.kind === 'direct_message') onDirectMessage(event);
       }
     } catch {
       failures += 1;

@@ -2,7 +2,8 @@
 // others, their own presence (away, who sees it), each friend's presence (a dot and
 // its words: online, away or offline, when last seen, the table they sit at), a friend added by id, the requests received (Accept, Decline), the friends
 // (Remove and Block, each confirmed in place), the requests sent (Cancel) and the
-// players blocked (Unblock). The list follows the player's events: a request made in
+// players blocked (Unblock); a friend's conversation (Message, with the direct
+// messages not read yet). The list follows the player's events: a request made in
 // another browser shows here without a reload.
 import { type Friend, PresenceVisibility, Relation } from '../../../src/index.js';
 import {
@@ -22,6 +23,7 @@ import { html } from '../html.js';
 import { type Key, tr } from '../i18n/index.js';
 import { presenceWords, statusName } from '../presence.js';
 import { getState, serverNow } from '../store.js';
+import { DirectButton, DirectChat } from './Chat.js';
 import { ConfirmButton } from './Confirm.js';
 import { Refusal } from './Refusal.js';
 
@@ -77,7 +79,7 @@ function FriendRow({ friend }: { friend: Friend }) {
         ${button('decline-friend', 'decline', () => void declineFriend(id))} ${block}`;
       break;
     case Relation.FRIEND:
-      actions = html`<${ConfirmButton} testid="remove-friend" label="remove" question="removeQuestion" yes="removeYes"
+      actions = html`<${DirectButton} friend=${friend} /> <${ConfirmButton} testid="remove-friend" label="remove" question="removeQuestion" yes="removeYes"
         params=${{ name }} onConfirm=${() => void removeFriend(id)} /> ${block}`;
       break;
     case Relation.REQUEST_SENT:
@@ -144,6 +146,7 @@ export function Friends() {
       : html`<${Group} relation=${Relation.REQUEST_RECEIVED} title="friendRequestsReceived" />
           <${Group} relation=${Relation.FRIEND} title="friendsList" empty="friendsEmpty" />
           <${Group} relation=${Relation.REQUEST_SENT} title="friendRequestsSent" />
-          <${Group} relation=${Relation.BLOCKED} title="blockedPlayers" />`}
+          <${Group} relation=${Relation.BLOCKED} title="blockedPlayers" />
+          <${DirectChat} />`}
   </section>`;
 }

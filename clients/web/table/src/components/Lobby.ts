@@ -1,10 +1,11 @@
 // The lobby: the player's name, a table of one's own (players, points to win, time per
-// turn, robots), quick play, the open tables waiting for players, and the player's
-// friends.
+// turn, robots), quick play, the open tables waiting for players, the player's
+// friends, and the lobby's chat.
 import { askQuickPlay, joinTable, listOpenTables, openTable } from '../actions/lobby.js';
 import { html } from '../html.js';
 import { type Key, tr } from '../i18n/index.js';
 import { type TableSetup, getState, saveSetup, update } from '../store.js';
+import { LobbyChat } from './Chat.js';
 import { Friends } from './Friends.js';
 import { Refusal } from './Refusal.js';
 
@@ -95,5 +96,6 @@ export function Lobby() {
     </section>
     <${OpenTables} />
     <${Friends} />
+    <${LobbyChat} />
   </div>`;
 }

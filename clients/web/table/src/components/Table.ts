@@ -11,6 +11,7 @@ import { tr } from '../i18n/index.js';
 import { mySide, seatName, sideName } from '../people.js';
 import { getState, serverNow } from '../store.js';
 import { ActionBar, canAdd } from './ActionBar.js';
+import { TableChat } from './Chat.js';
 import { Center } from './Center.js';
 import { ConfirmButton } from './Confirm.js';
 import { DealEnd } from './DealEnd.js';
@@ -126,5 +127,6 @@ export function Table() {
         </div>`
       : null}
     <${Log} view=${view} />
+    <${TableChat} view=${view} />
   </div>`;
 }
