@@ -4,7 +4,7 @@
 // component keeps for itself (a focus, an open panel).
 import { useEffect, useReducer } from 'preact/hooks';
 
-import type { Friend, GameSummary, GameView, Move, Presence } from '../../src/index.js';
+import type { Friend, GameSummary, GameView, Move, Presence, TableInvitation } from '../../src/index.js';
 import type { Boards } from './deals.js';
 import type { Lang } from './i18n/index.js';
 
@@ -56,6 +56,14 @@ export interface Refusal {
   message: string;
 }
 
+// ----- invitations to a table (actions/invitations.ts) -----
+/** The table the player opened from this page: what only its opener is told. */
+export interface OwnTable {
+  gameId: string;
+  inviteCode: string; // a private table's code (CreateGame shows it once); empty otherwise
+  spectators: boolean; // whether it allows spectators (a friend may be invited to watch)
+}
+
 /** The options of a table the player opens from the lobby. */
 export interface TableSetup {
   players: 2 | 4;
@@ -64,6 +72,9 @@ export interface TableSetup {
   turnSeconds: number;
   robotGraceSeconds: number;
   robotLevel: 0 | 1 | 2 | 3; // RobotLevel; 0: the server's
+  // ----- invitations to a table (actions/invitations.ts) -----
+  privateTable: boolean; // only the players invited, the owner's friends, or with its code
+  spectators: boolean; // spectators allowed (a friend may be invited to watch)
 }
 
 export interface State {
@@ -99,6 +110,15 @@ export interface State {
   friendsNotice: string;
   /** The player's own presence (away, who sees it); null: not read yet. */
   presence: Presence | null;
+  // ----- invitations to a table (actions/invitations.ts) -----
+  /** The invitations received that wait for the player's answer, newest first; null: not listed yet. */
+  invitationsReceived: TableInvitation[] | null;
+  /** The invitations the player sent lately (any status), newest first. */
+  invitationsSent: TableInvitation[];
+  /** What last happened to an invitation, in words (an answer, or a table_invitation event). */
+  invitationsNotice: string;
+  /** The table the player last opened here (kept across reloads); null: none. */
+  ownTable: OwnTable | null;
 }
 
 /** The server's clock now, as far as the page can tell: the turn's timer counts down by it. */
@@ -132,6 +152,8 @@ export const DEFAULT_SETUP: TableSetup = {
   turnSeconds: 120,
   robotGraceSeconds: 60,
   robotLevel: 0,
+  privateTable: false,
+  spectators: false,
 };
 
 export const store = createStore<State>({
@@ -161,6 +183,10 @@ export const store = createStore<State>({
   friends: null,
   friendsNotice: '',
   presence: null,
+  invitationsReceived: null,
+  invitationsSent: [],
+  invitationsNotice: '',
+  ownTable: null,
 });
 
 export const update = store.update;
