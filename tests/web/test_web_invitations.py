@@ -5,9 +5,10 @@ page, never reloaded, shows the invitation (who invites, the table, when it expi
 declines it (the inviter's page shows it), is invited again and sees it cancelled, is
 invited a third time and accepts: both pages show both seats. A third guest, nobody's
 friend, is refused at the private table without its code, in words, and sits down
-with the code the owner's page shows. Checked here against the API: the invitations
-each player has (ListInvitations), the events each was told and the table's seats
-(GetView)."""
+with the code the owner's page shows. Before all that, an invitation to a table that
+filled up meanwhile is refused in words when accepted (GAME_FULL). Checked here against
+the API: the invitations each player has (ListInvitations), the events each was told
+and the table's seats (GetView)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ def test_a_friend_invited_to_a_private_table_sees_it_at_once_and_sits_down(
     assert "error" not in out, out.get("error")
     assert out["console_errors"] == []
     for where in (
+        "axe_full",
         "axe_new_table",
         "axe_waiting_table",
         "axe_invitation",
@@ -59,6 +61,15 @@ def test_a_friend_invited_to_a_private_table_sees_it_at_once_and_sits_down(
         assert out[where] == [], where
     ana, bia, caio, game = out["ana"], out["bia"], out["caio"], out["game"]
     assert len({ana, bia, caio}) == 3 and game
+
+    # An invitation to a table that filled up meanwhile: Accept refused in words, the
+    # invitation kept (then declined), the page still in the lobby.
+    assert out["full_invitation"]["game"] == out["full_game"]
+    assert out["full_invitation"]["from"] == f"{ANA} invites you to a seat"
+    assert out["full_invitation"]["table"] == "· tranca-000, 2 players · Sexta à noite"
+    assert out["full_refusal"] == {"reason": "GAME_FULL", "text": "The table is full."}
+    assert out["full_still_shown"] == 1
+    assert out["full_screen"] == 0
 
     # The lobby's "Private table" (not with robots: it waits for the players invited);
     # the waiting table says it is private, with its id and its code for its owner.
@@ -116,7 +127,10 @@ def test_a_friend_invited_to_a_private_table_sees_it_at_once_and_sits_down(
         (out["accepted_id"], pb.INVITATION_STATUS_ACCEPTED),
         (out["cancelled_id"], pb.INVITATION_STATUS_CANCELLED),
         (out["declined_id"], pb.INVITATION_STATUS_DECLINED),
+        (out["full_invitation"]["id"], pb.INVITATION_STATUS_DECLINED),
     ]
+    full, sent = sent[-1], sent[:-1]
+    assert (full.game_id, full.label, full.players) == (out["full_game"], "Sexta à noite", 2)
     assert all(
         (i.game_id, i.to_player_id, i.kind, i.preset, i.players)
         == (game, bia, pb.INVITATION_KIND_SEAT, "tranca-000", 4)
@@ -124,16 +138,21 @@ def test_a_friend_invited_to_a_private_table_sees_it_at_once_and_sits_down(
     )
     assert [
         i.invitation_id for i in invitations(web_server, bia, pb.INVITATION_DIRECTION_RECEIVED)
-    ] == [i.invitation_id for i in sent]
+    ] == [i.invitation_id for i in [*sent, full]]
     assert invitations(web_server, caio, pb.INVITATION_DIRECTION_UNSPECIFIED) == []
     # What each was told: Bia of the invitations and the cancel, Ana of her answers.
     assert [e["change"] for e in invitation_events(web_server, bia)] == [
         "invited",
         "invited",
+        "invited",
         "cancelled",
         "invited",
     ]
-    assert [e["change"] for e in invitation_events(web_server, ana)] == ["declined", "accepted"]
+    assert [e["change"] for e in invitation_events(web_server, ana)] == [
+        "declined",
+        "declined",
+        "accepted",
+    ]
     # The table: private, waiting, Ana, Bia and Caio seated by their ids.
     view = web_server.games.GetView(
         gpb.GetViewRequest(game_id=game), metadata=web_server.app()

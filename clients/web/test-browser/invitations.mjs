@@ -1,5 +1,7 @@
 // Invitations to a table in the web table, in three browsers: three guests, Ana, Bia
-// and Caio. Ana and Bia become friends (by the id Bia's panel shows). Ana opens a
+// and Caio. Ana and Bia become friends (by the id Bia's panel shows). An invitation
+// of Ana's to a table the app made for her is refused when Bia accepts it, the table
+// full meanwhile (GAME_FULL, in words), and she declines it. Ana opens a
 // private table for four from the lobby ("Private table", no robots) and, at the
 // waiting table, invites Bia from her friends panel. Bia's page, never reloaded, shows
 // the invitation (who invites, the table, when it expires) in its "Invitations" group
@@ -11,12 +13,15 @@
 // Prints one JSON line of what it saw; tests/web/test_web_invitations.py checks it
 // against the API.
 //
-// Environment: TRANCA_WEB_URL, CHROMIUM; TRANCA_ARTIFACTS (where screenshots go).
+// Environment: TRANCA_WEB_URL, TRANCA_API_KEY, CHROMIUM; TRANCA_ARTIFACTS (where
+// screenshots go).
+import { TrancaClient } from '../dist/index.js';
 import { axeViolations, launch, screenshots, watchedPage } from './lib.mjs';
 
 const baseUrl = process.env.TRANCA_WEB_URL;
 if (!baseUrl) throw new Error('TRANCA_WEB_URL is not set');
 const artifacts = process.env.TRANCA_ARTIFACTS ?? '';
+const app = new TrancaClient({ baseUrl, apiKey: process.env.TRANCA_API_KEY ?? '' });
 
 /** A guest of that name in the lobby: the name typed, the lobby asked again (the guest signs in with it). */
 async function guest(context, errors, name) {
@@ -81,6 +86,28 @@ async function main() {
     await row(bia.page, ana.player).locator('[data-testid=accept-friend]').click({ timeout: 20_000 });
     await row(ana.page, bia.player).and(ana.page.locator('[data-relation=friend]')).waitFor({ timeout: 20_000 });
 
+    // A table the app made for Ana, to which she invites Bia (the app acting for her):
+    // it fills up before Bia answers, and her Accept is refused in words (GAME_FULL);
+    // the invitation stays, and she declines it.
+    const made = await app.createGame({ rules: { preset: 'tranca-000' }, players: 2, label: 'Sexta à noite', ownerPlayerId: ana.player });
+    out.full_game = made.game.gameId;
+    await app.inviteToTable(out.full_game, bia.player, { actingPlayerId: ana.player });
+    await received(bia.page).waitFor({ timeout: 20_000 });
+    out.full_invitation = await shownInvitation(bia.page);
+    for (const [n, name] of ['Dora', 'Edu'].entries()) {
+      await app.joinGame({ gameId: out.full_game, seat: n, playerName: name, playerId: `${name.toLowerCase()}-${Date.now()}` });
+    }
+    await received(bia.page).locator('[data-testid=accept-invitation]').click();
+    const full = bia.page.locator('[data-testid=friends] [data-testid=refusal]');
+    await full.waitFor();
+    out.full_refusal = { reason: await full.getAttribute('data-reason'), text: await text(full.locator('[data-testid=refusal-text]')) };
+    out.full_still_shown = await received(bia.page).count();
+    out.full_screen = await bia.page.locator('[data-testid=table]').count();
+    out.axe_full = await axeViolations(bia.page, 'an invitation refused: the table is full');
+    await received(bia.page).locator('[data-testid=decline-invitation]').click();
+    await received(bia.page).waitFor({ state: 'detached' });
+    await full.waitFor({ state: 'detached' }); // the next action clears the refusal
+
     // Ana opens a private table for four, with no robots: it waits for the players she invites.
     await ana.page.selectOption('[data-testid=players]', '4');
     out.private_disabled_with_robots = await ana.page.isDisabled('[data-testid=opt-private]');
@@ -105,7 +132,7 @@ async function main() {
     out.ana_notice_sent = await invitationsNotice(ana.page);
     await received(bia.page).waitFor({ timeout: 20_000 });
     out.bia_invitation = await shownInvitation(bia.page);
-    await bia.page.waitForFunction(() => document.querySelector('[data-testid=invitations-notice]')?.textContent !== '');
+    await bia.page.waitForFunction(() => document.querySelector('[data-testid=invitations-notice]')?.textContent.includes('invites you'));
     out.bia_notice_invited = await invitationsNotice(bia.page);
     out.axe_invitation = await axeViolations(bia.page, 'an invitation received');
     out.screenshots.push(...(await screenshots(bia.page, artifacts, 'web-invitation-received')));
