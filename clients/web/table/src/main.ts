@@ -6,6 +6,7 @@ import { render } from 'preact';
 
 import { stopChat } from './actions/chat.js';
 import { followFriends, stopFollowing } from './actions/friends.js';
+import { followInvitations } from './actions/invitations.js';
 import { listOpenTables, resumeQuickPlay } from './actions/lobby.js';
 import { LANG_KEY, loadConfig, loadProfile, savedAccount } from './actions/service.js';
 import { savedSeat, sit, stopWatching } from './actions/table.js';
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   update({ config: await loadConfig(), account: savedAccount() });
   void loadProfile().catch(() => undefined); // a session gone stale signs in again at the next call
   followFriends(); // the account's friends, and its events (a request from another browser shows at once)
+  followInvitations(); // the invitations received and sent (their events come on the stream followFriends reads)
   const seat = savedSeat();
   if (seat) sit(seat);
   else {

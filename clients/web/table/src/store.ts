@@ -12,6 +12,7 @@ import type {
   Move,
   Presence,
   QuickPhrase,
+  TableInvitation,
 } from '../../src/index.js';
 import type { Boards } from './deals.js';
 import type { Lang } from './i18n/index.js';
@@ -64,6 +65,14 @@ export interface Refusal {
   message: string;
 }
 
+// ----- invitations to a table (actions/invitations.ts) -----
+/** The table the player opened from this page: what only its opener is told. */
+export interface OwnTable {
+  gameId: string;
+  inviteCode: string; // a private table's code (CreateGame shows it once); empty otherwise
+  spectators: boolean; // whether it allows spectators (a friend may be invited to watch)
+}
+
 /** The options of a table the player opens from the lobby. */
 export interface TableSetup {
   players: 2 | 4;
@@ -72,6 +81,9 @@ export interface TableSetup {
   turnSeconds: number;
   robotGraceSeconds: number;
   robotLevel: 0 | 1 | 2 | 3; // RobotLevel; 0: the server's
+  // ----- invitations to a table (actions/invitations.ts) -----
+  privateTable: boolean; // only the players invited, the owner's friends, or with its code
+  spectators: boolean; // spectators allowed (a friend may be invited to watch)
 }
 
 /** A chat room the page follows (actions/chat.ts), by its key ("kind:id"). */
@@ -128,6 +140,15 @@ export interface State {
   unread: Record<string, number>;
   /** The friend whose conversation is open in the Friends panel ('' none). */
   directWith: string;
+  // ----- invitations to a table (actions/invitations.ts) -----
+  /** The invitations received that wait for the player's answer, newest first; null: not listed yet. */
+  invitationsReceived: TableInvitation[] | null;
+  /** The invitations the player sent lately (any status), newest first. */
+  invitationsSent: TableInvitation[];
+  /** What last happened to an invitation, in words (an answer, or a table_invitation event). */
+  invitationsNotice: string;
+  /** The table the player last opened here (kept across reloads); null: none. */
+  ownTable: OwnTable | null;
 }
 
 /** The server's clock now, as far as the page can tell: the turn's timer counts down by it. */
@@ -161,6 +182,8 @@ export const DEFAULT_SETUP: TableSetup = {
   turnSeconds: 120,
   robotGraceSeconds: 60,
   robotLevel: 0,
+  privateTable: false,
+  spectators: false,
 };
 
 export const store = createStore<State>({
@@ -195,6 +218,10 @@ export const store = createStore<State>({
   phrasesLang: '',
   unread: {},
   directWith: '',
+  invitationsReceived: null,
+  invitationsSent: [],
+  invitationsNotice: '',
+  ownTable: null,
 });
 
 export const update = store.update;

@@ -21,6 +21,7 @@ import {
 import type { Key } from '../i18n/index.js';
 import { type Place, getState, store, update } from '../store.js';
 import { onDirectMessage } from './chat.js';
+import { loadInvitations, onInvitationEvent } from './invitations.js';
 import { act, lobbyClient, savedSession, service, t } from './service.js';
 
 const EVENTS_KEY = 'tranca.events'; // {"playerId", "afterId"}: the last event this browser read
@@ -237,13 +238,17 @@ async function follow(playerId: string, stop: AbortController): Promise<void> {
         saveAfter(playerId, after);
         if (event.kind === 'friendship') onFriendship(event, playerId);
         else if (event.kind === 'direct_message') onDirectMessage(event);
+        else if (event.kind === 'table_invitation') onInvitationEvent(event);
       }
     } catch {
       failures += 1;
     }
     // The stream ended (or could not open): the list read again, in case an event was missed.
     await pause(Math.min(60_000, 1000 * 2 ** Math.min(failures, 6)), stop.signal);
-    if (!stop.signal.aborted) void loadFriends().catch(() => undefined);
+    if (!stop.signal.aborted) {
+      void loadFriends().catch(() => undefined);
+      void loadInvitations().catch(() => undefined);
+    }
   }
 }
 

@@ -9,6 +9,7 @@ import {
   waitingTicketId,
 } from '../../../src/index.js';
 import { getState, update } from '../store.js';
+import { keepOwnTable } from './invitations.js';
 import { sit } from './table.js';
 import { act, loadProfiles, lobbyClient, joiningName, savedSession, showRefusal, t } from './service.js';
 
@@ -25,10 +26,14 @@ export async function openTable(): Promise<void> {
   await act('lobby', async () => {
     const lobby = await lobbyClient();
     const s = getState().setup;
+    const privateTable = s.privateTable && !s.robots; // a private table waits for the players invited
+    const spectators = s.spectators;
     const created = await lobby.createGame({
       rules: { preset: PRESET },
       players: s.players,
+      spectatorsAllowed: spectators,
       table: {
+        private: privateTable,
         robotGraceSeconds: s.robotGraceSeconds,
         turnSeconds: s.turnSeconds,
         pointLimit: BigInt(s.pointLimit),
@@ -37,6 +42,7 @@ export async function openTable(): Promise<void> {
       },
     });
     const gameId = created.game!.gameId;
+    keepOwnTable({ gameId, inviteCode: created.inviteCode, spectators });
     const me = await lobby.joinGame({ gameId, seat: 0, playerName: joiningName() });
     if (s.robots) {
       for (let seat = 1; seat < s.players; seat += 1) await lobby.joinGame({ gameId, seat, robot: true });

@@ -1,9 +1,10 @@
 // The player's friends in the lobby (SocialService): their own player id to give
 // others, their own presence (away, who sees it), each friend's presence (a dot and
 // its words: online, away or offline, when last seen, the table they sit at), a friend added by id, the requests received (Accept, Decline), the friends
-// (Remove and Block, each confirmed in place), the requests sent (Cancel) and the
-// players blocked (Unblock); a friend's conversation (Message, with the direct
-// messages not read yet). The list follows the player's events: a request made in
+// (Remove and Block, each confirmed in place; Invite at a waiting table), the requests
+// sent (Cancel) and the players blocked (Unblock); a friend's conversation (Message,
+// with the direct messages not read yet); the invitations to a table received
+// (components/Invitations.ts). The list follows the player's events: a request made in
 // another browser shows here without a reload.
 import { type Friend, PresenceVisibility, Relation } from '../../../src/index.js';
 import {
@@ -25,6 +26,7 @@ import { presenceWords, statusName } from '../presence.js';
 import { getState, serverNow } from '../store.js';
 import { DirectButton, DirectChat } from './Chat.js';
 import { ConfirmButton } from './Confirm.js';
+import { InvitationsReceived, InviteFriend } from './Invitations.js';
 import { Refusal } from './Refusal.js';
 
 /** A player's presence, where they let the reader see it: a dot and its words. */
@@ -79,7 +81,7 @@ function FriendRow({ friend }: { friend: Friend }) {
         ${button('decline-friend', 'decline', () => void declineFriend(id))} ${block}`;
       break;
     case Relation.FRIEND:
-      actions = html`<${DirectButton} friend=${friend} /> <${ConfirmButton} testid="remove-friend" label="remove" question="removeQuestion" yes="removeYes"
+      actions = html`<${DirectButton} friend=${friend} /> <${InviteFriend} friend=${friend} /> <${ConfirmButton} testid="remove-friend" label="remove" question="removeQuestion" yes="removeYes"
         params=${{ name }} onConfirm=${() => void removeFriend(id)} /> ${block}`;
       break;
     case Relation.REQUEST_SENT:
@@ -141,6 +143,7 @@ export function Friends() {
     </form>
     <${Refusal} place="friends" />
     <p class="friends-notice" role="status" data-testid="friends-notice">${friendsNotice}</p>
+    <${InvitationsReceived} />
     ${friends === null
       ? html`<p class="muted">${tr(lang, 'loading')}</p>`
       : html`<${Group} relation=${Relation.REQUEST_RECEIVED} title="friendRequestsReceived" />

@@ -7,6 +7,7 @@ import { type Key, tr } from '../i18n/index.js';
 import { type TableSetup, getState, saveSetup, update } from '../store.js';
 import { LobbyChat } from './Chat.js';
 import { Friends } from './Friends.js';
+import { JoinById, NewTableOptions } from './Invitations.js';
 import { Refusal } from './Refusal.js';
 
 function setSetup(patch: Partial<TableSetup>): void {
@@ -79,6 +80,7 @@ export function Lobby() {
         <summary id="new-table-title">${tr(lang, 'newTable')}</summary>
         <label class="check"><input type="checkbox" data-testid="opt-robots" checked=${setup.robots}
           onChange=${(e: Event) => setSetup({ robots: (e.target as HTMLInputElement).checked })} /> ${tr(lang, 'withRobots')}</label>
+        <${NewTableOptions} />
         <label>${tr(lang, 'pointLimit')}
           <input type="number" min="0" step="50" data-testid="opt-points" value=${setup.pointLimit} onInput=${(e: Event) => setSetup({ pointLimit: num(e) })} /></label>
         <label>${tr(lang, 'turnSeconds')}
@@ -91,6 +93,7 @@ export function Lobby() {
           </select></label>
         <button type="button" data-testid="new-table" disabled=${busy} onClick=${() => void openTable()}>${tr(lang, 'openTable')}</button>
       </details>
+      <${JoinById} />
       <${Refusal} place="lobby" />
       ${notice ? html`<p class="notice">${notice}</p>` : null}
     </section>

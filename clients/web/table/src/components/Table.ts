@@ -15,7 +15,9 @@ import { TableChat } from './Chat.js';
 import { Center } from './Center.js';
 import { ConfirmButton } from './Confirm.js';
 import { DealEnd } from './DealEnd.js';
+import { Friends } from './Friends.js';
 import { Hand } from './Hand.js';
+import { WaitingInvites } from './Invitations.js';
 import { Log } from './Log.js';
 import { Melds } from './Melds.js';
 import { Refusal } from './Refusal.js';
@@ -112,7 +114,9 @@ export function Table() {
       <p data-testid="waiting-players">${tr(lang, 'waitingPlayers', { taken, players: view.players })}</p>
       <ul class="seats-list">${view.seats.map((s) => html`<li>${s.taken ? seatName(lang, view, s.seat) : tr(lang, 'freeSeat')}</li>`)}</ul>
       <${Refusal} place="table" />
-    </section>`;
+      <${WaitingInvites} view=${view} />
+    </section>
+    <${Friends} />`;
   }
   return html`<div class="table" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
     <a class="skip" href="#hand">${tr(lang, 'skipToHand')}</a>
