@@ -373,6 +373,7 @@ async def start(
         feed or hub,
         event_hub,
         hold=feed.hold if feed is not None else None,
+        steady=lambda: hub.steady,
     )
     # Each service's servicer, served on the gRPC port and on the browser port alike.
     services: list[tuple[object, ServiceDescriptor]] = [

@@ -13,7 +13,7 @@ import pytest
 from tranca.platform.chat import EDIT_WINDOW_MS, RoomKind
 from tranca.platform.friendships import Operation
 from tranca.services.access import Credentials
-from tranca.services.chat import Chat, RoomRef
+from tranca.services.chat import Chat, ChatMessage, RoomRef
 from tranca.services.errors import Refused
 from tranca.services.friends import Friends
 from tranca.services.games import Joining
@@ -243,3 +243,47 @@ async def test_a_watch_follows_the_room_from_an_id(world: World, chat: Chat) -> 
     await chat.post(ana, room, "2", text="two")
     await asyncio.wait_for(task, 2)
     assert seen == ["one", "two"]
+
+
+async def test_watchers_of_a_room_woken_together_share_one_read(
+    world: World, store: ChatMemory
+) -> None:
+    # Woken by the hint alone: no timer read comes between.
+    chat = Chat(
+        world.access,
+        store,
+        world.repo,
+        masking,
+        lambda: world.repo.now,
+        WatchCounts(4, 10),
+        *hub_thrice(),
+        poll_seconds=60,
+    )
+    game_id, (ana, bia), watcher = await table(world)
+    room = RoomRef(RoomKind.TABLE, game_id)
+    reads: list[int] = []
+    read = store.messages
+
+    async def counted(*args: object) -> list[ChatMessage]:
+        reads.append(1)
+        await asyncio.sleep(0.01)  # long enough for every woken watcher to ask
+        return await read(*args)  # type: ignore[arg-type]
+
+    store.messages = counted  # type: ignore[method-assign,assignment]
+    got: dict[str, list[str]] = {"bia": [], "watcher": []}
+
+    async def follow(who: str, creds: Credentials) -> None:
+        async for m in chat.watch(creds, room, 0):
+            got[who].append(m.text)
+            return
+
+    tasks = [
+        asyncio.create_task(follow("bia", bia)),
+        asyncio.create_task(follow("watcher", watcher)),
+    ]
+    await asyncio.sleep(0.05)
+    reads.clear()
+    await chat.post(ana, room, "1", text="olá")
+    await asyncio.wait_for(asyncio.gather(*tasks), 2)
+    assert got == {"bia": ["olá"], "watcher": ["olá"]}
+    assert len(reads) == 1

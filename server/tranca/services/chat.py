@@ -29,6 +29,7 @@ has the store keep the message.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -66,7 +67,12 @@ from .sessions import Clock
 MAX_CLIENT_ID = 64
 DEFAULT_PAGE = 50
 MAX_PAGE = 200
+# A room's stream reads the room on this timer as well as on hints: every second
+# where other replicas' messages send no hint here (no change feed, or the feed's
+# connection down), every half minute while the NATS feed carries them (a message
+# lost on a live connection then waits that long).
 POLL_SECONDS = 1.0
+STEADY_POLL_SECONDS = 30.0
 # Per author: a message a second on average, five at once; per room, ten a second.
 AUTHOR_RATE, AUTHOR_BURST = 1.0, 5.0
 ROOM_RATE, ROOM_BURST = 10.0, 30.0
@@ -247,7 +253,9 @@ class Chat:
         event_hints: ChatNotifier,
         *,
         hold: Callable[[str], Awaitable[None]] | None = None,
+        steady: Callable[[], bool] = lambda: False,
         poll_seconds: float = POLL_SECONDS,
+        steady_poll_seconds: float = STEADY_POLL_SECONDS,
     ) -> None:
         self.access = access
         self.repo = repo
@@ -262,6 +270,12 @@ class Chat:
         # message either committed before that read or wakes it.
         self.hold = hold
         self.poll_seconds = poll_seconds
+        # Whether the change feed carries other replicas' hints now (``Hub.steady``).
+        self.steady = steady
+        self.steady_poll_seconds = steady_poll_seconds
+        # One read of a room from a point at a time in this process: its watchers,
+        # woken together by one message, share it (``_read_after``).
+        self._reads: dict[tuple[str, str, int], asyncio.Future[list[ChatMessage]]] = {}
         self.authors = RateLimiter(AUTHOR_RATE, AUTHOR_BURST)
         self.rooms = RateLimiter(ROOM_RATE, ROOM_BURST)
 
@@ -571,9 +585,7 @@ class Chat:
             hidden, hidden_at = await self._hidden(speaker), self.clock()
             while True:
                 hint.clear()
-                rows = await self.repo.messages(
-                    speaker.app_id, speaker.room.stored, last, None, MAX_PAGE, False
-                )
+                rows = await self._read_after(speaker.app_id, speaker.room.stored, last)
                 if self.clock() - hidden_at > HIDDEN_REFRESH_MS:
                     hidden, hidden_at = await self._hidden(speaker), self.clock()
                 for row in rows:
@@ -582,7 +594,40 @@ class Chat:
                         yield _as_seen(row, speaker)
                 if len(rows) == MAX_PAGE:
                     continue
-                await hint.wait(self.poll_seconds)
+                steady = self.steady()
+                await hint.wait(self.steady_poll_seconds if steady else self.poll_seconds)
+
+    async def _read_after(self, app_id: str, room: str, after: int) -> list[ChatMessage]:
+        """The room's rows after ``after``: read once however many of this process's
+        watchers ask at the same time (a room's readers, woken by one message, are
+        all at the same point)."""
+        key = (app_id, room, after)
+        pending = self._reads.get(key)
+        if pending is not None:
+            try:
+                return await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if not pending.cancelled() or (task is not None and task.cancelling()):
+                    raise
+                # The reader that started it was cancelled, not this one: read here.
+        future: asyncio.Future[list[ChatMessage]] = asyncio.get_running_loop().create_future()
+        self._reads[key] = future
+        try:
+            rows = await self.repo.messages(app_id, room, after, None, MAX_PAGE, False)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: the waiters, if any, raise it themselves
+            raise
+        else:
+            future.set_result(rows)
+            return rows
+        finally:
+            if self._reads.get(key) is future:
+                del self._reads[key]
 
 
 def quick_phrases(language: str) -> list[tuple[str, str]]:
