@@ -320,9 +320,7 @@ def combine(
         sent = sum(p["sent"] for p in parts)
         delivery = [v for p in parts for v in p["delivery"]]
         cross = sum(p["cross_replica"] for p in parts)
-        lags = [
-            latency_summary(p["loop_lag"])["p99_ms"] if p["loop_lag"] else None for p in parts
-        ]
+        lags = [latency_summary(p["loop_lag"])["p99_ms"] if p["loop_lag"] else None for p in parts]
         phases.append(
             {
                 "kind": parts[0]["kind"],

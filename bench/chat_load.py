@@ -371,7 +371,9 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--preset", default="tranca-000")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--think-ms", type=float, default=0.0, help="a pause before each move")
-    p.add_argument("--interval", type=float, default=3.0, help="mean seconds between a player's messages")
+    p.add_argument(
+        "--interval", type=float, default=3.0, help="mean seconds between a player's messages"
+    )
     p.add_argument("--phases", type=parse_phases, default=["off", "idle", "on"])
     p.add_argument("--phase-seconds", type=float, default=25.0)
     p.add_argument("--settle", type=float, default=3.0, help="seconds of each phase not counted")
