@@ -57,7 +57,8 @@ class Phase:
     end: float
     moves: int = 0
     submit: list[float] = field(default_factory=list)  # SubmitMove latencies, s
-    sent: int = 0  # messages acknowledged, sent within the window
+    attempted: int = 0  # messages sent within the window, answered or not
+    sent: int = 0  # of which acknowledged
     send: list[float] = field(default_factory=list)  # SendChatMessage latencies, s
     # Receipts by another seat of the messages sent within the window: delivery
     # latencies, s (a message sent near the end is counted when it arrives later).
@@ -72,6 +73,7 @@ class Phase:
             "seconds": round(self.end - self.measured_from, 3),
             "moves": self.moves,
             "submit": [round(v, 5) for v in self.submit],
+            "attempted": self.attempted,
             "sent": self.sent,
             "send": [round(v, 5) for v in self.send],
             "delivery": [round(v, 5) for v in self.delivery],
@@ -260,9 +262,11 @@ class ChatLoad(LoadGenerator):
                     client_message_id=uuid.uuid4().hex,
                 )
                 md = (("authorization", f"Bearer {table.tokens[seat]}"),)
+                phase = self.window(sent)
+                if phase is not None:
+                    phase.attempted += 1
                 try:
                     await stub.SendChatMessage(request, metadata=md, timeout=self.timeout)
-                    phase = self.window(sent)
                     if phase is not None:
                         phase.sent += 1
                         phase.send.append(time.time() - sent)
