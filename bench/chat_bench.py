@@ -376,9 +376,11 @@ def summarise(phases: list[dict[str, Any]]) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "moves_per_second": by_kind,
         "on_over_off": ratios["on"],
-        "on_over_off_median": statistics.median(ratios["on"]) if ratios["on"] else None,
+        "on_over_off_median": round(statistics.median(ratios["on"]), 3) if ratios["on"] else None,
         "idle_over_off": ratios["idle"],
-        "idle_over_off_median": statistics.median(ratios["idle"]) if ratios["idle"] else None,
+        "idle_over_off_median": (
+            round(statistics.median(ratios["idle"]), 3) if ratios["idle"] else None
+        ),
     }
     if on:
         summary["deliveries_per_second"] = round(
