@@ -198,7 +198,7 @@ bench: venv compiled peer-deps system-deps
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results
 	$(BIN)/python bench/matchmaking_bench.py --out bench/results --players 1000 --arrivals 50 --seconds 20
-	$(BIN)/python bench/chat_bench.py --out bench/results --tables 250 --processes 2
+	$(BIN)/python bench/chat_bench.py --out bench/results --tables 250 --processes 2 --verify
 	$(BIN)/python bench/tournament_bench.py --out bench/results --sizes 64 256 1024
 	$(MAKE) arena
 
