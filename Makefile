@@ -189,7 +189,7 @@ pytest: venv node-deps web
 ## and quick play's matchmaker (a queue of 1,000 players, the wait in a steady stream):
 ## bench/results/matchmaking.{json,md}. Then tournaments' GetTournament p99 and the time to record
 ## a result, for 64-, 256- and 1,024-player Swiss events with draws: bench/results/tournaments.{json,md}.
-bench: venv compiled peer-deps
+bench: venv compiled peer-deps system-deps
 	PYTHONPATH=$(COMPILED) $(BIN)/python bench/engine_bench.py --out bench/results
 	$(BIN)/python bench/engine_bench.py --out bench/results --name engine-interpreted
 	$(BIN)/python bench/edge_bench.py --out bench/results
@@ -198,6 +198,7 @@ bench: venv compiled peer-deps
 	$(BIN)/python bench/service_bench.py --out bench/results --rounds 3
 	$(BIN)/python bench/webhook_bench.py --out bench/results
 	$(BIN)/python bench/matchmaking_bench.py --out bench/results --players 1000 --arrivals 50 --seconds 20
+	$(BIN)/python bench/chat_bench.py --out bench/results --tables 250 --processes 2 --verify
 	$(BIN)/python bench/tournament_bench.py --out bench/results --sizes 64 256 1024
 	$(MAKE) arena
 
