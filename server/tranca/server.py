@@ -342,7 +342,9 @@ async def start(
     # Players' presence: every call with a player's session or seat token (and their
     # open event stream) records them seen, at most every few seconds per process.
     presence_store = PresenceStore(store)
-    access.sightings = Sightings(presence_store, now_ms)
+    # Sightings written once a second in one transaction, never on a call's path.
+    sightings = Sightings(presence_store, now_ms, batch_seconds=1.0)
+    access.sightings = sightings
     player_presence = PlayerPresence(access, presence_store, sessions_store, now_ms)
     key_fetcher: KeyFetcher = HttpKeyFetcher(destinations, key_client)
     # The development app also accepts a test identity provider of the server's own.
@@ -535,6 +537,7 @@ async def start(
             reuse_port=reuse_port,
         )
     running.tasks.append(asyncio.create_task(_watch_database(running, cfg.health_interval)))
+    running.tasks.append(asyncio.create_task(sightings.run()))
     running.watch_leases = watch_leases
     if watch_leases.enabled:
         running.tasks.append(asyncio.create_task(watch_leases.renew_forever()))

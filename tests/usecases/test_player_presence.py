@@ -257,3 +257,17 @@ async def test_the_friends_list_shows_each_friends_presence(
     shown = {r.player_id: r.presence for r in page.relationships}
     assert shown["bia"] is not None and shown["bia"].status == Status.ONLINE
     assert shown["caio"] is not None and not shown["caio"].visible
+
+
+async def test_served_sightings_wait_for_no_write_and_go_in_one_batch(world: World) -> None:
+    store = PresenceMemory(world.repo, FriendsMemory(world.repo.sessions))
+    sightings = Sightings(store, lambda: world.repo.now, batch_seconds=1.0)
+    for player in ("ana", "bia", "ana"):
+        await sightings.seen(world.app.id, player, batched=True)
+    assert store.sightings == []  # no seat's call waited for a write
+    assert await sightings.flush() == 2
+    assert sorted(p for _, p, _ in store.sightings) == ["ana", "bia"]
+    assert await sightings.flush() == 0
+    # A session's call writes its own at once.
+    await sightings.seen(world.app.id, "caio")
+    assert [p for _, p, _ in store.sightings][-1] == "caio"

@@ -104,7 +104,7 @@ class Seen(Protocol):
     """Where a player's call is recorded as a sighting of them
     (``services/player_presence.py``'s ``Sightings``)."""
 
-    async def seen(self, app_id: str, player_id: str) -> None: ...
+    async def seen(self, app_id: str, player_id: str, *, batched: bool = False) -> None: ...
 
 
 class CredentialRepository(Protocol):
@@ -321,7 +321,8 @@ class Access:
         self.limit_player(loaded.player)
         seat = loaded.player.seat
         if self.sightings is not None and 0 <= seat < len(loaded.state.seats):
-            await self.sightings.seen(loaded.app_id, loaded.state.seats[seat].player_id)
+            player_id = loaded.state.seats[seat].player_id
+            await self.sightings.seen(loaded.app_id, player_id, batched=True)
         return loaded
 
 

@@ -20,10 +20,13 @@ they were blocked.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
+
+import structlog
 
 from ..platform.friendships import Relation
 from ..platform.presence import (
@@ -44,6 +47,8 @@ from .friends import AppPolicies, acting_player, check_player_id
 from .ports import GameRecord
 from .sessions import Clock
 
+log = structlog.get_logger("tranca.presence")
+
 MAX_ASKED = 100  # players a GetPresence asks about
 MAX_TRACKED = 50_000  # players a process remembers writing (then it forgets them all)
 
@@ -52,6 +57,10 @@ class SightingRepository(Protocol):
     async def mark_seen(self, app_id: str, player_id: str, now: int) -> None:
         """The player was seen at ``now`` (epoch ms): kept if later than the time
         stored."""
+        ...
+
+    async def mark_seen_many(self, seen: Sequence[tuple[str, str, int]]) -> None:
+        """``mark_seen`` of each (app, player, time), in one transaction."""
         ...
 
 
@@ -90,7 +99,16 @@ class PresenceRepository(SightingRepository, Protocol):
 
 class Sightings:
     """This process's record of when it last wrote each player's sighting, so that a
-    stream of calls turns into one write every ``every_ms`` per player."""
+    stream of calls turns into one write every ``every_ms`` per player.
+
+    A call with a seat's token (the move path: ``batched``) never waits for the
+    database when the process batches (``batch_seconds`` > 0): its sighting is kept
+    here and ``run`` writes every one kept in one transaction each
+    ``batch_seconds``, so a move costs no write of its own and a thousand players'
+    sightings are one statement a second, which no burst of other writes (chat's, a
+    tournament round's) makes a move wait behind. A call with a session writes its
+    sighting itself (one write in ``every_ms`` per player), so a player who has just
+    signed in or looked at their friends shows online at once, on every replica."""
 
     def __init__(
         self,
@@ -98,14 +116,17 @@ class Sightings:
         clock: Clock,
         every_ms: int = SEEN_EVERY_MS,
         monotonic: Callable[[], float] = time.monotonic,
+        batch_seconds: float = 0.0,
     ) -> None:
         self.repo = repo
         self.clock = clock
         self.every = every_ms / 1000
         self.monotonic = monotonic
+        self.batch_seconds = batch_seconds
         self._written: dict[tuple[str, str], float] = {}
+        self._pending: dict[tuple[str, str], int] = {}
 
-    async def seen(self, app_id: str, player_id: str) -> None:
+    async def seen(self, app_id: str, player_id: str, *, batched: bool = False) -> None:
         """The player is here now. Best effort: a database that cannot take the write
         costs the call nothing, and the next call tries again."""
         if not player_id:
@@ -117,10 +138,40 @@ class Sightings:
         if len(self._written) >= MAX_TRACKED:
             self._written.clear()  # at worst one extra write per player
         self._written[key] = now
+        if batched and self.batch_seconds > 0:
+            if len(self._pending) < MAX_TRACKED:
+                self._pending[key] = self.clock()
+            return
         try:
             await self.repo.mark_seen(app_id, player_id, self.clock())
         except Unavailable:
             self._written.pop(key, None)
+
+    async def flush(self) -> int:
+        """Write the sightings kept since the last flush, in one transaction; how
+        many. Those the database could not take are tried again at their players'
+        next calls."""
+        batch, self._pending = self._pending, {}
+        if not batch:
+            return 0
+        try:
+            await self.repo.mark_seen_many([(a, p, at) for (a, p), at in batch.items()])
+        except Unavailable:
+            for key in batch:
+                self._written.pop(key, None)
+            return 0
+        return len(batch)
+
+    async def run(self) -> None:
+        """``flush`` every ``batch_seconds`` until cancelled."""
+        while True:
+            await asyncio.sleep(self.batch_seconds)
+            try:
+                await self.flush()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sightings_flush_failed")
 
 
 @dataclass(frozen=True)

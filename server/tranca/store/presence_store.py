@@ -64,6 +64,30 @@ class PresenceStore:
                 )
             )
 
+    async def mark_seen_many(self, seen: Sequence[tuple[str, str, int]]) -> None:
+        if not seen:
+            return
+        async with self.store.writing() as conn:
+            insert = _insert(conn).values(
+                [
+                    {
+                        "app_id": app_id,
+                        "player_id": player_id,
+                        "last_seen_ms": at,
+                        "away": False,
+                        "visibility": Visibility.FRIENDS.value,
+                    }
+                    for app_id, player_id, at in seen
+                ]
+            )
+            await conn.execute(
+                insert.on_conflict_do_update(
+                    index_elements=[PlayerPresenceRow.app_id, PlayerPresenceRow.player_id],
+                    set_={"last_seen_ms": insert.excluded.last_seen_ms},
+                    where=PlayerPresenceRow.last_seen_ms < insert.excluded.last_seen_ms,
+                )
+            )
+
     async def presence_settings(
         self, app_id: str, player_ids: Sequence[str]
     ) -> dict[str, Settings]:

@@ -27,6 +27,10 @@ class PresenceMemory:
         self.sightings: list[tuple[str, str, int]] = []
         self.down = False
 
+    async def mark_seen_many(self, seen: Sequence[tuple[str, str, int]]) -> None:
+        for app_id, player_id, now in seen:
+            await self.mark_seen(app_id, player_id, now)
+
     async def mark_seen(self, app_id: str, player_id: str, now: int) -> None:
         if self.down:
             raise Unavailable("the database is not answering")
