@@ -376,6 +376,17 @@ class PostgresMovePath:
     async def _fetchrow(self, sql: str, *args: Any) -> Any:
         return await self._using(lambda conn: conn.fetchrow(sql, *args))
 
+    async def fetchrow(self, sql: str, *args: Any) -> Any:
+        """One statement of another hot path (chat's post and reads, store/
+        chat_store.py) on this pool's connections, prepared once per connection: the
+        move path's own cost, not SQLAlchemy's."""
+        return await self._fetchrow(sql, *args)
+
+    async def fetch(self, sql: str, *args: Any) -> list[Any]:
+        """``fetchrow``'s rows."""
+        rows: list[Any] = await self._using(lambda conn: conn.fetch(sql, *args))
+        return rows
+
     async def seat_game(self, token_hash: str, now_ms: int) -> SeatRow | None:
         row = await self._fetchrow(self.SEAT_GAME, token_hash, now_ms)
         return None if row is None else SeatRow(*row)

@@ -114,6 +114,11 @@ class Store:
         self._kept: dict[str, tuple[int, GameState]] = {}
         self._kept_hits = 0
 
+    def bounded(self) -> Bounded:
+        """A bounded call on the move path's connections from another of the store's
+        modules (chat's): the store's deadline, driver errors as ``Unavailable``."""
+        return self._guard()
+
     def _guard(self, seconds: float | None = None) -> Bounded:
         """A bounded database call whose driver errors become ``Unavailable``
         (``seconds``: longer than the store's timeout, for a large write)."""
