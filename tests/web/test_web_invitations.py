@@ -26,7 +26,9 @@ from tranca.v1 import notifications_pb2_grpc as npb_grpc
 ANA, BIA = "Ana Anfitriã", "Bia Convidada"
 
 
-def invitations(server: WebServer, player_id: str, direction: int) -> list[pb.TableInvitation]:
+def invitations(
+    server: WebServer, player_id: str, direction: pb.InvitationDirection.ValueType
+) -> list[pb.TableInvitation]:
     """The player's invitations one way, newest first, as the server holds them (the app's key)."""
     listed = pb_grpc.InvitationServiceStub(server.channel).ListInvitations(
         pb.ListInvitationsRequest(acting_player_id=player_id, direction=direction),
