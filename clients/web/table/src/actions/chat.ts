@@ -214,6 +214,7 @@ export async function sendChat(room: ChatRoomRef, what: { text?: string; phrase?
       .sendChatMessage(room, { ...(what.phrase ? { phrase: what.phrase } : { text }), clientMessageId: id.id });
     pending.delete(key);
     setRoom(key, (r) => ({ messages: applyMessage(r.messages, sent), sending: false }));
+    if (getState().chatSanction) liftSanction(); // taken: whatever sanction the page knew of is over
     return true;
   } catch (err) {
     // A refusal kept nothing: the next try is a new message. A failure may have: the same id.
@@ -442,6 +443,12 @@ export function sanctionOf(err: TrancaError): ChatSanction | null {
 function keepSanction(sanction: ChatSanction): void {
   update({ chatSanction: sanction });
   if (sanction.playerId) localStorage.setItem(SANCTION_KEY, JSON.stringify(sanction));
+}
+
+/** The sanction the page knew of is over (a message was taken). */
+function liftSanction(): void {
+  update({ chatSanction: null });
+  localStorage.removeItem(SANCTION_KEY);
 }
 
 /** The account's sanction this browser was told of, while it lasts; null otherwise. */
