@@ -48,9 +48,13 @@ import {
   ChatService,
   type ChatMessage,
   ChatMessageSchema,
+  type ChatReport,
   type ChatRoom,
   type ListChatMessagesResponse,
+  type ListChatReportsResponse,
   type QuickPhrase,
+  ReportStatus,
+  type Resolution,
   RoomKind,
 } from './gen/tranca/v1/chat_pb.js';
 import {
@@ -226,6 +230,22 @@ export interface ChatWatchOptions {
   signal?: AbortSignal;
   /** Told of each reconnection: the message id it resumes after and the error that ended the stream. */
   onReconnect?: (afterId: bigint, error: TrancaError | null) => void;
+}
+
+export interface ListChatReportsOptions {
+  /** Only reports in this status (the default: any). */
+  status?: ReportStatus;
+  /** Reports per page: 1 to 200 (0: 50). */
+  pageSize?: number;
+  /** The previous page's nextPageToken, exactly as it came; empty for the first page. */
+  pageToken?: string;
+}
+
+export interface ResolveChatReportOptions {
+  /** How long a mute (1 to 2,592,000) or a ban (0: no end) lasts, in seconds; 0 for a dismissal or a warning. */
+  seconds?: bigint | number;
+  /** The administrator's note, sent to the author with a warning or a sanction (at most 500 characters). */
+  note?: string;
 }
 
 export interface SubmitOptions {
@@ -1217,6 +1237,95 @@ export class TrancaClient {
       { retry: true, credential: 'player' },
     );
     return out.phrases;
+  }
+
+  // ----- chat's moderation ----------------------------------------------------------------
+  //
+  // A player's session mutes players (their messages hidden from it in every room) and
+  // reports messages; the app's key pages the reports and resolves them. Muting,
+  // unmuting and reporting are idempotent (again: changed = false, or the same report),
+  // so they are retried after a transport failure; a resolution is not.
+
+  /**
+   * Hides a player's messages from the session's player in every room (at most 1,000
+   * players: MUTE_LIMIT_REACHED). Whether anything changed (false: muted already).
+   */
+  async muteChatPlayer(playerId: string): Promise<boolean> {
+    const out = await this.call((o) => this.chat.muteChatPlayer({ playerId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return out.changed;
+  }
+
+  /** Shows a muted player's messages again. Whether anything changed (false: not muted). */
+  async unmuteChatPlayer(playerId: string): Promise<boolean> {
+    const out = await this.call((o) => this.chat.unmuteChatPlayer({ playerId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return out.changed;
+  }
+
+  /** The ids of the players the session's player muted, in order. */
+  async listMutedChatPlayers(): Promise<string[]> {
+    const out = await this.call((o) => this.chat.listMutedChatPlayers({}, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return out.playerIds;
+  }
+
+  /**
+   * Reports another player's message of a room the caller reads, with a reason (at
+   * most 500 characters; may be empty), into the app's queue; the report, with the
+   * messages around it as they are now. A message is reported once by a player: again
+   * (a retry after a lost answer) is the same report. MESSAGE_NOT_FOUND,
+   * CHAT_NOT_ALLOWED (a room the caller does not read), MALFORMED_REQUEST (the caller's own message).
+   */
+  async reportChatMessage(room: ChatRoomRef, messageId: bigint | number, reason = ''): Promise<ChatReport> {
+    const request = { room: { kind: room.kind, id: room.id }, messageId: BigInt(messageId), reason };
+    const out = await this.call((o) => this.chat.reportChatMessage(request, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return required(out.report);
+  }
+
+  /** A page of the app's queue of reports, newest first (the app's key only: APP_KEY_REQUIRED). */
+  listChatReports(options: ListChatReportsOptions = {}): Promise<ListChatReportsResponse> {
+    const request = {
+      status: options.status ?? ReportStatus.UNSPECIFIED,
+      pageSize: options.pageSize ?? 0,
+      pageToken: options.pageToken ?? '',
+    };
+    return this.call((o) => this.chat.listChatReports(request, o), { retry: true, credential: 'app' });
+  }
+
+  /**
+   * Resolves an open report (the app's key only): dismiss, warn the author (a
+   * "chat_warning" event), mute their chat for `seconds` or ban it (0: no end; a
+   * "chat_sanction" event, and their messages refused CHAT_MUTED or CHAT_BANNED until
+   * it ends). The report resolved. Not retried after a transport failure: a report is
+   * resolved once, and a repeat answers REPORT_RESOLVED (listChatReports tells whether
+   * a lost answer's resolution was made).
+   */
+  async resolveChatReport(
+    reportId: bigint | number,
+    resolution: Resolution,
+    options: ResolveChatReportOptions = {},
+  ): Promise<ChatReport> {
+    const request = {
+      reportId: BigInt(reportId),
+      resolution,
+      seconds: BigInt(options.seconds ?? 0n),
+      note: options.note ?? '',
+    };
+    const out = await this.call((o) => this.chat.resolveChatReport(request, o), {
+      retry: false,
+      credential: 'app',
+    });
+    return required(out.report);
   }
 
   // ----- quick play ------------------------------------------------------------------

@@ -3,7 +3,8 @@
 // plurals, the server's robots named in the page's language, sides as the server
 // names them; the finished deals' tables the page keeps, the deal a logged change
 // belongs to, and the turn's timer by the server's clock; the chat's messages with
-// their amendments applied, a table's chat mode and who may change a message. The page's modules are
+// their amendments applied, a table's chat mode and who may change a message; the
+// muted players' messages left out, a sanction of the player's own chat in words. The page's modules are
 // bundled for Node by esbuild first.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ before(async () => {
     entry,
     `export * from '${src}words.ts';\nexport * from '${src}i18n/index.ts';\nexport * from '${src}people.ts';\n` +
       `export * from '${src}deals.ts';\nexport { timeLeft } from '${src}components/Seats.ts';\n` +
-      `export { applyMessage, canAmend, spectatorsHeld, tableChatMode } from '${src}actions/chat.ts';\n` +
+      `export { activeSanction, applyMessage, canAmend, sanctionWords, spectatorsHeld, tableChatMode, unmutedMessages } from '${src}actions/chat.ts';\n` +
       `export { ChatMessageSchema } from '${new URL('../src/gen/tranca/v1/chat_pb.ts', import.meta.url).pathname}';\n` +
       `export { create } from '@bufbuild/protobuf';\nexport * from '${new URL('../src/gen/tranca/v1/game_pb.ts', import.meta.url).pathname}';\n`,
   );
@@ -212,4 +213,29 @@ test('chat: a table\'s mode, the spectators held from a rated table\'s players, 
   assert.equal(m.canAmend(mine, 1_000 + 5 * 60_000), false);
   assert.equal(m.canAmend({ ...mine, clientMessageId: '' }, 2_000), false);
   assert.equal(m.canAmend({ ...mine, deleted: true }, 2_000), false);
+});
+
+test('chat\'s moderation: a muted player\'s messages left out (one\'s own never), a sanction in words while it lasts', () => {
+  const msg = (init) => m.create(m.ChatMessageSchema, init);
+  const shown = [
+    msg({ id: 1n, kind: 'text', authorId: 'bia', text: 'spam' }),
+    msg({ id: 2n, kind: 'text', authorId: 'ana', text: 'hi', clientMessageId: 'c' }),
+    msg({ id: 3n, kind: 'phrase', authorId: 'cid', phrase: 'thanks' }),
+    msg({ id: 4n, kind: 'text', authorId: '', seat: 1, text: 'a seat without a player' }),
+  ];
+  assert.deepEqual(m.unmutedMessages(shown, ['bia']).map((x) => x.id), [2n, 3n, 4n]);
+  assert.deepEqual(m.unmutedMessages(shown, null).map((x) => x.id), [1n, 2n, 3n, 4n]);
+  assert.deepEqual(m.unmutedMessages(shown, ['ana', 'cid']).map((x) => x.id), [1n, 2n, 4n], 'one\'s own always');
+  const now = Date.UTC(2030, 0, 1, 12, 0);
+  const mute = { playerId: 'bia', kind: 'mute', untilMs: now + 600_000, note: 'be kind' };
+  const account = { playerId: 'bia', name: 'Bia', kind: 'guest' };
+  assert.equal(m.activeSanction({ chatSanction: mute, account, now: Date.now() }), Date.now() < mute.untilMs ? mute : null);
+  assert.equal(m.activeSanction({ chatSanction: { ...mute, untilMs: Date.now() - 1 }, account, now: Date.now() }), null, 'ended');
+  assert.equal(m.activeSanction({ chatSanction: mute, account: { ...account, playerId: 'ana' }, now: 0 }), null, 'another account\'s');
+  const ban = { ...mute, kind: 'ban', untilMs: 0, note: '' };
+  assert.equal(m.activeSanction({ chatSanction: ban, account, now: Date.now() }), ban, 'a ban with no end');
+  const words = m.sanctionWords('en', mute);
+  assert.match(words, /^Your chat is muted until .+\. The moderator’s note: “be kind”$/);
+  assert.equal(m.sanctionWords('pt-BR', ban), 'O seu chat foi fechado pelos moderadores.');
+  assert.match(m.sanctionWords('es', { ...ban, untilMs: now }), /^Los moderadores han cerrado tu chat hasta .+\.$/);
 });

@@ -18,6 +18,8 @@ import {
   moves,
   newRequestId,
   phraseLocale,
+  ReportStatus,
+  Resolution,
   rooms,
 } from '../dist/index.js';
 import { ErrorInfoSchema, LocalizedMessageSchema } from '../dist/gen/google/rpc/error_details_pb.js';
@@ -297,4 +299,90 @@ test('quick phrases are asked for in the language named, or the client\'s', asyn
   assert.deepEqual(calls.map((c) => c.body), [{ locale: 'pt' }, { locale: 'es' }, {}]);
   assert.deepEqual(['pt-BR', 'es-AR', 'EN', 'fr'].map(phraseLocale), ['pt', 'es', 'en', 'fr']);
   assert.deepEqual(rooms.direct('ana'), { kind: RoomKind.DIRECT, id: 'ana' });
+});
+
+test('mutes, unmutes and the muted list are a session\'s, each sent again after a transport failure', async () => {
+  const { fetch, calls } = fakeFetch([
+    new TypeError('fetch failed'),
+    [200, { changed: true }],
+    [503, { code: 'unavailable', message: 'down' }],
+    [200, {}],
+    [200, { playerIds: ['bia', 'cid'] }],
+    [400, connectError('invalid_argument', 'not yourself', 'MALFORMED_REQUEST', {})],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', apiKey: 'k', token: 'ts_ana', retry: FAST, fetch });
+  assert.equal(await client.muteChatPlayer('bia'), true);
+  assert.deepEqual(calls.slice(0, 2).map((c) => [c.path, c.body]), [
+    ['/tranca.v1.ChatService/MuteChatPlayer', { playerId: 'bia' }],
+    ['/tranca.v1.ChatService/MuteChatPlayer', { playerId: 'bia' }],
+  ]);
+  assert.equal(calls[0].headers.get('authorization'), 'Bearer ts_ana', 'the session, not the app\'s key');
+  assert.equal(calls[0].headers.get('x-api-key'), null);
+  assert.equal(await client.unmuteChatPlayer('cid'), false, 'not muted: nothing changed');
+  assert.equal(calls[3].path, '/tranca.v1.ChatService/UnmuteChatPlayer');
+  assert.deepEqual(await client.listMutedChatPlayers(), ['bia', 'cid']);
+  assert.equal(calls[4].path, '/tranca.v1.ChatService/ListMutedChatPlayers');
+  const err = await client.muteChatPlayer('ana').catch((e) => e);
+  assert.ok(err instanceof TrancaError);
+  assert.equal(err.reason, 'MALFORMED_REQUEST');
+  assert.equal(calls.length, 6, 'a refusal is not sent again');
+});
+
+test('a report is sent again after a transport failure: the same report comes back', async () => {
+  const report = { id: '5', reporterId: 'ana', reportedId: 'bia', room: { kind: 'ROOM_KIND_LOBBY', id: 'main' }, messageId: '12', reason: 'spam', status: 'REPORT_STATUS_OPEN', evidence: [{ id: '12', kind: 'text', text: 'buy chips' }] };
+  const { fetch, calls } = fakeFetch([
+    new TypeError('fetch failed'),
+    [200, { report }],
+    [200, { report: { ...report, reason: '' } }],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 'ts_ana', retry: FAST, fetch });
+  const out = await client.reportChatMessage(rooms.lobby('main'), 12, 'spam');
+  assert.deepEqual([out.id, out.reportedId, out.status, out.evidence.map((m) => m.text)], [5n, 'bia', ReportStatus.OPEN, ['buy chips']]);
+  assert.equal(calls.length, 2);
+  assert.deepEqual(calls[0].body, { room: { kind: 'ROOM_KIND_LOBBY', id: 'main' }, messageId: '12', reason: 'spam' });
+  assert.deepEqual(calls[1].body, calls[0].body);
+  await client.reportChatMessage(rooms.table('g'), 3n);
+  assert.deepEqual(calls[2].body, { room: { kind: 'ROOM_KIND_TABLE', id: 'g' }, messageId: '3' });
+});
+
+test('the app\'s queue is read with its key, and a resolution is not sent again after a transport failure', async () => {
+  const { fetch, calls } = fakeFetch([
+    [503, { code: 'unavailable', message: 'down' }],
+    [200, { reports: [{ id: '5', status: 'REPORT_STATUS_OPEN' }], nextPageToken: 'n2' }],
+    [200, { report: { id: '5', status: 'REPORT_STATUS_RESOLVED', resolution: 'RESOLUTION_MUTE', untilMs: '1700000600000', note: 'be kind' } }],
+    new TypeError('fetch failed'),
+    [400, connectError('failed_precondition', 'resolved already', 'REPORT_RESOLVED', {})],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', apiKey: 'app-key', token: 'ts_ana', retry: FAST, fetch });
+  const page = await client.listChatReports({ status: ReportStatus.OPEN, pageSize: 10, pageToken: 'n1' });
+  assert.deepEqual([page.reports.map((r) => r.id), page.nextPageToken], [[5n], 'n2']);
+  assert.equal(calls.length, 2, 'a read is sent again');
+  assert.equal(calls[0].path, '/tranca.v1.ChatService/ListChatReports');
+  assert.deepEqual(calls[0].body, { status: 'REPORT_STATUS_OPEN', pageSize: 10, pageToken: 'n1' });
+  assert.equal(calls[0].headers.get('x-api-key'), 'app-key', 'the app\'s key, though the client holds a token');
+  assert.equal(calls[0].headers.get('authorization'), null);
+  const done = await client.resolveChatReport(5, Resolution.MUTE, { seconds: 600, note: 'be kind' });
+  assert.deepEqual([done.status, done.resolution, done.untilMs, done.note], [ReportStatus.RESOLVED, Resolution.MUTE, 1700000600000n, 'be kind']);
+  assert.deepEqual(calls[2].body, { reportId: '5', resolution: 'RESOLUTION_MUTE', seconds: '600', note: 'be kind' });
+  assert.equal(calls[2].headers.get('x-api-key'), 'app-key');
+  // A lost answer is the caller's to read in the queue: sent again it would be REPORT_RESOLVED.
+  const lost = await client.resolveChatReport(6n, Resolution.WARN, { note: 'careful' }).catch((e) => e);
+  assert.ok(lost instanceof TrancaError);
+  assert.equal(lost.transient, true);
+  assert.equal(calls.length, 4, 'a resolution is not sent again');
+  assert.deepEqual(calls[3].body, { reportId: '6', resolution: 'RESOLUTION_WARN', note: 'careful' });
+  const again = await client.resolveChatReport(5, Resolution.DISMISS).catch((e) => e);
+  assert.equal(again.reason, 'REPORT_RESOLVED');
+});
+
+test('a sanctioned author\'s message is refused with the sanction\'s end and note', async () => {
+  const { fetch, calls } = fakeFetch([
+    [403, connectError('permission_denied', 'your chat is muted: be kind', 'CHAT_MUTED', { until_ms: '1700000600000', note: 'be kind' }, { locale: 'en', message: 'Your chat is muted for now.' })],
+  ]);
+  const client = new TrancaClient({ baseUrl: 'http://x', token: 'ts_bia', retry: FAST, fetch });
+  const err = await client.sendChatMessage(rooms.lobby('main'), { text: 'hello?' }).catch((e) => e);
+  assert.ok(err instanceof TrancaError);
+  assert.deepEqual([err.codeName, err.reason, err.metadata.until_ms, err.metadata.note], ['PERMISSION_DENIED', 'CHAT_MUTED', '1700000600000', 'be kind']);
+  assert.equal(err.message, 'Your chat is muted for now.');
+  assert.equal(calls.length, 1);
 });

@@ -98,6 +98,15 @@ export interface ChatRoomState {
   sending: boolean;
 }
 
+// ----- chat's moderation (actions/chat.ts) -----
+/** The player's own chat under a moderator's sanction: muted or banned until untilMs (0: a ban with no end). */
+export interface ChatSanction {
+  playerId: string; // whose chat: the account's when it was told
+  kind: 'mute' | 'ban';
+  untilMs: number;
+  note: string; // the moderator's note ('' none)
+}
+
 export interface State {
   lang: Lang;
   config: WebConfig | null;
@@ -140,6 +149,17 @@ export interface State {
   unread: Record<string, number>;
   /** The friend whose conversation is open in the Friends panel ('' none). */
   directWith: string;
+  // ----- chat's moderation (actions/chat.ts) -----
+  /** The players the page's player muted in chat (their messages hidden here); null: not listed yet. */
+  muted: string[] | null;
+  /** The names the muted players were seen with, by id (their messages, their profiles). */
+  mutedNames: Record<string, string>;
+  /** The messages the player reported from this page, by room key and message id ("kind:id#message"). */
+  reported: Record<string, true>;
+  /** The player's own chat muted or banned by a moderator; null: not that the page knows. */
+  chatSanction: ChatSanction | null;
+  /** What a moderator said to the player (a warning, a sanction), or a mute made, in words. */
+  chatNotice: string;
   // ----- invitations to a table (actions/invitations.ts) -----
   /** The invitations received that wait for the player's answer, newest first; null: not listed yet. */
   invitationsReceived: TableInvitation[] | null;
@@ -218,6 +238,11 @@ export const store = createStore<State>({
   phrasesLang: '',
   unread: {},
   directWith: '',
+  muted: null,
+  mutedNames: {},
+  reported: {},
+  chatSanction: null,
+  chatNotice: '',
   invitationsReceived: null,
   invitationsSent: [],
   invitationsNotice: '',

@@ -5,6 +5,13 @@
 // the service took them, so a message sent again after a failure is kept once; the
 // quick phrases in the page's language; direct messages from friends counted unread
 // until their conversation is opened.
+//
+// Moderation: the player mutes another (their messages go from this page's rooms at
+// once, and the service leaves them out after a reload) and unmutes them from the list
+// of muted players; reports another's message with a reason; and is told, in the
+// chat box, when a moderator muted or banned their own chat (the CHAT_MUTED or
+// CHAT_BANNED refusal's until_ms and note, and the "chat_sanction" event), and of a
+// warning (the "chat_warning" event's note).
 import {
   type ChatMessage,
   ChatMode,
@@ -12,11 +19,13 @@ import {
   type GameView,
   GameStatus,
   type PlayerEvent,
+  type TrancaClient,
   RoomKind,
   TrancaError,
   newRequestId,
 } from '../../../src/index.js';
-import { type ChatRoomState, getState, update } from '../store.js';
+import { type Lang, tr } from '../i18n/index.js';
+import { type ChatRoomState, type ChatSanction, type State, getState, update } from '../store.js';
 import { savedSession, service, t } from './service.js';
 
 /** The newest messages read when a room opens, and the most a room keeps on screen. */
@@ -65,11 +74,16 @@ function setRoom(key: string, patch: Partial<ChatRoomState> | ((r: ChatRoomState
   });
 }
 
-/** A refusal in the page's words where they say more than the service's (RATE_LIMITED: wait a moment). */
+/** A refusal in the page's words where they say more than the service's (RATE_LIMITED: wait a moment; a sanction: until when, and why). */
 function refusalOf(err: unknown): { reason: string; message: string } {
   if (err instanceof TrancaError) {
     const reason = err.reason || err.codeName;
     if (reason === 'RATE_LIMITED') return { reason, message: t('chatTooFast') };
+    const sanction = sanctionOf(err);
+    if (sanction) {
+      keepSanction(sanction);
+      return { reason, message: sanctionWords(getState().lang, sanction) };
+    }
     return { reason, message: err.localized?.message ?? err.rawMessage };
   }
   return { reason: 'ERROR', message: String((err as Error)?.message ?? err) };
@@ -97,6 +111,7 @@ function apply(key: string, m: ChatMessage): void {
 }
 
 interface Followed {
+  room: ChatRoomRef;
   token: string;
   stop: AbortController;
 }
@@ -152,7 +167,7 @@ export function followRoom(room: ChatRoomRef): () => void {
   if (now && now.token === token && !now.stop.signal.aborted) return () => unfollow(key, now);
   now?.stop.abort();
   if (!token) return () => undefined;
-  const mine = { token, stop: new AbortController() };
+  const mine = { room, token, stop: new AbortController() };
   followed.set(key, mine);
   setRoom(key, { ...EMPTY });
   void follow(room, token, mine.stop);
@@ -199,6 +214,7 @@ export async function sendChat(room: ChatRoomRef, what: { text?: string; phrase?
       .sendChatMessage(room, { ...(what.phrase ? { phrase: what.phrase } : { text }), clientMessageId: id.id });
     pending.delete(key);
     setRoom(key, (r) => ({ messages: applyMessage(r.messages, sent), sending: false }));
+    if (getState().chatSanction) liftSanction(); // taken: whatever sanction the page knew of is over
     return true;
   } catch (err) {
     // A refusal kept nothing: the next try is a new message. A failure may have: the same id.
@@ -288,4 +304,218 @@ export function openDirect(playerId: string): void {
     delete unread[playerId];
     return { directWith: s.directWith === playerId ? '' : playerId, unread };
   });
+}
+
+// ----- moderation ----------------------------------------------------------------------------
+
+const SANCTION_KEY = 'tranca.chatSanction'; // the account's last sanction told: {playerId, kind, untilMs, note}
+const MUTED_NAMES_KEY = 'tranca.mutedNames'; // the names the muted players were seen with, by id
+
+function savedMutedNames(): Record<string, string> {
+  try {
+    return (JSON.parse(localStorage.getItem(MUTED_NAMES_KEY) ?? '{}') as Record<string, string>) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/** A message's key among the ones the player reported ("kind:id#message"). */
+export const reportedKey = (room: ChatRoomRef, messageId: bigint): string => `${roomKey(room)}#${messageId}`;
+
+/** The messages a reader is shown: none of the players they muted (their own always). */
+export function unmutedMessages(messages: readonly ChatMessage[], muted: readonly string[] | null): ChatMessage[] {
+  if (!muted || muted.length === 0) return [...messages];
+  return messages.filter((m) => Boolean(m.clientMessageId) || !m.authorId || !muted.includes(m.authorId));
+}
+
+/** The session's client, for what only a player's session may do (mute, unmute, list the muted). */
+function sessionOnly(): { client: TrancaClient; playerId: string } | null {
+  const saved = savedSession();
+  if (!saved?.accessToken || !saved.playerId) return null;
+  return { client: service().withToken(saved.accessToken), playerId: saved.playerId };
+}
+
+/** Whether the page may mute players: it has a player's session. */
+export const canMute = (): boolean => sessionOnly() !== null;
+
+/** The players the account muted, listed into the store, with the names their profiles give. */
+export async function loadMuted(): Promise<void> {
+  const mine = sessionOnly();
+  if (!mine) return;
+  const ids = await mine.client.listMutedChatPlayers();
+  if (getState().account?.playerId !== mine.playerId) return;
+  const seen = savedMutedNames();
+  update((s) => ({ muted: ids, mutedNames: { ...seen, ...s.mutedNames } }));
+  const unnamed = ids.filter((id) => !getState().mutedNames[id]).slice(0, 100);
+  if (unnamed.length === 0) return;
+  try {
+    const profiles = await mine.client.playerProfiles(unnamed);
+    const names = Object.fromEntries(profiles.filter((p) => p.displayName).map((p) => [p.playerId, p.displayName]));
+    update((s) => ({ mutedNames: { ...names, ...s.mutedNames } }));
+  } catch {
+    // their ids are shown instead
+  }
+}
+
+/**
+ * Mutes a message's author: their messages go from every room on the page at once;
+ * whether the service took it (a refusal shows in the room, and the messages come back).
+ */
+export async function muteChat(room: ChatRoomRef, playerId: string, name: string): Promise<boolean> {
+  const mine = sessionOnly();
+  if (!mine || !playerId) return false;
+  const before = getState().muted ?? [];
+  update((s) => ({
+    muted: [...(s.muted ?? []).filter((id) => id !== playerId), playerId],
+    mutedNames: { ...s.mutedNames, [playerId]: name || s.mutedNames[playerId] || playerId },
+    chatNotice: '',
+  }));
+  if (name) localStorage.setItem(MUTED_NAMES_KEY, JSON.stringify({ ...savedMutedNames(), [playerId]: name }));
+  setRoom(roomKey(room), { refusal: null });
+  try {
+    await mine.client.muteChatPlayer(playerId);
+    update({ chatNotice: t('chatMutedNotice', { name: name || playerId }) });
+    return true;
+  } catch (err) {
+    if (!before.includes(playerId)) update((s) => ({ muted: (s.muted ?? []).filter((id) => id !== playerId) }));
+    setRoom(roomKey(room), { refusal: refusalOf(err) });
+    return false;
+  }
+}
+
+/** Shows a muted player's messages again: the rooms on the page are read again (the service left their messages out). */
+export async function unmuteChat(playerId: string): Promise<boolean> {
+  const mine = sessionOnly();
+  if (!mine || getState().busy) return false;
+  update({ chatNotice: '' });
+  try {
+    await mine.client.unmuteChatPlayer(playerId);
+  } catch (err) {
+    update({ chatNotice: refusalOf(err).message });
+    return false;
+  }
+  const name = getState().mutedNames[playerId] || playerId;
+  update((s) => ({ muted: (s.muted ?? []).filter((id) => id !== playerId), chatNotice: t('chatUnmutedNotice', { name }) }));
+  rereadRooms();
+  return true;
+}
+
+/** Every room followed, read again from its history (what the service hid from the reader may show now). */
+function rereadRooms(): void {
+  for (const [key, f] of [...followed]) {
+    f.stop.abort();
+    const again = { room: f.room, token: f.token, stop: new AbortController() };
+    followed.set(key, again);
+    void follow(f.room, f.token, again.stop);
+  }
+}
+
+/** Reports another player's message with the player's reason (may be empty); whether the service took it. */
+export async function reportChat(room: ChatRoomRef, messageId: bigint, reason: string): Promise<boolean> {
+  const key = roomKey(room);
+  const token = roomToken(room);
+  if (!token) return false;
+  setRoom(key, { refusal: null });
+  update({ chatNotice: '' });
+  try {
+    await service().withToken(token).reportChatMessage(room, messageId, reason.trim());
+    update((s) => ({ reported: { ...s.reported, [reportedKey(room, messageId)]: true }, chatNotice: t('chatReportSent') }));
+    return true;
+  } catch (err) {
+    setRoom(key, { refusal: refusalOf(err) });
+    return false;
+  }
+}
+
+/** The sanction a CHAT_MUTED or CHAT_BANNED refusal tells (its metadata until_ms and note); null for another. */
+export function sanctionOf(err: TrancaError): ChatSanction | null {
+  if (err.reason !== 'CHAT_MUTED' && err.reason !== 'CHAT_BANNED') return null;
+  const until = Number.parseInt(err.metadata.until_ms ?? '', 10);
+  return {
+    playerId: getState().account?.playerId ?? '',
+    kind: err.reason === 'CHAT_BANNED' ? 'ban' : 'mute',
+    untilMs: Number.isFinite(until) && until > 0 ? until : 0,
+    note: err.metadata.note ?? '',
+  };
+}
+
+/** A sanction told, kept (across reloads too, for its account) until it ends. */
+function keepSanction(sanction: ChatSanction): void {
+  update({ chatSanction: sanction });
+  if (sanction.playerId) localStorage.setItem(SANCTION_KEY, JSON.stringify(sanction));
+}
+
+/** The sanction the page knew of is over (a message was taken). */
+function liftSanction(): void {
+  update({ chatSanction: null });
+  localStorage.removeItem(SANCTION_KEY);
+}
+
+/** The account's sanction this browser was told of, while it lasts; null otherwise. */
+export function savedSanction(playerId: string): ChatSanction | null {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SANCTION_KEY) ?? 'null') as ChatSanction | null;
+    if (!saved || saved.playerId !== playerId) return null;
+    return saved.untilMs === 0 || saved.untilMs > Date.now() ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The player's own chat sanction now in force, or null (it ended, or was never told). */
+export function activeSanction(s: Pick<State, 'chatSanction' | 'account' | 'now'>): ChatSanction | null {
+  const sanction = s.chatSanction;
+  if (!sanction) return null;
+  if (sanction.playerId && s.account && sanction.playerId !== s.account.playerId) return null;
+  return sanction.untilMs === 0 || sanction.untilMs > Math.max(s.now, Date.now()) ? sanction : null;
+}
+
+/** A moment in the page's language: its time today, else its day and time. */
+function when(lang: Lang, ms: number): string {
+  const at = new Date(ms);
+  const today = new Date().toDateString() === at.toDateString();
+  return today
+    ? at.toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit' })
+    : at.toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** A sanction in words: what, until when, and the moderator's note. */
+export function sanctionWords(lang: Lang, s: ChatSanction): string {
+  const what =
+    s.kind === 'ban'
+      ? s.untilMs
+        ? tr(lang, 'chatBannedUntil', { when: when(lang, s.untilMs) })
+        : tr(lang, 'chatBannedForGood')
+      : tr(lang, 'chatMutedUntil', { when: when(lang, s.untilMs) });
+  return s.note ? `${what} ${tr(lang, 'chatModeratorNote', { note: s.note })}` : what;
+}
+
+function payloadOf(event: PlayerEvent): Record<string, unknown> | null {
+  try {
+    return JSON.parse(event.payloadJson) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** A "chat_sanction" event: the player's chat muted or banned; the chat box says so, and a notice tells it. */
+export function onChatSanction(event: PlayerEvent): void {
+  const p = payloadOf(event);
+  if (!p) return;
+  const sanction: ChatSanction = {
+    playerId: getState().account?.playerId ?? '',
+    kind: p.kind === 'ban' ? 'ban' : 'mute',
+    untilMs: Number(p.until_ms ?? 0) || 0,
+    note: typeof p.note === 'string' ? p.note : '',
+  };
+  keepSanction(sanction);
+  update({ chatNotice: `${t('chatSanctionTold')} ${sanctionWords(getState().lang, sanction)}` });
+}
+
+/** A "chat_warning" event: the moderator's note, as a notice. */
+export function onChatWarning(event: PlayerEvent): void {
+  const p = payloadOf(event);
+  if (!p) return;
+  const note = typeof p.note === 'string' ? p.note : '';
+  update({ chatNotice: note ? `${t('chatWarned')} ${t('chatModeratorNote', { note })}` : t('chatWarned') });
 }

@@ -20,7 +20,7 @@ import {
 } from '../../../src/index.js';
 import type { Key } from '../i18n/index.js';
 import { type Place, getState, store, update } from '../store.js';
-import { onDirectMessage } from './chat.js';
+import { loadMuted, onChatSanction, onChatWarning, onDirectMessage, savedSanction } from './chat.js';
 import { loadInvitations, onInvitationEvent } from './invitations.js';
 import { act, lobbyClient, savedSession, service, t } from './service.js';
 
@@ -239,6 +239,8 @@ async function follow(playerId: string, stop: AbortController): Promise<void> {
         if (event.kind === 'friendship') onFriendship(event, playerId);
         else if (event.kind === 'direct_message') onDirectMessage(event);
         else if (event.kind === 'table_invitation') onInvitationEvent(event);
+        else if (event.kind === 'chat_sanction') onChatSanction(event);
+        else if (event.kind === 'chat_warning') onChatWarning(event);
       }
     } catch {
       failures += 1;
@@ -270,9 +272,17 @@ function onAccount(): void {
   followedId = playerId;
   followed?.stop.abort();
   followed = playerId ? { playerId, stop: new AbortController() } : null;
-  update({ friends: null, friendsNotice: '', presence: null });
+  update({
+    friends: null,
+    friendsNotice: '',
+    presence: null,
+    muted: null,
+    chatNotice: '',
+    chatSanction: playerId ? savedSanction(playerId) : null,
+  });
   if (!followed) return;
   void loadFriends().catch(() => undefined);
+  void loadMuted().catch(() => undefined);
   void follow(playerId, followed.stop);
   pollPresence(followed.stop);
 }

@@ -6,23 +6,35 @@
 // room "main"; in the Friends panel, the conversation with a friend. Each message shows
 // as the service sent it (masked words masked), with its edits and deletion applied
 // live; the player's own recent messages may be edited, or deleted (confirmed in place).
+// Beside another player's message: Report (a reason asked in place, then "reported")
+// and Mute (their messages go from every room at once; the Friends panel lists the
+// muted players, with Unmute). The player's own chat muted or banned by a moderator
+// is said in words in the chat box (until when, and the moderator's note).
 import { useEffect, useState } from 'preact/hooks';
 
 import { type ChatMessage, type ChatRoomRef, type Friend, type GameView, rooms } from '../../../src/index.js';
 import {
+  activeSanction,
   canAmend,
+  canMute,
   clearChatRefusal,
   deleteChat,
   editChat,
   followRoom,
   loadPhrases,
+  muteChat,
   openDirect,
   phraseText,
+  reportChat,
+  reportedKey,
   roomKey,
   roomToken,
+  sanctionWords,
   sendChat,
   spectatorsHeld,
   tableChatMode,
+  unmuteChat,
+  unmutedMessages,
 } from '../actions/chat.js';
 import { friendName } from '../actions/friends.js';
 import { html } from '../html.js';
@@ -52,6 +64,7 @@ function MessageLine({ room, m }: { room: ChatRoomRef; m: ChatMessage }) {
     });
   };
   const editId = idOf(room, `edit-${m.id}`);
+  const other = !mine && !m.deleted && Boolean(m.authorId) && m.authorId !== state.account?.playerId;
   return html`<li data-testid="chat-message" data-id=${String(m.id)} data-kind=${m.kind} data-phrase=${m.phrase}
     data-author=${m.authorId} data-seat=${m.seat} data-mine=${mine} data-deleted=${m.deleted}
     data-edited=${m.editedAtMs > 0n} data-filtered=${m.filtered} class=${m.deleted ? 'deleted' : ''}>
@@ -76,7 +89,52 @@ function MessageLine({ room, m }: { room: ChatRoomRef; m: ChatMessage }) {
             onConfirm=${() => void deleteChat(room, m.id)} />
         </span>`
       : null}
+    ${other && (m.kind === 'text' || m.kind === 'phrase') ? html`<${Moderation} room=${room} m=${m} author=${author} />` : null}
   </li>`;
+}
+
+/** Report and Mute beside another player's message: the report's reason asked in place, then "reported". */
+function Moderation({ room, m, author }: { room: ChatRoomRef; m: ChatMessage; author: string }) {
+  const { lang, reported } = getState();
+  const [reporting, setReporting] = useState(false);
+  const done = reported[reportedKey(room, m.id)] === true;
+  const reasonId = idOf(room, `report-${m.id}`);
+  const send = (e: Event) => {
+    e.preventDefault();
+    const input = (e.target as HTMLFormElement).elements.namedItem('chat-report-reason') as HTMLInputElement;
+    void reportChat(room, m.id, input.value).then((sent) => {
+      if (sent) setReporting(false); // a refused report keeps its reason, to send again
+    });
+  };
+  if (reporting && !done) {
+    return html`<form class="chat-report" data-testid="chat-report-form" onSubmit=${send}>
+      <label for=${reasonId}>${tr(lang, 'chatReportReason', { name: author })}</label>
+      <input id=${reasonId} name="chat-report-reason" data-testid="chat-report-reason" defaultValue="" maxlength="500"
+        autocomplete="off" />
+      <button type="submit" class="danger small" data-testid="chat-report-send">${tr(lang, 'chatReportSend')}</button>
+      <button type="button" class="secondary small" data-testid="chat-report-cancel" onClick=${() => setReporting(false)}>${tr(lang, 'cancel')}</button>
+    </form>`;
+  }
+  return html` <span class="chat-actions">
+    ${done
+      ? html`<span class="muted chat-mark" data-testid="chat-reported">${tr(lang, 'chatReported')}</span>`
+      : html`<button type="button" class="secondary small" data-testid="chat-report" aria-label=${tr(lang, 'chatReportNamed', { name: author })}
+          onClick=${() => setReporting(true)}>${tr(lang, 'chatReport')}</button>`}
+    ${canMute()
+      ? html`<button type="button" class="secondary small" data-testid="chat-mute" aria-label=${tr(lang, 'chatMuteNamed', { name: author })}
+          onClick=${() => void muteChat(room, m.authorId, m.authorName)}>${tr(lang, 'chatMute')}</button>`
+      : null}
+  </span>`;
+}
+
+/** The player's own chat muted or banned by a moderator, in words: until when, and the note. */
+function Sanctioned({ room }: { room: ChatRoomRef }) {
+  const state = getState();
+  const sanction = activeSanction(state);
+  const refusal = state.chat[roomKey(room)]?.refusal;
+  // Just refused for it: the refusal says the same words.
+  if (!sanction || refusal?.reason === 'CHAT_MUTED' || refusal?.reason === 'CHAT_BANNED') return null;
+  return html`<p class="chat-sanction" data-testid="chat-sanction" data-kind=${sanction.kind}>${sanctionWords(state.lang, sanction)}</p>`;
 }
 
 /** The box and button of free text, and the quick phrases' buttons, as the room allows. */
@@ -92,7 +150,8 @@ function Composer({ room, writing }: { room: ChatRoomRef; writing: Writing }) {
       if (done) input.value = ''; // a refused or failed text stays, to send again
     });
   };
-  return html`${writing === 'free' || writing === 'text'
+  return html`<${Sanctioned} room=${room} />
+    ${writing === 'free' || writing === 'text'
       ? html`<form class="chat-form" onSubmit=${submit}>
           <label class="visually-hidden" for=${inputId}>${tr(lang, 'chatMessage')}</label>
           <input id=${inputId} name="chat-text" data-testid="chat-input" defaultValue="" maxlength="500" autocomplete="off"
@@ -124,13 +183,13 @@ export function ChatRoomPanel({
   note?: Key;
   testid: string;
 }) {
-  const { lang, chat } = getState();
+  const { lang, chat, muted } = getState();
   const key = roomKey(room);
   const token = roomToken(room);
   useEffect(() => followRoom(room), [key, token]);
   const state = chat[key];
   const titleId = idOf(room, 'title');
-  const messages = state?.messages ?? [];
+  const messages = unmutedMessages(state?.messages ?? [], muted);
   return html`<section class="chat-room" data-testid=${testid} data-room=${key} data-status=${state?.status ?? 'loading'}
     aria-labelledby=${titleId}>
     <h3 id=${titleId}>${title}</h3>
@@ -185,9 +244,38 @@ export function TableChat({ view }: { view: GameView }) {
         testid="chat-spectators" writing=${player ? 'none' : 'free'} note=${player ? 'chatSpectatorsOnly' : undefined} />`;
   return html`<section class="chat" data-testid="chat" aria-labelledby="chat-title">
     <h2 id="chat-title">${tr(lang, 'chat')}</h2>
+    <${ChatNotice} />
     ${players}
     ${spectators}
   </section>`;
+}
+
+/** What a moderator told the player, or a report or mute just made, in words (a live region, there before it speaks). */
+function ChatNotice() {
+  const { chatNotice } = getState();
+  return html`<p class="chat-notice" role="status" data-testid="chat-notice">${chatNotice}</p>`;
+}
+
+/** The players the page's player muted in chat, each with Unmute (in the Friends panel). */
+export function MutedPlayers() {
+  const { lang, muted, mutedNames, busy } = getState();
+  if (!muted || muted.length === 0) return null;
+  return html`<div class="friend-group" data-testid="muted-players">
+    <h3 id="muted-players-title">${tr(lang, 'chatMutedPlayers')} (${muted.length})</h3>
+    <ul class="table-list friend-list" aria-labelledby="muted-players-title">
+      ${muted.map((id) => {
+        const name = mutedNames[id] || id;
+        return html`<li key=${id} data-testid="muted-player" data-player=${id}>
+          <span class="friend-name"><strong data-testid="muted-name">${name}</strong>${name !== id
+            ? html` <span class="muted friend-id">${id}</span>`
+            : null}</span>
+          <span class="friend-actions"><button type="button" class="secondary small" data-testid="unmute-player"
+            aria-label=${tr(lang, 'chatUnmuteNamed', { name })} disabled=${busy}
+            onClick=${() => void unmuteChat(id)}>${tr(lang, 'chatUnmute')}</button></span>
+        </li>`;
+      })}
+    </ul>
+  </div>`;
 }
 
 /** The lobby's room ("main") for the page's player. */
@@ -197,6 +285,7 @@ export function LobbyChat() {
   if (!account || !token) return null;
   return html`<section class="chat lobby-chat" data-testid="lobby-chat-panel" aria-labelledby="lobby-chat-title">
     <h2 id="lobby-chat-title">${tr(lang, 'chatLobby')}</h2>
+    <${ChatNotice} />
     <${ChatRoomPanel} room=${rooms.lobby('main')} title=${tr(lang, 'chatLobbyRoom')} testid="chat-lobby" writing="text" />
   </section>`;
 }

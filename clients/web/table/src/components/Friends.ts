@@ -2,7 +2,8 @@
 // others, their own presence (away, who sees it), each friend's presence (a dot and
 // its words: online, away or offline, when last seen, the table they sit at), a friend added by id, the requests received (Accept, Decline), the friends
 // (Remove and Block, each confirmed in place; Invite at a waiting table), the requests
-// sent (Cancel) and the players blocked (Unblock); a friend's conversation (Message,
+// sent (Cancel), the players blocked (Unblock) and those muted in chat (Unmute); a
+// friend's conversation (Message,
 // with the direct messages not read yet); the invitations to a table received
 // (components/Invitations.ts). The list follows the player's events: a request made in
 // another browser shows here without a reload.
@@ -24,7 +25,7 @@ import { html } from '../html.js';
 import { type Key, tr } from '../i18n/index.js';
 import { presenceWords, statusName } from '../presence.js';
 import { getState, serverNow } from '../store.js';
-import { DirectButton, DirectChat } from './Chat.js';
+import { DirectButton, DirectChat, MutedPlayers } from './Chat.js';
 import { ConfirmButton } from './Confirm.js';
 import { InvitationsReceived, InviteFriend } from './Invitations.js';
 import { Refusal } from './Refusal.js';
@@ -150,6 +151,7 @@ export function Friends() {
           <${Group} relation=${Relation.FRIEND} title="friendsList" empty="friendsEmpty" />
           <${Group} relation=${Relation.REQUEST_SENT} title="friendRequestsSent" />
           <${Group} relation=${Relation.BLOCKED} title="blockedPlayers" />
+          <${MutedPlayers} />
           <${DirectChat} />`}
   </section>`;
 }
