@@ -24,15 +24,12 @@ broken stream after the last message received. Refusals are typed: a
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import AsyncGenerator, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import grpc
-
 from ._auth import ANY
-from .errors import TrancaError, Unavailable, error_from_rpc
+from ._streams import resumed
 from .v1 import chat_pb2 as chpb
 from .v1 import chat_pb2_grpc as chpb_grpc
 
@@ -41,14 +38,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-_RESUMABLE = frozenset(
-    {
-        grpc.StatusCode.UNAVAILABLE,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
-        grpc.StatusCode.INTERNAL,
-        grpc.StatusCode.UNKNOWN,
-    }
-)
 
 __all__ = [
     "AsyncChat",
@@ -149,28 +138,14 @@ class AsyncChat:
     ) -> AsyncGenerator[chpb.ChatMessage, None]:
         """The room's messages and amendments after ``after_id``, then each new one,
         for as long as you read; a broken stream is reopened after the last one."""
-        last, failures = after_id, 0
-        while True:
-            call = self._chat.WatchChat(
-                chpb.WatchChatRequest(room=room, after_id=last), metadata=self._metadata(ANY)
-            )
-            try:
-                async for update in call:
-                    failures = 0
-                    last = update.message.id
-                    yield update.message
-                error: TrancaError = Unavailable("the chat stream ended")
-            except grpc.aio.AioRpcError as exc:
-                error = error_from_rpc(exc)
-                if error.code not in _RESUMABLE:
-                    raise error from None
-            finally:
-                call.cancel()
-            failures += 1
-            if failures >= self.retry.max_attempts:
-                error.attempts = failures
-                raise error
-            await asyncio.sleep(self.retry.delay(failures))
+
+        def open_after(last: int) -> Any:
+            request = chpb.WatchChatRequest(room=room, after_id=last)
+            return self._chat.WatchChat(request, metadata=self._metadata(ANY))
+
+        updates = resumed(open_after, _message_id, after_id, self.retry, "the chat stream ended")
+        async for update in updates:
+            yield update.message
 
     async def quick_phrases(self, locale: str = "") -> list[chpb.QuickPhrase]:
         """The quick phrases, in ``locale`` ("en", "pt", "es"; empty: the call's
@@ -247,6 +222,10 @@ class AsyncChat:
             self._chat.ResolveChatReport, request, ANY, retry=False
         )
         return out.report
+
+
+def _message_id(update: chpb.WatchChatResponse) -> int:
+    return int(update.message.id)
 
 
 class Chat:

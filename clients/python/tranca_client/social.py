@@ -25,14 +25,11 @@ received, so that none is skipped or repeated.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import grpc
-
 from ._auth import ANY
-from .errors import TrancaError, Unavailable, error_from_rpc
+from ._streams import resumed
 from .v1 import notifications_pb2 as npb
 from .v1 import notifications_pb2_grpc as npb_grpc
 from .v1 import social_pb2 as sopb
@@ -41,15 +38,6 @@ from .v1 import social_pb2_grpc as sopb_grpc
 if TYPE_CHECKING:
     from .client import AsyncTrancaClient, RetryPolicy
 
-# A broken event stream is reopened after these; other codes are the answer.
-_RESUMABLE = frozenset(
-    {
-        grpc.StatusCode.UNAVAILABLE,
-        grpc.StatusCode.DEADLINE_EXCEEDED,
-        grpc.StatusCode.INTERNAL,
-        grpc.StatusCode.UNKNOWN,
-    }
-)
 
 T = TypeVar("T")
 
@@ -213,29 +201,18 @@ class AsyncSocial:
         as long as you read. A broken stream is reopened after the last event
         received, with the retry policy's backoff; after ``retry.max_attempts``
         failures in a row the error is raised."""
-        last, failures = after_id, 0
-        while True:
-            call = self._notifications.WatchPlayerEvents(
-                npb.WatchPlayerEventsRequest(player_id=player_id, after_id=last),
-                metadata=self._metadata(ANY),
-            )
-            try:
-                async for update in call:
-                    failures = 0
-                    last = update.event.id
-                    yield update.event
-                error: TrancaError = Unavailable("the event stream ended")
-            except grpc.aio.AioRpcError as exc:
-                error = error_from_rpc(exc)
-                if error.code not in _RESUMABLE:
-                    raise error from None
-            finally:
-                call.cancel()
-            failures += 1
-            if failures >= self.retry.max_attempts:
-                error.attempts = failures
-                raise error
-            await asyncio.sleep(self.retry.delay(failures))
+
+        def open_after(last: int) -> Any:
+            request = npb.WatchPlayerEventsRequest(player_id=player_id, after_id=last)
+            return self._notifications.WatchPlayerEvents(request, metadata=self._metadata(ANY))
+
+        updates = resumed(open_after, _event_id, after_id, self.retry, "the event stream ended")
+        async for update in updates:
+            yield update.event
+
+
+def _event_id(update: npb.WatchPlayerEventsResponse) -> int:
+    return int(update.event.id)
 
 
 class Social:
