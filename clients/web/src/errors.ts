@@ -100,3 +100,9 @@ export function waitingTicketId(err: unknown): string | null {
   if (!(err instanceof TrancaError) || err.reason !== 'ALREADY_WAITING') return null;
   return err.metadata['ticket_id'] || null;
 }
+
+/** @internal A field the contract promises in an answer; an Error where the answer lacks it. */
+export function required<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('the answer lacks a field the contract promises');
+  return value;
+}

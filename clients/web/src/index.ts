@@ -1,30 +1,28 @@
-// The typed TypeScript client of the Tranca service: the wrapper (client.ts), its
-// errors, card helpers, and the generated messages and services (./gen/...).
+// The typed TypeScript client of the Tranca service: the wrapper (client.ts, with each
+// service's calls in sessions.ts, social.ts, invitations.ts, events.ts, chat.ts and
+// quickplay.ts, and retry.ts), its errors, card helpers, and the generated messages
+// and services (./gen/...).
 export {
-  type ChatRoomRef,
-  type ChatSend,
-  type ChatWatchOptions,
-  DEFAULT_RETRY,
-  type FriendChange,
-  type InvitationChange,
-  type ListChatReportsOptions,
-  type ListInvitationsOptions,
-  type ListFriendsOptions,
-  type PlayerEventsOptions,
-  type PresenceChange,
-  type ResolveChatReportOptions,
-  type RetryPolicy,
   type SubmitOptions,
   TrancaClient,
   type TrancaClientOptions,
   type WatchOptions,
-  isOpen,
   moves,
-  newRequestId,
-  phraseLocale,
-  rateLimitWait,
-  rooms,
 } from './client.js';
+export { DEFAULT_RETRY, type RetryPolicy, newRequestId, rateLimitWait } from './retry.js';
+export {
+  type ChatRoomRef,
+  type ChatSend,
+  type ChatWatchOptions,
+  type ListChatReportsOptions,
+  type ResolveChatReportOptions,
+  phraseLocale,
+  rooms,
+} from './chat.js';
+export { type FriendChange, type ListFriendsOptions, type PresenceChange } from './social.js';
+export { type InvitationChange, type ListInvitationsOptions } from './invitations.js';
+export { type PlayerEventsOptions } from './events.js';
+export { isOpen } from './quickplay.js';
 export {
   ERROR_DOMAIN,
   type Localized,
