@@ -19,8 +19,18 @@ export function seatName(lang: Lang, view: GameView, seat: number): string {
   return name || tr(lang, 'seat', { n: seat + 1 });
 }
 
-/** A side's name from the reader's side: "Us"/"Them", or at two players "You" and the opponent's name. */
+/** A side's seats' names, for a spectator: "Ana and Bia", or at two players the one seat's. */
+function spectatorSide(lang: Lang, view: GameView, side: number): string {
+  const names = view.seats.filter((s) => sideOf(view, s.seat) === side).map((s) => seatName(lang, view, s.seat));
+  return names.length === 2 ? tr(lang, 'sideOfTwo', { a: names[0]!, b: names[1]! }) : (names[0] ?? seatName(lang, view, side));
+}
+
+/**
+ * A side's name from the reader's side: "Us"/"Them", or at two players "You" and the
+ * opponent's name; a spectator reads each side by its players' names.
+ */
 export function sideName(lang: Lang, view: GameView, side: number): string {
+  if (view.seat < 0) return spectatorSide(lang, view, side);
   const mine = side === mySide(view);
   if (view.players === 4) return tr(lang, mine ? 'us' : 'them');
   return mine ? tr(lang, 'youSide') : seatName(lang, view, side);
@@ -37,6 +47,7 @@ export function placeOf(view: GameView, seat: number): 'bottom' | 'left' | 'top'
 
 /** A side's morto from the reader's side: "Our morto", "Their morto", "Your morto", "Ana's morto". */
 export function mortoName(lang: Lang, view: GameView, side: number): string {
+  if (view.seat < 0) return tr(lang, 'mortoOf', { side: spectatorSide(lang, view, side) });
   const mine = side === mySide(view);
   if (view.players === 4) return tr(lang, mine ? 'ourMorto' : 'theirMorto');
   return mine ? tr(lang, 'yourMorto') : tr(lang, 'mortoOf', { side: seatName(lang, view, side) });

@@ -1,12 +1,13 @@
 // The player's friends in the lobby (SocialService): their own player id to give
 // others, their own presence (away, who sees it), each friend's presence (a dot and
-// its words: online, away or offline, when last seen, the table they sit at), a friend added by id, the requests received (Accept, Decline), the friends
-// (Remove and Block, each confirmed in place; Invite at a waiting table), the requests
-// sent (Cancel), the players blocked (Unblock) and those muted in chat (Unmute); a
-// friend's conversation (Message,
-// with the direct messages not read yet); the invitations to a table received
-// (components/Invitations.ts). The list follows the player's events: a request made in
-// another browser shows here without a reload.
+// its words: online, away or offline, when last seen, the table they sit at), Watch
+// beside each table of a friend's that takes spectators (actions/watching.ts; from the
+// lobby only), a friend added by id, the requests received (Accept, Decline), the
+// friends (Remove and Block, each confirmed in place; Invite at a waiting table), the
+// requests sent (Cancel), the players blocked (Unblock) and those muted in chat
+// (Unmute); a friend's conversation (Message, with the direct messages not read yet);
+// the invitations to a table received (components/Invitations.ts). The list follows
+// the player's events: a request made in another browser shows here without a reload.
 import { type Friend, PresenceVisibility, Relation } from '../../../src/index.js';
 import {
   RELATION_NAME,
@@ -21,6 +22,7 @@ import {
   setPresenceVisibility,
   unblockPlayer,
 } from '../actions/friends.js';
+import { watchTable } from '../actions/watching.js';
 import { html } from '../html.js';
 import { type Key, tr } from '../i18n/index.js';
 import { presenceWords, statusName } from '../presence.js';
@@ -39,6 +41,25 @@ function PresenceBadge({ friend }: { friend: Friend }) {
   return html`<span class="presence" data-testid="presence" data-status=${status}>
     <span class=${`presence-dot ${status}`} aria-hidden="true"></span>
     <span class="presence-text">${presenceWords(lang, friend.presence, serverNow(state))}</span>
+  </span>`;
+}
+
+/**
+ * Watch, beside each table of a friend's presence that takes spectators: the page
+ * watches it as a spectator. Only from the lobby (a page at a table stays there).
+ */
+function WatchFriend({ friend }: { friend: Friend }) {
+  const { lang, busy, seated } = getState();
+  if (seated || friend.relation !== Relation.FRIEND || statusName(friend.presence) === 'hidden') return null;
+  const tables = (friend.presence?.tables ?? []).filter((t) => t.spectatorsAllowed);
+  if (tables.length === 0) return null;
+  const name = friendName(friend);
+  return html`<span class="watch-tables" data-testid="watch-tables">
+    ${tables.map(
+      (t, i) => html`<button type="button" class="small" data-testid="watch-table" data-game=${t.gameId} disabled=${busy}
+        aria-label=${tables.length > 1 ? tr(lang, 'watchTableNumbered', { name, n: i + 1 }) : tr(lang, 'watchTableNamed', { name })}
+        onClick=${() => void watchTable(t.gameId)}>${tr(lang, 'watchTable')}</button>`,
+    )}
   </span>`;
 }
 
@@ -99,6 +120,7 @@ function FriendRow({ friend }: { friend: Friend }) {
       <strong data-testid="friend-name">${name}</strong>
       ${name !== id ? html` <span class="muted friend-id">${id}</span>` : null}
       <${PresenceBadge} friend=${friend} />
+      <${WatchFriend} friend=${friend} />
     </span>
     <span class="friend-actions">${actions}</span>
   </li>`;

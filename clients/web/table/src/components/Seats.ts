@@ -63,7 +63,8 @@ export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
   const partner = !me && view.players === 4 && view.seat >= 0 && sideOf(view, seat) === sideOf(view, view.seat);
   const turn = view.status === GameStatus.PLAYING && view.turn === seat;
   const left = turn ? timeLeft(view, serverNow(state)) : null;
-  const role = me ? tr(lang, 'you') : partner ? tr(lang, 'partner') : tr(lang, 'opponent');
+  // A spectator's page names no one's role: it plays on no side.
+  const role = view.seat < 0 ? '' : me ? tr(lang, 'you') : partner ? tr(lang, 'partner') : tr(lang, 'opponent');
   const profile = info.playerId ? state.profiles[info.playerId] : undefined;
   return html`<div
     class=${`seat seat-${place}${turn ? ' turn' : ''}${me ? ' me' : ''}${partner || me ? ' ours' : ' theirs'}`}
@@ -80,7 +81,7 @@ export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
     ${profile?.country
       ? html`<abbr class="seat-country" data-testid="seat-country" title=${countryName(lang, profile.country)}>${profile.country}</abbr>`
       : null}
-    <span class="seat-role">${role}${info.robot ? ` · ${tr(lang, me ? 'robotPlaying' : 'robot')}` : ''}</span>
+    <span class="seat-role">${[role, info.robot ? tr(lang, me ? 'robotPlaying' : 'robot') : ''].filter(Boolean).join(' · ')}</span>
     ${me ? null : html`<${SeatFriend} view=${view} info=${info} />`}
     <span class="seat-cards"><span class="backs" aria-hidden="true">${'▮'.repeat(Math.min(info.handSize, 11))}</span> ${trn(lang, 'cards', info.handSize)}</span>
     ${turn

@@ -1,11 +1,13 @@
 // The table seen from above: the score and whose turn it is on top, the seats in their
 // places around the felt (the player at the bottom, the partner opposite), both sides'
 // melds, the stock, the pile and the mortos in the middle; then the hand, the moves
-// and the log; the end-of-deal board while it is open.
+// and the log; the end-of-deal board while it is open. A spectator (seat -1) sees no
+// hand and no moves: a "You are watching" line with Stop watching instead.
 import { useEffect } from 'preact/hooks';
 
 import { type GameView, GameStatus, Phase } from '../../../src/index.js';
 import { myTurn, reclaimSeat, resign, startTable } from '../actions/table.js';
+import { stopWatchingTable } from '../actions/watching.js';
 import { html } from '../html.js';
 import { tr } from '../i18n/index.js';
 import { mySide, seatName, sideName } from '../people.js';
@@ -73,21 +75,31 @@ function RobotBanner({ view }: { view: GameView }) {
     : null}`;
 }
 
+/** A spectator's line: the page watches this table (every hand hidden), and Stop watching back to the lobby. */
+function Watching({ view }: { view: GameView }) {
+  const { lang } = getState();
+  if (view.seat >= 0) return null;
+  return html`<div class="banner watching" data-testid="watching" role="status">
+      <span data-testid="watching-text">${tr(lang, 'watchingTable')}</span>
+      <button type="button" class="secondary small" data-testid="stop-watching" onClick=${stopWatchingTable}>${tr(lang, 'stopWatching')}</button>
+    </div>`;
+}
+
 function Felt({ view }: { view: GameView }) {
   const lang = getState().lang;
   const me = mySide(view);
   const them = view.players === 4 ? 1 - me : view.seat === 1 ? 0 : 1;
-  const others = view.seats.filter((s) => s.seat !== view.seat);
-  const mineOrFirst = view.seat >= 0 ? view.seat : 0;
+  const mineOrFirst = view.seat >= 0 ? view.seat : 0; // a spectator sees the first seat at the bottom
+  const others = view.seats.filter((s) => s.seat !== mineOrFirst);
   return html`<div class=${`felt players-${view.players}`} role="region" aria-label=${tr(lang, 'tableRegion')}>
     ${others.map((s) => html`<${SeatPlate} view=${view} seat=${s.seat} />`)}
     <div class="theirs-area">
-      <${Melds} title=${view.players === 4 ? tr(lang, 'theirMelds') : sideName(lang, view, them)} testid="their-melds" side=${them} melds=${view.melds} redThrees=${view.redThrees} />
+      <${Melds} title=${view.players === 4 && view.seat >= 0 ? tr(lang, 'theirMelds') : sideName(lang, view, them)} testid="their-melds" side=${them} melds=${view.melds} redThrees=${view.redThrees} />
     </div>
     <${Center} view=${view} />
     <div class="ours-area">
       <${Melds}
-        title=${tr(lang, view.players === 4 ? 'ourMelds' : 'yourMelds')}
+        title=${view.seat < 0 ? sideName(lang, view, me) : tr(lang, view.players === 4 ? 'ourMelds' : 'yourMelds')}
         testid="our-melds"
         side=${me}
         melds=${view.melds}
@@ -111,6 +123,7 @@ export function Table() {
   if (waiting) {
     const taken = view.seats.filter((s) => s.taken).length;
     return html`<section class="lobby" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
+      <${Watching} view=${view} />
       <p data-testid="waiting-players">${tr(lang, 'waitingPlayers', { taken, players: view.players })}</p>
       <ul class="seats-list">${view.seats.map((s) => html`<li>${s.taken ? seatName(lang, view, s.seat) : tr(lang, 'freeSeat')}</li>`)}</ul>
       <${Refusal} place="table" />
@@ -119,14 +132,16 @@ export function Table() {
     <${Friends} />`;
   }
   return html`<div class="table" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
-    <a class="skip" href="#hand">${tr(lang, 'skipToHand')}</a>
+    ${view.seat >= 0 ? html`<a class="skip" href="#hand">${tr(lang, 'skipToHand')}</a>` : null}
     <${Status} view=${view} />
+    <${Watching} view=${view} />
+    ${view.seat < 0 ? html`<${Refusal} place="table" />` : null}
     <${RobotBanner} view=${view} />
     <${DealEnd} view=${view} />
     <${Felt} view=${view} />
-    ${view.status === GameStatus.PLAYING
+    ${view.status === GameStatus.PLAYING && view.seat >= 0
       ? html`<div class="play-area">
-          ${view.seat >= 0 ? html`<${Hand} view=${view} />` : null}
+          <${Hand} view=${view} />
           <${ActionBar} view=${view} />
         </div>`
       : null}

@@ -327,6 +327,14 @@ export const en = {
   invitationAccepted: '{name} accepted your invitation.',
   invitationDeclined: '{name} declined your invitation.',
   // ----- the end of the invitations' block -----
+  // ----- watching a table (components/Friends.ts, components/Table.ts, actions/watching.ts) -----
+  watchTable: 'Watch',
+  watchTableNamed: 'Watch {name}’s table',
+  watchTableNumbered: 'Watch {name}’s table {n}',
+  watchingTable: 'You are watching this table. Every hand is hidden.',
+  stopWatching: 'Stop watching',
+  sideOfTwo: '{a} and {b}',
+  // ----- the end of watching a table -----
   card: '{rank} of {suit}',
   rank_A: 'ace',
   rank_2: 'two',

@@ -326,6 +326,14 @@ export const es: Table = {
   invitationAccepted: '{name} aceptó tu invitación.',
   invitationDeclined: '{name} rechazó tu invitación.',
   // ----- the end of the invitations' block -----
+  // ----- watching a table (components/Friends.ts, components/Table.ts, actions/watching.ts) -----
+  watchTable: 'Mirar',
+  watchTableNamed: 'Mirar la mesa de {name}',
+  watchTableNumbered: 'Mirar la mesa {n} de {name}',
+  watchingTable: 'Estás mirando esta mesa. Las manos de todos están ocultas.',
+  stopWatching: 'Dejar de mirar',
+  sideOfTwo: '{a} y {b}',
+  // ----- the end of watching a table -----
   card: '{rank} de {suit}',
   rank_A: 'as',
   rank_2: 'dos',

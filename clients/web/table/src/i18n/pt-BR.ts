@@ -326,6 +326,14 @@ export const ptBR: Table = {
   invitationAccepted: '{name} aceitou o seu convite.',
   invitationDeclined: '{name} recusou o seu convite.',
   // ----- the end of the invitations' block -----
+  // ----- watching a table (components/Friends.ts, components/Table.ts, actions/watching.ts) -----
+  watchTable: 'Assistir',
+  watchTableNamed: 'Assistir à mesa de {name}',
+  watchTableNumbered: 'Assistir à mesa {n} de {name}',
+  watchingTable: 'Você está assistindo a esta mesa. As mãos de todos ficam ocultas.',
+  stopWatching: 'Parar de assistir',
+  sideOfTwo: '{a} e {b}',
+  // ----- the end of watching a table -----
   card: '{rank} de {suit}',
   rank_A: 'ás',
   rank_2: 'dois',
