@@ -6,7 +6,7 @@ any order, both sides of the pair agree, and asking again changes nothing."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tranca.platform.friendships import (
@@ -50,8 +50,11 @@ def test_asking_a_player_who_asked_you_accepts_them() -> None:
 
 def test_removing_a_friend_ends_both_sides_under_requests_and_one_under_follow() -> None:
     assert apply(Operation.REMOVE, Pair(F, F), FriendModel.REQUESTS).after == Pair(N, N)
-    # Mutual follow: the remover unfollows; the other still follows them.
-    assert apply(Operation.REMOVE, Pair(F, F), FriendModel.MUTUAL_FOLLOW).after == Pair(R, S)
+    # Mutual follow: the remover unfollows; the other still follows them, and a
+    # second removal changes nothing (found by the property below).
+    unfollowed = apply(Operation.REMOVE, Pair(F, F), FriendModel.MUTUAL_FOLLOW)
+    assert unfollowed.after == Pair(R, S)
+    assert apply(Operation.REMOVE, unfollowed.after, FriendModel.MUTUAL_FOLLOW).change is None
 
 
 def test_a_block_ends_everything_but_the_other_sides_own_block_and_is_told_as_a_removal() -> None:
@@ -87,6 +90,7 @@ MOVES = st.lists(
 )
 
 
+@settings(max_examples=500)
 @given(MOVES, st.sampled_from(list(FriendModel)))
 def test_whatever_two_players_do_both_sides_agree_and_repeats_change_nothing(
     moves: list[tuple[Operation, bool]], model: FriendModel

@@ -170,6 +170,9 @@ def apply(
     # REMOVE
     if pair.mine == Relation.NONE:
         return unchanged
+    if model == FriendModel.MUTUAL_FOLLOW and pair.mine == Relation.REQUEST_RECEIVED:
+        # Unfollowed already (they still follow the actor): a second removal is none.
+        return unchanged
     if pair.mine != Relation.FRIEND:
         raise FriendshipRefused(Reason.NOT_FRIENDS, "that player is not your friend")
     if model == FriendModel.MUTUAL_FOLLOW:
