@@ -38,7 +38,7 @@ from tranca_rules.cards import card_text, full_deck
 from tranca_rules.presets import KNOB_RANGES, PRESETS
 
 from ..usecases.fakes import FakeResolver
-from .shapes import SHAPE_OF, Family, Known, families
+from .shapes import Family, Known, families, shape_of
 
 APP_WATCHES = 6  # the world's cap on an API key's open watch streams
 T = TypeVar("T")
@@ -458,7 +458,9 @@ def shape_families(w: World, f: FieldDescriptor) -> dict[str, Family]:
     """The families of values of the shape the server reads ``f`` as (none for free
     text)."""
     limit = int(f.GetOptions().Extensions[options_pb2.max_chars])
-    return families(SHAPE_OF[f.name], w.known, limit, DECK, [*sorted(PRESETS), *KNOBS])
+    shape = shape_of(f)
+    assert shape is not None, f.full_name
+    return families(shape, w.known, limit, DECK, [*sorted(PRESETS), *KNOBS])
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])

@@ -30,6 +30,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # Every string field of every request, by name, to the shape the server reads it as.
 SHAPE_OF: dict[str, str] = {
@@ -493,7 +494,19 @@ def families(
     return {} if shape == "text" else builders[shape]()
 
 
-SHAPES = frozenset(SHAPE_OF.values())
+# A field whose name means different things in different messages, by its message:
+# looked up before the name alone (``shape_of``).
+SHAPE_OF_FIELD: dict[str, str] = {
+    "ChatRoom.id": "object_id",  # a game's id for a table's rooms (else a name or a player)
+}
+SHAPES = frozenset(SHAPE_OF.values()) | frozenset(SHAPE_OF_FIELD.values())
+
+
+def shape_of(field: Any) -> str | None:
+    """The shape the server reads a string field as: by its message and name first,
+    then by its name (None: not classified)."""
+    qualified = f"{field.containing_type.name}.{field.name}"
+    return SHAPE_OF_FIELD.get(qualified) or SHAPE_OF.get(field.name)
 
 
 def _b64url(raw: bytes) -> str:

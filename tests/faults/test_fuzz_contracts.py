@@ -79,7 +79,7 @@ from .contract_world import (
     shape_families,
     snapshot,
 )
-from .shapes import SHAPE_OF
+from .shapes import shape_of
 
 EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
 METHODS: list[MethodDescriptor] = [
@@ -161,7 +161,7 @@ def _hostile_text(draft: Draft) -> st.SearchStrategy[str]:
 def _string(draw: st.DrawFn, w: World, f: FieldDescriptor, draft: Draft) -> str:
     limit = int(f.GetOptions().Extensions[options_pb2.max_chars])
     if draft.hostile_now(draw):
-        shape = SHAPE_OF[f.name]
+        shape = shape_of(f)
         kinds = shape_families(w, f)
         # A parsed field gets a value of its shape two times in three, the hostile
         # text of any field otherwise.

@@ -47,7 +47,7 @@ from .contract_world import (
     shape_families,
     snapshot,
 )
-from .shapes import PARSED_NAME, SHAPE_OF, SHAPES, Known, families
+from .shapes import PARSED_NAME, SHAPES, Known, families, shape_of
 
 EXAMPLES = int(os.environ.get("TRANCA_CONTRACT_FUZZ_EXAMPLES", "300"))
 SWEEPS = max(1, EXAMPLES // 300)
@@ -106,9 +106,10 @@ def test_every_parsed_string_field_has_a_shape() -> None:
         for path in _string_fields(method.input_type):
             leaf = path[-1]
             where = f"{method.name}: {'.'.join(f.name for f in path)}"
-            if leaf.name not in SHAPE_OF:
+            shape = shape_of(leaf)
+            if shape is None:
                 unclassified.add(where)
-            elif SHAPE_OF[leaf.name] == "text" and PARSED_NAME.search(leaf.name):
+            elif shape == "text" and PARSED_NAME.search(leaf.name):
                 parsed_as_text.add(where)
     assert not unclassified, f"string fields with no shape in shapes.SHAPE_OF: {unclassified}"
     assert not parsed_as_text, f"parsed fields classified as free text: {parsed_as_text}"
@@ -133,7 +134,9 @@ class Target:
 
     @property
     def shape(self) -> str:
-        return SHAPE_OF[self.path[-1].name]
+        shape = shape_of(self.path[-1])
+        assert shape is not None
+        return shape
 
     def __str__(self) -> str:
         where = ".".join(f.name for f in self.path)
