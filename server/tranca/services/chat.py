@@ -60,7 +60,7 @@ from ..table.game import FINISHED, GameState
 from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, malformed, rate_limited
 from .limits import RateLimiter, WatchCounts
-from .policy import AppPolicy
+from .policy import AppPolicies, AppPolicy
 from .ports import Wakeup, player_key
 from .sessions import Clock
 
@@ -221,10 +221,6 @@ def hint_key(app_id: str, room: Room) -> str:
     return f"chat:{app_id}:{room.stored}"
 
 
-class PolicySource(Protocol):
-    async def app_policy(self, app_id: str) -> AppPolicy | None: ...
-
-
 def _refused(exc: ChatRefused) -> Refused:
     if exc.malformed:
         return malformed(exc.message)
@@ -244,7 +240,7 @@ class Chat:
         self,
         access: Access,
         repo: ChatRepository,
-        policies: PolicySource,
+        policies: AppPolicies,
         screen: Screen,
         clock: Clock,
         watches: WatchCounts,

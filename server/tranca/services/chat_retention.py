@@ -12,7 +12,7 @@ from typing import Protocol
 
 import structlog
 
-from .policy import AppPolicy
+from .policy import AppPolicies, AppPolicy
 from .sessions import Clock
 
 PRUNE_EVERY_SECONDS = 600.0
@@ -31,12 +31,8 @@ class RetentionRepository(Protocol):
         ...
 
 
-class PolicySource(Protocol):
-    async def app_policy(self, app_id: str) -> AppPolicy | None: ...
-
-
 class ChatRetention:
-    def __init__(self, repo: RetentionRepository, policies: PolicySource, clock: Clock) -> None:
+    def __init__(self, repo: RetentionRepository, policies: AppPolicies, clock: Clock) -> None:
         self.repo = repo
         self.policies = policies
         self.clock = clock

@@ -39,7 +39,7 @@ from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, malformed
 from .paging import parse_text_token, text_token
 from .player_rewrite import refuse_pseudonym
-from .policy import AppPolicy
+from .policy import AppPolicies, AppPolicy
 from .ports import EventHints, player_key
 from .profiles import PublicProfile
 from .sessions import Clock
@@ -130,12 +130,6 @@ class FriendsRepository(Protocol):
 class PresenceViews(Protocol):
     async def views(self, app_id: str, viewer: str, player_ids: Sequence[str]) -> dict[str, Shown]:
         """Each player's presence as ``viewer`` may see it (services/player_presence.py)."""
-        ...
-
-
-class AppPolicies(Protocol):
-    async def app_policy(self, app_id: str) -> AppPolicy | None:
-        """The app's policy (None: it set none, the defaults hold)."""
         ...
 
 

@@ -50,7 +50,7 @@ from .game_values import Joining, Seated
 from .games import Games
 from .paging import Position
 from .player_rewrite import refuse_pseudonym
-from .policy import AppPolicy
+from .policy import AppPolicies, AppPolicy
 from .ports import EventHints, GameRecord, player_key
 from .profiles import PublicProfile
 from .sessions import Clock
@@ -185,10 +185,6 @@ class InvitationsRepository(Protocol):
     async def profiles_of(self, app_id: str, player_ids: Sequence[str]) -> dict[str, PublicProfile]:
         """Public profiles (or the names of the latest sessions)."""
         ...
-
-
-class AppPolicies(Protocol):
-    async def app_policy(self, app_id: str) -> AppPolicy | None: ...
 
 
 @dataclass(frozen=True)

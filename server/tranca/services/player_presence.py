@@ -43,7 +43,8 @@ from ..platform.presence import (
 )
 from .access import Access, Credentials
 from .errors import Unavailable, malformed
-from .friends import AppPolicies, acting_player, check_player_id
+from .friends import acting_player, check_player_id
+from .policy import AppPolicies
 from .ports import GameRecord
 from .sessions import Clock
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from tranca_rules.errors import quoted
@@ -248,4 +248,12 @@ class AppPolicy:
         return not self.presets or preset in self.presets
 
 
-__all__ = ["AppPolicy"]
+class AppPolicies(Protocol):
+    """Where a use case reads an app's policy (the sessions' store)."""
+
+    async def app_policy(self, app_id: str) -> AppPolicy | None:
+        """The app's policy (None: it set none, the defaults hold)."""
+        ...
+
+
+__all__ = ["AppPolicies", "AppPolicy"]
