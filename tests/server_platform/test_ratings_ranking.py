@@ -5,12 +5,14 @@ PostgreSQL: a rating per player that understands partnerships, the ranking point
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from prometheus_client import REGISTRY
 from sqlalchemy import select, update
 
+from tests.harness.servers import server_and_client
 from tests.server.conftest import Client
 from tranca.server import Running
 from tranca.store.database import make_engine
@@ -140,13 +142,25 @@ def _settled_count(outcome: str) -> float:
     return REGISTRY.get_sample_value("tranca_matches_settled_total", {"outcome": outcome}) or 0.0
 
 
+@pytest.fixture
+async def unswept(db_url: str) -> AsyncIterator[tuple[Platform, Running]]:
+    """A platform on a server whose own sweeper is off: the test is the only one to
+    settle, so what it counts is every settlement (with the sweeper on, it settled
+    some of the test's matches first on a loaded machine)."""
+    async with server_and_client(db_url, features=frozenset({"fixed_deck"}), sweep_interval=0) as (
+        running,
+        made,
+    ):
+        yield await Platform.of(made, running), running
+
+
 async def test_practice_matches_are_settled_once_beside_rated_ones_when_replicas_sweep_together(
-    platform: Platform, server: Running, db_url: str
+    unswept: tuple[Platform, Running], db_url: str
 ) -> None:
     # Practice tables are settled together, in one statement of each sweep; a rated
     # table in the same sweep still gets its own settlement. Two replicas sweeping at
     # once settle each match exactly once between them.
-    p = platform
+    p, server = unswept
     practice = [
         await p.table(pair, competitive=False)
         for pair in (["cid", "dan"], ["eva", "fay"], ["gil", "hal"])
