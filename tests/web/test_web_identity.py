@@ -30,6 +30,11 @@ def test_a_guest_signs_in_and_keeps_its_game(node: str, web_server: WebServer) -
     assert second["kind"] == "identity" and second["player"] == guest["player"]
     assert "welcome back" in out["second_notice"]
     assert out["signed_out"]["kind"] == ""
+    # Signing in while the lobby's guest sign-in was still under way: signed in, and
+    # still so once the guest's answer came.
+    race = out["race"]
+    assert race["guest_in_flight_at_click"] is True
+    assert race["after"]["kind"] == "identity" and race["after"]["text"] == "Signed in as Rui Corrida"
     # The profile the page saved is the one the API shows others.
     assert out["profile"]["text"] == "Signed in as Lia P."
     public = web_server.sessions.GetPlayerProfile(

@@ -111,7 +111,13 @@ export async function lobbyClient(): Promise<TrancaClient> {
     const appId = state.config!.appId;
     const promise = service()
       .signInGuest(appId, name)
-      .then((s: PlayerSession) => keep(toSaved(s, name, 'guest')))
+      .then((s: PlayerSession) => {
+        // The player signed in with an identity while this guest's sign-in was under way
+        // (the lobby's list refreshing as they clicked): the page is that player's now,
+        // and the guest made meanwhile is not kept over it.
+        const now = savedSession();
+        return now?.kind === 'identity' ? now.accessToken : keep(toSaved(s, name, 'guest'));
+      })
       .finally(() => {
         if (signingIn?.promise === promise) signingIn = null;
       });
@@ -140,6 +146,9 @@ async function testProviderToken(name: string): Promise<string> {
  * already another player's signs that player in instead.
  */
 export async function signInWithTestProvider(): Promise<void> {
+  // A guest's sign-in under way (the lobby's list asks for one as the name is typed)
+  // lands first: that guest is the one whose games the identity keeps.
+  await signingIn?.promise.catch(() => undefined);
   const state = getState();
   const name = state.name.trim() || t('guestName');
   const saved = savedSession();
