@@ -34,7 +34,9 @@ def test_a_guest_signs_in_and_keeps_its_game(node: str, web_server: WebServer) -
     # still so once the guest's answer came.
     race = out["race"]
     assert race["guest_in_flight_at_click"] is True
-    assert race["after"]["kind"] == "identity" and race["after"]["text"] == "Signed in as Rui Corrida"
+    assert (
+        race["after"]["kind"] == "identity" and race["after"]["text"] == "Signed in as Rui Corrida"
+    )
     # The profile the page saved is the one the API shows others.
     assert out["profile"]["text"] == "Signed in as Lia P."
     public = web_server.sessions.GetPlayerProfile(
