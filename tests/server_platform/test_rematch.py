@@ -32,8 +32,7 @@ Code = grpc.StatusCode
 
 # 003, "Opciones de mesa", word for word.
 BETWEEN_MATCHES = (
-    "Las opciones de mesa se pueden cambiar antes de empezar la partida o entre partida y "
-    "partida."
+    "Las opciones de mesa se pueden cambiar antes de empezar la partida o entre partida y partida."
 )
 
 
@@ -186,7 +185,9 @@ async def test_a_third_match_follows_the_second_at_the_same_table(client: Client
 
 async def test_refusals_change_nothing(server: Running, client: Client) -> None:
     created = await client.stub.CreateGame(
-        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2, spectators_allowed=True),
+        pb.CreateGameRequest(
+            rules=pb.Rules(preset="tranca-000"), players=2, spectators_allowed=True
+        ),
         metadata=client.app(),
     )
     gid = created.game.game_id
@@ -210,9 +211,7 @@ async def test_refusals_change_nothing(server: Running, client: Client) -> None:
     watcher = await client.stub.JoinGame(
         pb.JoinGameRequest(game_id=gid, spectator=True), metadata=client.app()
     )
-    await refused(
-        rematch(client, gid, watcher.player_token), Code.PERMISSION_DENIED, "SPECTATOR"
-    )
+    await refused(rematch(client, gid, watcher.player_token), Code.PERMISSION_DENIED, "SPECTATOR")
     await refused(
         tables(client).Rematch(tpb.RematchRequest(game_id=gid), metadata=client.app()),
         Code.PERMISSION_DENIED,
@@ -362,9 +361,7 @@ async def test_a_rematch_confirmed_on_two_replicas_at_once_makes_one_next_match(
             assert old.next_game_id == nxt and sorted(old.rematch_seats) == [0, 1, 2, 3]
             async with first.store.reading() as conn:
                 rows = (
-                    await conn.execute(
-                        select(func.count()).where(TableMatch.table_id == gid)
-                    )
+                    await conn.execute(select(func.count()).where(TableMatch.table_id == gid))
                 ).scalar_one()
             assert rows == 1
             # Each seat has one working token in the next match: its answer's.
