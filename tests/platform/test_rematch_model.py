@@ -64,8 +64,8 @@ def test_a_match_under_way_has_no_rematch() -> None:
 
 
 def test_held_seats_take_only_the_rematch_claim_until_released() -> None:
-    setup = Setup(PRESETS["tranca-000"], 4, 9, table_id="t", match_number=2, held=(0, 1, 3),
-                  hold_until=5_000)  # fmt: skip
+    rules = PRESETS["tranca-000"]
+    setup = Setup(rules, 4, 9, table_id="t", match_number=2, held=(0, 1, 3), hold_until=5_000)
     g = new_game(setup)
     assert g.held == {0, 1, 3} and setup.number == 2
     assert Setup.from_dict(setup.to_dict()) == setup
@@ -80,6 +80,6 @@ def test_held_seats_take_only_the_rematch_claim_until_released() -> None:
     assert not g.held and roundtrip(g).to_dict() == g.to_dict()
     with pytest.raises(GameError):
         apply_action(g, release, 4)
-    apply_action(g, Action(ActionKind.JOIN, 1, name="y", player_id="y"), 4)
-    assert rebuild(setup, [claim, free, release, Action(ActionKind.JOIN, 1, name="y",
-                                                         player_id="y")]).to_dict() == g.to_dict()  # fmt: skip
+    late = Action(ActionKind.JOIN, 1, name="y", player_id="y")
+    apply_action(g, late, 4)
+    assert rebuild(setup, [claim, free, release, late]).to_dict() == g.to_dict()
