@@ -14,7 +14,7 @@ import { getState, serverNow } from '../store.js';
 /** Seconds left until the held seats are freed (0: none held, or the time is up). */
 function holdLeft(view: GameView): number {
   const until = Number(view.rematchHoldUntilMs);
-  return until > 0 ? Math.max(0, Math.ceil((until - serverNow(getState())) / 1000)) : 0;
+  return until > 0 ? Math.max(0, Math.floor((until - serverNow(getState())) / 1000)) : 0;
 }
 
 /** The finished match's Rematch: the button, who confirmed, the time the others' seats are held. */
