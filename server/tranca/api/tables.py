@@ -4,7 +4,6 @@ out. Nothing else happens here."""
 from __future__ import annotations
 
 from ..services.rematch import PlayedMatch, Rematch
-from ..table.game import FINISHED
 from ..v1 import game_pb2
 from ..v1 import tables_pb2 as pb
 from ..v1 import tables_pb2_grpc as pb_grpc
@@ -14,16 +13,11 @@ from .shared_views import SharedViews
 
 
 def played_pb(m: PlayedMatch) -> pb.TableMatch:
-    g = m.game.state
     out = pb.TableMatch(game=summary_to_pb(m.game), ended_at=int(m.ended_at))
-    if g.match is not None:
-        out.match_totals.extend(g.match.totals)
-    if g.status == FINISHED:
-        out.result.CopyFrom(
-            game_pb2.MatchResult(
-                winner_side=g.winner if g.winner >= 0 else -1, reason=g.result_reason
-            )
-        )
+    out.match_totals.extend(m.totals)
+    result = m.result
+    if result is not None:
+        out.result.CopyFrom(game_pb2.MatchResult(winner_side=result[0], reason=result[1]))
     return out
 
 

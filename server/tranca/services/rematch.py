@@ -52,7 +52,6 @@ from .paging import offset_token, parse_offset
 from .policy import DEFAULT_REMATCH_HOLD_SECONDS, AppPolicies
 from .ports import GameChange, GameRecord, NewGame, SeatToken
 
-
 # Rounds of ``Moves.apply``'s own attempts at a confirmation's write (each a few).
 ATTEMPTS = 4
 
@@ -86,6 +85,20 @@ class PlayedMatch:
 
     game: GameRecord
     ended_at: float
+
+    @property
+    def result(self) -> tuple[int, str] | None:
+        """The winning side (-1: none) and why, once the match is over."""
+        g = self.game.state
+        if g.status != FINISHED:
+            return None
+        return (g.winner if g.winner >= 0 else -1), g.result_reason
+
+    @property
+    def totals(self) -> list[int]:
+        """The match's totals by side, once it has started."""
+        match = self.game.state.match
+        return [] if match is None else list(match.totals)
 
 
 class RematchRepository(Protocol):
