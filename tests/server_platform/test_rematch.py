@@ -370,3 +370,40 @@ async def test_a_rematch_confirmed_on_two_replicas_at_once_makes_one_next_match(
                     pb.GetViewRequest(game_id=nxt), metadata=Client.player(d.player_token)
                 )
                 assert got.view.seat == d.seat
+
+
+async def test_a_tables_history_is_its_apps_and_its_players(
+    server: Running, client: Client
+) -> None:
+    gid, tokens, _, _ = await finished_table(client)
+    other, other_tokens, _, _ = await finished_table(client)
+    # A token of another table's match does not read this one's history.
+    await refused(
+        tables(client).ListTableMatches(
+            tpb.ListTableMatchesRequest(game_id=gid), metadata=Client.player(other_tokens[0])
+        ),
+        Code.NOT_FOUND,
+        "GAME_NOT_FOUND",
+    )
+    # Nor does another app.
+    async with app_client(server) as stranger:
+        await refused(
+            tables(stranger).ListTableMatches(
+                tpb.ListTableMatchesRequest(game_id=gid), metadata=stranger.app()
+            ),
+            Code.NOT_FOUND,
+            "GAME_NOT_FOUND",
+        )
+    # A table of one match lists that match; a bad page size is refused.
+    alone = await tables(client).ListTableMatches(
+        tpb.ListTableMatchesRequest(game_id=other), metadata=Client.player(other_tokens[1])
+    )
+    assert [m.game.game_id for m in alone.matches] == [other] and not alone.next_page_token
+    await refused(
+        tables(client).ListTableMatches(
+            tpb.ListTableMatchesRequest(game_id=gid, page_size=500),
+            metadata=Client.player(tokens[0]),
+        ),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
