@@ -44,7 +44,7 @@ async def server(db_url: str) -> AsyncIterator[Running]:
         yield running
 
 
-def tables(client: Client) -> tpb_grpc.TableServiceStub:
+def tables(client: Client) -> tpb_grpc.TableServiceAsyncStub:
     return tpb_grpc.TableServiceStub(client.channel)
 
 
