@@ -54,6 +54,20 @@ async def rematch(client: Client, game_id: str, token: str) -> tpb.RematchRespon
     )
 
 
+async def lobby(client: Client) -> list[str]:
+    """The tables ListOpenTables shows the app (every page)."""
+    found: list[str] = []
+    token = ""
+    while True:
+        page = await client.stub.ListOpenTables(
+            pb.ListOpenTablesRequest(page_size=200, page_token=token), metadata=client.app()
+        )
+        found += [t.game_id for t in page.tables]
+        token = page.next_page_token
+        if not token:
+            return found
+
+
 async def finished_table(
     client: Client, players: int = 2, *, private: bool = False, spectators: bool = False
 ) -> tuple[str, list[str], list[str], str]:
@@ -269,6 +283,7 @@ async def test_held_seats_wait_for_their_players_then_the_sweeper_frees_them(
         pb.ListGamesRequest(open_only=True, page_size=500), metadata=client.app()
     )
     assert nxt not in [g.game_id for g in listed.games]
+    assert nxt not in await lobby(client)
     # Not yet due: the sweeper leaves the hold alone.
     assert await server.new_sweeper().sweep_timers() == 0
     # Seat 3's player confirms in time.
@@ -283,6 +298,7 @@ async def test_held_seats_wait_for_their_players_then_the_sweeper_frees_them(
         pb.ListGamesRequest(open_only=True, page_size=500), metadata=client.app()
     )
     assert nxt in [g.game_id for g in listed.games]
+    assert nxt in await lobby(client)
     taken = await client.stub.JoinGame(
         pb.JoinGameRequest(game_id=nxt, seat=-1, player_id=stranger, player_name="new"),
         metadata=client.app(),
