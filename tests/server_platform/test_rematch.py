@@ -423,3 +423,46 @@ async def test_a_tables_history_is_its_apps_and_its_players(
         Code.INVALID_ARGUMENT,
         "MALFORMED_REQUEST",
     )
+
+
+async def test_robots_seated_from_the_start_sit_again_at_once(
+    server: Running, client: Client
+) -> None:
+    # A practice table against the computer: the player's rematch is the next match at
+    # once, the robot in its seat again, nothing held, nothing left for the sweeper.
+    created = await client.stub.CreateGame(
+        pb.CreateGameRequest(
+            rules=pb.Rules(preset="tranca-000"),
+            players=2,
+            table=pb.TableOptions(robot_grace_seconds=30),
+        ),
+        metadata=client.app(),
+    )
+    gid = created.game.game_id
+    me = await client.stub.JoinGame(
+        pb.JoinGameRequest(game_id=gid, seat=0, player_name="ana", player_id="ana-robots"),
+        metadata=client.app(),
+    )
+    await client.stub.JoinGame(
+        pb.JoinGameRequest(game_id=gid, seat=1, robot=True), metadata=client.app()
+    )
+    await client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=client.app())
+    await client.stub.LeaveGame(
+        pb.LeaveGameRequest(game_id=gid, request_id="r"), metadata=Client.player(me.player_token)
+    )
+    done = await rematch(client, gid, me.player_token)
+    view = done.view
+    assert [s.taken for s in view.seats] == [True, True] and view.seats[1].robot
+    assert list(view.rematch_seats) == [] and view.rematch_hold_until_ms == 0
+    assert (await server.store.game(done.game_id)).deadline_at is None
+    replay = await client.stub.GetReplay(
+        pb.GetReplayRequest(game_id=done.game_id), metadata=client.app()
+    )
+    assert [(m.move.text, m.seat, m.actor) for m in replay.moves] == [
+        ("join", 0, "player"),
+        ("join", 1, "robot"),
+    ]
+    started = await client.stub.StartGame(
+        pb.StartGameRequest(game_id=done.game_id), metadata=Client.player(done.player_token)
+    )
+    assert started.view.status == pb.GAME_STATUS_PLAYING

@@ -24,7 +24,7 @@ to the next match.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -34,6 +34,7 @@ from ..table.deadlines import turn_deadline
 from ..table.errors import GameError
 from ..table.fairness import new_server_secret
 from ..table.game import (
+    BY_ROBOT,
     FINISHED,
     REMATCH_CLAIM,
     Action,
@@ -50,7 +51,8 @@ from .games import Games, Shown
 from .limits import MAX_TOKEN_LIFETIME
 from .paging import offset_token, parse_offset
 from .policy import DEFAULT_REMATCH_HOLD_SECONDS, AppPolicies
-from .ports import GameChange, GameRecord, NewGame, SeatToken
+from .ports import GameChange, GameRecord, LogRecord, NewGame, SeatToken
+from .table_builder import SeatPlan, join_action
 
 # Rounds of ``Moves.apply``'s own attempts at a confirmation's write (each a few).
 ATTEMPTS = 4
@@ -59,13 +61,14 @@ ATTEMPTS = 4
 @dataclass(frozen=True)
 class NextMatch:
     """A table's next match to create: its game (``new.game_id`` chosen here), its
-    number at the table, and the first confirming seat's join (with its token and the
-    held seats' deadline), written with it in one transaction."""
+    number at the table, and its first joins, written with it in one transaction: the
+    first confirming seat's (with its token and the held seats' deadline), then the
+    robots seated from the start of the last match, seated again."""
 
     table_id: str
     match_number: int
     new: NewGame
-    first_join: GameChange
+    joins: tuple[GameChange, ...]
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,10 @@ class RematchRepository(Protocol):
     """What the rematch reads and writes beside a game's changes."""
 
     async def game(self, game_id: str) -> GameRecord: ...
+
+    async def log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        """The game's log rows, in order."""
+        ...
 
     async def table_info(self, game_id: str) -> TableInfo:
         """The game's label, invite hash, owner and whether it is a tournament's
@@ -150,10 +157,18 @@ class TableHistory:
     next_page_token: str
 
 
-def held_seats(old: GameState) -> tuple[int, ...]:
+def held_seats(old: GameState, robots: frozenset[int] = frozenset()) -> tuple[int, ...]:
     """The seats a rematch holds: every seat of the finished match but those whose
-    player the app removed."""
-    return tuple(i for i in range(len(old.seats)) if i not in old.removed_seats)
+    player the app removed, and ``robots``, the seats the server's robots held from
+    its start (they sit again at once)."""
+    return tuple(i for i in range(len(old.seats)) if i not in old.removed_seats and i not in robots)
+
+
+def robot_seats(log: Sequence[LogRecord]) -> frozenset[int]:
+    """The seats a robot took at a match's start (a join ``by`` BY_ROBOT in its log)."""
+    return frozenset(
+        row.seat for row in log if row.action.kind == ActionKind.JOIN and row.action.by == BY_ROBOT
+    )
 
 
 def next_setup(
@@ -226,8 +241,9 @@ class Rematch:
             policy = await self.policies.app_policy(loaded.app_id)
             hold = DEFAULT_REMATCH_HOLD_SECONDS if policy is None else policy.rematch_hold_seconds
             hold_until = turn_deadline(now + hold * 1000)
+            robots = robot_seats(await self.repo.log(game_id))
             match = self._next_match(
-                loaded.app_id, old, info, table_id, number, hold_until, seat, seat_token
+                loaded.app_id, old, info, table_id, number, hold_until, seat, seat_token, robots
             )
             if await self.repo.create_next_match(match):
                 next_id, created = match.new.game_id, True
@@ -317,28 +333,38 @@ class Rematch:
         hold_until: int,
         seat: int,
         seat_token: SeatToken,
+        robots: frozenset[int],
     ) -> NextMatch:
-        setup = next_setup(old.setup, table_id, number, held_seats(old), hold_until)
+        held = held_seats(old, robots)
+        setup = next_setup(old.setup, table_id, number, held, hold_until)
         next_id = secrets.token_hex(16)
         state = new_game(setup)
         sat = old.seats[seat]
-        join = Action(
-            ActionKind.JOIN, seat, name=sat.name, player_id=sat.player_id, text=REMATCH_CLAIM
-        )
-        apply_action(state, join, 1)
-        change = GameChange(
-            next_id,
-            0,
-            state,
-            join,
-            new_token=seat_token,
-            deadline_set=True,
-            deadline_at=hold_until,
-        )
+        joins = [
+            Action(
+                ActionKind.JOIN, seat, name=sat.name, player_id=sat.player_id, text=REMATCH_CLAIM
+            )
+        ]
+        joins += [join_action(r, SeatPlan(name=old.seats[r].name, robot=True)) for r in robots]
+        changes = []
+        for version, join in enumerate(joins):
+            apply_action(state, join, version + 1)
+            changes.append(
+                GameChange(
+                    next_id,
+                    version,
+                    GameState.from_dict(state.to_dict(with_setup=False), setup),
+                    join,
+                    actor=join.actor,
+                    new_token=seat_token if version == 0 else None,
+                    deadline_set=version == 0,
+                    deadline_at=hold_until if version == 0 and set(held) - {seat} else None,
+                )
+            )
         new = NewGame(
             app_id, setup, new_game(setup), info.label, info.invite_hash, next_id, info.owner_id
         )
-        return NextMatch(table_id, number, new, change)
+        return NextMatch(table_id, number, new, tuple(changes))
 
     async def history(
         self, credentials: Credentials, game_id: str, page_size: int, page_token: str
@@ -390,4 +416,5 @@ __all__ = [
     "TableInfo",
     "held_seats",
     "next_setup",
+    "robot_seats",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from ..services.ports import GameRecord
+from ..services.ports import GameRecord, LogRecord
 from ..services.rematch import NextMatch, PlayedMatch, TableInfo
 from .database import insert_ignoring_duplicates
 from .models import Game, PlayerToken, TableMatch, TournamentGame
@@ -33,6 +33,9 @@ class RematchStore:
 
     async def game(self, game_id: str) -> GameRecord:
         return await self.store.game(game_id)
+
+    async def log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        return await self.store.log(game_id, after, upto)
 
     async def table_info(self, game_id: str) -> TableInfo:
         q = select(
@@ -73,8 +76,9 @@ class RematchStore:
                 )
                 if written.rowcount == 0:
                     raise _Taken
-                if await store.sql.run_change(conn, store.move_write(match.first_join)) is None:
-                    raise RuntimeError(f"game {game_id} changed while it was written")
+                for join in match.joins:
+                    if await store.sql.run_change(conn, store.move_write(join)) is None:
+                        raise RuntimeError(f"game {game_id} changed while it was written")
         except _Taken:
             return False
         return True

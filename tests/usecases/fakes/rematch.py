@@ -3,7 +3,7 @@ over the games' fake, the next match created once per (table, number)."""
 
 from __future__ import annotations
 
-from tranca.services.ports import GameRecord
+from tranca.services.ports import GameRecord, LogRecord
 from tranca.services.rematch import NextMatch, PlayedMatch, TableInfo
 
 from .memory import InMemoryRepository
@@ -20,6 +20,9 @@ class RematchMemory:
     async def game(self, game_id: str) -> GameRecord:
         return await self.repo.game(game_id)
 
+    async def log(self, game_id: str, after: int = 0, upto: int | None = None) -> list[LogRecord]:
+        return await self.repo.log(game_id, after, upto)
+
     async def table_info(self, game_id: str) -> TableInfo:
         g = self.repo.games.get(game_id)
         if g is None:
@@ -35,8 +38,9 @@ class RematchMemory:
             return False
         game_id = await self.repo.create_game(match.new)
         self.matches[key] = game_id
-        if await self.repo.commit(match.first_join) is None:
-            raise RuntimeError(f"game {game_id} changed while it was written")
+        for join in match.joins:
+            if await self.repo.commit(join) is None:
+                raise RuntimeError(f"game {game_id} changed while it was written")
         return True
 
     async def table_matches(self, table_id: str, limit: int, offset: int) -> list[PlayedMatch]:
