@@ -306,13 +306,14 @@ class Rematch:
         now: int,
     ) -> tuple[str, SeatToken, int]:
         """A new token for the seat in the next match: from the same session (signing
-        out revokes it too), for the server's token lifetime, never outliving the
+        out revokes it too), for the server's token lifetime, and never longer than the
         finished match's token where a session issued it."""
         session_id, old_expiry = await self.repo.token_origin(old_hash)
         lifetime = min(self.games.token_lifetime_seconds, MAX_TOKEN_LIFETIME)
         expires_at = now + lifetime * 1000
         if session_id is not None:
-            expires_at = min(expires_at, max(old_expiry, now + 60_000))
+            # The finished match's token never outlived its session: nor does this one.
+            expires_at = min(expires_at, old_expiry)
         token, seat_token = new_seat_token(
             seat,
             name,
