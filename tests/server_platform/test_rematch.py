@@ -20,6 +20,8 @@ from tranca.services.moves import now_ms
 from tranca.store.models import TableMatch
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import platform_pb2 as ppb
+from tranca.v1 import session_pb2 as spb
+from tranca.v1 import session_pb2_grpc as spb_grpc
 from tranca.v1 import tables_pb2 as tpb
 from tranca.v1 import tables_pb2_grpc as tpb_grpc
 
@@ -466,3 +468,53 @@ async def test_robots_seated_from_the_start_sit_again_at_once(
         pb.StartGameRequest(game_id=done.game_id), metadata=Client.player(done.player_token)
     )
     assert started.view.status == pb.GAME_STATUS_PLAYING
+
+
+async def test_a_sessions_seat_token_follows_its_session_and_the_apps_hold(
+    server: Running, client: Client
+) -> None:
+    sessions: spb_grpc.SessionServiceAsyncStub = spb_grpc.SessionServiceStub(client.channel)
+    # The app holds the seats 15 s (its policy, read back as set).
+    policy = (await sessions.GetAppPolicy(spb.GetAppPolicyRequest(), metadata=client.app())).policy
+    policy.rematch_hold_seconds = 15
+    await sessions.SetAppPolicy(spb.SetAppPolicyRequest(policy=policy), metadata=client.app())
+    read = (await sessions.GetAppPolicy(spb.GetAppPolicyRequest(), metadata=client.app())).policy
+    assert read.rematch_hold_seconds == 15
+    policy.rematch_hold_seconds = 5
+    await refused(
+        sessions.SetAppPolicy(spb.SetAppPolicyRequest(policy=policy), metadata=client.app()),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    created = await client.stub.CreateGame(
+        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-000"), players=2), metadata=client.app()
+    )
+    gid = created.game.game_id
+    tokens: list[str] = []
+    access: list[str] = []
+    for seat in range(2):
+        opened = await sessions.CreatePlayerSession(
+            spb.CreatePlayerSessionRequest(player_id=f"s-{uuid.uuid4().hex[:8]}"),
+            metadata=client.app(),
+        )
+        access.append(opened.session.access_token)
+        joined = await client.stub.JoinGame(
+            pb.JoinGameRequest(game_id=gid, seat=seat), metadata=Client.player(access[-1])
+        )
+        tokens.append(joined.player_token)
+    await client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=client.app())
+    await client.stub.LeaveGame(
+        pb.LeaveGameRequest(game_id=gid, request_id="r"), metadata=Client.player(tokens[1])
+    )
+    before = now_ms()
+    done = await rematch(client, gid, tokens[0])
+    assert before + 14_000 <= done.view.rematch_hold_until_ms <= now_ms() + 15_000
+    # Signing out revokes the next match's token with the session's others.
+    await sessions.SignOut(spb.SignOutRequest(), metadata=Client.player(access[0]))
+    await refused(
+        client.stub.GetView(
+            pb.GetViewRequest(game_id=done.game_id), metadata=Client.player(done.player_token)
+        ),
+        Code.UNAUTHENTICATED,
+        "BAD_TOKEN",
+    )
