@@ -346,5 +346,15 @@ class Reason(StrEnum):
     # The prizes are paid: the results are final.
     PRIZES_PAID = "PRIZES_PAID"
 
+    # ----- tables that outlive their match (services/rematch.py) -------------------
+    # A rematch is asked of a match that is not over yet.
+    MATCH_NOT_OVER = "MATCH_NOT_OVER"
+    # The seat has already confirmed the rematch.
+    REMATCH_CONFIRMED = "REMATCH_CONFIRMED"
+    # A tournament's table plays the match its round gives it: no rematch there.
+    TOURNAMENT_TABLE = "TOURNAMENT_TABLE"
+    # The seat is held for the player who sat there in the table's last match.
+    SEAT_HELD = "SEAT_HELD"
+
 
 __all__ = ["Reason"]

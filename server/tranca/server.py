@@ -28,6 +28,7 @@ from .api.quick_play import QuickPlayService
 from .api.servicer import GameService
 from .api.sessions import SessionService
 from .api.social import SocialService
+from .api.tables import TableService
 from .api.tournaments import TournamentService
 
 # Re-exported: tests and benchmarks import the settings and logging from the wiring.
@@ -67,6 +68,7 @@ from .services.players import Players
 from .services.presence import Presence
 from .services.profiles import Profiles
 from .services.quick_play import QuickPlay
+from .services.rematch import Rematch
 from .services.robots import Robots, RobotSettings
 from .services.sessions import Sessions
 from .services.settlement import Settlement
@@ -94,6 +96,7 @@ from .store.players_store import PlayersStore
 from .store.presence_store import PresenceStore
 from .store.profiles_store import ProfilesStore
 from .store.quick_play_store import QuickPlayStore
+from .store.rematch_store import RematchStore
 from .store.repository import Store
 from .store.sessions_store import SessionsStore
 from .store.settlement import SettlementStore
@@ -113,6 +116,7 @@ from .v1 import (
     quick_play_pb2,
     session_pb2,
     social_pb2,
+    tables_pb2,
 )
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -125,6 +129,7 @@ NOTIFICATION_SERVICE = notifications_pb2.DESCRIPTOR.services_by_name["Notificati
 SOCIAL_SERVICE = social_pb2.DESCRIPTOR.services_by_name["SocialService"]
 CHAT_SERVICE = chat_pb2.DESCRIPTOR.services_by_name["ChatService"]
 INVITATION_SERVICE = invitations_pb2.DESCRIPTOR.services_by_name["InvitationService"]
+TABLE_SERVICE = tables_pb2.DESCRIPTOR.services_by_name["TableService"]
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -457,6 +462,11 @@ async def start(
             ),
             INVITATION_SERVICE,
         ),
+        # ----- tables that outlive their match -----------------------------------------
+        (
+            TableService(Rematch(games, RematchStore(store), sessions_store, now_ms)),
+            TABLE_SERVICE,
+        ),
     ]
     # Every request is decoded and checked against the contracts' limits at the edge
     # (api/edge.py) before a servicer sees it.
@@ -476,6 +486,7 @@ async def start(
             SOCIAL_SERVICE.full_name,
             CHAT_SERVICE.full_name,
             INVITATION_SERVICE.full_name,
+            TABLE_SERVICE.full_name,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),

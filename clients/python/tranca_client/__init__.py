@@ -180,6 +180,7 @@ from .v1 import platform_pb2 as ppb
 from .v1 import quick_play_pb2 as qpb
 from .v1 import session_pb2 as spb
 from .v1 import social_pb2 as sopb
+from .v1 import tables_pb2 as tpb
 
 __version__ = "0.1.0"
 
@@ -241,5 +242,6 @@ __all__ = [
     "spectators_room",
     "table_room",
     "take",
+    "tpb",
     "waiting_ticket_id",
 ]

@@ -36,6 +36,7 @@ from .platform_calls import AsyncPlatformCalls
 from .quick_play import AsyncQuickPlay
 from .sessions import AsyncSessions
 from .social import AsyncSocial
+from .tables import AsyncTables
 from .v1 import admin_pb2_grpc as apb_grpc
 from .v1 import chat_pb2_grpc as chpb_grpc
 from .v1 import game_pb2 as pb
@@ -46,6 +47,7 @@ from .v1 import platform_pb2_grpc as ppb_grpc
 from .v1 import quick_play_pb2_grpc as qpb_grpc
 from .v1 import session_pb2_grpc as spb_grpc
 from .v1 import social_pb2_grpc as sopb_grpc
+from .v1 import tables_pb2_grpc as tpb_grpc
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -71,7 +73,13 @@ def knob_value(value: KnobOverride) -> pb.KnobValue:
 
 
 class AsyncTrancaClient(
-    AsyncQuickPlay, AsyncSessions, AsyncSocial, AsyncChat, AsyncInvitations, AsyncPlatformCalls
+    AsyncQuickPlay,
+    AsyncSessions,
+    AsyncSocial,
+    AsyncChat,
+    AsyncInvitations,
+    AsyncTables,
+    AsyncPlatformCalls,
 ):
     """An asyncio client of the Tranca game service.
 
@@ -142,6 +150,7 @@ class AsyncTrancaClient(
         self._notifications = npb_grpc.NotificationServiceStub(self.channel)
         self._chat = chpb_grpc.ChatServiceStub(self.channel)
         self._invitations = ipb_grpc.InvitationServiceStub(self.channel)
+        self._tables = tpb_grpc.TableServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------
 

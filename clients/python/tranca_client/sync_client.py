@@ -15,13 +15,14 @@ from .invitations import Invitations
 from .quick_play import QuickPlay
 from .sessions import Sessions
 from .social import Social
+from .tables import Tables
 from .v1 import game_pb2 as pb
 from .v1 import platform_pb2 as ppb
 
 T = TypeVar("T")
 
 
-class TrancaClient(QuickPlay, Sessions, Social, Chat, Invitations):
+class TrancaClient(QuickPlay, Sessions, Social, Chat, Invitations, Tables):
     """A blocking client with the same methods as ``AsyncTrancaClient`` (same
     arguments, same errors, same retries), for scripts and notebooks::
 

@@ -1,6 +1,6 @@
 // A small typed client of the Tranca service for browsers (and Node.js 20+, which
 // has fetch): the generated Connect-ES clients of GameService, SessionService,
-// QuickPlayService, SocialService, InvitationService, NotificationService and
+// QuickPlayService, SocialService, InvitationService, TableService, NotificationService and
 // ChatService, over the Connect protocol (JSON, or binary) or gRPC-Web, with
 //   - credentials and language as headers: x-api-key (an app), authorization: Bearer
 //     (a player's session token or a seat's token), accept-language;
@@ -16,7 +16,7 @@
 // This file holds the client's core (options, transport, headers, `call`) and the
 // games' calls; each other service's calls are a class of their own, joined to
 // TrancaClient at the end: sessions.ts, social.ts, invitations.ts, events.ts,
-// chat.ts, quickplay.ts.
+// chat.ts, quickplay.ts, tables.ts.
 import { type MessageInitShape, create } from '@bufbuild/protobuf';
 import {
   Code,
@@ -33,6 +33,7 @@ import { TrancaError, required, toTrancaError } from './errors.js';
 import { PlayerEventCalls } from './events.js';
 import { InvitationCalls } from './invitations.js';
 import { QuickPlayCalls } from './quickplay.js';
+import { TableCalls } from './tables.js';
 import {
   type CallPolicy,
   type Credential,
@@ -70,6 +71,7 @@ import { NotificationService } from './gen/tranca/v1/notifications_pb.js';
 import { QuickPlayService } from './gen/tranca/v1/quick_play_pb.js';
 import { SessionService } from './gen/tranca/v1/session_pb.js';
 import { SocialService } from './gen/tranca/v1/social_pb.js';
+import { TableService } from './gen/tranca/v1/tables_pb.js';
 
 export interface TrancaClientOptions {
   /** The server's browser port: "http://127.0.0.1:8080" (a page on it: its origin). */
@@ -145,6 +147,7 @@ export class TrancaClient {
   readonly invitations: Client<typeof InvitationService>;
   readonly notifications: Client<typeof NotificationService>;
   readonly chat: Client<typeof ChatService>;
+  readonly tables: Client<typeof TableService>;
   readonly apiKey: string;
   readonly token: string;
   readonly language: string;
@@ -163,6 +166,7 @@ export class TrancaClient {
     this.invitations = shared?.invitations ?? createClient(InvitationService, this.transport);
     this.notifications = shared?.notifications ?? createClient(NotificationService, this.transport);
     this.chat = shared?.chat ?? createClient(ChatService, this.transport);
+    this.tables = shared?.tables ?? createClient(TableService, this.transport);
     this.retries = shared?.retries ?? { transient: 0, rateLimited: 0, conflicts: 0 };
     this.apiKey = options.apiKey ?? '';
     this.token = options.token ?? '';
@@ -441,9 +445,18 @@ export interface TrancaClient
     InvitationCalls,
     PlayerEventCalls,
     ChatCalls,
-    QuickPlayCalls {}
+    QuickPlayCalls,
+    TableCalls {}
 
-for (const area of [SessionCalls, SocialCalls, InvitationCalls, PlayerEventCalls, ChatCalls, QuickPlayCalls]) {
+for (const area of [
+  SessionCalls,
+  SocialCalls,
+  InvitationCalls,
+  PlayerEventCalls,
+  ChatCalls,
+  QuickPlayCalls,
+  TableCalls,
+]) {
   for (const name of Object.getOwnPropertyNames(area.prototype)) {
     if (name === 'constructor') continue;
     Object.defineProperty(

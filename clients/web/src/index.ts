@@ -21,6 +21,7 @@ export {
 } from './chat.js';
 export { type FriendChange, type ListFriendsOptions, type PresenceChange } from './social.js';
 export { type InvitationChange, type ListInvitationsOptions } from './invitations.js';
+export { type ListTableMatchesOptions } from './tables.js';
 export { type PlayerEventsOptions } from './events.js';
 export { isOpen } from './quickplay.js';
 export {
@@ -37,6 +38,7 @@ export * from './gen/tranca/v1/session_pb.js';
 export * from './gen/tranca/v1/quick_play_pb.js';
 export * from './gen/tranca/v1/social_pb.js';
 export * from './gen/tranca/v1/invitations_pb.js';
+export * from './gen/tranca/v1/tables_pb.js';
 export {
   NotificationService,
   type ListPlayerEventsResponse,

@@ -434,6 +434,12 @@ def public_to_pb(p: PublicView) -> pb.GameView:
         )
     if p.table is not None:
         view.table.CopyFrom(table_to_pb(p.table))
+    view.table_id = p.table_id
+    view.match_number = p.match_number
+    view.next_game_id = p.next_game_id
+    if p.rematch_seats:
+        view.rematch_seats.extend(p.rematch_seats)
+    view.rematch_hold_until_ms = p.rematch_hold_until
     if p.commitment is not None:
         view.commitment.CopyFrom(commitment_value_to_pb(p.commitment))
     view.match_totals.extend(p.match_totals)

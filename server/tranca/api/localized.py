@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .localized_rematch import REMATCH_MESSAGES
 from .localized_room import ROOM_MESSAGES
 
 ENGLISH, PORTUGUESE, SPANISH = "en", "pt-BR", "es"
@@ -560,6 +561,7 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     ),
     # The social room's refusals (friends, chat, moderation, invitations):
     **ROOM_MESSAGES,
+    **REMATCH_MESSAGES,
     "NOT_YOUR_PLAYER": (
         "You can only act for yourself.",
         "Você só pode agir por si mesmo.",

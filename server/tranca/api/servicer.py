@@ -390,6 +390,8 @@ def summary_to_pb(game: GameRecord) -> pb.GameSummary:
         table=table_to_pb(g.table),
         player_names=g.player_names,
         player_ids=g.player_ids,
+        table_id=g.table_id,
+        match_number=g.match_number,
     )
 
 

@@ -13,7 +13,11 @@ from ..services.identity_sign_in import IdentitySignIn
 from ..services.invitations import InvitePolicy
 from ..services.player_data import PlayerData
 from ..services.player_erasure import PlayerErasure
-from ..services.policy import DEFAULT_CHAT_RETENTION_DAYS, AppPolicy
+from ..services.policy import (
+    DEFAULT_CHAT_RETENTION_DAYS,
+    DEFAULT_REMATCH_HOLD_SECONDS,
+    AppPolicy,
+)
 from ..services.ports import SessionKind
 from ..services.profiles import Profile, ProfileChange, Profiles, PublicProfile
 from ..services.sessions import Issued, SessionInfo, Sessions
@@ -118,6 +122,7 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         lobby_rooms=list(p.lobby_rooms),
         chat_retention_days=p.chat_retention_days,
         invitations=INVITE_POLICY_PB[InvitePolicy(p.invitations)],
+        rematch_hold_seconds=p.rematch_hold_seconds,
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -155,6 +160,7 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         lobby_rooms=tuple(p.lobby_rooms),
         chat_retention_days=p.chat_retention_days or DEFAULT_CHAT_RETENTION_DAYS,
         invitations=INVITE_POLICY_FROM_PB.get(p.invitations, InvitePolicy.FRIENDS).value,
+        rematch_hold_seconds=p.rematch_hold_seconds or DEFAULT_REMATCH_HOLD_SECONDS,
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers

@@ -137,6 +137,15 @@ class PublicView:
     result_reason: str
     final_board: DealBoard | None
     deal: SeatView | None
+    # The table the match is played at (services/rematch.py): its id, the match's
+    # number there, the next match once a rematch was confirmed, the seats that
+    # confirmed it (a finished match) or are still held (a waiting one), and when
+    # the held seats are freed.
+    table_id: str = ""
+    match_number: int = 1
+    next_game_id: str = ""
+    rematch_seats: list[int] | None = None
+    rematch_hold_until: int = 0
 
 
 @dataclass(slots=True)
@@ -166,6 +175,8 @@ class GameSummary:
     table: TableOptions
     player_names: list[str]
     player_ids: list[str]
+    table_id: str = ""
+    match_number: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +324,13 @@ def public_view(game_id: str, version: int, g: GameState, board_hidden: bool = F
         result_reason=g.result_reason if finished else "",
         final_board=final,
         deal=seen if g.status == GameStatus.PLAYING else None,
+        table_id=setup.table_id or game_id,
+        match_number=setup.number,
+        next_game_id=g.next_game_id,
+        rematch_seats=sorted(g.rematch_seats if g.next_game_id else g.held),
+        rematch_hold_until=g.rematch_until
+        if g.next_game_id
+        else (setup.hold_until if g.held else 0),
     )
 
 
@@ -347,6 +365,8 @@ def summary_of(game: GameRecord) -> GameSummary:
         table=g.setup.table,
         player_names=[s.name if s.taken else "" for s in g.seats],
         player_ids=[s.player_id if s.taken else "" for s in g.seats],
+        table_id=g.setup.table_id or game.id,
+        match_number=g.setup.number,
     )
 
 

@@ -362,7 +362,8 @@ class Games:
                 return Seated(held[0], token, expires_at)
         seat = wanted.seat
         if seat == -1:
-            free = [i for i, s in enumerate(state.seats) if not s.taken]
+            # A seat a rematch holds for its last player is not free (services/rematch.py).
+            free = [i for i, s in enumerate(state.seats) if not s.taken and i not in state.held]
             if not free or state.status != WAITING:
                 raise Refused(Refusal.PRECONDITION, Reason.GAME_FULL, "no free seat")
             seat = free[0]

@@ -64,7 +64,8 @@ class LobbyFilter:
     def keeps(self, state: GameState) -> bool:
         """Whether a waiting public table passes the rest of the filter."""
         table = state.setup.table
-        free = sum(1 for s in state.seats if not s.taken)
+        # A seat a rematch holds for its last player is not free (services/rematch.py).
+        free = sum(1 for i, s in enumerate(state.seats) if not s.taken and i not in state.held)
         if free < self.min_free_seats:
             return False
         if self.play is Play.PRACTICE and table.competitive:

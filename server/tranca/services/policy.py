@@ -50,6 +50,12 @@ _LOBBY_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}", re.ASCII)
 DEFAULT_CHAT_RETENTION_DAYS = 30
 MAX_CHAT_RETENTION_DAYS = 3650
 INVITE_POLICIES = frozenset(p.value for p in InvitePolicy)
+# A rematch holds the seats of the last match's players who have not confirmed it
+# (services/rematch.py) for a minute by default, as card rooms keep a rematch offer
+# open while the players are still at the table; 10 s to 10 minutes.
+DEFAULT_REMATCH_HOLD_SECONDS = 60
+MIN_REMATCH_HOLD_SECONDS = 10
+MAX_REMATCH_HOLD_SECONDS = 600
 
 
 def normalise_origin(origin: str) -> str | None:
@@ -162,6 +168,9 @@ class AppPolicy:
     # Whom players invite to a table (platform/invitations.py): "friends" (the
     # default) or "anyone" of the app; never across a block.
     invitations: str = InvitePolicy.FRIENDS.value
+    # Seconds a rematch holds the seats of the players who have not confirmed it
+    # (services/rematch.py); then anyone may take them.
+    rematch_hold_seconds: int = DEFAULT_REMATCH_HOLD_SECONDS
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -224,6 +233,10 @@ class AppPolicy:
             raise malformed(f"chat_retention_days is 1 to {MAX_CHAT_RETENTION_DAYS}")
         if self.invitations not in INVITE_POLICIES:
             raise malformed('invitations is "friends" or "anyone"')
+        if not MIN_REMATCH_HOLD_SECONDS <= self.rematch_hold_seconds <= MAX_REMATCH_HOLD_SECONDS:
+            raise malformed(
+                f"rematch_hold_seconds is {MIN_REMATCH_HOLD_SECONDS} to {MAX_REMATCH_HOLD_SECONDS}"
+            )
         return replace(
             self,
             allowed_origins=checked_origins(self.allowed_origins),

@@ -21,8 +21,9 @@ What a sweep does with a claimed game whose seat to act is:
 - present, on a table without a turn limit: nothing; the deadline moves to the end
   of the grace period counted from the player's last sign of life.
 
-A claimed game still waiting for its start is a tournament table past its start
-deadline (nothing else sets a deadline before the start): it is closed as a no-show.
+A claimed game still waiting for its start is a rematch's next match whose held
+seats are freed (services/rematch.py), or a tournament table past its start
+deadline: it is closed as a no-show.
 """
 
 from __future__ import annotations
@@ -226,6 +227,19 @@ class Sweeper:
             return False  # a write since the claim set a new deadline: nothing is due
         g = game.state
         deal = g.deal
+        if g.status == WAITING and g.held:
+            # A rematch's next match: the seats held for the last match's players who
+            # have not confirmed it are freed for anyone (services/rematch.py).
+            done = await self.moves.server_action(
+                claim.game_id, game.version, g, Action(ActionKind.RELEASE), BY_TIMEOUT
+            )
+            await store.set_deadline(claim, done.version, None)
+            log.info("rematch_seats_freed", game_id=claim.game_id)
+            return True
+        if g.status == WAITING and g.setup.table_id:
+            # A rematch's next match whose held seats were all taken: nothing is due.
+            await store.set_deadline(claim, game.version, None)
+            return False
         if g.status == WAITING:
             # Only a tournament table's game has a deadline before its start: its
             # start deadline (services/tournaments.py). Past it the game is closed as

@@ -307,6 +307,18 @@ class TournamentGame(Base):
     )
 
 
+class TableMatch(Base):
+    """A match played at a table after its first (services/rematch.py): the table's id
+    (its first match's game id), the match's number there (from 2) and its game. The
+    primary key lets exactly one rematch create a table's next match."""
+
+    __tablename__ = "table_matches"
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    match_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), unique=True)
+
+
 class MatchTicket(Base):
     """A quick-play ticket: one player, or two partners, waiting for a table of one
     kind (``status`` "waiting"), then matched at ``game_id`` (``seats``: each player's

@@ -58,6 +58,7 @@ from .models import (
     PlayerSession,
     PlayerToken,
     SeatPresence,
+    TableMatch,
     TournamentGame,
     TournamentRecord,
 )
@@ -405,10 +406,16 @@ class Store:
                 .where(MoveLog.game_id == Game.id, MoveLog.actor == "robot")
                 .scalar_subquery()
             )
+            # A rematch's next match whose seats are held for the last match's
+            # players (until its deadline: services/rematch.py) is not open yet.
+            held_for_rematch = Game.id.in_(select(TableMatch.game_id)) & Game.deadline_at.is_not(
+                None
+            )
             q = q.where(
                 Game.status == WAITING,
                 Game.invite_hash.is_(None),
                 seats_held + robots_seated < Game.players,
+                ~held_for_rematch,
             )
         q = q.order_by(Game.created_at.desc(), Game.id).limit(limit).offset(offset)
         async with self._guard(), self.reads.connect() as conn:

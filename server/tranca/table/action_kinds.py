@@ -41,6 +41,13 @@ class ActionKind(StrEnum):
     # The seat's player's account was merged into another (AdminService.MergePlayers):
     # the seat's player id becomes ``player_id``; its name stays. In any status.
     MERGE = "merge"
+    # A seat of a finished match confirms the rematch at its table
+    # (services/rematch.py): ``text`` is the next match's game id and, after a space,
+    # when its held seats are freed (epoch ms). Only in a finished game.
+    REMATCH = "rematch"
+    # The seats a rematch held for the last match's players who did not confirm are
+    # freed for anyone (the sweeper, when the hold's time is up). Only before the start.
+    RELEASE = "release"
 
 
 __all__ = ["ActionKind"]

@@ -130,6 +130,15 @@ class Setup:
     # A verifiable table's secret (hex), from which each deal's server seed is derived
     # (``tranca.table.fairness``); never shown before the deal it seeds is over.
     server_secret: str | None = None
+    # A table that outlives its match (services/rematch.py): the table's id (its
+    # first match's game id) and this match's number there, from 2; "" and 0 for a
+    # table's first match (its own game id, match 1). The seats held for the last
+    # match's players until ``hold_until`` (epoch ms; the sweeper frees them then).
+    # Seat numbers only: who may take a held seat is the rematch's to check.
+    table_id: str = ""
+    match_number: int = 0
+    held: tuple[int, ...] = ()
+    hold_until: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -144,11 +153,19 @@ class Setup:
             out["table"] = self.table.to_dict()
         if self.server_secret is not None:
             out["server_secret"] = self.server_secret
+        if self.table_id:
+            out["rematch"] = {
+                "table_id": self.table_id,
+                "match_number": self.match_number,
+                "held": list(self.held),
+                "hold_until": self.hold_until,
+            }
         return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Setup:
         table = d.get("table")
+        rematch = d.get("rematch") or {}
         return cls(
             rules_from_dict(d["rules"]),
             int(d["players"]),
@@ -157,7 +174,16 @@ class Setup:
             bool(d.get("spectators_allowed", False)),
             NO_OPTIONS if table is None else TableOptions.from_dict(table),
             d.get("server_secret"),
+            str(rematch.get("table_id", "")),
+            int(rematch.get("match_number", 0)),
+            tuple(int(s) for s in rematch.get("held", ())),
+            int(rematch.get("hold_until", 0)),
         )
+
+    @property
+    def number(self) -> int:
+        """The match's number at its table, from 1."""
+        return self.match_number or 1
 
 
 @dataclass
@@ -189,6 +215,14 @@ class GameState:
     # and the seats it handed to a robot during the match, never taken back.
     removed_players: set[str] = field(default_factory=set)
     removed_seats: set[int] = field(default_factory=set)
+    # A rematch's next match (services/rematch.py): in the next match's game, the
+    # seats still held for the last match's players (the setup's, less those taken
+    # or freed); in a finished match's, the seats that confirmed the rematch, the
+    # next match's game id and when its held seats are freed (epoch ms).
+    held: set[int] = field(default_factory=set)
+    rematch_seats: set[int] = field(default_factory=set)
+    next_game_id: str = ""
+    rematch_until: int = 0
 
     @property
     def uses_platform(self) -> bool:
@@ -202,6 +236,9 @@ class GameState:
             or self.entropy
             or self.removed_players
             or self.removed_seats
+            or setup.table_id
+            or self.held
+            or self.next_game_id
             or any(s.player_id for s in self.seats)
         )
 
@@ -262,6 +299,14 @@ class GameState:
             out["removed_players"] = sorted(self.removed_players)
         if self.removed_seats:
             out["removed_seats"] = sorted(self.removed_seats)
+        if self.held:
+            out["held"] = sorted(self.held)
+        if self.next_game_id:
+            out["rematch"] = {
+                "next_game_id": self.next_game_id,
+                "seats": sorted(self.rematch_seats),
+                "until": self.rematch_until,
+            }
         if self.last_board is not None:
             # Only between a deal's end and the next deal's first move. Releases that
             # predate it ignore it, and show no final table then.
@@ -277,6 +322,7 @@ class GameState:
         if setup is None:
             setup = Setup.from_dict(d["setup"])
         ids = d.get("player_ids", {})
+        rematch = d.get("rematch") or {}
         return cls(
             setup=setup,
             seats=[
@@ -295,6 +341,10 @@ class GameState:
             entropy=[str(e) for e in d.get("entropy", ())],
             removed_players={str(p) for p in d.get("removed_players", ())},
             removed_seats={int(s) for s in d.get("removed_seats", ())},
+            held={int(s) for s in d.get("held", ())},
+            rematch_seats={int(s) for s in rematch.get("seats", ())},
+            next_game_id=str(rematch.get("next_game_id", "")),
+            rematch_until=int(rematch.get("until", 0)),
             last_board=(
                 None
                 if d.get("last_board") is None
@@ -307,7 +357,9 @@ def new_game(setup: Setup) -> GameState:
     if setup.players not in setup.rules.player_counts:
         allowed = ", ".join(str(n) for n in setup.rules.player_counts)
         raise ValueError(f"{setup.rules.name} is played by {allowed} players")
-    return GameState(setup=setup, seats=[Seat() for _ in range(setup.players)])
+    return GameState(
+        setup=setup, seats=[Seat() for _ in range(setup.players)], held=set(setup.held)
+    )
 
 
 # ----- actions ----------------------------------------------------------------------
@@ -315,6 +367,9 @@ def new_game(setup: Setup) -> GameState:
 
 # Who made a change, when not the seat's own player (``Action.by``; the log's actor).
 BY_PLAYER, BY_TIMEOUT, BY_ROBOT, BY_APP = "", "timeout", "robot", "app"
+# A join's ``text`` when the rematch seats a confirming player at the seat held for
+# them (services/rematch.py checked who they are): only such a join takes a held seat.
+REMATCH_CLAIM = "rematch"
 MAX_ENTROPY_BYTES = 256
 MAX_ENTROPY_STRINGS = 64
 
@@ -363,11 +418,14 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             _check_robot_seat(g, action)
         if g.seats[seat].taken:
             raise GameError(Reason.SEAT_TAKEN, f"seat {seat} is taken")
+        if seat in g.held and action.text != REMATCH_CLAIM:
+            raise GameError(Reason.SEAT_HELD, f"seat {seat} is held for its last player")
         if action.player_id in g.removed_players:
             raise removed_from_game()
         if action.player_id and any(s.player_id == action.player_id for s in g.seats):
             raise GameError(Reason.PLAYER_SEATED, "the player already holds a seat at this table")
         g.seats[seat] = Seat(action.name, True, False, action.player_id)
+        g.held.discard(seat)
         if action.by:
             g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
     elif kind == ActionKind.LEAVE:
@@ -496,8 +554,40 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if len(g.entropy) >= MAX_ENTROPY_STRINGS:
             raise GameError(Reason.TOO_MUCH_ENTROPY, f"at most {MAX_ENTROPY_STRINGS} strings")
         g.entropy.append(action.text)
+    elif kind == ActionKind.REMATCH:
+        _confirm_rematch(g, action)
+    elif kind == ActionKind.RELEASE:
+        _check_status(g, WAITING)
+        if not g.held:
+            raise GameError(Reason.SEAT_FREE, "no seat is held")
+        g.held.clear()
     else:
         raise InvalidMove(f"unknown action {kind!r}")
+
+
+def rematch_text(next_game_id: str, hold_until: int) -> str:
+    """A rematch confirmation's ``text``: the next match's game id and when its held
+    seats are freed."""
+    return f"{next_game_id} {hold_until}"
+
+
+def _confirm_rematch(g: GameState, action: Action) -> None:
+    """A seat of the finished match confirms the rematch at its table; every
+    confirmation names the same next match."""
+    if g.status != FINISHED:
+        raise GameError(Reason.MATCH_NOT_OVER, "the match is not over: no rematch yet")
+    seat = _seat(g, action.seat)
+    if seat in g.removed_seats or not g.seats[seat].taken:
+        raise removed_from_game()
+    if seat in g.rematch_seats:
+        raise GameError(Reason.REMATCH_CONFIRMED, f"seat {seat} has confirmed the rematch")
+    next_id, _, until = action.text.partition(" ")
+    if not next_id or not until.isdigit():
+        raise GameError(Reason.MALFORMED_REQUEST, "a rematch names its next match")
+    if g.next_game_id and g.next_game_id != next_id:
+        raise GameError(Reason.MALFORMED_REQUEST, "the table's next match is another")
+    g.next_game_id, g.rematch_until = next_id, int(until)
+    g.rematch_seats.add(seat)
 
 
 def removed_from_game() -> GameError:

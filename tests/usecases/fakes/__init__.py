@@ -22,6 +22,7 @@ from .presence import PresenceMemory
 from .profiles import ProfilesMemory
 from .quick_play import QuickPlayMemory
 from .records import MemoryState, StoredDelivery, StoredGame, StoredSession, StoredToken
+from .rematch import RematchMemory
 from .sessions import SessionsMemory
 from .sweeper import SweeperMemory
 from .tournaments import TournamentsMemory
@@ -45,6 +46,7 @@ __all__ = [
     "PresenceMemory",
     "ProfilesMemory",
     "QuickPlayMemory",
+    "RematchMemory",
     "SessionsMemory",
     "StoredDelivery",
     "StoredGame",

@@ -13,6 +13,7 @@ import type {
   Presence,
   QuickPhrase,
   TableInvitation,
+  TableMatch,
 } from '../../src/index.js';
 import type { Boards } from './deals.js';
 import type { Lang } from './i18n/index.js';
@@ -169,6 +170,9 @@ export interface State {
   invitationsNotice: string;
   /** The table the player last opened here (kept across reloads); null: none. */
   ownTable: OwnTable | null;
+  // ----- tables that outlive their match (actions/rematch.ts) -----
+  /** The matches played at the table the page sits at, from its first; null: not read yet. */
+  tableMatches: TableMatch[] | null;
 }
 
 /** The server's clock now, as far as the page can tell: the turn's timer counts down by it. */
@@ -247,6 +251,7 @@ export const store = createStore<State>({
   invitationsSent: [],
   invitationsNotice: '',
   ownTable: null,
+  tableMatches: null,
 });
 
 export const update = store.update;

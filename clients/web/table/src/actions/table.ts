@@ -47,6 +47,7 @@ export function sit(seated: Seated): void {
     refusal: null,
     boards: {},
     dealEndClosed: closed,
+    tableMatches: null,
   });
   void watch(seated);
 }
@@ -132,7 +133,7 @@ async function watch(seated: Seated): Promise<void> {
   watchFailures = 0;
 }
 
-function setView(view: GameView): void {
+export function setView(view: GameView): void {
   const { view: old, boards } = getState();
   // A finished deal's table is kept even from a view older than the one shown: the
   // views after it no longer carry it.

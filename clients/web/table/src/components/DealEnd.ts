@@ -14,6 +14,7 @@ import { getState } from '../store.js';
 import { isWildCard } from '../words.js';
 import { Card } from './Card.js';
 import { Melds } from './Melds.js';
+import { RematchPanel } from './Rematch.js';
 
 const ROWS: [Key, (s: ScoreBreakdown) => bigint][] = [
   ['tableCards', (s) => s.tableCards],
@@ -159,6 +160,7 @@ export function DealEnd({ view }: { view: GameView }) {
           <${Hands} lang=${lang} view=${view} board=${board} />
           <${Rest} lang=${lang} view=${view} board=${board} />`
       : html`<p class="muted" data-testid="board-withheld">${tr(lang, 'boardWithheld')}</p>`}
+    ${finished ? html`<${RematchPanel} view=${view} />` : null}
     <div class="row">
       ${finished
         ? html`<button type="button" data-testid="leave-table" onClick=${leaveTable}>${tr(lang, 'newMatch')}</button>`

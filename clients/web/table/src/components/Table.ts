@@ -23,6 +23,7 @@ import { WaitingInvites } from './Invitations.js';
 import { Log } from './Log.js';
 import { Melds } from './Melds.js';
 import { Refusal } from './Refusal.js';
+import { HeldSeats, seatLine } from './Rematch.js';
 import { SeatPlate, timeLeft } from './Seats.js';
 
 function Status({ view }: { view: GameView }) {
@@ -125,7 +126,8 @@ export function Table() {
     return html`<section class="lobby" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
       <${Watching} view=${view} />
       <p data-testid="waiting-players">${tr(lang, 'waitingPlayers', { taken, players: view.players })}</p>
-      <ul class="seats-list">${view.seats.map((s) => html`<li>${s.taken ? seatName(lang, view, s.seat) : tr(lang, 'freeSeat')}</li>`)}</ul>
+      <ul class="seats-list">${view.seats.map((s) => html`<li data-testid="waiting-seat" data-seat=${s.seat} data-taken=${s.taken ? 'true' : 'false'}>${seatLine(lang, view, s.seat)}</li>`)}</ul>
+      <${HeldSeats} view=${view} />
       <${Refusal} place="table" />
       <${WaitingInvites} view=${view} />
     </section>

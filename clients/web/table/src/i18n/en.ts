@@ -356,6 +356,18 @@ export const en = {
   selectedCard: 'selected',
   tableRegion: 'The table',
   seatsRegion: 'Seats',
+  // ----- tables that outlive their match -----
+  rematch: 'Rematch',
+  rematchNone: 'No one has confirmed the rematch yet.',
+  rematchConfirmed: 'Rematch confirmed by {names}',
+  rematchHeld: 'seats held {n} s more',
+  seatHeld: 'held for the last match’s player',
+  matchAtTable: 'Match {n} at this table',
+  tableMatches: 'Matches at this table',
+  matchNumber: 'Match {n}',
+  matchUnderWay: 'not over yet',
+  matchNoWinner: 'no winner',
+  matchWonBy: 'won by {name}',
 } as const;
 
 export type Key = keyof typeof en;

@@ -355,4 +355,16 @@ export const es: Table = {
   selectedCard: 'seleccionada',
   tableRegion: 'La mesa',
   seatsRegion: 'Asientos',
+  // ----- tables that outlive their match -----
+  rematch: 'Revancha',
+  rematchNone: 'Nadie confirmó la revancha todavía.',
+  rematchConfirmed: 'Revancha confirmada por {names}',
+  rematchHeld: 'asientos reservados {n} s más',
+  seatHeld: 'reservado para quien jugó la última partida',
+  matchAtTable: 'Partida {n} en esta mesa',
+  tableMatches: 'Partidas en esta mesa',
+  matchNumber: 'Partida {n}',
+  matchUnderWay: 'todavía en juego',
+  matchNoWinner: 'sin ganador',
+  matchWonBy: 'ganada por {name}',
 };

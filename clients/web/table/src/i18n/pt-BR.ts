@@ -355,4 +355,16 @@ export const ptBR: Table = {
   selectedCard: 'selecionada',
   tableRegion: 'A mesa',
   seatsRegion: 'Lugares',
+  // ----- tables that outlive their match -----
+  rematch: 'Revanche',
+  rematchNone: 'Ninguém confirmou a revanche ainda.',
+  rematchConfirmed: 'Revanche confirmada por {names}',
+  rematchHeld: 'lugares reservados por mais {n} s',
+  seatHeld: 'reservado para quem jogou a última partida',
+  matchAtTable: 'Partida {n} nesta mesa',
+  tableMatches: 'Partidas nesta mesa',
+  matchNumber: 'Partida {n}',
+  matchUnderWay: 'ainda em jogo',
+  matchNoWinner: 'sem vencedor',
+  matchWonBy: 'vencida por {name}',
 };
