@@ -4,7 +4,7 @@ id; a rematch creates the next match's game and its row in one transaction, and 
 primary key (table, match number) lets exactly one rematch create it, whichever
 replica confirms first.
 
-Revision ID: 0024
+Revision ID: 0021
 Revises: 0020
 Create Date: 2026-12-07
 """
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0024"
+revision: str = "0021"
 down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
