@@ -345,6 +345,14 @@ class Reason(StrEnum):
     RESULT_FIXED = "RESULT_FIXED"
     # The prizes are paid: the results are final.
     PRIZES_PAID = "PRIZES_PAID"
+    # ----- automatic mode and abandonment (003) ---------------------------------
+    # The seat is in automatic mode already (SetAutomatic on twice).
+    AUTOMATIC_ALREADY_ON = "AUTOMATIC_ALREADY_ON"
+    # The seat is not in automatic mode (SetAutomatic off while the player plays).
+    AUTOMATIC_NOT_ON = "AUTOMATIC_NOT_ON"
+    # The player abandoned a rated match lately: quick play waits until the cooldown
+    # ends (particulars: ``retry_after_ms``, ``cooldown_until_ms``).
+    ABANDONMENT_COOLDOWN = "ABANDONMENT_COOLDOWN"
 
 
 __all__ = ["Reason"]
