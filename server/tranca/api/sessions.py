@@ -13,7 +13,12 @@ from ..services.identity_sign_in import IdentitySignIn
 from ..services.invitations import InvitePolicy
 from ..services.player_data import PlayerData
 from ..services.player_erasure import PlayerErasure
-from ..services.policy import DEFAULT_CHAT_RETENTION_DAYS, AppPolicy
+from ..services.policy import (
+    DEFAULT_ABANDONMENT_GRACE_SECONDS,
+    DEFAULT_CHAT_RETENTION_DAYS,
+    AbandonmentPenalty,
+    AppPolicy,
+)
 from ..services.ports import SessionKind
 from ..services.profiles import Profile, ProfileChange, Profiles, PublicProfile
 from ..services.sessions import Issued, SessionInfo, Sessions
@@ -118,6 +123,15 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         lobby_rooms=list(p.lobby_rooms),
         chat_retention_days=p.chat_retention_days,
         invitations=INVITE_POLICY_PB[InvitePolicy(p.invitations)],
+        abandonment_penalty=pb.AbandonmentPenalty(
+            ranking_points=p.abandonment_penalty.ranking_points,
+            rated_loss=p.abandonment_penalty.rated_loss,
+            stake_kept=p.abandonment_penalty.stake_kept,
+            cooldown_seconds=p.abandonment_penalty.cooldown_seconds,
+        ),
+        abandonment_grace_seconds=p.abandonment_grace_seconds,
+        automatic_rated=p.automatic_rated,
+        automatic_robot_level=p.automatic_robot_level,
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -155,6 +169,24 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         lobby_rooms=tuple(p.lobby_rooms),
         chat_retention_days=p.chat_retention_days or DEFAULT_CHAT_RETENTION_DAYS,
         invitations=INVITE_POLICY_FROM_PB.get(p.invitations, InvitePolicy.FRIENDS).value,
+        # Unset: the defaults (docs/platform/automatic-and-abandonment.md).
+        abandonment_penalty=(
+            AbandonmentPenalty(
+                p.abandonment_penalty.ranking_points,
+                p.abandonment_penalty.rated_loss,
+                p.abandonment_penalty.stake_kept,
+                p.abandonment_penalty.cooldown_seconds,
+            )
+            if p.HasField("abandonment_penalty")
+            else AbandonmentPenalty()
+        ),
+        abandonment_grace_seconds=(
+            p.abandonment_grace_seconds
+            if p.HasField("abandonment_grace_seconds")
+            else DEFAULT_ABANDONMENT_GRACE_SECONDS
+        ),
+        automatic_rated=p.automatic_rated if p.HasField("automatic_rated") else True,
+        automatic_robot_level=p.automatic_robot_level or "greedy",
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers
