@@ -707,9 +707,9 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "El modo automático no está activado.",
     ),
     "ABANDONMENT_COOLDOWN": (
-        "You abandoned a rated game: quick play is open to you again in {minutes_left} min.",
-        "Você abandonou uma partida valendo ranking: o jogo rápido volta em {minutes_left} min.",
-        "Abandonaste una partida puntuable: podrás jugar rápido de nuevo en {minutes_left} min.",
+        "You abandoned a rated game: quick play is open to you again in {detail}.",
+        "Você abandonou uma partida valendo ranking: o jogo rápido volta em {detail}.",
+        "Abandonaste una partida puntuable: podrás jugar rápido de nuevo en {detail}.",
     ),
 }
 
