@@ -380,7 +380,7 @@ async def start(
     # Each service's servicer, served on the gRPC port and on the browser port alike.
     services: list[tuple[object, ServiceDescriptor]] = [
         (
-            GameService(games, Tables(games), Lobby(LobbyStore(store), access)),
+            GameService(games, Tables(games, sessions_store), Lobby(LobbyStore(store), access)),
             game_pb2.DESCRIPTOR.services_by_name["GameService"],
         ),
         (PlayerService(players), platform_pb2.DESCRIPTOR.services_by_name["PlayerService"]),
