@@ -128,7 +128,9 @@ ROBOT_TAKEOVERS = Counter(
 )
 SEATS_RECLAIMED = Counter("tranca_seats_reclaimed_total", "Seats taken back from a robot")
 AUTOMATIC_SWITCHES = Counter(
-    "tranca_automatic_switches_total", "Automatic mode switched on or off by a seat's player", ["to"]
+    "tranca_automatic_switches_total",
+    "Automatic mode switched on or off by a seat's player",
+    ["to"],
 )  # to: on or off
 ABANDONMENTS = Counter(
     "tranca_abandonments_total", "Players penalised for abandoning a rated match", ["how"]

@@ -75,6 +75,7 @@ from .services.timers import Sweeper
 from .services.tournaments import Tournaments
 from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
+from .store.abandonment_store import AbandonmentsStore
 from .store.audit_store import AuditStore
 from .store.avatars_store import AvatarsStore
 from .store.chat_store import ChatStore
@@ -317,6 +318,8 @@ async def start(
     )
     sessions = Sessions(sessions_store, access, clock=now_ms)
     tickets = QuickPlayStore(store)
+    # Players' abandonments of rated matches: quick play's cooldown, their profiles.
+    abandonments_store = AbandonmentsStore(store)
     quick_play = QuickPlay(
         tickets,
         access,
@@ -325,6 +328,7 @@ async def start(
         now_ms,
         cfg.token_lifetime,
         blocks=invitations_store,
+        abandonments=abandonments_store,
     )
     notes = NotificationsStore(store)
     # Where outgoing calls may go: checked when a webhook is set and at each delivery.
@@ -393,7 +397,7 @@ async def start(
                 sessions,
                 identities,
                 IdentityLinks(access, identities, identities_store),
-                Profiles(access, profiles_store, now_ms),
+                Profiles(access, profiles_store, now_ms, abandonments_store),
                 PlayerData(
                     access,
                     sessions_store,

@@ -28,7 +28,6 @@ from tranca.table.game import rebuild
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import game_pb2_grpc as pb_grpc
 
-
 TIEMPO_POR_TURNO = (
     "Indica el tiempo que tiene el jugador para tirar en su turno. Si el tiempo "
     "concluye, el juego realizará la jugada por él. Véase también: Juego en modo "
@@ -138,7 +137,9 @@ async def test_automatic_mode_refusals_change_nothing(server: Running, client: C
         automatic(client, gid, watcher.player_token, True), grpc.StatusCode.PERMISSION_DENIED
     )
     await refused(
-        client.stub.SetAutomatic(pb.SetAutomaticRequest(game_id=gid, on=True), metadata=client.app()),
+        client.stub.SetAutomatic(
+            pb.SetAutomaticRequest(game_id=gid, on=True), metadata=client.app()
+        ),
         grpc.StatusCode.PERMISSION_DENIED,
     )
     assert (await app_view(client, gid)).version == before
@@ -197,10 +198,12 @@ async def finish_turn(client: Client, gid: str, tokens: list[str]) -> None:
 
 @pytest.fixture
 async def two(pg_url: str) -> AsyncIterator[tuple[Running, Running]]:
-    async with running_server(server_config(pg_url, sweep_interval=0)) as a:
-        async with running_server(server_config(pg_url, sweep_interval=0)) as b:
-            await forget_deadlines(a)
-            yield a, b
+    async with (
+        running_server(server_config(pg_url, sweep_interval=0)) as a,
+        running_server(server_config(pg_url, sweep_interval=0)) as b,
+    ):
+        await forget_deadlines(a)
+        yield a, b
 
 
 async def test_automatic_mode_switched_in_the_same_turn_as_a_move_on_two_replicas(
@@ -211,59 +214,58 @@ async def test_automatic_mode_switched_in_the_same_turn_as_a_move_on_two_replica
     on the other. Each lands or is refused cleanly (compare-and-swap), never half,
     and the log replays to the snapshot."""
     a, b = two
-    async with app_client(a) as ca:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as channel:
-            cb = Client(channel, ca.api_key)
-            cb.stub = pb_grpc.GameServiceStub(channel)
-            gid, tokens = await ca.new_game(seed=11, table=pb.TableOptions(robot_grace_seconds=600))
-            sweeper = a.new_sweeper()
-            outcomes: set[str] = set()
-            for _ in range(6):
-                view = await app_view(ca, gid)
-                if view.status != pb.GAME_STATUS_PLAYING:
-                    break
-                me = view.turn
-                token = tokens[me]
-                if view.phase != pb.PHASE_DRAW:
-                    await finish_turn(ca, gid, tokens)
-                    continue
-                move, switch = await asyncio.gather(
-                    submit(ca, gid, token, DRAW, view.version),
-                    automatic(cb, gid, token, True),
-                    return_exceptions=True,
-                )
-                assert not isinstance(switch, BaseException), switch  # no expected version
-                if isinstance(move, grpc.aio.AioRpcError):
-                    assert move.code() in (
-                        grpc.StatusCode.FAILED_PRECONDITION,
-                        grpc.StatusCode.ABORTED,
-                    ), move.details()
-                    outcomes.add("move refused")
-                else:
-                    assert not isinstance(move, BaseException), move
-                    outcomes.add("move first")
-                # The robot's turn on replica A, the switch off on replica B.
-                swept, off = await asyncio.gather(
-                    sweeper.sweep_timers(),
-                    automatic(cb, gid, token, False),
-                    return_exceptions=True,
-                )
-                assert not isinstance(swept, BaseException), swept
-                if isinstance(off, grpc.aio.AioRpcError):
-                    # The robot's moves went first and the switch re-read the game.
-                    assert off.code() == grpc.StatusCode.FAILED_PRECONDITION, off.details()
-                    await automatic(cb, gid, token, False)
-                assert not (await app_view(ca, gid)).seats[me].automatic
+    async with app_client(a) as ca, grpc.aio.insecure_channel(f"127.0.0.1:{b.port}") as channel:
+        cb = Client(channel, ca.api_key)
+        cb.stub = pb_grpc.GameServiceStub(channel)
+        gid, tokens = await ca.new_game(seed=11, table=pb.TableOptions(robot_grace_seconds=600))
+        sweeper = a.new_sweeper()
+        outcomes: set[str] = set()
+        for _ in range(6):
+            view = await app_view(ca, gid)
+            if view.status != pb.GAME_STATUS_PLAYING:
+                break
+            me = view.turn
+            token = tokens[me]
+            if view.phase != pb.PHASE_DRAW:
                 await finish_turn(ca, gid, tokens)
-                await log_rebuilds(a, gid)
-            assert outcomes
-            # Every robot move was made while the seat was automatic: the log says so.
-            robot_in = False
-            for m in await replay(ca, gid):
-                if m.move.text == "robot":
-                    robot_in = True
-                elif m.move.text == "return":
-                    robot_in = False
-                elif m.actor == "robot":
-                    assert robot_in, m
-            await log_rebuilds(b, gid)
+                continue
+            move, switch = await asyncio.gather(
+                submit(ca, gid, token, DRAW, view.version),
+                automatic(cb, gid, token, True),
+                return_exceptions=True,
+            )
+            assert not isinstance(switch, BaseException), switch  # no expected version
+            if isinstance(move, grpc.aio.AioRpcError):
+                assert move.code() in (
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    grpc.StatusCode.ABORTED,
+                ), move.details()
+                outcomes.add("move refused")
+            else:
+                assert not isinstance(move, BaseException), move
+                outcomes.add("move first")
+            # The robot's turn on replica A, the switch off on replica B.
+            swept, off = await asyncio.gather(
+                sweeper.sweep_timers(),
+                automatic(cb, gid, token, False),
+                return_exceptions=True,
+            )
+            assert not isinstance(swept, BaseException), swept
+            if isinstance(off, grpc.aio.AioRpcError):
+                # The robot's moves went first and the switch re-read the game.
+                assert off.code() == grpc.StatusCode.FAILED_PRECONDITION, off.details()
+                await automatic(cb, gid, token, False)
+            assert not (await app_view(ca, gid)).seats[me].automatic
+            await finish_turn(ca, gid, tokens)
+            await log_rebuilds(a, gid)
+        assert outcomes
+        # Every robot move was made while the seat was automatic: the log says so.
+        robot_in = False
+        for m in await replay(ca, gid):
+            if m.move.text == "robot":
+                robot_in = True
+            elif m.move.text == "return":
+                robot_in = False
+            elif m.actor == "robot":
+                assert robot_in, m
+        await log_rebuilds(b, gid)

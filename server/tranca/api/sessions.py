@@ -54,6 +54,8 @@ def profile_pb(player_id: str, p: Profile) -> pb.Profile:
         avatar_url=p.avatar_url,
         locale=p.locale,
         country=p.country,
+        abandonments=p.abandonments,
+        cooldown_until_ms=p.cooldown_until_ms,
     )
 
 
@@ -64,6 +66,7 @@ def public_profile_pb(p: PublicProfile) -> pb.Profile:
         display_name=p.display_name,
         avatar_url=p.avatar_url,
         country=p.country,
+        abandonments=p.abandonments,
     )
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import metrics
+from ..reasons import Reason
 from ..table.action_kinds import ActionKind
 from ..table.game import ANNULLED, BY_AUTO, FINISHED, MAX_ENTROPY_BYTES, Action, GameState
 from .access import Credentials, require_player
-from ..reasons import Reason
 from .errors import Refusal, Refused, malformed
 from .games import Games, Shown
 from .policy import AppPolicies, AppPolicy

@@ -40,6 +40,7 @@ def switch_on(g: GameState, seat: int, max_level: str) -> None:
     g.were_automatic.add(seat)
     g.annul_votes.discard(seat)  # 003: "El robot no se tiene en cuenta en las votaciones"
 
+
 def switch_off(g: GameState, seat: int) -> None:
     """The seat is its player's again (a "return"): no longer in automatic mode."""
     g.automatic.pop(seat, None)
