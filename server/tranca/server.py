@@ -412,6 +412,7 @@ async def start(
                     invitations=invitations_store,
                     chat=chat_store,
                     presence=presence_store,
+                    abandonments=abandonments_store,
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms, notifier=feed or hub),
                 avatars,
