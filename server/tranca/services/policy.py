@@ -54,7 +54,9 @@ INVITE_POLICIES = frozenset(p.value for p in InvitePolicy)
 # each default is written down with the passage of 003 it rests on).
 ROBOT_LEVELS = ("random", "greedy", "expert")  # services/robots.py's, cheapest first
 DEFAULT_ABANDONMENT_GRACE_SECONDS = 180  # "un margen de unos minutos para regresar"
-DEFAULT_ABANDONMENT_POINTS = 20  # a win's points at an express table ("20 puntos")
+# 003 names one penalty of abandonment, the stake an annulment keeps; its ranking
+# gives points by the result alone, so by default none are taken beyond the loss.
+DEFAULT_ABANDONMENT_POINTS = 0
 DEFAULT_ABANDONMENT_COOLDOWN_SECONDS = 300
 MAX_ABANDONMENT_SECONDS = 24 * 3600
 MAX_ABANDONMENT_POINTS = 1000
