@@ -189,6 +189,12 @@ async def test_leaving_a_rated_match_is_an_abandonment(platform: Platform, clien
     )
     assert "quick play again in" in e.details()  # the time left is given
     assert (await ask_quick_play(client, "ana")).ticket.ticket_id
+    # Practice is open to her: nothing of the others is at stake there.
+    practice = await qpb_grpc.QuickPlayServiceStub(client.channel).AskQuickPlay(
+        qpb.AskQuickPlayRequest(preset="tranca-003", players=2, player_ids=["bea"]),
+        metadata=client.app(),
+    )
+    assert practice.ticket.ticket_id
 
 
 async def test_an_annulment_keeps_the_stake_of_a_player_penalised_for_abandonment(

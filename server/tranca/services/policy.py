@@ -74,7 +74,7 @@ class AbandonmentPenalty:
     # An annulled match does not give their stake back (003: "excepto si han sido
     # penalizados por abandono"): the house keeps it.
     stake_kept: bool = True
-    # Seconds quick play refuses them a ticket after the match ends.
+    # Seconds quick play refuses them a rated ticket after the match ends.
     cooldown_seconds: int = DEFAULT_ABANDONMENT_COOLDOWN_SECONDS
 
     def to_dict(self) -> dict[str, Any]:

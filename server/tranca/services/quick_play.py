@@ -313,7 +313,8 @@ class QuickPlay:
             names = tuple(n.strip() for n in asked.display_names) or player_ids
         forming = caller.session is not None and len(player_ids) == 2
         self._check(asked, player_ids, () if forming else names)
-        if self.abandonments is not None:
+        if self.abandonments is not None and asked.competitive:
+            # Rated tickets only: a practice table puts nothing of the others at stake.
             await check_cooldown(self.abandonments, app_id, player_ids, self.clock())
         if len(player_ids) == 2:
             await self._not_blocked(app_id, player_ids[0], player_ids[1])
@@ -389,7 +390,7 @@ class QuickPlay:
         if not session.policy.allows_preset(ticket.preset):
             raise preset_not_allowed(ticket.preset)
         within_policy(session.policy, ticket.competitive, ticket.stake)
-        if self.abandonments is not None:
+        if self.abandonments is not None and ticket.competitive:
             await check_cooldown(
                 self.abandonments, session.app_id, [session.player_id], self.clock()
             )
