@@ -350,9 +350,9 @@ class Reason(StrEnum):
     AUTOMATIC_ALREADY_ON = "AUTOMATIC_ALREADY_ON"
     # The seat is not in automatic mode (SetAutomatic off while the player plays).
     AUTOMATIC_NOT_ON = "AUTOMATIC_NOT_ON"
-    # The player abandoned a rated match lately: quick play waits until the cooldown
-    # ends, for rated tickets (particulars: ``retry_after_ms``, ``cooldown_until_ms``, ``detail`` the minutes
-    # left as "N min").
+    # The player abandoned a rated match lately: quick play gives them no rated ticket
+    # until the cooldown ends (particulars: ``retry_after_ms``, ``cooldown_until_ms``,
+    # ``detail`` the minutes left as "N min").
     ABANDONMENT_COOLDOWN = "ABANDONMENT_COOLDOWN"
 
 
