@@ -11,13 +11,42 @@ Pure: the game's state in, the state changed or a ``GameError``, nothing changed
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from ..reasons import Reason
 from .errors import GameError
 
-if TYPE_CHECKING:
-    from .game import GameState
+
+class _Seat(Protocol):
+    @property
+    def taken(self) -> bool: ...
+
+    @property
+    def resigned(self) -> bool: ...
+
+
+class GameState(Protocol):
+    """What automatic mode reads and changes of a game (``table.game.GameState``,
+    which imports this module)."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def seats(self) -> Sequence[_Seat]: ...
+
+    @property
+    def robots(self) -> set[int]: ...
+
+    @property
+    def automatic(self) -> dict[int, str]: ...
+
+    @property
+    def were_automatic(self) -> set[int]: ...
+
+    @property
+    def annul_votes(self) -> set[int]: ...
 
 
 def switch_on(g: GameState, seat: int, max_level: str) -> None:
@@ -46,4 +75,4 @@ def switch_off(g: GameState, seat: int) -> None:
     g.automatic.pop(seat, None)
 
 
-__all__ = ["switch_off", "switch_on"]
+__all__ = ["GameState", "switch_off", "switch_on"]
