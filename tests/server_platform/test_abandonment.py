@@ -24,17 +24,19 @@ import grpc
 import pytest
 
 from tests.harness.clients import Client
-from tests.harness.servers import running_server, server_config
+from tests.harness.servers import app_client, running_server, server_config
 from tests.server.api_calls import refused
 from tests.server_platform.test_timers_robots import forget_deadlines, play_turn
 from tranca.server import Running
+from tranca.store.database import make_engine
+from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
-from .staking import Platform, balance_of, ledger_problems
+from .staking import Platform, balance_of, ledger_problems, settle_pending
 
 ANULAR = (
     "Además, las fichas apostadas son devueltas a cada jugador (excepto si han sido "
@@ -362,3 +364,30 @@ async def test_the_penalty_settings_are_checked(client: Client) -> None:
     )
     after = (await sessions.GetAppPolicy(spb.GetAppPolicyRequest(), metadata=md)).policy
     assert after == policy
+
+
+async def test_an_abandonment_is_penalised_once_when_two_replicas_settle_together(
+    pg_url: str,
+) -> None:
+    """Two replicas on one PostgreSQL settle the same finished match at once: the
+    abandonment is counted once and its points taken once (the settlement's one
+    transaction per match)."""
+    async with (
+        running_server(server_config(pg_url, sweep_interval=0)) as running,
+        app_client(running) as client,
+    ):
+        p = await Platform.of(client, running)
+        await set_policy(client, points=5)
+        tables = [await p.table([f"a{i}", f"b{i}"]) for i in range(3)]
+        for table in tables:
+            await p.resign(table, 1)
+        replica = Store(make_engine(pg_url))
+        try:
+            await asyncio.gather(settle_pending(running.store), settle_pending(replica))
+            await asyncio.gather(settle_pending(running.store), settle_pending(replica))
+        finally:
+            await replica.close()
+        await p.settle()
+        for i in range(3):
+            assert (await p.player(f"b{i}")).ranking_points == 0  # 5 less 5, once
+            assert (await profile(client, f"b{i}")).abandonments == 1
