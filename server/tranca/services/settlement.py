@@ -21,6 +21,12 @@ What a match counts for (003), decided here from the pure platform modules
   partida, suman 5 puntos", none when "2 jugadores de la mesa comparten la misma
   IP"), and the pot to the winning side less the house's 25% (a draw splits it
   between every seat).
+- abandonment (``services/abandonment.py``): a player who left the rated match
+  under way, or whose seat a robot held past the app's grace, pays the app's
+  penalty with this settlement (an annulment keeps their stake, "excepto si han sido
+  penalizados por abandono"); and a match a seat played partly in automatic mode is
+  not rated where the app says so (``UNRATED``: no ratings, no ranking points, the
+  pot still paid).
 
 Exactly once: the repository (the port below, ``store/settlement.py`` on a
 database) settles each finished, unsettled game in one transaction of its own. It
@@ -64,13 +70,14 @@ log = structlog.get_logger("tranca.settlement")
 
 RATED, ANNULLED_OUTCOME, PRACTICE = "rated", "annulled", "practice"
 FORFEITED = "forfeited"  # a tournament table decided by a forfeit: counts for no one
+UNRATED = "unrated"  # automatic mode at a table of an app that does not rate it
 BATCH = 20  # games settled per sweep
 
 
 @dataclass(frozen=True)
 class Settled:
     game_id: str
-    outcome: str  # RATED, ANNULLED_OUTCOME, FORFEITED or PRACTICE
+    outcome: str  # RATED, UNRATED, ANNULLED_OUTCOME, FORFEITED or PRACTICE
     entries: tuple[chips.Entry, ...]  # the chips it moved
     # What its tournament result moved through the prize pool (prizes at the finish).
     tournament_chips: ChipMoves = field(default_factory=ChipMoves)
@@ -288,7 +295,7 @@ async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[ch
     entries: tuple[chips.Entry, ...] = ()
     if table.stake:
         entries = await work.pay_pot(winners_of(players, state.winner))
-    return RATED, entries
+    return (RATED if penalties.rated else UNRATED), entries
 
 
 async def _rate(
@@ -333,6 +340,7 @@ __all__ = [
     "FORFEITED",
     "PRACTICE",
     "RATED",
+    "UNRATED",
     "PendingGame",
     "RatedPlayer",
     "Settled",
