@@ -127,6 +127,14 @@ ROBOT_TAKEOVERS = Counter(
     "tranca_robot_takeovers_total", "Seats a robot took over from a silent player"
 )
 SEATS_RECLAIMED = Counter("tranca_seats_reclaimed_total", "Seats taken back from a robot")
+AUTOMATIC_SWITCHES = Counter(
+    "tranca_automatic_switches_total",
+    "Automatic mode switched on or off by a seat's player",
+    ["to"],
+)  # to: on or off
+ABANDONMENTS = Counter(
+    "tranca_abandonments_total", "Players penalised for abandoning a rated match", ["how"]
+)  # how: left or robot
 SERVER_MOVES = Counter(
     "tranca_server_moves_total", "Moves the server played for a seat", ["by"]
 )  # by: timeout or robot

@@ -345,6 +345,15 @@ class Reason(StrEnum):
     RESULT_FIXED = "RESULT_FIXED"
     # The prizes are paid: the results are final.
     PRIZES_PAID = "PRIZES_PAID"
+    # ----- automatic mode and abandonment (003) ---------------------------------
+    # The seat is in automatic mode already (SetAutomatic on twice).
+    AUTOMATIC_ALREADY_ON = "AUTOMATIC_ALREADY_ON"
+    # The seat is not in automatic mode (SetAutomatic off while the player plays).
+    AUTOMATIC_NOT_ON = "AUTOMATIC_NOT_ON"
+    # The player abandoned a rated match lately: quick play gives them no rated ticket
+    # until the cooldown ends (particulars: ``retry_after_ms``, ``cooldown_until_ms``,
+    # ``detail`` the minutes left as "N min").
+    ABANDONMENT_COOLDOWN = "ABANDONMENT_COOLDOWN"
 
     # ----- tables that outlive their match (services/rematch.py) -------------------
     # A rematch is asked of a match that is not over yet.

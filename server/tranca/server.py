@@ -77,6 +77,7 @@ from .services.timers import Sweeper
 from .services.tournaments import Tournaments
 from .services.webhooks import Deliverer, DeliveryPolicy, Webhooks
 from .store import migrate
+from .store.abandonment_store import AbandonmentsStore
 from .store.audit_store import AuditStore
 from .store.avatars_store import AvatarsStore
 from .store.chat_store import ChatStore
@@ -322,6 +323,8 @@ async def start(
     )
     sessions = Sessions(sessions_store, access, clock=now_ms)
     tickets = QuickPlayStore(store)
+    # Players' abandonments of rated matches: quick play's cooldown, their profiles.
+    abandonments_store = AbandonmentsStore(store)
     quick_play = QuickPlay(
         tickets,
         access,
@@ -330,6 +333,7 @@ async def start(
         now_ms,
         cfg.token_lifetime,
         blocks=invitations_store,
+        abandonments=abandonments_store,
     )
     notes = NotificationsStore(store)
     # Where outgoing calls may go: checked when a webhook is set and at each delivery.
@@ -385,7 +389,7 @@ async def start(
     # Each service's servicer, served on the gRPC port and on the browser port alike.
     services: list[tuple[object, ServiceDescriptor]] = [
         (
-            GameService(games, Tables(games), Lobby(LobbyStore(store), access)),
+            GameService(games, Tables(games, sessions_store), Lobby(LobbyStore(store), access)),
             game_pb2.DESCRIPTOR.services_by_name["GameService"],
         ),
         (PlayerService(players), platform_pb2.DESCRIPTOR.services_by_name["PlayerService"]),
@@ -398,7 +402,7 @@ async def start(
                 sessions,
                 identities,
                 IdentityLinks(access, identities, identities_store),
-                Profiles(access, profiles_store, now_ms),
+                Profiles(access, profiles_store, now_ms, abandonments_store),
                 PlayerData(
                     access,
                     sessions_store,
@@ -413,6 +417,7 @@ async def start(
                     invitations=invitations_store,
                     chat=chat_store,
                     presence=presence_store,
+                    abandonments=abandonments_store,
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms, notifier=feed or hub),
                 avatars,

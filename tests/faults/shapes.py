@@ -97,6 +97,7 @@ SHAPE_OF: dict[str, str] = {
     "client_message_id": "request_id",  # a chat message's, compared
     "nonce": "text",  # compared with the token's, never parsed
     "subject": "text",  # an identity's, compared, never parsed
+    "automatic_robot_level": "name",  # a robot level, checked (AppPolicy)
 }
 # A field whose name says the server parses it may not be free text.
 PARSED_NAME = re.compile(

@@ -79,6 +79,7 @@ SEAT_CALLS = {
     "VoteAnnul",
     "AddEntropy",
     "ReclaimSeat",
+    "SetAutomatic",
 }
 SESSION_CALLS = {"JoinParty", "SignOut"}
 NO_CREDENTIALS = {"SignInDevice", "SignInGuest", "RefreshSession"}

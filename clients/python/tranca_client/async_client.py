@@ -521,6 +521,21 @@ class AsyncTrancaClient(
         )
         return out.view
 
+    async def set_automatic(
+        self, game_id: str, on: bool, *, request_id: str | None = None
+    ) -> pb.GameView:
+        """Automatic mode (003: "Juego en modo automático"): ``on``, the server's robot
+        plays the token's seat from now on, shown to every seat
+        (``SeatInfo.automatic``); off, the player takes it back. Retried with the same
+        request id."""
+        request = pb.SetAutomaticRequest(
+            game_id=game_id, on=on, request_id=request_id or uuid.uuid4().hex
+        )
+        out = await self._unary(
+            self._stub.SetAutomatic, request, _PLAYER, retry=True, conflicts=True
+        )
+        return out.view
+
     async def vote_annul(
         self, game_id: str, *, request_id: str | None = None
     ) -> pb.VoteAnnulResponse:

@@ -208,6 +208,10 @@ class TrancaClient(QuickPlay, Sessions, Social, Chat, Invitations, Tables):
         """See ``AsyncTrancaClient.reclaim_seat``."""
         return self._run(self._aio.reclaim_seat(game_id, **kwargs))
 
+    def set_automatic(self, game_id: str, on: bool, **kwargs: Any) -> pb.GameView:
+        """See ``AsyncTrancaClient.set_automatic``."""
+        return self._run(self._aio.set_automatic(game_id, on, **kwargs))
+
     def vote_annul(self, game_id: str, **kwargs: Any) -> pb.VoteAnnulResponse:
         """See ``AsyncTrancaClient.vote_annul``."""
         return self._run(self._aio.vote_annul(game_id, **kwargs))

@@ -370,6 +370,20 @@ export class TrancaClient {
     return required(out.view);
   }
 
+  /**
+   * Automatic mode (003: "Juego en modo automático"): on, the server's robot plays
+   * the token's seat from now on, shown to every seat (`SeatInfo.automatic`); off,
+   * the player takes it back. The view after. Carries a request id: a retry with it
+   * changes nothing more.
+   */
+  async setAutomatic(gameId: string, on: boolean, requestId = newRequestId()): Promise<GameView> {
+    const out = await this.call((o) => this.games.setAutomatic({ gameId, on, requestId }, o), {
+      retry: true,
+      credential: 'player',
+    });
+    return required(out.view);
+  }
+
   /** Tells the server the token's player is at the table (an open watch does too); whether a robot plays the seat now. */
   async heartbeat(gameId: string): Promise<boolean> {
     const out = await this.call((o) => this.games.heartbeat({ gameId }, o), {

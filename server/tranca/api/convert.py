@@ -431,6 +431,8 @@ def public_to_pb(p: PublicView) -> pb.GameView:
             annul_vote=s.annul_vote,
             player_id=s.player_id,
             side=s.side,
+            automatic=s.automatic,
+            was_automatic=s.was_automatic,
         )
     if p.table is not None:
         view.table.CopyFrom(table_to_pb(p.table))

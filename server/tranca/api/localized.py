@@ -698,6 +698,21 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "As rodadas começam em ordem.",
         "Las rondas empiezan en orden.",
     ),
+    "AUTOMATIC_ALREADY_ON": (
+        "Automatic mode is on already: the server plays your seat.",
+        "O modo automático já está ligado: o servidor joga por você.",
+        "El modo automático ya está activado: el servidor juega por ti.",
+    ),
+    "AUTOMATIC_NOT_ON": (
+        "Automatic mode is not on.",
+        "O modo automático não está ligado.",
+        "El modo automático no está activado.",
+    ),
+    "ABANDONMENT_COOLDOWN": (
+        "You abandoned a rated game: quick play is open to you again in {detail}.",
+        "Você abandonou uma partida valendo ranking: o jogo rápido volta em {detail}.",
+        "Abandonaste una partida puntuable: podrás jugar rápido de nuevo en {detail}.",
+    ),
 }
 
 

@@ -335,6 +335,17 @@ class GameService(pb_grpc.GameServiceServicer):
         self.views.fill(out.view, shown)
         return out
 
+    @rpc("SetAutomatic")
+    async def SetAutomatic(
+        self, request: pb.SetAutomaticRequest, context: Ctx
+    ) -> pb.SetAutomaticResponse:
+        shown = await self.tables.set_automatic(
+            credentials(context), request.game_id, request.on, request.request_id
+        )
+        out = pb.SetAutomaticResponse()
+        self.views.fill(out.view, shown)
+        return out
+
     @rpc("VoteAnnul")
     async def VoteAnnul(self, request: pb.VoteAnnulRequest, context: Ctx) -> pb.VoteAnnulResponse:
         done = await self.tables.vote_annul(

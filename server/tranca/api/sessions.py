@@ -16,6 +16,9 @@ from ..services.player_erasure import PlayerErasure
 from ..services.policy import (
     DEFAULT_CHAT_RETENTION_DAYS,
     DEFAULT_REMATCH_HOLD_SECONDS,
+    DEFAULT_ABANDONMENT_GRACE_SECONDS,
+    DEFAULT_CHAT_RETENTION_DAYS,
+    AbandonmentPenalty,
     AppPolicy,
 )
 from ..services.ports import SessionKind
@@ -53,6 +56,8 @@ def profile_pb(player_id: str, p: Profile) -> pb.Profile:
         avatar_url=p.avatar_url,
         locale=p.locale,
         country=p.country,
+        abandonments=p.abandonments,
+        cooldown_until_ms=p.cooldown_until_ms,
     )
 
 
@@ -63,6 +68,7 @@ def public_profile_pb(p: PublicProfile) -> pb.Profile:
         display_name=p.display_name,
         avatar_url=p.avatar_url,
         country=p.country,
+        abandonments=p.abandonments,
     )
 
 
@@ -123,6 +129,15 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         chat_retention_days=p.chat_retention_days,
         invitations=INVITE_POLICY_PB[InvitePolicy(p.invitations)],
         rematch_hold_seconds=p.rematch_hold_seconds,
+        abandonment_penalty=pb.AbandonmentPenalty(
+            ranking_points=p.abandonment_penalty.ranking_points,
+            rated_loss=p.abandonment_penalty.rated_loss,
+            stake_kept=p.abandonment_penalty.stake_kept,
+            cooldown_seconds=p.abandonment_penalty.cooldown_seconds,
+        ),
+        abandonment_grace_seconds=p.abandonment_grace_seconds,
+        automatic_rated=p.automatic_rated,
+        automatic_robot_level=p.automatic_robot_level,
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -161,6 +176,24 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         chat_retention_days=p.chat_retention_days or DEFAULT_CHAT_RETENTION_DAYS,
         invitations=INVITE_POLICY_FROM_PB.get(p.invitations, InvitePolicy.FRIENDS).value,
         rematch_hold_seconds=p.rematch_hold_seconds or DEFAULT_REMATCH_HOLD_SECONDS,
+        # Unset: the defaults (docs/platform/automatic-and-abandonment.md).
+        abandonment_penalty=(
+            AbandonmentPenalty(
+                p.abandonment_penalty.ranking_points,
+                p.abandonment_penalty.rated_loss,
+                p.abandonment_penalty.stake_kept,
+                p.abandonment_penalty.cooldown_seconds,
+            )
+            if p.HasField("abandonment_penalty")
+            else AbandonmentPenalty()
+        ),
+        abandonment_grace_seconds=(
+            p.abandonment_grace_seconds
+            if p.HasField("abandonment_grace_seconds")
+            else DEFAULT_ABANDONMENT_GRACE_SECONDS
+        ),
+        automatic_rated=p.automatic_rated if p.HasField("automatic_rated") else True,
+        automatic_robot_level=p.automatic_robot_level or "greedy",
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers

@@ -86,6 +86,9 @@ class Purpose(StrEnum):
     # An administrator merged two accounts: the merged player's chips to the kept
     # player (ref: the merged player's id).
     MERGE = "merge"
+    # An annulled match's stake the house keeps from a player penalised for abandoning
+    # it (003: "excepto si han sido penalizados por abandono"): pot -> house.
+    ABANDONMENT = "abandonment"
 
 
 @dataclass(frozen=True)
@@ -269,8 +272,9 @@ class Ledger:
         done = replace(record, status=MatchStatus.SETTLED, winners=ordered)
         return self._post(moves, matches={**self.matches, match_id: done})
 
-    def refund(self, match_id: str) -> Ledger:
-        """Return every stake to its player: the match was annulled by agreement."""
+    def refund(self, match_id: str, kept: Iterable[PlayerId] = ()) -> Ledger:
+        """Return every stake to its player: the match was annulled by agreement. The
+        stakes of ``kept`` (players penalised for abandoning it) go to the house."""
         record = self._match(match_id)
         if record.status == MatchStatus.REFUNDED:
             return self
@@ -278,9 +282,12 @@ class Ledger:
             raise MatchClosed(f"match {match_id} was settled")
         pot = pot_account(match_id)
         done = replace(record, status=MatchStatus.REFUNDED)
+        penalised = set(kept)
         return self._post(
             [
-                (pot, player_account(p), record.stake, Purpose.REFUND, match_id)
+                (pot, HOUSE, record.stake, Purpose.ABANDONMENT, match_id)
+                if p in penalised
+                else (pot, player_account(p), record.stake, Purpose.REFUND, match_id)
                 for p in record.seats
             ],
             matches={**self.matches, match_id: done},

@@ -103,6 +103,10 @@ class SeatLine:
     annul_vote: bool
     player_id: str
     side: int
+    # Automatic mode (table/automatic.py): by the player's choice now, and at any
+    # time of the match.
+    automatic: bool = False
+    was_automatic: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +300,8 @@ def public_view(game_id: str, version: int, g: GameState, board_hidden: bool = F
             i in g.annul_votes,
             s.player_id,
             side_of_seat(i, setup.players),
+            automatic=i in g.automatic,
+            was_automatic=i in g.were_automatic,
         )
         for i, s in enumerate(g.seats)
     ]

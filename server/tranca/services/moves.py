@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from tranca_rules.errors import InvalidMove, RuleViolation
 
 from ..platform.chips import InsufficientChips
+from ..table.action_kinds import ActionKind
 from ..table.deadlines import next_deadline, turn_point
 from ..table.events import Event, before, game_events
 from ..table.game import Action, GameError, GameState, apply_action, rebuild
@@ -55,7 +56,10 @@ def apply_timed(
     """``apply_action`` (raising, and changing nothing, if it is refused), and the
     deadline the write must set (``next_deadline``). Tables without timers pay one
     attribute test here, and their writes two constant parameters."""
-    before = turn_point(state) if state.setup.table.timed else None
+    # A table without timers needs the sweeper only for a seat in automatic mode (a
+    # robot plays it), from the switch on (a "robot" action) to its return.
+    timed = state.setup.table.timed or state.robots or action.kind == ActionKind.ROBOT
+    before = turn_point(state) if timed else None
     apply_action(state, action, version)
     if before is None:
         return False, None

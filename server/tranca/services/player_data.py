@@ -9,7 +9,8 @@ from their seat (the other seats' hidden cards are not theirs to see), their
 rating, ranking points and chip balance with every chip entry, their friends,
 requests and blocks, their presence (when they were last seen, whether they said
 they are away, who may see it), their invitations to tables (sent and received),
-the chat messages they wrote, and their events.
+the chat messages they wrote, their events, and their abandonments of rated
+matches (how many, and the cooldown of the last).
 Secrets never: no token, no hash, no other player's hand.
 """
 
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 
 from ..platform.presence import Settings
 from ..reasons import Reason
+from .abandonment import AbandonmentReader
 from .access import Access, Credentials, require_app
 from .audit import AuditAction, AuditEntry, AuditRepository
 from .chat import ChatMessage
@@ -182,8 +184,11 @@ class PlayerData:
         invitations: InvitationsRepository | None = None,
         chat: ChatMessagesRepository | None = None,
         presence: PresenceSettingsRepository | None = None,
+        abandonments: AbandonmentReader | None = None,
     ) -> None:
         self.access = access
+        # Their abandonments of rated matches: how many, and their cooldown.
+        self.abandonments = abandonments
         self.chat = chat
         self.invitations = invitations
         self.presence = presence
@@ -243,7 +248,14 @@ class PlayerData:
             "chat_messages": await self._chat(app_id, player_id),
             "presence": await self._presence(app_id, player_id),
             "events": await self._events(app_id, player_id),
+            "abandonments": await self._abandonments(app_id, player_id),
         }
+
+    async def _abandonments(self, app_id: str, player_id: str) -> dict[str, int]:
+        if self.abandonments is None:
+            return {"count": 0, "cooldown_until_ms": 0}
+        found = await self.abandonments.abandonments(app_id, player_id)
+        return {"count": found.count, "cooldown_until_ms": found.cooldown_ms()}
 
     async def _sessions(self, app_id: str, player_id: str) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []

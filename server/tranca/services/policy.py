@@ -56,6 +56,40 @@ INVITE_POLICIES = frozenset(p.value for p in InvitePolicy)
 DEFAULT_REMATCH_HOLD_SECONDS = 60
 MIN_REMATCH_HOLD_SECONDS = 10
 MAX_REMATCH_HOLD_SECONDS = 600
+# Automatic mode and abandonment (docs/platform/automatic-and-abandonment.md, where
+# each default is written down with the passage of 003 it rests on).
+ROBOT_LEVELS = ("random", "greedy", "expert")  # services/robots.py's, cheapest first
+DEFAULT_ABANDONMENT_GRACE_SECONDS = 180  # "un margen de unos minutos para regresar"
+# 003 names one penalty of abandonment, the stake an annulment keeps; its ranking
+# gives points by the result alone, so by default none are taken beyond the loss.
+DEFAULT_ABANDONMENT_POINTS = 0
+DEFAULT_ABANDONMENT_COOLDOWN_SECONDS = 300
+MAX_ABANDONMENT_SECONDS = 24 * 3600
+MAX_ABANDONMENT_POINTS = 1000
+
+
+@dataclass(frozen=True)
+class AbandonmentPenalty:
+    """What a player who abandons a rated match loses beyond the match
+    (platform/abandonment.py decides who abandoned)."""
+
+    # Ranking points taken from the match's award (it may go below zero).
+    ranking_points: int = DEFAULT_ABANDONMENT_POINTS
+    # Rated as a loss whatever their side's result (their partner keeps theirs).
+    rated_loss: bool = True
+    # An annulled match does not give their stake back (003: "excepto si han sido
+    # penalizados por abandono"): the house keeps it.
+    stake_kept: bool = True
+    # Seconds quick play refuses them a rated ticket after the match ends.
+    cooldown_seconds: int = DEFAULT_ABANDONMENT_COOLDOWN_SECONDS
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AbandonmentPenalty:
+        known = {f.name for f in fields(cls)}
+        return replace(cls(), **{k: v for k, v in data.items() if k in known})
 
 
 def normalise_origin(origin: str) -> str | None:
@@ -171,6 +205,14 @@ class AppPolicy:
     # Seconds a rematch holds the seats of the players who have not confirmed it
     # (services/rematch.py); then anyone may take them.
     rematch_hold_seconds: int = DEFAULT_REMATCH_HOLD_SECONDS
+    # Abandonment (platform/abandonment.py): the penalty, and how long a robot holds
+    # a silent player's seat before their absence is an abandonment.
+    abandonment_penalty: AbandonmentPenalty = AbandonmentPenalty()
+    abandonment_grace_seconds: int = DEFAULT_ABANDONMENT_GRACE_SECONDS
+    # Whether a match in which a seat was in automatic mode counts as rated.
+    automatic_rated: bool = True
+    # The most expensive robot level automatic mode plays, whatever the table's.
+    automatic_robot_level: str = "greedy"
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -180,6 +222,7 @@ class AppPolicy:
         out["custom_token_keys"] = [k.to_dict() for k in self.custom_token_keys]
         out["avatar_hosts"] = list(self.avatar_hosts)
         out["lobby_rooms"] = list(self.lobby_rooms)
+        out["abandonment_penalty"] = self.abandonment_penalty.to_dict()
         return out
 
     @classmethod
@@ -196,6 +239,10 @@ class AppPolicy:
             values["avatar_hosts"] = tuple(values["avatar_hosts"])
         if "lobby_rooms" in values:
             values["lobby_rooms"] = tuple(values["lobby_rooms"])
+        if "abandonment_penalty" in values:
+            values["abandonment_penalty"] = AbandonmentPenalty.from_dict(
+                values["abandonment_penalty"]
+            )
         if "identity_providers" in values:
             values["identity_providers"] = tuple(
                 IdentityProvider.from_dict(p) for p in values["identity_providers"]
@@ -237,6 +284,17 @@ class AppPolicy:
             raise malformed(
                 f"rematch_hold_seconds is {MIN_REMATCH_HOLD_SECONDS} to {MAX_REMATCH_HOLD_SECONDS}"
             )
+        penalty = self.abandonment_penalty
+        if not 0 <= penalty.ranking_points <= MAX_ABANDONMENT_POINTS:
+            raise malformed(f"abandonment_penalty.ranking_points is 0 to {MAX_ABANDONMENT_POINTS}")
+        if not 0 <= penalty.cooldown_seconds <= MAX_ABANDONMENT_SECONDS:
+            raise malformed(
+                f"abandonment_penalty.cooldown_seconds is 0 to {MAX_ABANDONMENT_SECONDS}"
+            )
+        if not 1 <= self.abandonment_grace_seconds <= MAX_ABANDONMENT_SECONDS:
+            raise malformed(f"abandonment_grace_seconds is 1 to {MAX_ABANDONMENT_SECONDS}")
+        if self.automatic_robot_level not in ROBOT_LEVELS:
+            raise malformed(f"automatic_robot_level is one of {', '.join(ROBOT_LEVELS)}")
         return replace(
             self,
             allowed_origins=checked_origins(self.allowed_origins),
@@ -269,4 +327,4 @@ class AppPolicies(Protocol):
         ...
 
 
-__all__ = ["AppPolicies", "AppPolicy"]
+__all__ = ["AbandonmentPenalty", "AppPolicies", "AppPolicy"]

@@ -33,6 +33,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from ..reasons import Reason
+from .abandonment import AbandonmentReader
 from .access import Access, Credentials, require_app
 from .errors import Refusal, Refused, malformed
 from .sessions import Clock, require_session
@@ -54,6 +55,11 @@ class Profile:
     avatar_url: str = ""
     locale: str = ""
     country: str = ""
+    # Not stored with the profile: the player's abandonments of rated matches
+    # (services/abandonment.py), and until when quick play refuses them a ticket
+    # (epoch ms, 0 for none), shown with it.
+    abandonments: int = 0
+    cooldown_until_ms: int = 0
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,7 @@ class PublicProfile:
     display_name: str
     avatar_url: str
     country: str
+    abandonments: int = 0  # rated matches they abandoned
 
 
 @dataclass(frozen=True)
@@ -156,16 +163,43 @@ def country(text: str) -> str:
 
 
 class Profiles:
-    def __init__(self, access: Access, repo: ProfileRepository, clock: Clock) -> None:
+    def __init__(
+        self,
+        access: Access,
+        repo: ProfileRepository,
+        clock: Clock,
+        abandonments: AbandonmentReader | None = None,
+    ) -> None:
         self.access = access
         self.repo = repo
         self.clock = clock
+        # Players' abandonments, shown with their profiles (None: shown as none).
+        self.abandonments = abandonments
+
+    async def _with_abandonments(self, app_id: str, player_id: str, profile: Profile) -> Profile:
+        if self.abandonments is None:
+            return profile
+        found = await self.abandonments.abandonments(app_id, player_id)
+        until = found.cooldown_ms()
+        return replace(
+            profile,
+            abandonments=found.count,
+            cooldown_until_ms=until if until > self.clock() else 0,
+        )
+
+    async def _count(self, app_id: str, player_id: str) -> int:
+        if self.abandonments is None:
+            return 0
+        return (await self.abandonments.abandonments(app_id, player_id)).count
 
     async def own(self, credentials: Credentials) -> tuple[str, Profile]:
         """The calling session's player and its profile."""
         session = require_session(await self.access.identify(credentials))
         stored = await self.repo.profile(session.app_id, session.player_id)
-        return session.player_id, self._shown(stored or Profile(), session.display_name)
+        shown = self._shown(stored or Profile(), session.display_name)
+        return session.player_id, await self._with_abandonments(
+            session.app_id, session.player_id, shown
+        )
 
     async def update(self, credentials: Credentials, change: ProfileChange) -> tuple[str, Profile]:
         """The calling session's player's profile, changed as ``change`` says."""
@@ -213,7 +247,13 @@ class Profiles:
             raise Refused(
                 Refusal.NOT_FOUND, Reason.PROFILE_NOT_FOUND, "that player has set no profile"
             )
-        return PublicProfile(player_id, stored.display_name, stored.avatar_url, stored.country)
+        return PublicProfile(
+            player_id,
+            stored.display_name,
+            stored.avatar_url,
+            stored.country,
+            await self._count(app_id, player_id),
+        )
 
     async def public_many(
         self, credentials: Credentials, player_ids: Sequence[str]
@@ -230,7 +270,13 @@ class Profiles:
         app_id = caller.session.app_id if caller.session is not None else require_app(caller).id
         stored = await self.repo.profiles_of(app_id, wanted)
         return [
-            PublicProfile(p, stored[p].display_name, stored[p].avatar_url, stored[p].country)
+            PublicProfile(
+                p,
+                stored[p].display_name,
+                stored[p].avatar_url,
+                stored[p].country,
+                await self._count(app_id, p),
+            )
             for p in wanted
             if p in stored
         ]

@@ -39,6 +39,7 @@ from ..platform.friendships import Pair, Relation
 from ..reasons import Reason
 from ..table.events import Event, EventKind
 from ..table.game import removed_from_game
+from .abandonment import AbandonmentReader, check_cooldown
 from .access import Access, Credentials, require_app
 from .credentials import new_seat_token
 from .errors import Refusal, Refused, malformed
@@ -265,8 +266,12 @@ class QuickPlay:
         token_lifetime_seconds: int,
         *,
         blocks: PairReader | None = None,
+        abandonments: AbandonmentReader | None = None,
     ) -> None:
         self.repo = repo
+        # Players' abandonments: one whose cooldown runs gets no ticket (None: not
+        # checked).
+        self.abandonments = abandonments
         # The relations between two players: a party's partners, one of whom blocked
         # the other, are refused (None: not checked).
         self.blocks = blocks
@@ -308,6 +313,9 @@ class QuickPlay:
             names = tuple(n.strip() for n in asked.display_names) or player_ids
         forming = caller.session is not None and len(player_ids) == 2
         self._check(asked, player_ids, () if forming else names)
+        if self.abandonments is not None and asked.competitive:
+            # Rated tickets only: a practice table puts nothing of the others at stake.
+            await check_cooldown(self.abandonments, app_id, player_ids, self.clock())
         if len(player_ids) == 2:
             await self._not_blocked(app_id, player_ids[0], player_ids[1])
         for player in player_ids[:1] if forming else player_ids:
@@ -382,6 +390,10 @@ class QuickPlay:
         if not session.policy.allows_preset(ticket.preset):
             raise preset_not_allowed(ticket.preset)
         within_policy(session.policy, ticket.competitive, ticket.stake)
+        if self.abandonments is not None and ticket.competitive:
+            await check_cooldown(
+                self.abandonments, session.app_id, [session.player_id], self.clock()
+            )
         await self.matches.check_can_cover(session.app_id, session.player_id, ticket.stake)
         joined = await self.repo.join_party(
             ticket.id, ticket.player_ids.index(session.player_id), session.display_name,

@@ -21,6 +21,12 @@ What a match counts for (003), decided here from the pure platform modules
   partida, suman 5 puntos", none when "2 jugadores de la mesa comparten la misma
   IP"), and the pot to the winning side less the house's 25% (a draw splits it
   between every seat).
+- abandonment (``services/abandonment.py``): a player who left the rated match
+  under way, or whose seat a robot held past the app's grace, pays the app's
+  penalty with this settlement (an annulment keeps their stake, "excepto si han sido
+  penalizados por abandono"); and a match a seat played partly in automatic mode is
+  not rated where the app says so (``UNRATED``: no ratings, no ranking points, the
+  pot still paid).
 
 Exactly once: the repository (the port below, ``store/settlement.py`` on a
 database) settles each finished, unsettled game in one transaction of its own. It
@@ -46,9 +52,11 @@ from typing import Protocol
 import structlog
 
 from .. import metrics
-from ..platform import DRAWN, PlayerId, chips, ranking, ratings, sides, winners_of
+from ..platform import DRAWN, PlayerId, chips, ranking, ratings, winners_of
 from ..platform.entry_fees import ChipMoves
 from ..table.game import NO_RESULT, GameState, Setup
+from . import abandonment
+from .abandonment import AbandonmentWork, Penalties
 from .errors import Unavailable
 from .tournaments import (
     TournamentResults,
@@ -62,13 +70,14 @@ log = structlog.get_logger("tranca.settlement")
 
 RATED, ANNULLED_OUTCOME, PRACTICE = "rated", "annulled", "practice"
 FORFEITED = "forfeited"  # a tournament table decided by a forfeit: counts for no one
+UNRATED = "unrated"  # automatic mode at a table of an app that does not rate it
 BATCH = 20  # games settled per sweep
 
 
 @dataclass(frozen=True)
 class Settled:
     game_id: str
-    outcome: str  # RATED, ANNULLED_OUTCOME, FORFEITED or PRACTICE
+    outcome: str  # RATED, UNRATED, ANNULLED_OUTCOME, FORFEITED or PRACTICE
     entries: tuple[chips.Entry, ...]  # the chips it moved
     # What its tournament result moved through the prize pool (prizes at the finish).
     tournament_chips: ChipMoves = field(default_factory=ChipMoves)
@@ -97,7 +106,7 @@ class RatedPlayer:
     wins: int
 
 
-class SettlementWork(TournamentResults, Protocol):
+class SettlementWork(TournamentResults, AbandonmentWork, Protocol):
     """One claimed game's settlement inside its transaction: every read and write here
     commits with the game's settled flag, or none does."""
 
@@ -142,8 +151,11 @@ class SettlementWork(TournamentResults, Protocol):
         not."""
         ...
 
-    async def refund_stakes(self) -> tuple[chips.Entry, ...]:
-        """Every stake of the match back to its player (``ledger.refund``)."""
+    async def refund_stakes(
+        self, kept: frozenset[PlayerId] = frozenset()
+    ) -> tuple[chips.Entry, ...]:
+        """Every stake of the match back to its player (``ledger.refund``), except
+        those of ``kept`` (penalised for abandoning it), which the house keeps."""
         ...
 
     async def pay_pot(self, winners: Sequence[PlayerId]) -> tuple[chips.Entry, ...]:
@@ -263,10 +275,13 @@ async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[ch
     table = state.setup.table
     if not table.competitive:
         return PRACTICE, ()
+    # Who abandoned the match, and the app's penalty (services/abandonment.py).
+    penalties = await abandonment.assess(work, state)
+    await abandonment.record(work, penalties)
     if state.result_reason in NO_RESULT:
         # No result (annulled by agreement, or ended by the app): every stake goes
-        # back, nobody is rated.
-        return ANNULLED_OUTCOME, await work.refund_stakes()
+        # back, except a penalised player's (003), nobody is rated.
+        return ANNULLED_OUTCOME, await work.refund_stakes(penalties.kept_stakes())
     players = [s.player_id for s in state.seats]
     if not all(players) or len(set(players)) != len(players):
         # JoinGame refuses both at a competitive table; a game from before that rule
@@ -274,20 +289,25 @@ async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[ch
         log.warning("settlement_without_players", game_id=work.game_id)
         return PRACTICE, ()
     ended = await work.ended_at()
-    await _rate(work, players, state.winner)
-    await _award(work, state, players, ended)
+    if penalties.rated:
+        await _rate(work, players, state.winner, penalties)
+        await _award(work, state, players, ended, penalties)
     entries: tuple[chips.Entry, ...] = ()
     if table.stake:
         entries = await work.pay_pot(winners_of(players, state.winner))
-    return RATED, entries
+    return (RATED if penalties.rated else UNRATED), entries
 
 
-async def _rate(work: SettlementWork, players: list[PlayerId], winner: int) -> None:
-    """Rate the match (each side a team, partners together) and count it."""
+async def _rate(
+    work: SettlementWork, players: list[PlayerId], winner: int, penalties: Penalties
+) -> None:
+    """Rate the match (each side a team, partners together) and count it; a player
+    penalised for abandoning it is rated as a loss where the app says so."""
     before = await work.lock_ratings(players)
     book = ratings.RatingBook({p: r.rating for p, r in before.items()})
-    after = ratings.rate_match(book, sides(players), winner)
-    won = set(winners_of(players, winner)) if winner != DRAWN else set()
+    losers = penalties.rated_losers()
+    after = abandonment.rate_with_losses(book, players, winner, losers)
+    won = set(winners_of(players, winner)) - losers if winner != DRAWN else set()
     rated = {
         p: RatedPlayer(after[p], before[p].wins + (1 if p in won else 0)) for p in sorted(players)
     }
@@ -295,7 +315,11 @@ async def _rate(work: SettlementWork, players: list[PlayerId], winner: int) -> N
 
 
 async def _award(
-    work: SettlementWork, state: GameState, players: list[PlayerId], ended: datetime
+    work: SettlementWork,
+    state: GameState,
+    players: list[PlayerId],
+    ended: datetime,
+    penalties: Penalties,
 ) -> None:
     """The match's ranking points (none when two seats share a network address)."""
     addresses = await work.seat_addresses()
@@ -306,6 +330,7 @@ async def _award(
     ]
     kind = ranking.game_type(state.setup.rules.target_score)
     awards = ranking.match_awards(work.game_id, seats, state.winner, kind, ended)
+    awards = penalties.awards(awards, work.game_id, ended)
     if awards:
         await work.add_awards(awards)
 
@@ -315,6 +340,7 @@ __all__ = [
     "FORFEITED",
     "PRACTICE",
     "RATED",
+    "UNRATED",
     "PendingGame",
     "RatedPlayer",
     "Settled",

@@ -1,5 +1,5 @@
-"""A seat's table actions: Heartbeat and ReclaimSeat (presence and robots), VoteAnnul
-and AddEntropy.
+"""A seat's table actions: Heartbeat and ReclaimSeat (presence and robots),
+SetAutomatic (automatic mode: table/automatic.py), VoteAnnul and AddEntropy.
 
 The last three are logged actions of the game ("return", "annul_vote", "entropy");
 the game's own logic (``tranca.table.game.apply_action``) decides whether they are
@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import metrics
+from ..reasons import Reason
 from ..table.action_kinds import ActionKind
-from ..table.game import ANNULLED, FINISHED, MAX_ENTROPY_BYTES, Action, GameState
+from ..table.game import ANNULLED, BY_AUTO, FINISHED, MAX_ENTROPY_BYTES, Action, GameState
 from .access import Credentials, require_player
-from .errors import malformed
+from .errors import Refusal, Refused, malformed
 from .games import Games, Shown
+from .policy import AppPolicies, AppPolicy
 
 
 @dataclass(frozen=True)
@@ -26,10 +28,13 @@ class Annulment:
 
 
 class Tables:
-    def __init__(self, games: Games) -> None:
+    def __init__(self, games: Games, policies: AppPolicies | None = None) -> None:
         self.games = games
         self.moves = games.moves
         self.presence = games.presence
+        # The apps' policies: the robot level automatic mode may play at most (None:
+        # every app has the defaults).
+        self.policies = policies
 
     async def heartbeat(self, credentials: Credentials, game_id: str) -> bool:
         """The seat's player is there: recorded (tables with robots only). Whether a
@@ -55,6 +60,39 @@ class Tables:
             metrics.SEATS_RECLAIMED.inc()
         deadline = done.deadline_at if done.deadline_set else loaded.deadline_at
         return await self.games.shown(game_id, done.version, done.state, seat, deadline)
+
+    async def set_automatic(
+        self, credentials: Credentials, game_id: str, on: bool, request_id: str
+    ) -> Shown:
+        """Automatic mode (003: "Juego en modo automático"): ``on``, the server's robot
+        plays the caller's seat from now (a "robot" by BY_AUTO in the log, at the
+        table's robot level bounded by the app's ``automatic_robot_level``); off, the
+        player takes it back (a "return", as ReclaimSeat). The seat's player only
+        (a spectator or the app's key is refused by ``seat_of``)."""
+        loaded = await self.games.seat_of(credentials, game_id)
+        seat = loaded.player.seat
+        if on:
+            policy = await self._policy(loaded.app_id)
+            action = Action(ActionKind.ROBOT, seat, by=BY_AUTO, text=policy.automatic_robot_level)
+        else:
+            if seat not in loaded.state.automatic:
+                raise Refused(
+                    Refusal.PRECONDITION,
+                    Reason.AUTOMATIC_NOT_ON,
+                    f"seat {seat} is not in automatic mode",
+                )
+            # Present first, so that no sweep takes the seat over again at once.
+            await self.presence.touch(game_id, seat, loaded.state, force=True)
+            action = Action(ActionKind.RETURN, seat)
+        done = await self.moves.apply(game_id, action, request_id=request_id or None)
+        if not done.replayed:
+            metrics.AUTOMATIC_SWITCHES.labels("on" if on else "off").inc()
+        deadline = done.deadline_at if done.deadline_set else loaded.deadline_at
+        return await self.games.shown(game_id, done.version, done.state, seat, deadline)
+
+    async def _policy(self, app_id: str) -> AppPolicy:
+        found = None if self.policies is None else await self.policies.app_policy(app_id)
+        return found or AppPolicy()
 
     async def vote_annul(
         self, credentials: Credentials, game_id: str, request_id: str

@@ -55,7 +55,7 @@ from ..table.game import (
 from .errors import ServiceError, VersionConflict
 from .moves import Moves, now_ms
 from .ports import Claim, GameRecord
-from .robots import Robots
+from .robots import ROBOT_LEVELS, Robots, level_within
 
 
 class TimerRepository(Protocol):
@@ -289,6 +289,15 @@ class Sweeper:
         await store.set_deadline(claim, game.version, None)  # no timers: nothing to do
         return False
 
+    def _level(self, g: GameState, seat: int) -> str:
+        """The level the robot plays ``seat`` at: the table's (or the operator's); in
+        automatic mode at most the app's bound when the player switched it on."""
+        level = self.robots.level_for(g.setup.table.robot_level)
+        cap = g.automatic.get(seat, "")
+        if cap in ROBOT_LEVELS and not level_within(level, cap):
+            return cap
+        return level
+
     async def _play_turn(self, game_id: str, version: int, g: GameState, by: str) -> None:
         """Play the seat's whole turn, one atomic move per write at the version the
         last one made; stops when the turn passes, the deal or match ends, or a write
@@ -305,7 +314,7 @@ class Sweeper:
                 return
             seed = g.setup.seed ^ version
             if by == BY_ROBOT:
-                move = await self.robots.move(deal, seed, g.setup.table.robot_level)
+                move = await self.robots.move(deal, seed, self._level(g, seat))
             else:
                 move = fallback_move(deal, seed)
             if move is None:

@@ -32,6 +32,7 @@ from .models import (
     AvatarImage,
     ChipAccount,
     ChipEntry,
+    PlayerAbandonment,
     PlayerIdentity,
     PlayerProfile,
     PlayerRating,
@@ -187,7 +188,7 @@ async def _rename_keyed_rows(
     conn: AsyncConnection, app_id: str, rewrite: PlayerRewrite, rows: dict[str, int]
 ) -> None:
     """The rows keyed by the player's id alone: the id becomes the pseudonym."""
-    for model in (PlayerRating, RankingAward, TicketPlayer, PlayerTicket):
+    for model in (PlayerRating, RankingAward, TicketPlayer, PlayerTicket, PlayerAbandonment):
         result = await conn.execute(
             update(model)
             .where(model.app_id == app_id, model.player_id == rewrite.player_id)

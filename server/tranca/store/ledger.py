@@ -334,15 +334,28 @@ async def settle(
     )
 
 
-async def refund(conn: AsyncConnection, app_id: str, game_id: str) -> tuple[chips.Entry, ...]:
-    """Return every stake of an annulled match. The entries posted: none when
-    nothing was staked or it was refunded already."""
+async def refund(
+    conn: AsyncConnection, app_id: str, game_id: str, kept: Sequence[PlayerId] = ()
+) -> tuple[chips.Entry, ...]:
+    """Return every stake of an annulled match, except those of ``kept`` (penalised
+    for abandoning it), which go to the house. The entries posted: none when nothing
+    was staked or it was refunded already."""
     record = await match_stakes(conn, app_id, game_id)
     if record is None:
         return ()
-    before = await _match_ledger(conn, app_id, record, game_id, [])
+    penalised = sorted(set(kept) & set(record.seats))
+    extra = [chips.HOUSE] if penalised else []
+    before = await _match_ledger(conn, app_id, record, game_id, extra)
+    # The operation's detail names the kept stakes only when there are some: a refund
+    # of every stake is stored as it always was.
+    detail: dict[str, Any] = {"kept": penalised} if penalised else {}
     return await _run(
-        conn, app_id, f"refund:{game_id}", {}, before, lambda ledger: ledger.refund(game_id)
+        conn,
+        app_id,
+        f"refund:{game_id}",
+        detail,
+        before,
+        lambda ledger: ledger.refund(game_id, penalised),
     )
 
 

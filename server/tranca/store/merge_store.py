@@ -26,6 +26,7 @@ from .invitations_store import move_invitations, rewrite_owner
 from .models import (
     AvatarImage,
     Game,
+    PlayerAbandonment,
     PlayerIdentity,
     PlayerProfile,
     PlayerRating,
@@ -206,7 +207,9 @@ async def _rename_keyed_rows(
             PlayerTicket.ticket_id.in_(both),
         )
     )
-    for model in (RankingAward, TicketPlayer, PlayerTicket):
+    # Abandonments too: the two never shared a table (refused above), so no row of
+    # one match is the other's.
+    for model in (RankingAward, TicketPlayer, PlayerTicket, PlayerAbandonment):
         result = await conn.execute(
             update(model)
             .where(model.app_id == app_id, model.player_id == merged)

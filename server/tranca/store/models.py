@@ -674,3 +674,18 @@ class PlayerPresenceRow(Base):
     last_seen_ms: Mapped[int] = mapped_column(BigInteger)
     away: Mapped[bool] = mapped_column(Boolean)
     visibility: Mapped[str] = mapped_column(String(16))
+
+
+class PlayerAbandonment(Base):
+    """A player's abandonment of a rated match (platform/abandonment.py), written by
+    the match's settlement: how ("left" or "away"), when the match ended, and until
+    when quick play refuses them a ticket. A player's count is the number of rows."""
+
+    __tablename__ = "player_abandonments"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    how: Mapped[str] = mapped_column(String(8))
+    abandoned_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    cooldown_until: Mapped[datetime] = mapped_column(DateTime(timezone=True))

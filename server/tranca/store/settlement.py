@@ -25,9 +25,12 @@ from sqlalchemy import false, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from ..platform import PlayerId, chips, ranking, ratings
+from ..platform.abandonment import SeatChange
+from ..services.abandonment import AbandonmentRecord
+from ..services.policy import AppPolicy
 from ..services.settlement import PendingGame, RatedPlayer, Settled, SettlementWork
 from ..table.game import FINISHED, GameState
-from . import ledger
+from . import abandonment_store, ledger
 from .codec import setup_from_text, state_from_text
 from .database import insert_ignoring_duplicates
 from .models import Game, MoveLog, PlayerRating, PlayerToken, RankingAward, TournamentGame
@@ -215,8 +218,21 @@ class GameSettlement(TournamentTransaction):
     async def lock_chip_accounts(self, accounts: Sequence[chips.Account]) -> None:
         await ledger.lock_accounts(self.conn, self._app_id, accounts)
 
-    async def refund_stakes(self) -> tuple[chips.Entry, ...]:
-        return await ledger.refund(self.conn, self._app_id, self._game_id)
+    async def refund_stakes(
+        self, kept: frozenset[PlayerId] = frozenset()
+    ) -> tuple[chips.Entry, ...]:
+        return await ledger.refund(self.conn, self._app_id, self._game_id, sorted(kept))
+
+    # Abandonment (services/abandonment.py; the statements are abandonment_store's).
+
+    async def app_policy(self) -> AppPolicy:
+        return await abandonment_store.app_policy(self.conn, self._app_id)
+
+    async def seat_changes(self) -> list[SeatChange]:
+        return await abandonment_store.seat_changes(self.conn, self._game_id)
+
+    async def record_abandonments(self, records: Sequence[AbandonmentRecord]) -> None:
+        await abandonment_store.record_abandonments(self.conn, self._app_id, records)
 
     async def pay_pot(self, winners: Sequence[PlayerId]) -> tuple[chips.Entry, ...]:
         return await ledger.settle(self.conn, self._app_id, self._game_id, winners)

@@ -9,7 +9,7 @@ even and a lease odd, so that the one is never mistaken for the other.
 from __future__ import annotations
 
 from .action_kinds import ActionKind
-from .game import BY_APP, FINISHED, PLAYING, Action, GameState
+from .game import BY_APP, BY_AUTO, FINISHED, PLAYING, Action, GameState
 
 TurnPoint = tuple[str, int, int]
 
@@ -36,7 +36,9 @@ def next_deadline(
     before: TurnPoint, g: GameState, action: Action, now: int
 ) -> tuple[bool, int | None]:
     """games.deadline_at after ``action`` took the game from ``before`` to ``g``:
-    (whether to set it, the value). Only called for tables with timers.
+    (whether to set it, the value). Only called for tables with timers, and for
+    tables without them while a seat is in automatic mode (or switches to it): there
+    the deadline is a robot's turn's (now) or none.
 
     A finished game needs no sweeper (None). A new turn (the game started, the turn
     passed, a new deal, the player to act took their seat back from a robot, or the
@@ -61,12 +63,15 @@ def next_deadline(
         return True, turn_deadline(now + table.turn_seconds * 1000)
     if table.robot_grace_seconds:
         return True, turn_deadline(now + table.robot_grace_seconds * 1000)
-    return False, None
+    # A table without timers, a seat of which is in automatic mode: a person's turn
+    # needs no sweeper.
+    return True, None
 
 
 def changes_hands(action: Action) -> bool:
     """Whether ``action`` gives its seat a new player within the turn, whose clock then
-    starts: the player's return, or the app's removal handing the seat to a robot."""
+    starts: the player's return, the app's removal handing the seat to a robot, or
+    the player switching automatic mode on (the robot plays the turn at once)."""
     return action.kind == ActionKind.RETURN or (
-        action.kind == ActionKind.ROBOT and action.by == BY_APP
+        action.kind == ActionKind.ROBOT and action.by in (BY_APP, BY_AUTO)
     )

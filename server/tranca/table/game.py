@@ -20,7 +20,7 @@ from tranca_rules.scoring import score_deal
 from tranca_rules.state import DealState
 
 from ..reasons import Reason
-from . import fairness
+from . import automatic, fairness
 from .action_kinds import ActionKind
 from .errors import GameError as GameError  # re-exported: callers import it from here
 
@@ -223,6 +223,12 @@ class GameState:
     rematch_seats: set[int] = field(default_factory=set)
     next_game_id: str = ""
     rematch_until: int = 0
+    # Automatic mode (a "robot" by BY_AUTO: the seat's own player asked the server to
+    # play for them): the seats in it now, each with the most expensive robot level
+    # the app lets it play ("" for the table's own), and every seat that was in it at
+    # any time of the match (the app's policy says whether such a match is rated).
+    automatic: dict[int, str] = field(default_factory=dict)
+    were_automatic: set[int] = field(default_factory=set)
 
     @property
     def uses_platform(self) -> bool:
@@ -239,6 +245,7 @@ class GameState:
             or setup.table_id
             or self.held
             or self.next_game_id
+            or self.were_automatic
             or any(s.player_id for s in self.seats)
         )
 
@@ -307,6 +314,10 @@ class GameState:
                 "seats": sorted(self.rematch_seats),
                 "until": self.rematch_until,
             }
+        if self.automatic:
+            out["automatic"] = {str(s): level for s, level in sorted(self.automatic.items())}
+        if self.were_automatic:
+            out["were_automatic"] = sorted(self.were_automatic)
         if self.last_board is not None:
             # Only between a deal's end and the next deal's first move. Releases that
             # predate it ignore it, and show no final table then.
@@ -345,6 +356,8 @@ class GameState:
             rematch_seats={int(s) for s in rematch.get("seats", ())},
             next_game_id=str(rematch.get("next_game_id", "")),
             rematch_until=int(rematch.get("until", 0)),
+            automatic={int(s): str(v) for s, v in d.get("automatic", {}).items()},
+            were_automatic={int(s) for s in d.get("were_automatic", ())},
             last_board=(
                 None
                 if d.get("last_board") is None
@@ -370,6 +383,8 @@ BY_PLAYER, BY_TIMEOUT, BY_ROBOT, BY_APP = "", "timeout", "robot", "app"
 # A join's ``text`` when the rematch seats a confirming player at the seat held for
 # them (services/rematch.py checked who they are): only such a join takes a held seat.
 REMATCH_CLAIM = "rematch"
+# A "robot" action by the seat's own player: automatic mode (GameService.SetAutomatic).
+BY_AUTO = "auto"
 MAX_ENTROPY_BYTES = 256
 MAX_ENTROPY_STRINGS = 64
 
@@ -393,14 +408,18 @@ class Action:
     player_id: str = ""  # the app's id for the player, for kinds "join" and "erase"
     # For kind "move": BY_TIMEOUT or BY_ROBOT when the server played; for kind "join":
     # BY_ROBOT when the seat is a robot's from the start; for kinds "leave", "robot"
-    # and "resign": BY_APP when the app removed the seat's player.
+    # and "resign": BY_APP when the app removed the seat's player; for kind "robot":
+    # BY_AUTO when the seat's own player switched automatic mode on.
     by: str = BY_PLAYER
-    text: str = ""  # the entropy string, for kind "entropy"
+    # The entropy string, for kind "entropy"; for a "robot" by BY_AUTO, the most
+    # expensive robot level the app lets automatic mode play ("": the table's).
+    text: str = ""
 
     @property
     def actor(self) -> str:
-        """The move log's actor column: "player", "timeout", "robot" or "app"."""
-        return self.by or "player"
+        """The move log's actor column: "player", "timeout", "robot" or "app" (automatic
+        mode, asked by the seat's player, is the player's)."""
+        return "player" if self.by == BY_AUTO else self.by or "player"
 
 
 def play_action(seat: int, move: Move, by: str = BY_PLAYER) -> Action:
@@ -479,11 +498,18 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.status = FINISHED
         g.winner = standing[0] if len(standing) == 1 else DRAWN
         g.result_reason = "resignation"
+    elif kind == ActionKind.ROBOT and action.by == BY_AUTO:
+        automatic.switch_on(g, _seat(g, action.seat), action.text)
+        _maybe_annul(g)  # every other person had voted: the robot does not count
     elif kind == ActionKind.ROBOT:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)
         if not g.setup.table.robot_grace_seconds:
             raise GameError(Reason.NO_ROBOTS, "this table has no robots")
+        if action.by == BY_APP and seat in g.automatic:
+            # The app removes a player in automatic mode: the robot keeps the seat.
+            g.robots.discard(seat)
+            automatic.switch_off(g, seat)
         if seat in g.robots or g.seats[seat].resigned:
             raise GameError(Reason.ROBOT_SEATED, f"seat {seat} is not its player's to lose")
         if action.by == BY_APP:
@@ -500,6 +526,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if seat not in g.robots:
             raise GameError(Reason.SEAT_NOT_HELD, f"no robot plays seat {seat}")
         g.robots.discard(seat)
+        automatic.switch_off(g, seat)  # the seat's player takes it back, whoever held it
     elif kind == ActionKind.ANNUL_VOTE:
         _check_status(g, PLAYING)
         seat = _seat(g, action.seat)

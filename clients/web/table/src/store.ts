@@ -31,6 +31,7 @@ export interface Account {
   kind: 'guest' | 'identity';
   country?: string; // the profile's, once read
   avatarUrl?: string; // the profile's, once read or uploaded
+  abandonments?: number; // rated matches abandoned (the profile's, once read)
 }
 
 /** What a seat shows of its player's public profile (GetPlayerProfiles). */

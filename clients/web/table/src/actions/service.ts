@@ -182,7 +182,13 @@ export async function loadProfile(): Promise<void> {
   const profile = await service().withToken(saved.accessToken).profile();
   update((s) => ({
     account: s.account
-      ? { ...s.account, name: profile.displayName, country: profile.country, avatarUrl: profile.avatarUrl }
+      ? {
+          ...s.account,
+          name: profile.displayName,
+          country: profile.country,
+          avatarUrl: profile.avatarUrl,
+          abandonments: profile.abandonments,
+        }
       : s.account,
   }));
 }

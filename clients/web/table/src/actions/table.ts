@@ -190,6 +190,19 @@ export async function reclaimSeat(): Promise<void> {
   });
 }
 
+/**
+ * Automatic mode (003: "Juego en modo automático"): on, the server's robot plays the
+ * player's seat until they switch it off; every seat sees it.
+ */
+export async function setAutomatic(on: boolean): Promise<void> {
+  const view = getState().view;
+  if (!view) return;
+  await act('seat', async () => {
+    const out = await seatClient().setAutomatic(view.gameId, on, newRequestId());
+    if (out) setView(out);
+  });
+}
+
 /** Leaves the match under way: the player's side resigns and loses it. */
 export async function resign(): Promise<void> {
   const view = getState().view;

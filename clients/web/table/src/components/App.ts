@@ -74,6 +74,9 @@ function ProfileForm() {
         <input name="profile-country" data-testid="profile-country" defaultValue=${account?.country ?? ''} maxlength="2" size="3" autocomplete="country" /></label>
       <button type="submit" class="small" data-testid="profile-save" disabled=${busy}>${tr(lang, 'save')}</button>
     </form>
+    ${account?.abandonments !== undefined
+      ? html`<p class="muted" data-testid="profile-abandonments">${tr(lang, 'abandonments', { n: account.abandonments })}</p>`
+      : null}
     <label class="avatar-upload">${tr(lang, 'profilePicture')}
       <input type="file" accept="image/png,image/jpeg,image/webp,image/gif" data-testid="avatar-file" disabled=${busy}
         onChange=${(e: Event) => {

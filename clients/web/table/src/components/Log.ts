@@ -28,6 +28,8 @@ function meldsOf(view: GameView, boards: Boards, deal: number): readonly Meld[] 
 export function logLine(lang: Lang, view: GameView, boards: Boards, e: LogEntry): string {
   const name = e.seat >= 0 ? seatName(lang, view, e.seat) : '';
   if (!e.move) {
+    // A robot the seat's own player asked for: automatic mode, not an absence.
+    if (e.change === 'robot' && e.actor === 'player') return tr(lang, 'ch_automatic', { name });
     if (CHANGES.has(e.change)) return tr(lang, `ch_${e.change}` as Key, { name });
     return tr(lang, 'ch_other', { name, change: e.change });
   }

@@ -72,6 +72,7 @@ export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
     data-place=${place}
     data-hand-size=${info.handSize}
     data-robot=${info.robot ? 'true' : 'false'}
+    data-automatic=${info.automatic ? 'true' : 'false'}
     aria-current=${turn ? 'true' : undefined}
   >
     ${profile?.avatarUrl
@@ -81,7 +82,7 @@ export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
     ${profile?.country
       ? html`<abbr class="seat-country" data-testid="seat-country" title=${countryName(lang, profile.country)}>${profile.country}</abbr>`
       : null}
-    <span class="seat-role">${[role, info.robot ? tr(lang, me ? 'robotPlaying' : 'robot') : ''].filter(Boolean).join(' · ')}</span>
+    <span class="seat-role">${[role, info.automatic ? tr(lang, 'automaticMark') : info.robot ? tr(lang, me ? 'robotPlaying' : 'robot') : ''].filter(Boolean).join(' · ')}</span>
     ${me ? null : html`<${SeatFriend} view=${view} info=${info} />`}
     <span class="seat-cards"><span class="backs" aria-hidden="true">${'▮'.repeat(Math.min(info.handSize, 11))}</span> ${trn(lang, 'cards', info.handSize)}</span>
     ${turn

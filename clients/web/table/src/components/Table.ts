@@ -6,7 +6,7 @@
 import { useEffect } from 'preact/hooks';
 
 import { type GameView, GameStatus, Phase } from '../../../src/index.js';
-import { myTurn, reclaimSeat, resign, startTable } from '../actions/table.js';
+import { myTurn, reclaimSeat, resign, setAutomatic, startTable } from '../actions/table.js';
 import { stopWatchingTable } from '../actions/watching.js';
 import { html } from '../html.js';
 import { tr } from '../i18n/index.js';
@@ -57,6 +57,10 @@ function Status({ view }: { view: GameView }) {
       <span aria-live="polite" data-testid="turn">${playing ? (mine ? html`<strong>${tr(lang, 'yourTurn')}</strong>: ${phase}` : tr(lang, 'turnOf', { name: seatName(lang, view, view.turn) })) : null}</span>
       ${left !== null ? html` · <span class="timer">${tr(lang, 'timeLeft_other', { n: left })}</span>` : null}
       ${reconnecting ? html` <span class="warn">${tr(lang, 'connectionLost')}</span>` : null}
+      ${playing && view.seat >= 0 && !view.seats[view.seat]?.robot
+        ? html` <button type="button" class="secondary small" data-testid="automatic-on" disabled=${getState().busy}
+            title=${tr(lang, 'automaticHint')} onClick=${() => void setAutomatic(true)}>${tr(lang, 'automaticOn')}</button>`
+        : null}
       ${playing && view.seat >= 0
         ? html` <${ConfirmButton} testid="resign" label="leave" question="resignQuestion" yes="resignYes"
             onConfirm=${() => void resign()} />`
@@ -68,6 +72,13 @@ function Status({ view }: { view: GameView }) {
 function RobotBanner({ view }: { view: GameView }) {
   const { lang, busy } = getState();
   const robot = view.seat >= 0 && view.seats[view.seat]?.robot && view.status === GameStatus.PLAYING;
+  // Automatic mode is the player's own choice: said so, and switched off from here.
+  if (robot && view.seats[view.seat]?.automatic) {
+    return html`<${Refusal} place="seat" /><div class="banner" data-testid="automatic-playing" role="status">
+        <span>${tr(lang, 'automaticPlaying')}</span>
+        <button type="button" data-testid="automatic-off" disabled=${busy} onClick=${() => void setAutomatic(false)}>${tr(lang, 'automaticOff')}</button>
+      </div>`;
+  }
   return html`<${Refusal} place="seat" />${robot
     ? html`<div class="banner" data-testid="robot-playing" role="status">
         <span>${tr(lang, 'robotTookSeat')}</span>
