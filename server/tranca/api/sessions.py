@@ -20,6 +20,7 @@ from ..services.sessions import Issued, SessionInfo, Sessions
 from ..v1 import session_pb2 as pb
 from ..v1 import session_pb2_grpc as pb_grpc
 from .context import Ctx, credentials
+from .progression import rules_from_pb, rules_pb
 from .servicer import rpc
 
 KINDS = {
@@ -118,6 +119,7 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         lobby_rooms=list(p.lobby_rooms),
         chat_retention_days=p.chat_retention_days,
         invitations=INVITE_POLICY_PB[InvitePolicy(p.invitations)],
+        progression=rules_pb(p.progression),
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -155,6 +157,7 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         lobby_rooms=tuple(p.lobby_rooms),
         chat_retention_days=p.chat_retention_days or DEFAULT_CHAT_RETENTION_DAYS,
         invitations=INVITE_POLICY_FROM_PB.get(p.invitations, InvitePolicy.FRIENDS).value,
+        progression=rules_from_pb(p.progression),
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers

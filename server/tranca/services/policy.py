@@ -12,7 +12,7 @@ for up to 30 days.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -21,6 +21,7 @@ from tranca_rules.presets import PRESETS
 
 from ..platform.friendships import FriendModel
 from ..platform.invitations import InvitePolicy
+from ..platform.progression import Rules as ProgressionRules
 from .errors import malformed
 from .identity_providers import (
     CustomTokenKey,
@@ -162,6 +163,9 @@ class AppPolicy:
     # Whom players invite to a table (platform/invitations.py): "friends" (the
     # default) or "anyone" of the app; never across a block.
     invitations: str = InvitePolicy.FRIENDS.value
+    # Experience, levels, achievements and the stake's weight on points
+    # (platform/progression.py; docs/platform/progression.md gives each default).
+    progression: ProgressionRules = field(default_factory=ProgressionRules)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -171,6 +175,7 @@ class AppPolicy:
         out["custom_token_keys"] = [k.to_dict() for k in self.custom_token_keys]
         out["avatar_hosts"] = list(self.avatar_hosts)
         out["lobby_rooms"] = list(self.lobby_rooms)
+        out["progression"] = self.progression.to_dict()
         return out
 
     @classmethod
@@ -195,6 +200,8 @@ class AppPolicy:
             values["custom_token_keys"] = tuple(
                 CustomTokenKey.from_dict(k) for k in values["custom_token_keys"]
             )
+        if "progression" in values:
+            values["progression"] = ProgressionRules.from_dict(values["progression"])
         return replace(cls(), **values)
 
     def check(self) -> AppPolicy:
@@ -224,6 +231,8 @@ class AppPolicy:
             raise malformed(f"chat_retention_days is 1 to {MAX_CHAT_RETENTION_DAYS}")
         if self.invitations not in INVITE_POLICIES:
             raise malformed('invitations is "friends" or "anyone"')
+        if (problem := self.progression.problem()) is not None:
+            raise malformed(f"progression: {problem}")
         return replace(
             self,
             allowed_origins=checked_origins(self.allowed_origins),

@@ -48,7 +48,10 @@ import structlog
 from .. import metrics
 from ..platform import DRAWN, PlayerId, chips, ranking, ratings, sides, winners_of
 from ..platform.entry_fees import ChipMoves
+from ..platform.progression import stake_percent
+from ..platform.tournament_events import FINISHED as TOURNAMENT_FINISHED
 from ..table.game import NO_RESULT, GameState, Setup
+from . import progression
 from .errors import Unavailable
 from .tournaments import (
     TournamentResults,
@@ -150,6 +153,10 @@ class SettlementWork(TournamentResults, Protocol):
         """The match's pot to ``winners`` less the house share (``ledger.settle``)."""
         ...
 
+    def progression(self) -> progression.ProgressionWork:
+        """The match's XP, levels and achievements, in the same transaction."""
+        ...
+
 
 class SettlementRepository(Protocol):
     async def pending(self, limit: int) -> list[PendingGame]:
@@ -245,7 +252,11 @@ async def settle(work: SettlementWork) -> Settled:
         entries = await work.refund_stakes() if state.setup.table.competitive else ()
         outcome = FORFEITED if state.setup.table.competitive else PRACTICE
     else:
-        outcome, entries = await _counts(work, state)
+        champions: frozenset[PlayerId] = frozenset()
+        if result is not None and result.written.status == TOURNAMENT_FINISHED:
+            # Who finished the tournament first (a player's entrant is its id).
+            champions = frozenset(s.entrant for s in result.written.standings if s.rank == 1)
+        outcome, entries = await _counts(work, state, champions)
     moved = await write_game_result(work, result) if result is not None else ChipMoves()
     return Settled(work.game_id, outcome, entries, moved)
 
@@ -259,7 +270,9 @@ def _match_accounts(work: SettlementWork) -> list[chips.Account]:
     return [chips.pot_account(work.game_id), chips.HOUSE, *players]
 
 
-async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[chips.Entry, ...]]:
+async def _counts(
+    work: SettlementWork, state: GameState, champions: frozenset[PlayerId] = frozenset()
+) -> tuple[str, tuple[chips.Entry, ...]]:
     table = state.setup.table
     if not table.competitive:
         return PRACTICE, ()
@@ -275,7 +288,8 @@ async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[ch
         return PRACTICE, ()
     ended = await work.ended_at()
     await _rate(work, players, state.winner)
-    await _award(work, state, players, ended)
+    scored = await _award(work, state, players, ended)
+    await progression.grant(work.progression(), state, players, scored=scored, champions=champions)
     entries: tuple[chips.Entry, ...] = ()
     if table.stake:
         entries = await work.pay_pot(winners_of(players, state.winner))
@@ -296,8 +310,10 @@ async def _rate(work: SettlementWork, players: list[PlayerId], winner: int) -> N
 
 async def _award(
     work: SettlementWork, state: GameState, players: list[PlayerId], ended: datetime
-) -> None:
-    """The match's ranking points (none when two seats share a network address)."""
+) -> bool:
+    """The match's ranking points (none when two seats share a network address),
+    the win's weighted by the stake (``progression.stake_percent``, the app's tiers);
+    whether they scored."""
     addresses = await work.seat_addresses()
     seats = [
         # A seat with no address recorded shares it with nobody.
@@ -305,9 +321,14 @@ async def _award(
         for seat, p in enumerate(players)
     ]
     kind = ranking.game_type(state.setup.rules.target_score)
-    awards = ranking.match_awards(work.game_id, seats, state.winner, kind, ended)
+    rules = await work.progression().progression_rules()
+    percent = stake_percent(state.setup.table.stake, rules.stake_tiers)
+    awards = ranking.match_awards(
+        work.game_id, seats, state.winner, kind, ended, stake_percent=percent
+    )
     if awards:
         await work.add_awards(awards)
+    return not ranking.shared_address(s.address for s in seats)
 
 
 __all__ = [
