@@ -26,6 +26,8 @@ from tranca.store.models import Game, PlayerAchievementRow, PlayerEvent, Progres
 from tranca.store.progression_store import ProgressionTransaction
 from tranca.store.repository import Store
 from tranca.table.game import GameState
+from tranca.v1 import admin_pb2 as apb
+from tranca.v1 import admin_pb2_grpc as apb_grpc
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import notifications_pb2 as npb
 from tranca.v1 import notifications_pb2_grpc as npb_grpc
@@ -422,3 +424,26 @@ async def test_an_unknown_player_is_at_level_one(platform: Platform) -> None:
     assert (reply.xp, reply.level, reply.next_level_xp) == (0, 1, 100)
     assert [a.achievement.id for a in reply.achievements] == [a.id for a in DEFAULT_ACHIEVEMENTS]
     assert not unlocked(reply)
+
+
+async def test_a_merge_folds_the_progress_and_the_export_holds_it(platform: Platform) -> None:
+    """Two accounts of one person (AdminService.MergePlayers): XP and counts added,
+    the level made again, each achievement held once; ExportPlayerData gives them."""
+    p = platform
+    await won(p, "old-ana", "bea")
+    await won(p, "ana", "cid")
+    await won(p, "ana", "dan")
+    done = await apb_grpc.AdminServiceStub(p.client.channel).MergePlayers(
+        apb.MergePlayersRequest(merged_player_id="old-ana", kept_player_id="ana"), metadata=p.md
+    )
+    assert dict(done.rows)["progression_matches"] == 1
+    ana, old = await progress(p, "ana"), await progress(p, "old-ana")
+    assert (ana.xp, ana.level, progress_of(ana, "hundred-matches")) == (300, 3, 3)
+    assert unlocked(ana) == {"first-win"}
+    assert (old.xp, unlocked(old)) == (0, set())
+    exported = await spb_grpc.SessionServiceStub(p.client.channel).ExportPlayerData(
+        spb.ExportPlayerDataRequest(player_id="ana"), metadata=p.md
+    )
+    document = json.loads(exported.json)
+    assert document["progression"]["xp"] == 300
+    assert list(document["progression"]["achievements"]) == ["first-win"]
