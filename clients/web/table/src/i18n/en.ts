@@ -356,6 +356,11 @@ export const en = {
   selectedCard: 'selected',
   tableRegion: 'The table',
   seatsRegion: 'Seats',
+  playerLevel: 'Level {level} · {xp} XP',
+  xpToNext: '{xp} of {next} XP to the next level',
+  achievements: 'Achievements ({n} unlocked)',
+  achievementUnlocked: 'Achievement unlocked: {title}',
+  levelUp: 'You reached level {level}!',
 } as const;
 
 export type Key = keyof typeof en;

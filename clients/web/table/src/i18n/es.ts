@@ -355,4 +355,9 @@ export const es: Table = {
   selectedCard: 'seleccionada',
   tableRegion: 'La mesa',
   seatsRegion: 'Asientos',
+  playerLevel: 'Nivel {level} · {xp} XP',
+  xpToNext: '{xp} de {next} XP para el siguiente nivel',
+  achievements: 'Logros ({n} conseguidos)',
+  achievementUnlocked: 'Logro conseguido: {title}',
+  levelUp: '¡Has subido al nivel {level}!',
 };

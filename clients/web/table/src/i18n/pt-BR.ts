@@ -355,4 +355,9 @@ export const ptBR: Table = {
   selectedCard: 'selecionada',
   tableRegion: 'A mesa',
   seatsRegion: 'Lugares',
+  playerLevel: 'Nível {level} · {xp} XP',
+  xpToNext: '{xp} de {next} XP para o próximo nível',
+  achievements: 'Conquistas ({n} desbloqueadas)',
+  achievementUnlocked: 'Conquista desbloqueada: {title}',
+  levelUp: 'Você chegou ao nível {level}!',
 };
