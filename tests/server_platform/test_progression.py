@@ -31,6 +31,7 @@ from tranca.v1 import admin_pb2_grpc as apb_grpc
 from tranca.v1 import game_pb2 as pb
 from tranca.v1 import notifications_pb2 as npb
 from tranca.v1 import notifications_pb2_grpc as npb_grpc
+from tranca.v1 import platform_pb2 as tpb
 from tranca.v1 import progression_pb2 as xpb
 from tranca.v1 import progression_pb2_grpc as xpb_grpc
 from tranca.v1 import session_pb2 as spb
@@ -41,6 +42,7 @@ from ..server.api_calls import refused
 from ..server.conftest import Client
 from .staking import Platform, Table, settle_pending
 from .test_tables import play_by_bots
+from .tournament_helpers import Organiser
 
 DOC = Path(__file__).parents[2].parent / "shared" / "rules" / "003_9ae53d0671553559.txt"
 PRACTICE = (
@@ -447,3 +449,24 @@ async def test_a_merge_folds_the_progress_and_the_export_holds_it(platform: Plat
     document = json.loads(exported.json)
     assert document["progression"]["xp"] == 300
     assert list(document["progression"]["achievements"]) == ["first-win"]
+
+
+async def test_a_tournament_won_is_an_achievement(client: Client, server: Running) -> None:
+    """003: "Para ganar puntos, las partidas han de ser competitivas": a Swiss of four
+    at competitive tables; the entrant first at its end unlocks "A tournament won"."""
+    p = await Platform.of(client, server)
+    org = Organiser(client, server)
+    t = await org.create(
+        tpb.TOURNAMENT_FORMAT_SWISS, 4, rounds=2, table=pb.TableOptions(competitive=True)
+    )
+    for number in (1, 2):
+        rnd = await org.start(t.tournament_id, number)
+        await org.play_round(t.tournament_id, rnd)  # side B resigns at every table
+    done = await org.get(t.tournament_id)
+    assert done.status == tpb.TOURNAMENT_STATUS_FINISHED
+    first = [s.entrant for s in done.standings if s.rank == 1]
+    assert len(first) == 1
+    winner = {e.id: e.player_ids[0] for e in done.entrants}[first[0]]
+    for player in ("p01", "p02", "p03", "p04"):
+        got = await progress(p, player)
+        assert ("tournament-won" in unlocked(got)) == (player == winner), player

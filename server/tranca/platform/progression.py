@@ -220,7 +220,6 @@ class MatchFacts:
     won: bool
     drawn: bool = False
     deals: tuple[DealFacts, ...] = ()  # the player's side's, in order
-    tournament_won: bool = False
 
 
 def side_deals(deal_results: Iterable[Mapping[str, Any]], side: int) -> tuple[DealFacts, ...]:
@@ -302,7 +301,6 @@ def counters_after(counters: Mapping[str, int], facts: MatchFacts) -> dict[str, 
     add(BATIDAS, sum(1 for d in facts.deals if d.went_out))
     for kind in CANASTRA_KINDS:
         add(CANASTRA + kind, sum(int(d.canastras.get(kind, 0)) for d in facts.deals))
-    add(TOURNAMENTS_WON, 1 if facts.tournament_won else 0)
     return out
 
 
@@ -319,15 +317,30 @@ def apply_match(
     """``progress`` with one more settled competitive match, and what it granted.
     An achievement is unlocked once: one already unlocked is never granted again."""
     xp = match_xp(facts, rules)
-    counters = counters_after(progress.counters, facts)
-    after = Progress(progress.xp + xp, counters, progress.unlocked)
+    return _granted(progress, progress.xp + xp, counters_after(progress.counters, facts), rules)
+
+
+def apply_tournament_won(progress: Progress, rules: Rules = Rules()) -> tuple[Progress, Granted]:
+    """``progress`` with one more tournament finished first (no XP of its own: its
+    matches earned theirs), and what it granted."""
+    counters = {k: int(v) for k, v in progress.counters.items()}
+    counters[TOURNAMENTS_WON] = counters.get(TOURNAMENTS_WON, 0) + 1
+    return _granted(progress, progress.xp, counters, rules)
+
+
+def _granted(
+    progress: Progress, xp: int, counters: dict[str, int], rules: Rules
+) -> tuple[Progress, Granted]:
+    after = Progress(xp, counters, progress.unlocked)
     new = tuple(
         a
         for a in rules.achievements
         if a.id not in progress.unlocked and after.counter(a.counter) >= a.target
     )
     after = replace(after, unlocked=progress.unlocked | {a.id for a in new})
-    granted = Granted(xp, level_of(progress.xp, rules), level_of(after.xp, rules), new)
+    granted = Granted(
+        xp - progress.xp, level_of(progress.xp, rules), level_of(after.xp, rules), new
+    )
     return after, granted
 
 
@@ -344,6 +357,7 @@ __all__ = [
     "StakeTier",
     "achievement_progress",
     "apply_match",
+    "apply_tournament_won",
     "counters_after",
     "level_of",
     "level_threshold",

@@ -31,6 +31,7 @@ from ..platform.progression import (
     StakeTier,
     achievement_progress,
     apply_match,
+    apply_tournament_won,
     level_of,
     level_threshold,
     side_deals,
@@ -55,9 +56,10 @@ class ProgressionWork(Protocol):
         deal ended)."""
         ...
 
-    async def count_match(self, player: PlayerId, xp: int) -> bool:
-        """Record that the match counted for ``player`` (with its XP): False when it
-        was counted already, and then nothing is written."""
+    async def count_match(self, player: PlayerId, xp: int, counted_id: str = "") -> bool:
+        """Record that the match (or ``counted_id``: a tournament won) counted for
+        ``player`` (with its XP): False when it was counted already, and then nothing
+        is written."""
         ...
 
     async def lock_progress(self, players: Sequence[PlayerId]) -> dict[PlayerId, Progress]:
@@ -89,7 +91,6 @@ async def grant(
     players: Sequence[PlayerId],
     *,
     scored: bool,
-    champions: frozenset[PlayerId] = frozenset(),
 ) -> list[PlayerGrant]:
     """The XP, level and achievements a settled rated match grants its players
     (nothing when two seats shared a network address: "No se puntúa si 2 jugadores
@@ -112,7 +113,6 @@ async def grant(
             won=winner != DRAWN and side == winner,
             drawn=winner == DRAWN,
             deals=side_deals(deals, side),
-            tournament_won=player in champions,
         )
     before = await work.lock_progress(sorted(players))
     out: list[PlayerGrant] = []
@@ -125,6 +125,44 @@ async def grant(
         granted = Granted(granted.xp, granted.level_before, granted.level_after, tuple(written))
         out.append(PlayerGrant(player, granted))
         events.extend(_events(player, game_id, after, granted))
+    await work.publish(events)
+    return out
+
+
+async def grant_tournament_won(
+    work: ProgressionWork, tournament_id: str, champions: Sequence[PlayerId]
+) -> list[PlayerGrant]:
+    """The players of the entrant first at a competitive tournament's end, counted
+    once each (the tournament's id is what is counted): its achievements' counter
+    (``tournaments_won``)."""
+    if not champions:
+        return []
+    rules = await work.progression_rules()
+    before = await work.lock_progress(sorted(champions))
+    out: list[PlayerGrant] = []
+    events: list[Event] = []
+    for player in sorted(champions):
+        after, granted = apply_tournament_won(before[player], rules)
+        if not await work.count_match(player, 0, tournament_id):
+            continue
+        written = await work.write_progress(player, after, granted.level_after, granted.unlocked)
+        granted = Granted(0, granted.level_before, granted.level_after, tuple(written))
+        out.append(PlayerGrant(player, granted))
+        events.extend(
+            Event(
+                player,
+                EventKind.ACHIEVEMENT_UNLOCKED,
+                None,
+                {
+                    "achievement_id": a.id,
+                    "title": a.title,
+                    "counter": a.counter,
+                    "target": a.target,
+                    "tournament_id": tournament_id,
+                },
+            )
+            for a in written
+        )
     await work.publish(events)
     return out
 
@@ -249,5 +287,6 @@ __all__ = [
     "Rules",
     "StakeTier",
     "grant",
+    "grant_tournament_won",
     "progress_view",
 ]

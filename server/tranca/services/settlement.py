@@ -252,11 +252,14 @@ async def settle(work: SettlementWork) -> Settled:
         entries = await work.refund_stakes() if state.setup.table.competitive else ()
         outcome = FORFEITED if state.setup.table.competitive else PRACTICE
     else:
-        champions: frozenset[PlayerId] = frozenset()
-        if result is not None and result.written.status == TOURNAMENT_FINISHED:
-            # Who finished the tournament first (a player's entrant is its id).
-            champions = frozenset(s.entrant for s in result.written.standings if s.rank == 1)
-        outcome, entries = await _counts(work, state, champions)
+        outcome, entries = await _counts(work, state)
+    finished = result is not None and result.written.status == TOURNAMENT_FINISHED
+    if result is not None and finished and state.setup.table.competitive:
+        # The players of the entrants first at the end: a tournament won.
+        first = {s.entrant for s in result.written.standings if s.rank == 1}
+        members = {e.id: e.players for e in result.row.config.entrants}
+        champions = sorted({p for e in first for p in members.get(e, (e,))})
+        await progression.grant_tournament_won(work.progression(), result.row.id, champions)
     moved = await write_game_result(work, result) if result is not None else ChipMoves()
     return Settled(work.game_id, outcome, entries, moved)
 
@@ -270,9 +273,7 @@ def _match_accounts(work: SettlementWork) -> list[chips.Account]:
     return [chips.pot_account(work.game_id), chips.HOUSE, *players]
 
 
-async def _counts(
-    work: SettlementWork, state: GameState, champions: frozenset[PlayerId] = frozenset()
-) -> tuple[str, tuple[chips.Entry, ...]]:
+async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[chips.Entry, ...]]:
     table = state.setup.table
     if not table.competitive:
         return PRACTICE, ()
@@ -289,7 +290,7 @@ async def _counts(
     ended = await work.ended_at()
     await _rate(work, players, state.winner)
     scored = await _award(work, state, players, ended)
-    await progression.grant(work.progression(), state, players, scored=scored, champions=champions)
+    await progression.grant(work.progression(), state, players, scored=scored)
     entries: tuple[chips.Entry, ...] = ()
     if table.stake:
         entries = await work.pay_pot(winners_of(players, state.winner))

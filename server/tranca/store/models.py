@@ -698,6 +698,7 @@ class ProgressionMatchRow(Base):
     __tablename__ = "progression_matches"
 
     app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    # The match counted, or a tournament won (its id: counted once too).
     game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
     xp: Mapped[int] = mapped_column(BigInteger)

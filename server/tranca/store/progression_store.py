@@ -70,14 +70,14 @@ class ProgressionTransaction:
             actions = [action_from_text(r.action) for r in rows]
         return match_deal_results(self.state, self.state.setup, lambda: actions)
 
-    async def count_match(self, player: PlayerId, xp: int) -> bool:
+    async def count_match(self, player: PlayerId, xp: int, counted_id: str = "") -> bool:
         # RETURNING says whether the row was inserted, on both databases (a
         # statement's rowcount is not reliable through every driver).
         result = await self.conn.execute(
             insert_ignoring_duplicates(self.conn, ProgressionMatchRow)
             .values(
                 app_id=self.app_id,
-                game_id=self.game_id,
+                game_id=counted_id or self.game_id,
                 player_id=player,
                 xp=xp,
                 counted_ms=now_ms(),

@@ -48,8 +48,8 @@ class ProgressionMatch:
     async def deal_results(self) -> list[dict[str, Any]]:
         return list(self.deals)
 
-    async def count_match(self, player: str, xp: int) -> bool:
-        key = (self.app_id, self.game_id, player)
+    async def count_match(self, player: str, xp: int, counted_id: str = "") -> bool:
+        key = (self.app_id, counted_id or self.game_id, player)
         if key in self.memory.counted:
             return False
         self.memory.counted[key] = xp
