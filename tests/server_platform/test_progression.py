@@ -15,14 +15,20 @@ from pathlib import Path
 
 import grpc
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 
 from tranca.platform.progression import DEFAULT_ACHIEVEMENTS
 from tranca.server import Running
 from tranca.services.progression import grant
 from tranca.store.codec import state_from_text
 from tranca.store.database import make_engine
-from tranca.store.models import Game, PlayerAchievementRow, PlayerEvent, ProgressionMatchRow
+from tranca.store.models import (
+    AppWebhook,
+    Game,
+    PlayerAchievementRow,
+    PlayerEvent,
+    ProgressionMatchRow,
+)
 from tranca.store.progression_store import ProgressionTransaction
 from tranca.store.repository import Store
 from tranca.table.game import GameState
@@ -470,3 +476,28 @@ async def test_a_tournament_won_is_an_achievement(client: Client, server: Runnin
     for player in ("p01", "p02", "p03", "p04"):
         got = await progress(p, player)
         assert ("tournament-won" in unlocked(got)) == (player == winner), player
+
+
+async def test_unlocks_and_level_ups_go_to_the_apps_webhook(
+    platform: Platform, server: Running
+) -> None:
+    """003: "El ganador de la partida consigue los puntos XP": the app hears of the
+    unlock and the level as it hears of every event, by its webhook. (The webhook is
+    written straight to the database, at an address no delivery may reach: the test
+    reads the deliveries made, and no request leaves the machine.)"""
+    p = platform
+    async with server.store.engine.begin() as conn:
+        await conn.execute(
+            insert(AppWebhook).values(
+                app_id=p.app_id, url="http://127.0.0.1:9/none", secret="s" * 32, enabled=True
+            )
+        )
+    await won(p, "ana", "bea")
+    hooks = npb_grpc.NotificationServiceStub(p.client.channel)
+    listed = await hooks.ListWebhookDeliveries(npb.ListWebhookDeliveriesRequest(), metadata=p.md)
+    mine = sorted(
+        d.kind
+        for d in listed.deliveries
+        if d.player_id == "ana" and d.kind in ("achievement_unlocked", "level_up")
+    )
+    assert mine == ["achievement_unlocked", "level_up"]
