@@ -21,6 +21,11 @@ What a match counts for (003), decided here from the pure platform modules
   partida, suman 5 puntos", none when "2 jugadores de la mesa comparten la misma
   IP"), and the pot to the winning side less the house's 25% (a draw splits it
   between every seat).
+- and, for a rated match, its players' XP, levels and achievements
+  (``services/progression.py``: "no conseguirás logros y no subirás de nivel" at a
+  practice table), the win's ranking points and XP weighted by the stake ("Los puntos
+  ganados dependen del tipo de juego y la apuesta inicial"); a tournament finished
+  by the game counts for the players of its first entrant.
 
 Exactly once: the repository (the port below, ``store/settlement.py`` on a
 database) settles each finished, unsettled game in one transaction of its own. It
