@@ -24,6 +24,7 @@ from .api.edge import add_service
 from .api.invitations import InvitationService
 from .api.notifications import NotificationService
 from .api.players import PlayerService
+from .api.progression import ProgressionService
 from .api.quick_play import QuickPlayService
 from .api.servicer import GameService
 from .api.sessions import SessionService
@@ -67,6 +68,7 @@ from .services.player_presence import PlayerPresence, Sightings
 from .services.players import Players
 from .services.presence import Presence
 from .services.profiles import Profiles
+from .services.progression import Progressions
 from .services.quick_play import QuickPlay
 from .services.rematch import Rematch
 from .services.robots import Robots, RobotSettings
@@ -96,6 +98,7 @@ from .store.played_games_store import PlayedGamesStore
 from .store.players_store import PlayersStore
 from .store.presence_store import PresenceStore
 from .store.profiles_store import ProfilesStore
+from .store.progression_store import ProgressionStore
 from .store.quick_play_store import QuickPlayStore
 from .store.rematch_store import RematchStore
 from .store.repository import Store
@@ -114,6 +117,7 @@ from .v1 import (
     invitations_pb2,
     notifications_pb2,
     platform_pb2,
+    progression_pb2,
     quick_play_pb2,
     session_pb2,
     social_pb2,
@@ -131,6 +135,7 @@ SOCIAL_SERVICE = social_pb2.DESCRIPTOR.services_by_name["SocialService"]
 CHAT_SERVICE = chat_pb2.DESCRIPTOR.services_by_name["ChatService"]
 INVITATION_SERVICE = invitations_pb2.DESCRIPTOR.services_by_name["InvitationService"]
 TABLE_SERVICE = tables_pb2.DESCRIPTOR.services_by_name["TableService"]
+PROGRESSION_SERVICE = progression_pb2.DESCRIPTOR.services_by_name["ProgressionService"]
 # A health name for liveness probes: SERVING while the process runs, whatever the
 # database does (a restart would not bring a database back); NOT_SERVING at shutdown.
 LIVENESS = "tranca.liveness"
@@ -418,6 +423,7 @@ async def start(
                     chat=chat_store,
                     presence=presence_store,
                     abandonments=abandonments_store,
+                    progression=ProgressionStore(store),
                 ),
                 PlayerErasure(access, ErasureStore(store), now_ms, notifier=feed or hub),
                 avatars,
@@ -472,6 +478,11 @@ async def start(
             TableService(Rematch(games, RematchStore(store), sessions_store, now_ms)),
             TABLE_SERVICE,
         ),
+        # ----- experience, levels and achievements ----------------------------------
+        (
+            ProgressionService(Progressions(access, ProgressionStore(store), sessions_store)),
+            PROGRESSION_SERVICE,
+        ),
     ]
     # Every request is decoded and checked against the contracts' limits at the edge
     # (api/edge.py) before a servicer sees it.
@@ -492,6 +503,7 @@ async def start(
             CHAT_SERVICE.full_name,
             INVITATION_SERVICE.full_name,
             TABLE_SERVICE.full_name,
+            PROGRESSION_SERVICE.full_name,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),

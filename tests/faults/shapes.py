@@ -98,6 +98,8 @@ SHAPE_OF: dict[str, str] = {
     "nonce": "text",  # compared with the token's, never parsed
     "subject": "text",  # an identity's, compared, never parsed
     "automatic_robot_level": "name",  # a robot level, checked (AppPolicy)
+    "title": "text",  # an achievement's, shown
+    "counter": "name",  # an achievement's counter, looked up
 }
 # A field whose name says the server parses it may not be free text.
 PARSED_NAME = re.compile(
@@ -499,6 +501,7 @@ def families(
 # looked up before the name alone (``shape_of``).
 SHAPE_OF_FIELD: dict[str, str] = {
     "ChatRoom.id": "object_id",  # a game's id for a table's rooms (else a name or a player)
+    "AchievementDefinition.id": "name",  # an app's achievement's id, checked
 }
 SHAPES = frozenset(SHAPE_OF.values()) | frozenset(SHAPE_OF_FIELD.values())
 

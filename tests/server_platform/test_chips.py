@@ -325,7 +325,8 @@ async def test_settlement_happens_once_when_replicas_settle_at_the_same_time(
         player = await p.player(name)
         assert player.matches == 1, name  # rated once
         assert player.chips == (150 if i % 2 else 0), name  # paid once
-        assert player.ranking_points == (40 if i % 2 else 5), name  # awarded once
+        # Awarded once: 40 weighted by the stake of 100 (150 %, docs/platform/progression.md).
+        assert player.ranking_points == (60 if i % 2 else 5), name
     assert await balance_of(server, p.app_id, "house") == 4 * 50
     assert await ledger_problems(server, p.app_id) == []
 

@@ -30,3 +30,15 @@ def test_the_games_fake_serves_the_admins_reads() -> None:
     # (what the assignment checks is mypy's: the games' fake is an AdminRepository)
     admin: AdminRepository = InMemoryRepository()
     assert isinstance(admin, InMemoryRepository)
+
+
+def test_the_progression_fake_is_the_settlements_port() -> None:
+    # (mypy checks the assignments: the fake is each port)
+    from tranca.services.progression import ProgressionReads, ProgressionWork
+
+    from .fakes.progression import ProgressionMatch, ProgressionMemory
+
+    memory = ProgressionMemory()
+    reads: ProgressionReads = memory
+    work: ProgressionWork = memory.work("app", "g1")
+    assert reads is memory and isinstance(work, ProgressionMatch)

@@ -177,6 +177,7 @@ from .v1 import game_pb2 as pb
 from .v1 import invitations_pb2 as ipb
 from .v1 import notifications_pb2 as npb
 from .v1 import platform_pb2 as ppb
+from .v1 import progression_pb2 as xpb
 from .v1 import quick_play_pb2 as qpb
 from .v1 import session_pb2 as spb
 from .v1 import social_pb2 as sopb
@@ -244,4 +245,5 @@ __all__ = [
     "take",
     "tpb",
     "waiting_ticket_id",
+    "xpb",
 ]

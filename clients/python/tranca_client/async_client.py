@@ -33,6 +33,7 @@ from .errors import (
 from .invitations import AsyncInvitations
 from .moves import parse_move
 from .platform_calls import AsyncPlatformCalls
+from .progression import AsyncProgression
 from .quick_play import AsyncQuickPlay
 from .sessions import AsyncSessions
 from .social import AsyncSocial
@@ -44,6 +45,7 @@ from .v1 import game_pb2_grpc as pb_grpc
 from .v1 import invitations_pb2_grpc as ipb_grpc
 from .v1 import notifications_pb2_grpc as npb_grpc
 from .v1 import platform_pb2_grpc as ppb_grpc
+from .v1 import progression_pb2_grpc as xpb_grpc
 from .v1 import quick_play_pb2_grpc as qpb_grpc
 from .v1 import session_pb2_grpc as spb_grpc
 from .v1 import social_pb2_grpc as sopb_grpc
@@ -79,6 +81,7 @@ class AsyncTrancaClient(
     AsyncChat,
     AsyncInvitations,
     AsyncTables,
+    AsyncProgression,
     AsyncPlatformCalls,
 ):
     """An asyncio client of the Tranca game service.
@@ -151,6 +154,7 @@ class AsyncTrancaClient(
         self._chat = chpb_grpc.ChatServiceStub(self.channel)
         self._invitations = ipb_grpc.InvitationServiceStub(self.channel)
         self._tables = tpb_grpc.TableServiceStub(self.channel)
+        self._progression = xpb_grpc.ProgressionServiceStub(self.channel)
 
     # ----- life ------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from .async_client import AsyncTrancaClient
 from .chat import Chat
 from .connection import DEFAULT_ADDRESS
 from .invitations import Invitations
+from .progression import Progression
 from .quick_play import QuickPlay
 from .sessions import Sessions
 from .social import Social
@@ -22,7 +23,7 @@ from .v1 import platform_pb2 as ppb
 T = TypeVar("T")
 
 
-class TrancaClient(QuickPlay, Sessions, Social, Chat, Invitations, Tables):
+class TrancaClient(QuickPlay, Sessions, Social, Chat, Invitations, Tables, Progression):
     """A blocking client with the same methods as ``AsyncTrancaClient`` (same
     arguments, same errors, same retries), for scripts and notebooks::
 

@@ -32,6 +32,7 @@ import { ChatCalls } from './chat.js';
 import { TrancaError, required, toTrancaError } from './errors.js';
 import { PlayerEventCalls } from './events.js';
 import { InvitationCalls } from './invitations.js';
+import { ProgressionCalls } from './progression.js';
 import { QuickPlayCalls } from './quickplay.js';
 import { TableCalls } from './tables.js';
 import {
@@ -67,6 +68,7 @@ import {
   type WatchGameResponse,
 } from './gen/tranca/v1/game_pb.js';
 import { InvitationService } from './gen/tranca/v1/invitations_pb.js';
+import { ProgressionService } from './gen/tranca/v1/progression_pb.js';
 import { NotificationService } from './gen/tranca/v1/notifications_pb.js';
 import { QuickPlayService } from './gen/tranca/v1/quick_play_pb.js';
 import { SessionService } from './gen/tranca/v1/session_pb.js';
@@ -145,6 +147,8 @@ export class TrancaClient {
   readonly admin: Client<typeof AdminService>;
   readonly social: Client<typeof SocialService>;
   readonly invitations: Client<typeof InvitationService>;
+  /** ProgressionService (its call is progression(): the stub keeps the name free). */
+  readonly progression_: Client<typeof ProgressionService>;
   readonly notifications: Client<typeof NotificationService>;
   readonly chat: Client<typeof ChatService>;
   readonly tables: Client<typeof TableService>;
@@ -164,6 +168,7 @@ export class TrancaClient {
     this.admin = shared?.admin ?? createClient(AdminService, this.transport);
     this.social = shared?.social ?? createClient(SocialService, this.transport);
     this.invitations = shared?.invitations ?? createClient(InvitationService, this.transport);
+    this.progression_ = shared?.progression_ ?? createClient(ProgressionService, this.transport);
     this.notifications = shared?.notifications ?? createClient(NotificationService, this.transport);
     this.chat = shared?.chat ?? createClient(ChatService, this.transport);
     this.tables = shared?.tables ?? createClient(TableService, this.transport);
@@ -460,7 +465,8 @@ export interface TrancaClient
     PlayerEventCalls,
     ChatCalls,
     QuickPlayCalls,
-    TableCalls {}
+    TableCalls,
+    ProgressionCalls {}
 
 for (const area of [
   SessionCalls,
@@ -470,6 +476,7 @@ for (const area of [
   ChatCalls,
   QuickPlayCalls,
   TableCalls,
+  ProgressionCalls,
 ]) {
   for (const name of Object.getOwnPropertyNames(area.prototype)) {
     if (name === 'constructor') continue;

@@ -39,6 +39,7 @@ export * from './gen/tranca/v1/quick_play_pb.js';
 export * from './gen/tranca/v1/social_pb.js';
 export * from './gen/tranca/v1/invitations_pb.js';
 export * from './gen/tranca/v1/tables_pb.js';
+export * from './gen/tranca/v1/progression_pb.js';
 export {
   NotificationService,
   type ListPlayerEventsResponse,

@@ -14,10 +14,9 @@ from ..services.invitations import InvitePolicy
 from ..services.player_data import PlayerData
 from ..services.player_erasure import PlayerErasure
 from ..services.policy import (
-    DEFAULT_CHAT_RETENTION_DAYS,
-    DEFAULT_REMATCH_HOLD_SECONDS,
     DEFAULT_ABANDONMENT_GRACE_SECONDS,
     DEFAULT_CHAT_RETENTION_DAYS,
+    DEFAULT_REMATCH_HOLD_SECONDS,
     AbandonmentPenalty,
     AppPolicy,
 )
@@ -27,6 +26,7 @@ from ..services.sessions import Issued, SessionInfo, Sessions
 from ..v1 import session_pb2 as pb
 from ..v1 import session_pb2_grpc as pb_grpc
 from .context import Ctx, credentials
+from .progression import rules_from_pb, rules_pb
 from .servicer import rpc
 
 KINDS = {
@@ -138,6 +138,7 @@ def policy_pb(p: AppPolicy) -> pb.AppPolicy:
         abandonment_grace_seconds=p.abandonment_grace_seconds,
         automatic_rated=p.automatic_rated,
         automatic_robot_level=p.automatic_robot_level,
+        progression=rules_pb(p.progression),
         identity_providers=[
             pb.IdentityProvider(
                 name=i.name,
@@ -194,6 +195,7 @@ def policy_from_pb(p: pb.AppPolicy) -> AppPolicy:
         ),
         automatic_rated=p.automatic_rated if p.HasField("automatic_rated") else True,
         automatic_robot_level=p.automatic_robot_level or "greedy",
+        progression=rules_from_pb(p.progression),
         identity_providers=tuple(
             IdentityProvider(i.name, i.issuer, i.jwks_uri, tuple(i.client_ids), tuple(i.algorithms))
             for i in p.identity_providers

@@ -80,6 +80,7 @@ def match_awards(
     at: datetime,
     *,
     competitive: bool = True,
+    stake_percent: int = 100,
 ) -> list[Award]:
     """The ranking points of one finished match, one award per seat in seat order.
 
@@ -89,7 +90,11 @@ def match_awards(
     the loss points. No awards at all for a practice match. When two seats share an
     address nobody scores: every award is worth 0 points, but is still there, so that
     the match counts among the players' matches and wins on the leaderboards as it
-    does in their rating (one definition of a player's matches: the rated ones)."""
+    does in their rating (one definition of a player's matches: the rated ones).
+
+    ``stake_percent`` weighs the win points by the match's stake ("Los puntos ganados
+    dependen del tipo de juego y la apuesta inicial": ``progression.stake_percent``,
+    100 at stake 0); the loss points stay 5 ("suman 5 puntos")."""
     if at.tzinfo is None or at.utcoffset() is None:
         raise ValueError("the award time must be timezone-aware")
     players = [s.player for s in seats]
@@ -103,7 +108,9 @@ def match_awards(
         Award(
             match_id,
             p,
-            (WIN_POINTS[kind] if p in winners else LOSS_POINTS) if scored else 0,
+            (WIN_POINTS[kind] * stake_percent // 100 if p in winners else LOSS_POINTS)
+            if scored
+            else 0,
             p in winners,
             at,
         )

@@ -9,8 +9,8 @@ from their seat (the other seats' hidden cards are not theirs to see), their
 rating, ranking points and chip balance with every chip entry, their friends,
 requests and blocks, their presence (when they were last seen, whether they said
 they are away, who may see it), their invitations to tables (sent and received),
-the chat messages they wrote, their events, and their abandonments of rated
-matches (how many, and the cooldown of the last).
+the chat messages they wrote, their events, their abandonments of rated matches
+(how many, and the cooldown of the last), and their XP, counters and achievements.
 Secrets never: no token, no hash, no other player's hand.
 """
 
@@ -36,6 +36,7 @@ from .notifications import EventRepository
 from .paging import Position
 from .players import PlayersRepository
 from .profiles import ProfileRepository
+from .progression import ProgressionReads
 from .sessions import SessionRepository
 
 # Read in pages of this many (sessions, chip entries, events) until all are read.
@@ -162,7 +163,7 @@ def holds_anything(document: dict[str, Any]) -> bool:
         "presence",
         "events",
     )
-    if document.get("invitations") or document.get("chat_messages"):
+    if document.get("invitations") or document.get("progression") or document.get("chat_messages"):
         return True
     return any(document[k] for k in held) or bool(document["chips"]["entries"])
 
@@ -185,10 +186,12 @@ class PlayerData:
         chat: ChatMessagesRepository | None = None,
         presence: PresenceSettingsRepository | None = None,
         abandonments: AbandonmentReader | None = None,
+        progression: ProgressionReads | None = None,
     ) -> None:
         self.access = access
         # Their abandonments of rated matches: how many, and their cooldown.
         self.abandonments = abandonments
+        self.progression = progression
         self.chat = chat
         self.invitations = invitations
         self.presence = presence
@@ -249,6 +252,20 @@ class PlayerData:
             "presence": await self._presence(app_id, player_id),
             "events": await self._events(app_id, player_id),
             "abandonments": await self._abandonments(app_id, player_id),
+            "progression": await self._progression(app_id, player_id),
+        }
+
+    async def _progression(self, app_id: str, player_id: str) -> dict[str, Any] | None:
+        """XP, counters and achievements unlocked (id: when), if any."""
+        if self.progression is None:
+            return None
+        progress, unlocked = await self.progression.progress_of(app_id, player_id)
+        if not progress.xp and not progress.counters and not unlocked:
+            return None
+        return {
+            "xp": progress.xp,
+            "counters": dict(progress.counters),
+            "achievements": dict(sorted(unlocked.items())),
         }
 
     async def _abandonments(self, app_id: str, player_id: str) -> dict[str, int]:

@@ -12,7 +12,7 @@ for up to 30 days.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -21,6 +21,7 @@ from tranca_rules.presets import PRESETS
 
 from ..platform.friendships import FriendModel
 from ..platform.invitations import InvitePolicy
+from ..platform.progression import Rules as ProgressionRules
 from .errors import malformed
 from .identity_providers import (
     CustomTokenKey,
@@ -213,6 +214,9 @@ class AppPolicy:
     automatic_rated: bool = True
     # The most expensive robot level automatic mode plays, whatever the table's.
     automatic_robot_level: str = "greedy"
+    # Experience, levels, achievements and the stake's weight on points
+    # (platform/progression.py; docs/platform/progression.md gives each default).
+    progression: ProgressionRules = field(default_factory=ProgressionRules)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -223,6 +227,7 @@ class AppPolicy:
         out["avatar_hosts"] = list(self.avatar_hosts)
         out["lobby_rooms"] = list(self.lobby_rooms)
         out["abandonment_penalty"] = self.abandonment_penalty.to_dict()
+        out["progression"] = self.progression.to_dict()
         return out
 
     @classmethod
@@ -251,6 +256,8 @@ class AppPolicy:
             values["custom_token_keys"] = tuple(
                 CustomTokenKey.from_dict(k) for k in values["custom_token_keys"]
             )
+        if "progression" in values:
+            values["progression"] = ProgressionRules.from_dict(values["progression"])
         return replace(cls(), **values)
 
     def check(self) -> AppPolicy:
@@ -295,6 +302,8 @@ class AppPolicy:
             raise malformed(f"abandonment_grace_seconds is 1 to {MAX_ABANDONMENT_SECONDS}")
         if self.automatic_robot_level not in ROBOT_LEVELS:
             raise malformed(f"automatic_robot_level is one of {', '.join(ROBOT_LEVELS)}")
+        if (problem := self.progression.problem()) is not None:
+            raise malformed(f"progression: {problem}")
         return replace(
             self,
             allowed_origins=checked_origins(self.allowed_origins),

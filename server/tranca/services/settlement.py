@@ -27,6 +27,11 @@ What a match counts for (003), decided here from the pure platform modules
   penalizados por abandono"); and a match a seat played partly in automatic mode is
   not rated where the app says so (``UNRATED``: no ratings, no ranking points, the
   pot still paid).
+- and, for a rated match, its players' XP, levels and achievements
+  (``services/progression.py``: "no conseguirás logros y no subirás de nivel" at a
+  practice table), the win's ranking points and XP weighted by the stake ("Los puntos
+  ganados dependen del tipo de juego y la apuesta inicial"); a tournament finished
+  by the game counts for the players of its first entrant.
 
 Exactly once: the repository (the port below, ``store/settlement.py`` on a
 database) settles each finished, unsettled game in one transaction of its own. It
@@ -54,8 +59,10 @@ import structlog
 from .. import metrics
 from ..platform import DRAWN, PlayerId, chips, ranking, ratings, winners_of
 from ..platform.entry_fees import ChipMoves
+from ..platform.progression import stake_percent
+from ..platform.tournament_events import FINISHED as TOURNAMENT_FINISHED
 from ..table.game import NO_RESULT, GameState, Setup
-from . import abandonment
+from . import abandonment, progression
 from .abandonment import AbandonmentWork, Penalties
 from .errors import Unavailable
 from .tournaments import (
@@ -162,6 +169,10 @@ class SettlementWork(TournamentResults, AbandonmentWork, Protocol):
         """The match's pot to ``winners`` less the house share (``ledger.settle``)."""
         ...
 
+    def progression(self) -> progression.ProgressionWork:
+        """The match's XP, levels and achievements, in the same transaction."""
+        ...
+
 
 class SettlementRepository(Protocol):
     async def pending(self, limit: int) -> list[PendingGame]:
@@ -258,6 +269,13 @@ async def settle(work: SettlementWork) -> Settled:
         outcome = FORFEITED if state.setup.table.competitive else PRACTICE
     else:
         outcome, entries = await _counts(work, state)
+    finished = result is not None and result.written.status == TOURNAMENT_FINISHED
+    if result is not None and finished and state.setup.table.competitive:
+        # The players of the entrants first at the end: a tournament won.
+        first = {s.entrant for s in result.written.standings if s.rank == 1}
+        members = {e.id: e.players for e in result.row.config.entrants}
+        champions = sorted({p for e in first for p in members.get(e, (e,))})
+        await progression.grant_tournament_won(work.progression(), result.row.id, champions)
     moved = await write_game_result(work, result) if result is not None else ChipMoves()
     return Settled(work.game_id, outcome, entries, moved)
 
@@ -289,9 +307,13 @@ async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[ch
         log.warning("settlement_without_players", game_id=work.game_id)
         return PRACTICE, ()
     ended = await work.ended_at()
+    # A match not rated (a seat played automatic where the app says so) earns no
+    # ranking points, and no XP or achievements either: those are a rated match's.
+    scored = False
     if penalties.rated:
         await _rate(work, players, state.winner, penalties)
-        await _award(work, state, players, ended, penalties)
+        scored = await _award(work, state, players, ended, penalties)
+    await progression.grant(work.progression(), state, players, scored=scored)
     entries: tuple[chips.Entry, ...] = ()
     if table.stake:
         entries = await work.pay_pot(winners_of(players, state.winner))
@@ -320,8 +342,10 @@ async def _award(
     players: list[PlayerId],
     ended: datetime,
     penalties: Penalties,
-) -> None:
-    """The match's ranking points (none when two seats share a network address)."""
+) -> bool:
+    """The match's ranking points (none when two seats share a network address),
+    the win's weighted by the stake (``progression.stake_percent``, the app's tiers);
+    whether they scored."""
     addresses = await work.seat_addresses()
     seats = [
         # A seat with no address recorded shares it with nobody.
@@ -329,10 +353,15 @@ async def _award(
         for seat, p in enumerate(players)
     ]
     kind = ranking.game_type(state.setup.rules.target_score)
-    awards = ranking.match_awards(work.game_id, seats, state.winner, kind, ended)
+    rules = await work.progression().progression_rules()
+    percent = stake_percent(state.setup.table.stake, rules.stake_tiers)
+    awards = ranking.match_awards(
+        work.game_id, seats, state.winner, kind, ended, stake_percent=percent
+    )
     awards = penalties.awards(awards, work.game_id, ended)
     if awards:
         await work.add_awards(awards)
+    return not ranking.shared_address(s.address for s in seats)
 
 
 __all__ = [

@@ -53,6 +53,7 @@ from .player_rows import (
     still_playing,
 )
 from .presence_store import delete_presence
+from .progression_store import rename_progression
 from .repository import Store
 
 __all__ = ["ErasureStore"]
@@ -195,6 +196,8 @@ async def _rename_keyed_rows(
             .values(player_id=rewrite.replacement)
         )
         rows[model.__tablename__] = result.rowcount
+    # XP, levels and achievements: kept under the pseudonym, as the rating is.
+    await rename_progression(conn, app_id, rewrite.player_id, rewrite.replacement, rows)
 
 
 async def _rewrite_chips(

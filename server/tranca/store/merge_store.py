@@ -46,6 +46,7 @@ from .player_rows import (
     still_playing,
 )
 from .presence_store import fold_presence
+from .progression_store import fold_progression
 from .repository import Store
 
 __all__ = ["MergeStore"]
@@ -95,6 +96,7 @@ class MergeStore:
             rows["table_invitations"] = await move_invitations(conn, app_id, merged, kept)
             rows["table_owners"] = await rewrite_owner(conn, app_id, merged, kept)
             rows["player_presence"] = await fold_presence(conn, app_id, merged, kept)
+            await fold_progression(conn, app_id, merged, kept, rows)
             await _rename_keyed_rows(conn, app_id, merged, kept, rows)
             await rewrite_games(conn, self.store, rewrite, games, BY_APP, rows)
             moved = await ledger.merge(conn, app_id, merged, kept, f"merge:{merged}:{entry.at}")

@@ -689,3 +689,44 @@ class PlayerAbandonment(Base):
     how: Mapped[str] = mapped_column(String(8))
     abandoned_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     cooldown_until: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PlayerProgressRow(Base):
+    """A player's experience in an app (services/progression.py): XP, level and the
+    counters achievements are set on (JSON: ``platform.progression.COUNTERS``)."""
+
+    __tablename__ = "player_progress"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    xp: Mapped[int] = mapped_column(BigInteger)
+    level: Mapped[int] = mapped_column(Integer)
+    counters: Mapped[str] = mapped_column(Text)
+    updated_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class PlayerAchievementRow(Base):
+    """An achievement a player unlocked: one row per app, player and achievement, so
+    that a grant cannot be made twice."""
+
+    __tablename__ = "player_achievements"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    achievement_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(32))  # the match that unlocked it
+    unlocked_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class ProgressionMatchRow(Base):
+    """A match counted in a player's progress: one row per app, match and player, so
+    that a match is counted once whatever settles it how often."""
+
+    __tablename__ = "progression_matches"
+
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"), primary_key=True)
+    # The match counted, or a tournament won (its id: counted once too).
+    game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    xp: Mapped[int] = mapped_column(BigInteger)
+    counted_ms: Mapped[int] = mapped_column(BigInteger)

@@ -35,6 +35,7 @@ from .codec import setup_from_text, state_from_text
 from .database import insert_ignoring_duplicates
 from .models import Game, MoveLog, PlayerRating, PlayerToken, RankingAward, TournamentGame
 from .move_path import utc_datetime
+from .progression_store import ProgressionTransaction
 from .repository import Store
 from .tournament_store import TournamentTransaction
 
@@ -103,6 +104,7 @@ class GameSettlement(TournamentTransaction):
         self._game_id = game_id
         self._app_id = app_id
         self._state = state
+        self._progression = ProgressionTransaction(conn, app_id, game_id, state)
 
     @property
     def game_id(self) -> str:
@@ -236,3 +238,6 @@ class GameSettlement(TournamentTransaction):
 
     async def pay_pot(self, winners: Sequence[PlayerId]) -> tuple[chips.Entry, ...]:
         return await ledger.settle(self.conn, self._app_id, self._game_id, winners)
+
+    def progression(self) -> ProgressionTransaction:
+        return self._progression

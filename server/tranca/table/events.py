@@ -44,6 +44,10 @@ class EventKind(StrEnum):
     CHAT_SANCTION = "chat_sanction"  # a moderator muted or banned the player's chat
     # An invitation to a table made, answered or cancelled (services/invitations.py).
     TABLE_INVITATION = "table_invitation"
+    # A settled rated match unlocked an achievement, or raised the player's level
+    # (services/progression.py).
+    ACHIEVEMENT_UNLOCKED = "achievement_unlocked"
+    LEVEL_UP = "level_up"
 
 
 EVENT_KINDS: frozenset[str] = frozenset(k.value for k in EventKind)

@@ -109,6 +109,16 @@ export interface ChatSanction {
   note: string; // the moderator's note ('' none)
 }
 
+/** The account's experience, level and achievements (actions/progression.ts). */
+export interface PlayerProgress {
+  playerId: string;
+  xp: number;
+  level: number;
+  levelXp: number; // the XP the level needed
+  nextLevelXp: number; // the XP the next one needs (levelXp at the last level)
+  achievements: { id: string; title: string; progress: number; target: number; unlocked: boolean }[];
+}
+
 export interface State {
   lang: Lang;
   config: WebConfig | null;
@@ -160,6 +170,10 @@ export interface State {
   reported: Record<string, true>;
   /** The player's own chat muted or banned by a moderator; null: not that the page knows. */
   chatSanction: ChatSanction | null;
+  /** The account's progress (ProgressionService); null: not read yet. */
+  progress: PlayerProgress | null;
+  /** An achievement unlocked or a level reached, in words ('' none). */
+  progressNotice: string;
   /** What a moderator said to the player (a warning, a sanction), or a mute made, in words. */
   chatNotice: string;
   // ----- invitations to a table (actions/invitations.ts) -----
@@ -247,6 +261,8 @@ export const store = createStore<State>({
   mutedNames: {},
   reported: {},
   chatSanction: null,
+  progress: null,
+  progressNotice: '',
   chatNotice: '',
   invitationsReceived: null,
   invitationsSent: [],

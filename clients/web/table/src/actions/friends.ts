@@ -22,6 +22,7 @@ import type { Key } from '../i18n/index.js';
 import { type Place, getState, store, update } from '../store.js';
 import { loadMuted, onChatSanction, onChatWarning, onDirectMessage, savedSanction } from './chat.js';
 import { loadInvitations, onInvitationEvent } from './invitations.js';
+import { loadProgression, onProgressionEvent } from './progression.js';
 import { act, lobbyClient, savedSession, service, t } from './service.js';
 
 const EVENTS_KEY = 'tranca.events'; // {"playerId", "afterId"}: the last event this browser read
@@ -241,6 +242,7 @@ async function follow(playerId: string, stop: AbortController): Promise<void> {
         else if (event.kind === 'table_invitation') onInvitationEvent(event);
         else if (event.kind === 'chat_sanction') onChatSanction(event);
         else if (event.kind === 'chat_warning') onChatWarning(event);
+        else if (event.kind === 'achievement_unlocked' || event.kind === 'level_up') onProgressionEvent(event);
       }
     } catch {
       failures += 1;
@@ -250,6 +252,7 @@ async function follow(playerId: string, stop: AbortController): Promise<void> {
     if (!stop.signal.aborted) {
       void loadFriends().catch(() => undefined);
       void loadInvitations().catch(() => undefined);
+      void loadProgression().catch(() => undefined);
     }
   }
 }
@@ -279,9 +282,12 @@ function onAccount(): void {
     muted: null,
     chatNotice: '',
     chatSanction: playerId ? savedSanction(playerId) : null,
+    progress: null,
+    progressNotice: '',
   });
   if (!followed) return;
   void loadFriends().catch(() => undefined);
+  void loadProgression().catch(() => undefined);
   void loadMuted().catch(() => undefined);
   void follow(playerId, followed.stop);
   pollPresence(followed.stop);

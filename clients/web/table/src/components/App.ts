@@ -16,6 +16,7 @@ import { leaveTable } from '../actions/table.js';
 import { useStore } from '../store.js';
 import { ConfirmButton } from './Confirm.js';
 import { Lobby } from './Lobby.js';
+import { ProgressPanel } from './Progress.js';
 import { Table } from './Table.js';
 
 function Waiting() {
@@ -42,6 +43,7 @@ function Account() {
       ? html`<button type="button" class="secondary small" data-testid="dev-sign-in" disabled=${busy}
           onClick=${() => void act(place, signInWithTestProvider)}>${tr(lang, 'devSignIn')}</button>`
       : null}
+    ${account ? html`<${ProgressPanel} />` : null}
     ${account?.kind === 'identity' ? html`<${ProfileForm} />` : null}
     ${account?.kind === 'identity'
       ? html`<button type="button" class="secondary small" data-testid="sign-out" disabled=${busy}

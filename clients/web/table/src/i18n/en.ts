@@ -375,6 +375,11 @@ export const en = {
   matchUnderWay: 'not over yet',
   matchNoWinner: 'no winner',
   matchWonBy: 'won by {name}',
+  playerLevel: 'Level {level} · {xp} XP',
+  xpToNext: '{xp} of {next} XP to the next level',
+  achievements: 'Achievements ({n} unlocked)',
+  achievementUnlocked: 'Achievement unlocked: {title}',
+  levelUp: 'You reached level {level}!',
 } as const;
 
 export type Key = keyof typeof en;

@@ -374,4 +374,9 @@ export const es: Table = {
   matchUnderWay: 'todavía en juego',
   matchNoWinner: 'sin ganador',
   matchWonBy: 'ganada por {name}',
+  playerLevel: 'Nivel {level} · {xp} XP',
+  xpToNext: '{xp} de {next} XP para el siguiente nivel',
+  achievements: 'Logros ({n} conseguidos)',
+  achievementUnlocked: 'Logro conseguido: {title}',
+  levelUp: '¡Has subido al nivel {level}!',
 };

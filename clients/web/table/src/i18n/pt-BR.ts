@@ -374,4 +374,9 @@ export const ptBR: Table = {
   matchUnderWay: 'ainda em jogo',
   matchNoWinner: 'sem vencedor',
   matchWonBy: 'vencida por {name}',
+  playerLevel: 'Nível {level} · {xp} XP',
+  xpToNext: '{xp} de {next} XP para o próximo nível',
+  achievements: 'Conquistas ({n} desbloqueadas)',
+  achievementUnlocked: 'Conquista desbloqueada: {title}',
+  levelUp: 'Você chegou ao nível {level}!',
 };
