@@ -345,6 +345,17 @@ class Reason(StrEnum):
     RESULT_FIXED = "RESULT_FIXED"
     # The prizes are paid: the results are final.
     PRIZES_PAID = "PRIZES_PAID"
+    # Only the table head (the first player seated, 003's "jefe de mesa") changes the
+    # table's options.
+    NOT_TABLE_HEAD = "NOT_TABLE_HEAD"
+    # That table option stays as the table was created (robots, verifiable deals,
+    # annulment): the head changes only 003's "Opciones de mesa" and the chat.
+    OPTION_FIXED = "OPTION_FIXED"
+    # A seated player has not agreed to the table's stake or rated play since the head
+    # changed them: the match cannot start yet (ConsentToOptions).
+    CONSENT_PENDING = "CONSENT_PENDING"
+    # The seat has nothing to agree to: no change of stake or rated play awaits it.
+    NO_CONSENT_PENDING = "NO_CONSENT_PENDING"
 
 
 __all__ = ["Reason"]

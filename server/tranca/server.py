@@ -70,6 +70,7 @@ from .services.quick_play import QuickPlay
 from .services.robots import Robots, RobotSettings
 from .services.sessions import Sessions
 from .services.settlement import Settlement
+from .services.table_options import TableHead
 from .services.tables import Tables
 from .services.timers import Sweeper
 from .services.tournaments import Tournaments
@@ -380,7 +381,12 @@ async def start(
     # Each service's servicer, served on the gRPC port and on the browser port alike.
     services: list[tuple[object, ServiceDescriptor]] = [
         (
-            GameService(games, Tables(games), Lobby(LobbyStore(store), access)),
+            GameService(
+                games,
+                Tables(games),
+                Lobby(LobbyStore(store), access),
+                TableHead(games, sessions_store),
+            ),
             game_pb2.DESCRIPTOR.services_by_name["GameService"],
         ),
         (PlayerService(players), platform_pb2.DESCRIPTOR.services_by_name["PlayerService"]),

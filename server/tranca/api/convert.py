@@ -431,7 +431,12 @@ def public_to_pb(p: PublicView) -> pb.GameView:
             annul_vote=s.annul_vote,
             player_id=s.player_id,
             side=s.side,
+            head=s.head,
+            consent_pending=s.consent_pending,
         )
+    view.head_seat = p.head_seat
+    view.options_version = p.options_version
+    view.spectators_allowed = p.spectators_allowed
     if p.table is not None:
         view.table.CopyFrom(table_to_pb(p.table))
     if p.commitment is not None:

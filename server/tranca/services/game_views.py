@@ -103,6 +103,10 @@ class SeatLine:
     annul_vote: bool
     player_id: str
     side: int
+    # The table head's seat (003's "jefe de mesa"), and a seat still to agree to the
+    # stake or rated play the head changed.
+    head: bool = False
+    consent_pending: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +141,11 @@ class PublicView:
     result_reason: str
     final_board: DealBoard | None
     deal: SeatView | None
+    # The table head's seat (-1: none), the version of its last change of the options
+    # (0: none), and whether spectators may watch, as the options are now.
+    head_seat: int = -1
+    options_version: int = 0
+    spectators_allowed: bool = False
 
 
 @dataclass(slots=True)
@@ -166,6 +175,8 @@ class GameSummary:
     table: TableOptions
     player_names: list[str]
     player_ids: list[str]
+    head_seat: int = -1
+    options_version: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +285,7 @@ def public_view(game_id: str, version: int, g: GameState, board_hidden: bool = F
     setup = g.setup
     deal = g.deal
     seen = None if deal is None else view_of(deal, SPECTATOR)
+    head = g.head
     seats = [
         SeatLine(
             i,
@@ -285,6 +297,8 @@ def public_view(game_id: str, version: int, g: GameState, board_hidden: bool = F
             i in g.annul_votes,
             s.player_id,
             side_of_seat(i, setup.players),
+            i == head,
+            i in g.unconsented,
         )
         for i, s in enumerate(g.seats)
     ]
@@ -313,6 +327,9 @@ def public_view(game_id: str, version: int, g: GameState, board_hidden: bool = F
         result_reason=g.result_reason if finished else "",
         final_board=final,
         deal=seen if g.status == GameStatus.PLAYING else None,
+        head_seat=head,
+        options_version=g.options_version,
+        spectators_allowed=setup.spectators_allowed,
     )
 
 
@@ -347,6 +364,8 @@ def summary_of(game: GameRecord) -> GameSummary:
         table=g.setup.table,
         player_names=[s.name if s.taken else "" for s in g.seats],
         player_ids=[s.player_id if s.taken else "" for s in g.seats],
+        head_seat=g.head,
+        options_version=g.options_version,
     )
 
 

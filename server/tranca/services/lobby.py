@@ -64,6 +64,8 @@ class LobbyFilter:
     def keeps(self, state: GameState) -> bool:
         """Whether a waiting public table passes the rest of the filter."""
         table = state.setup.table
+        if table.private:
+            return False  # made private by its head after it was created public
         free = sum(1 for s in state.seats if not s.taken)
         if free < self.min_free_seats:
             return False

@@ -41,6 +41,13 @@ class ActionKind(StrEnum):
     # The seat's player's account was merged into another (AdminService.MergePlayers):
     # the seat's player id becomes ``player_id``; its name stays. In any status.
     MERGE = "merge"
+    # The table head (the earliest join still seated, never a robot's seat) changes the
+    # table's options before the start (003 "Opciones de mesa"): ``text`` holds the
+    # new options as JSON (``table/game.py``'s ``options_text``).
+    OPTIONS = "options"
+    # A seated player agrees to the table's stake and rated play as the head last set
+    # them: the match starts only once every seated player has.
+    CONSENT = "consent"
 
 
 __all__ = ["ActionKind"]

@@ -7,15 +7,16 @@ from its setup, which is how the tests rebuild every stored snapshot. Pure: no I
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+import json
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any, Final
 
 from tranca_rules.engine import apply
-from tranca_rules.errors import InvalidMove
+from tranca_rules.errors import InvalidMove, RulesError
 from tranca_rules.match import DRAWN, Match
 from tranca_rules.moves import Move
-from tranca_rules.presets import Rules, rules_from_dict
+from tranca_rules.presets import Rules, make_rules, rules_from_dict
 from tranca_rules.scoring import score_deal
 from tranca_rules.state import DealState
 
@@ -160,6 +161,82 @@ class Setup:
         )
 
 
+# What the table head may change: 003's "Opciones de mesa" ("Permitir público" is the
+# setup's ``spectators_allowed``) and the chat; the rest stays as created (table-head.md).
+CHANGEABLE_OPTIONS: Final = frozenset(
+    {"turn_seconds", "competitive", "stake", "private", "express", "point_limit", "chat"}
+)
+# A change of these needs every other seated player's consent again.
+TERMS: Final = ("competitive", "stake")
+
+
+@dataclass(frozen=True)
+class TableChange:
+    """The table's options as the head last changed them (an ``options`` action, at
+    ``version``: what "el icono cambia a rojo" shows); ``terms_version`` is the
+    version of the last change of stake or rated play (0: none)."""
+
+    table: TableOptions
+    spectators_allowed: bool
+    version: int
+    terms_version: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **{f.name: getattr(self, f.name) for f in fields(self)},
+            "table": self.table.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TableChange:
+        table = TableOptions.from_dict(d["table"])
+        return cls(table, bool(d["spectators_allowed"]), int(d["version"]), int(d["terms_version"]))
+
+
+def options_text(table: TableOptions, spectators_allowed: bool) -> str:
+    """An ``options`` action's text: the new options, as the log keeps them."""
+    body = {"table": table.to_dict(), "spectators_allowed": spectators_allowed}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def parse_options(text: str) -> tuple[TableOptions, bool]:
+    """The options an ``options`` action's text holds; ``InvalidMove`` if it holds none."""
+    try:
+        body = json.loads(text)
+        return TableOptions.from_dict(dict(body["table"])), bool(body["spectators_allowed"])
+    except (ValueError, TypeError, KeyError) as exc:
+        raise InvalidMove(f"unreadable table options: {exc}") from None
+
+
+def target_score_for(created: Setup, table: TableOptions) -> int:
+    """The rules' target score under ``table`` (TableOptions.match_overrides): express
+    0, a point limit itself; otherwise the target the table was created with, or the
+    preset's where it was created express or with a point limit (what it would have had
+    without them)."""
+    if table.express:
+        return 0
+    if table.point_limit:
+        return table.point_limit
+    if not (created.table.express or created.table.point_limit):
+        return created.rules.target_score
+    try:
+        return make_rules(created.rules.name).target_score
+    except RulesError:  # rules stored under a name no preset has: keep theirs
+        return created.rules.target_score
+
+
+def changed_setup(created: Setup, change: TableChange) -> Setup:
+    """The setup a game plays by once its head changed its options: the one it was
+    created with (the store keeps it so) with the new options and length of match."""
+    target = target_score_for(created, change.table)
+    rules = created.rules
+    if rules.target_score != target:
+        rules = replace(rules, target_score=target)
+    return replace(
+        created, rules=rules, table=change.table, spectators_allowed=change.spectators_allowed
+    )
+
+
 @dataclass
 class Seat:
     name: str = ""
@@ -189,6 +266,30 @@ class GameState:
     # and the seats it handed to a robot during the match, never taken back.
     removed_players: set[str] = field(default_factory=set)
     removed_seats: set[int] = field(default_factory=set)
+    # The seats of players (not robots' from the start) in the order they joined: the
+    # first is the table head (003: "el primer jugador que se ha sentado en la mesa").
+    joins: list[int] = field(default_factory=list)
+    # The head's last change of the options (None: as created), and the setup as
+    # created, which ``setup`` then replaces (``changed_setup``).
+    table_change: TableChange | None = None
+    created_setup: Setup | None = None
+    # Seated players who have not agreed to the stake and rated play as they are now.
+    unconsented: set[int] = field(default_factory=set)
+
+    @property
+    def created(self) -> Setup:
+        """The setup the game was created with (its log folds from it)."""
+        return self.setup if self.created_setup is None else self.created_setup
+
+    @property
+    def head(self) -> int:
+        """The table head's seat: the earliest join still seated; -1 with none."""
+        return self.joins[0] if self.joins else -1
+
+    @property
+    def options_version(self) -> int:
+        """The version of the head's last change of the options (0: none)."""
+        return 0 if self.table_change is None else self.table_change.version
 
     @property
     def uses_platform(self) -> bool:
@@ -202,6 +303,8 @@ class GameState:
             or self.entropy
             or self.removed_players
             or self.removed_seats
+            or self.table_change is not None
+            or self.unconsented
             or any(s.player_id for s in self.seats)
         )
 
@@ -234,7 +337,7 @@ class GameState:
         return None
 
     def to_dict(self, with_setup: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {"setup": self.setup.to_dict()} if with_setup else {}
+        out: dict[str, Any] = {"setup": self.created.to_dict()} if with_setup else {}
         out.update(
             {
                 "schema": PLATFORM_SCHEMA_VERSION if self.uses_platform else GAME_SCHEMA_VERSION,
@@ -262,6 +365,14 @@ class GameState:
             out["removed_players"] = sorted(self.removed_players)
         if self.removed_seats:
             out["removed_seats"] = sorted(self.removed_seats)
+        if self.joins != _seat_order(self.seats, self.robots):
+            # Only where the order of joins is not the seats' (most tables fill in
+            # order). Not a platform key: a release that predates it shows no head.
+            out["joins"] = list(self.joins)
+        if self.table_change is not None:
+            out["table_change"] = self.table_change.to_dict()
+        if self.unconsented:
+            out["unconsented"] = sorted(self.unconsented)
         if self.last_board is not None:
             # Only between a deal's end and the next deal's first move. Releases that
             # predate it ignore it, and show no final table then.
@@ -276,8 +387,12 @@ class GameState:
             raise ValueError(f"unknown game snapshot schema {schema!r}")
         if setup is None:
             setup = Setup.from_dict(d["setup"])
+        created = setup
+        change = None if d.get("table_change") is None else TableChange.from_dict(d["table_change"])
+        if change is not None:
+            setup = changed_setup(created, change)
         ids = d.get("player_ids", {})
-        return cls(
+        g = cls(
             setup=setup,
             seats=[
                 Seat(str(n), bool(t), bool(r), str(ids.get(str(i), "")))
@@ -300,7 +415,18 @@ class GameState:
                 if d.get("last_board") is None
                 else DealState.from_dict(d["last_board"], setup.rules)
             ),
+            table_change=change,
+            created_setup=None if change is None else created,
+            unconsented={int(s) for s in d.get("unconsented", ())},
         )
+        joins = d.get("joins")
+        g.joins = _seat_order(g.seats, g.robots) if joins is None else [int(s) for s in joins]
+        return g
+
+
+def _seat_order(seats: list[Seat], robots: set[int]) -> list[int]:
+    """The order of joins a snapshot that does not write it stands for."""
+    return [i for i, s in enumerate(seats) if s.taken and i not in robots]
 
 
 def new_game(setup: Setup) -> GameState:
@@ -367,9 +493,16 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             raise removed_from_game()
         if action.player_id and any(s.player_id == action.player_id for s in g.seats):
             raise GameError(Reason.PLAYER_SEATED, "the player already holds a seat at this table")
+        seen = _seen_terms(action.text)
         g.seats[seat] = Seat(action.name, True, False, action.player_id)
         if action.by:
             g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
+        else:
+            g.joins.append(seat)
+            change = g.table_change
+            if change is not None and seen < change.terms_version:
+                # Asked for before the head changed the stake or rated play: not agreed.
+                g.unconsented.add(seat)
     elif kind == ActionKind.LEAVE:
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
@@ -378,11 +511,19 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if action.by == BY_APP:
             _remove_player(g, seat)
         g.seats[seat] = Seat()
+        if seat in g.joins:
+            g.joins.remove(seat)  # the head's role passes to the next join still seated
+        g.unconsented.discard(seat)
     elif kind == ActionKind.START:
         _check_status(g, WAITING)
         free = [i for i, s in enumerate(g.seats) if not s.taken]
         if free:
             raise GameError(Reason.SEATS_FREE, f"seats {free} are not taken yet")
+        if g.unconsented:
+            waiting = sorted(g.unconsented)
+            raise GameError(
+                Reason.CONSENT_PENDING, f"seats {waiting} have not agreed to the table's stake"
+            )
         setup = g.setup
         # A verifiable table deals from its committed seeds, with the entropy given
         # before this start (none can be added later); other tables as they always did.
@@ -496,8 +637,58 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if len(g.entropy) >= MAX_ENTROPY_STRINGS:
             raise GameError(Reason.TOO_MUCH_ENTROPY, f"at most {MAX_ENTROPY_STRINGS} strings")
         g.entropy.append(action.text)
+    elif kind == ActionKind.OPTIONS:
+        _change_options(g, action, version)
+    elif kind == ActionKind.CONSENT:
+        _check_status(g, WAITING)
+        seat = _seat(g, action.seat)
+        if seat not in g.unconsented:
+            raise GameError(Reason.NO_CONSENT_PENDING, f"seat {seat} has nothing to agree to")
+        g.unconsented.discard(seat)
     else:
         raise InvalidMove(f"unknown action {kind!r}")
+
+
+def join_text(terms_version: int) -> str:
+    """A join's text: the version of the stake and rated play its player saw when they
+    asked for the seat (``TableChange.terms_version``); "" for none changed yet."""
+    return str(terms_version) if terms_version else ""
+
+
+def _seen_terms(text: str) -> int:
+    if text and not text.isdigit():
+        raise InvalidMove("a join's text is the version of the terms its player saw")
+    return int(text or 0)
+
+
+def _change_options(g: GameState, action: Action, version: int) -> None:
+    """The head changes the table's options before the start (003: "se pueden cambiar
+    antes de empezar la partida"); a change of stake or rated play asks every other
+    seated player to agree again. The app's policy is the service's to check."""
+    _check_status(g, WAITING)
+    seat = _seat(g, action.seat)
+    if seat != g.head:
+        raise GameError(Reason.NOT_TABLE_HEAD, "only the table head changes the table's options")
+    table, spectators = parse_options(action.text)
+    now = g.setup.table
+    fixed = [
+        f.name
+        for f in fields(TableOptions)
+        if f.name not in CHANGEABLE_OPTIONS and getattr(table, f.name) != getattr(now, f.name)
+    ]
+    if fixed:
+        raise GameError(Reason.OPTION_FIXED, f"{', '.join(fixed)} stay as the table was created")
+    if table.competitive and g.robots:
+        raise GameError(Reason.COMPETITIVE_TABLE, "robots sit here: the table stays practice")
+    before = g.table_change
+    terms_version = 0 if before is None else before.terms_version
+    if any(getattr(table, name) != getattr(now, name) for name in TERMS):
+        terms_version = version
+        g.unconsented = {i for i in g.joins if i != seat}
+    change = TableChange(table, spectators, version, terms_version)
+    g.created_setup = g.created
+    g.setup = changed_setup(g.created_setup, change)
+    g.table_change = change
 
 
 def removed_from_game() -> GameError:
