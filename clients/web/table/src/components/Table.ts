@@ -24,6 +24,7 @@ import { Log } from './Log.js';
 import { Melds } from './Melds.js';
 import { Refusal } from './Refusal.js';
 import { SeatPlate, timeLeft } from './Seats.js';
+import { ConsentPrompt, TableOptionsPanel } from './TableOptions.js';
 
 function Status({ view }: { view: GameView }) {
   const state = getState();
@@ -115,17 +116,26 @@ export function Table() {
   const { lang, view, seated } = getState();
   const waiting = view?.status === GameStatus.WAITING;
   const full = Boolean(view && view.seats.every((s) => s.taken));
+  // A seat still to agree to a stake or rated play the head set: no start yet.
+  const agreed = Boolean(view && !view.seats.some((s) => s.consentPending));
   useEffect(() => {
-    // A table open to others starts when its last seat is taken, by its first seat's page.
-    if (waiting && full && view?.seat === 0) void startTable();
-  }, [waiting, full, view?.seat]);
+    // A table open to others starts when its last seat is taken (and every seat agrees
+    // to its stake), by its first seat's page.
+    if (waiting && full && agreed && view?.seat === 0) void startTable();
+  }, [waiting, full, agreed, view?.seat]);
   if (!view || !seated) return html`<p role="status">${tr(lang, 'loading')}</p><${Refusal} place="table" />`;
   if (waiting) {
     const taken = view.seats.filter((s) => s.taken).length;
     return html`<section class="lobby" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
       <${Watching} view=${view} />
       <p data-testid="waiting-players">${tr(lang, 'waitingPlayers', { taken, players: view.players })}</p>
-      <ul class="seats-list">${view.seats.map((s) => html`<li>${s.taken ? seatName(lang, view, s.seat) : tr(lang, 'freeSeat')}</li>`)}</ul>
+      <ul class="seats-list">${view.seats.map(
+        (s) => html`<li data-head=${s.head ? 'true' : 'false'} data-consent-pending=${s.consentPending ? 'true' : 'false'}>${s.taken ? seatName(lang, view, s.seat) : tr(lang, 'freeSeat')}${s.head
+          ? html` <span class="head-star" data-testid="head-star" title=${tr(lang, 'tableHead')}>★<span class="visually-hidden"> ${tr(lang, 'tableHead')}</span></span>`
+          : null}</li>`,
+      )}</ul>
+      <${ConsentPrompt} view=${view} />
+      <${TableOptionsPanel} view=${view} />
       <${Refusal} place="table" />
       <${WaitingInvites} view=${view} />
     </section>
@@ -134,6 +144,7 @@ export function Table() {
   return html`<div class="table" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
     ${view.seat >= 0 ? html`<a class="skip" href="#hand">${tr(lang, 'skipToHand')}</a>` : null}
     <${Status} view=${view} />
+    <${TableOptionsPanel} view=${view} />
     <${Watching} view=${view} />
     ${view.seat < 0 ? html`<${Refusal} place="table" />` : null}
     <${RobotBanner} view=${view} />
