@@ -45,12 +45,9 @@ OPCIONES = (
     " sentado en la mesa y que tiene una estrella estrella junto a su avatar)."
 )
 CAMBIAR = (
-    "Las opciones de mesa se pueden cambiar antes de empezar la partida o entre partida y"
-    " partida."
+    "Las opciones de mesa se pueden cambiar antes de empezar la partida o entre partida y partida."
 )
-ICONO = (
-    "Si el icono cambia a rojo, indica que el jefe de mesa ha cambiado alguna de las opciones."
-)
+ICONO = "Si el icono cambia a rojo, indica que el jefe de mesa ha cambiado alguna de las opciones."
 
 
 def _rule(passage: str) -> None:
@@ -66,11 +63,9 @@ def _rule(passage: str) -> None:
     assert " ".join(passage.split()) in text, passage
 
 
-async def _table(client: Client, **table: object) -> str:
+async def _table(client: Client, table: pb.TableOptions | None = None) -> str:
     created = await client.stub.CreateGame(
-        pb.CreateGameRequest(
-            rules=pb.Rules(preset="tranca-003"), players=2, table=pb.TableOptions(**table)
-        ),
+        pb.CreateGameRequest(rules=pb.Rules(preset="tranca-003"), players=2, table=table),
         metadata=client.app(),
     )
     return str(created.game.game_id)
@@ -92,12 +87,21 @@ async def _allow_stakes(client: Client, max_stake: int = 100) -> None:
 
 
 async def _update(
-    client: Client, gid: str, token: str, table: pb.TableOptions, **kw: object
+    client: Client,
+    gid: str,
+    token: str,
+    table: pb.TableOptions,
+    *,
+    spectators_allowed: bool = False,
+    expected_version: int = 0,
 ) -> pb.GameView:
-    done = await client.stub.UpdateTableOptions(
-        pb.UpdateTableOptionsRequest(game_id=gid, table=table, **kw),  # type: ignore[arg-type]
-        metadata=client.player(token),
+    request = pb.UpdateTableOptionsRequest(
+        game_id=gid,
+        table=table,
+        spectators_allowed=spectators_allowed,
+        expected_version=expected_version,
     )
+    done = await client.stub.UpdateTableOptions(request, metadata=client.player(token))
     return done.view
 
 
@@ -109,9 +113,7 @@ def _players() -> tuple[str, str]:
 # ----- the game model: the log rebuilds what the snapshot holds -------------------------
 
 
-def test_a_join_asked_for_before_a_change_of_stake_lands_unagreed_and_the_log_rebuilds_it() -> (
-    None
-):
+def test_a_join_asked_for_before_a_change_of_stake_lands_unagreed_and_the_log_rebuilds_it() -> None:
     _rule(OPCIONES)
     setup = Setup(make_rules("tranca-003"), 2, 7)
     staked = TableOptions(competitive=True, stake=10)
@@ -161,7 +163,7 @@ async def test_the_head_changes_the_options_before_the_start_and_every_seat_sees
 ) -> None:
     _rule(CAMBIAR)
     _rule(ICONO)
-    gid = await _table(client, turn_seconds=60)
+    gid = await _table(client, pb.TableOptions(turn_seconds=60))
     ana, bia = _players()
     ana_token = await _join(client, gid, 0, ana)
     bia_token = await _join(client, gid, 1, bia)
@@ -200,7 +202,7 @@ async def test_a_new_stake_needs_every_seated_players_consent_before_the_start(
 ) -> None:
     _rule(OPCIONES)
     await _allow_stakes(client)
-    gid = await _table(client, competitive=True)
+    gid = await _table(client, pb.TableOptions(competitive=True))
     ana, bia = _players()
     players = ppb_grpc.PlayerServiceStub(client.channel)
     for who in (ana, bia):
@@ -237,13 +239,24 @@ async def test_a_new_stake_needs_every_seated_players_consent_before_the_start(
     for who in (ana, bia):
         got = await players.GetPlayer(ppb.GetPlayerRequest(player_id=who), metadata=client.app())
         assert got.chips == 60, who
+    await _replays_to_its_snapshot(server, gid)
+
+
+async def _replays_to_its_snapshot(running: Running, gid: str) -> None:
+    """The log, folded from the setup as created (the store keeps it so), rebuilds the
+    stored snapshot: the head's changes are in the log, not in the setup."""
+    stored = await running.store.game(gid)
+    rows = await running.store.log(gid)
+    replayed = rebuild(await running.store.setup_of(gid), [r.action for r in rows])
+    assert replayed.to_dict(with_setup=False) == stored.state.to_dict(with_setup=False)
+    assert replayed.setup == stored.state.setup
 
 
 async def test_changes_by_others_during_a_deal_or_beyond_the_policy_are_refused_unchanged(
     client: Client,
 ) -> None:
     await _allow_stakes(client, max_stake=50)
-    gid = await _table(client, robot_grace_seconds=30)
+    gid = await _table(client, pb.TableOptions(robot_grace_seconds=30))
     ana, bia = _players()
     ana_token = await _join(client, gid, 0, ana)
     bia_token = await _join(client, gid, 1, bia)
@@ -251,25 +264,25 @@ async def test_changes_by_others_during_a_deal_or_beyond_the_policy_are_refused_
     same = pb.TableOptions(robot_grace_seconds=30)
     cases = [
         # Not the head.
-        (bia_token, pb.TableOptions(robot_grace_seconds=30, turn_seconds=9), {},
+        (bia_token, pb.TableOptions(robot_grace_seconds=30, turn_seconds=9), 0,
          grpc.StatusCode.PERMISSION_DENIED, "NOT_TABLE_HEAD"),
         # Beyond the app's policy (the check CreateGame makes).
-        (ana_token, pb.TableOptions(robot_grace_seconds=30, competitive=True, stake=60), {},
+        (ana_token, pb.TableOptions(robot_grace_seconds=30, competitive=True, stake=60), 0,
          grpc.StatusCode.PERMISSION_DENIED, "STAKE_NOT_ALLOWED"),
         # Incoherent values (CreateGame refuses them too).
-        (ana_token, pb.TableOptions(robot_grace_seconds=30, express=True, point_limit=500), {},
+        (ana_token, pb.TableOptions(robot_grace_seconds=30, express=True, point_limit=500), 0,
          grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
-        (ana_token, pb.TableOptions(robot_grace_seconds=30, stake=5), {},
+        (ana_token, pb.TableOptions(robot_grace_seconds=30, stake=5), 0,
          grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
         # An option only CreateGame sets.
-        (ana_token, pb.TableOptions(robot_grace_seconds=60), {},
+        (ana_token, pb.TableOptions(robot_grace_seconds=60), 0,
          grpc.StatusCode.FAILED_PRECONDITION, "OPTION_FIXED"),
         # A stale version.
-        (ana_token, same, {"expected_version": before.version - 1},
+        (ana_token, same, before.version - 1,
          grpc.StatusCode.ABORTED, None),
     ]  # fmt: skip
-    for token, table, extra, code, reason in cases:
-        await refused(_update(client, gid, token, table, **extra), code, reason)
+    for token, table, expected, code, reason in cases:
+        await refused(_update(client, gid, token, table, expected_version=expected), code, reason)
     # An app's key is no head either.
     await refused(
         client.stub.UpdateTableOptions(
@@ -304,7 +317,7 @@ async def test_the_head_changing_the_stake_while_a_player_joins_on_two_replicas(
         second = Client(channel, first.api_key)
         await _allow_stakes(first)
         for _ in range(6):
-            gid = await _table(first, competitive=True)
+            gid = await _table(first, pb.TableOptions(competitive=True))
             ana, bia = _players()
             players = ppb_grpc.PlayerServiceStub(first.channel)
             for who in (ana, bia):  # a join after the change is checked against the stake
@@ -332,3 +345,4 @@ async def test_the_head_changing_the_stake_while_a_player_joins_on_two_replicas(
                     grpc.StatusCode.FAILED_PRECONDITION,
                     "CONSENT_PENDING",
                 )
+            await _replays_to_its_snapshot(two_replicas[1], gid)
