@@ -133,6 +133,9 @@ def test_a_join_asked_for_before_a_change_of_stake_lands_unagreed_and_the_log_re
     again = GameState.from_dict(g.to_dict(with_setup=False), setup)
     assert again.to_dict() == g.to_dict() and again.setup == g.setup
     assert again.head == 1 and again.joins == [1, 0]
+    # Read back with the setup as played, too (a kept state, a copy): the same game.
+    played = GameState.from_dict(g.to_dict(with_setup=False), g.setup)
+    assert played.to_dict() == g.to_dict() and played.created == setup
 
 
 # ----- through the API, on both databases ------------------------------------------------

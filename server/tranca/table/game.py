@@ -7,16 +7,14 @@ from its setup, which is how the tests rebuild every stored snapshot. Pure: no I
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Final
 
 from tranca_rules.engine import apply
-from tranca_rules.errors import InvalidMove, RulesError
+from tranca_rules.errors import InvalidMove
 from tranca_rules.match import DRAWN, Match
 from tranca_rules.moves import Move
-from tranca_rules.presets import Rules, make_rules, rules_from_dict
 from tranca_rules.scoring import score_deal
 from tranca_rules.state import DealState
 
@@ -24,6 +22,21 @@ from ..reasons import Reason
 from . import fairness
 from .action_kinds import ActionKind
 from .errors import GameError as GameError  # re-exported: callers import it from here
+from .head import (
+    CHANGEABLE_OPTIONS,
+    TERMS,
+    TableChange,
+    parse_options,
+    seen_terms,
+    target_score_for,
+)
+
+# Re-exported: callers import them from here.
+from .head import join_text as join_text
+from .head import options_text as options_text
+from .setup import NO_OPTIONS as NO_OPTIONS
+from .setup import Setup as Setup
+from .setup import TableOptions as TableOptions
 
 
 class GameStatus(StrEnum):
@@ -61,182 +74,6 @@ PLATFORM_SCHEMA_VERSION = 3
 READABLE_SCHEMAS: tuple[int, ...] = (1, 2, 3)
 
 
-@dataclass(frozen=True)
-class TableOptions:
-    """A table's options (003 "Opciones de mesa", plus robots and verifiable deals).
-    ``express`` and ``point_limit`` are already folded into the rules' target score;
-    they are kept here to show the table as it was set up."""
-
-    turn_seconds: int = 0  # 0: no time limit
-    robot_grace_seconds: int = 0  # 0: no robots
-    private: bool = False
-    competitive: bool = False
-    stake: int = 0
-    express: bool = False
-    point_limit: int = 0
-    verifiable: bool = False
-    annulment_allowed: bool = False
-    # The level the server's robots play here ("random", "greedy", "expert"); "": the
-    # operator's (``tranca serve --robot-level``).
-    robot_level: str = ""
-    # What the players may write in the table's chat ("off", "phrases", "free"); "":
-    # quick phrases at a rated partnership table, free text elsewhere
-    # (platform/chat.py).
-    chat: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        # Only what differs from the defaults: most tables store nothing.
-        default = TableOptions()
-        return {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if getattr(default, f.name) != getattr(self, f.name)
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TableOptions:
-        known = {f.name: d[f.name] for f in fields(cls) if f.name in d}
-        return cls(**known)
-
-    def match_overrides(self, overrides: dict[str, Any]) -> dict[str, Any]:
-        """The rules' overrides with the length of match this table sets: 003's "Exprés"
-        ("Se juega sin límite de puntos") is a single deal (target score 0), a "Límite
-        de puntos" is the target score; otherwise the overrides as given."""
-        if self.express:
-            return {**overrides, "target_score": 0}
-        if self.point_limit:
-            return {**overrides, "target_score": self.point_limit}
-        return overrides
-
-    @property
-    def timed(self) -> bool:
-        """Whether the sweeper has anything to do for this table while it is played."""
-        return self.turn_seconds > 0 or self.robot_grace_seconds > 0
-
-
-NO_OPTIONS = TableOptions()
-
-
-@dataclass(frozen=True)
-class Setup:
-    """What a game was created with; with the log it rebuilds the whole game. Never
-    changed afterwards (stores share one instance between loads)."""
-
-    rules: Rules
-    players: int
-    seed: int
-    deck: list[int] | None = None  # fixed order of the first deal's deck
-    spectators_allowed: bool = False
-    table: TableOptions = NO_OPTIONS
-    # A verifiable table's secret (hex), from which each deal's server seed is derived
-    # (``tranca.table.fairness``); never shown before the deal it seeds is over.
-    server_secret: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "rules": self.rules.to_dict(),
-            "players": self.players,
-            "seed": self.seed,
-            "deck": self.deck,
-            "spectators_allowed": self.spectators_allowed,
-        }
-        # Written only when set, so that setups without them read the same everywhere.
-        if self.table != NO_OPTIONS:
-            out["table"] = self.table.to_dict()
-        if self.server_secret is not None:
-            out["server_secret"] = self.server_secret
-        return out
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Setup:
-        table = d.get("table")
-        return cls(
-            rules_from_dict(d["rules"]),
-            int(d["players"]),
-            int(d["seed"]),
-            None if d.get("deck") is None else [int(c) for c in d["deck"]],
-            bool(d.get("spectators_allowed", False)),
-            NO_OPTIONS if table is None else TableOptions.from_dict(table),
-            d.get("server_secret"),
-        )
-
-
-# What the table head may change: 003's "Opciones de mesa" ("Permitir público" is the
-# setup's ``spectators_allowed``) and the chat; the rest stays as created (table-head.md).
-CHANGEABLE_OPTIONS: Final = frozenset(
-    {"turn_seconds", "competitive", "stake", "private", "express", "point_limit", "chat"}
-)
-# A change of these needs every other seated player's consent again.
-TERMS: Final = ("competitive", "stake")
-
-
-@dataclass(frozen=True)
-class TableChange:
-    """The table's options as the head last changed them (an ``options`` action, at
-    ``version``: what "el icono cambia a rojo" shows); ``terms_version`` is the
-    version of the last change of stake or rated play (0: none)."""
-
-    table: TableOptions
-    spectators_allowed: bool
-    version: int
-    terms_version: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **{f.name: getattr(self, f.name) for f in fields(self)},
-            "table": self.table.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TableChange:
-        table = TableOptions.from_dict(d["table"])
-        return cls(table, bool(d["spectators_allowed"]), int(d["version"]), int(d["terms_version"]))
-
-
-def options_text(table: TableOptions, spectators_allowed: bool) -> str:
-    """An ``options`` action's text: the new options, as the log keeps them."""
-    body = {"table": table.to_dict(), "spectators_allowed": spectators_allowed}
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def parse_options(text: str) -> tuple[TableOptions, bool]:
-    """The options an ``options`` action's text holds; ``InvalidMove`` if it holds none."""
-    try:
-        body = json.loads(text)
-        return TableOptions.from_dict(dict(body["table"])), bool(body["spectators_allowed"])
-    except (ValueError, TypeError, KeyError) as exc:
-        raise InvalidMove(f"unreadable table options: {exc}") from None
-
-
-def target_score_for(created: Setup, table: TableOptions) -> int:
-    """The rules' target score under ``table`` (TableOptions.match_overrides): express
-    0, a point limit itself; otherwise the target the table was created with, or the
-    preset's where it was created express or with a point limit (what it would have had
-    without them)."""
-    if table.express:
-        return 0
-    if table.point_limit:
-        return table.point_limit
-    if not (created.table.express or created.table.point_limit):
-        return created.rules.target_score
-    try:
-        return make_rules(created.rules.name).target_score
-    except RulesError:  # rules stored under a name no preset has: keep theirs
-        return created.rules.target_score
-
-
-def changed_setup(created: Setup, change: TableChange) -> Setup:
-    """The setup a game plays by once its head changed its options: the one it was
-    created with (the store keeps it so) with the new options and length of match."""
-    target = target_score_for(created, change.table)
-    rules = created.rules
-    if rules.target_score != target:
-        rules = replace(rules, target_score=target)
-    return replace(
-        created, rules=rules, table=change.table, spectators_allowed=change.spectators_allowed
-    )
-
-
 @dataclass
 class Seat:
     name: str = ""
@@ -270,7 +107,7 @@ class GameState:
     # first is the table head (003: "el primer jugador que se ha sentado en la mesa").
     joins: list[int] = field(default_factory=list)
     # The head's last change of the options (None: as created), and the setup as
-    # created, which ``setup`` then replaces (``changed_setup``).
+    # created, which ``setup`` then replaces (``TableChange.setups``).
     table_change: TableChange | None = None
     created_setup: Setup | None = None
     # Seated players who have not agreed to the stake and rated play as they are now.
@@ -390,7 +227,7 @@ class GameState:
         created = setup
         change = None if d.get("table_change") is None else TableChange.from_dict(d["table_change"])
         if change is not None:
-            setup = changed_setup(created, change)
+            created, setup = change.setups(setup)
         ids = d.get("player_ids", {})
         g = cls(
             setup=setup,
@@ -493,7 +330,7 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             raise removed_from_game()
         if action.player_id and any(s.player_id == action.player_id for s in g.seats):
             raise GameError(Reason.PLAYER_SEATED, "the player already holds a seat at this table")
-        seen = _seen_terms(action.text)
+        seen = seen_terms(action.text)
         g.seats[seat] = Seat(action.name, True, False, action.player_id)
         if action.by:
             g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
@@ -649,18 +486,6 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         raise InvalidMove(f"unknown action {kind!r}")
 
 
-def join_text(terms_version: int) -> str:
-    """A join's text: the version of the stake and rated play its player saw when they
-    asked for the seat (``TableChange.terms_version``); "" for none changed yet."""
-    return str(terms_version) if terms_version else ""
-
-
-def _seen_terms(text: str) -> int:
-    if text and not text.isdigit():
-        raise InvalidMove("a join's text is the version of the terms its player saw")
-    return int(text or 0)
-
-
 def _change_options(g: GameState, action: Action, version: int) -> None:
     """The head changes the table's options before the start (003: "se pueden cambiar
     antes de empezar la partida"); a change of stake or rated play asks every other
@@ -685,9 +510,12 @@ def _change_options(g: GameState, action: Action, version: int) -> None:
     if any(getattr(table, name) != getattr(now, name) for name in TERMS):
         terms_version = version
         g.unconsented = {i for i in g.joins if i != seat}
-    change = TableChange(table, spectators, version, terms_version)
-    g.created_setup = g.created
-    g.setup = changed_setup(g.created_setup, change)
+    c = g.created
+    was = (c.table, c.spectators_allowed, c.rules.target_score)
+    change = TableChange(
+        (table, spectators, target_score_for(c, table)), was, version, terms_version
+    )
+    g.created_setup, g.setup = change.setups(c)
     g.table_change = change
 
 
