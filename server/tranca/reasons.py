@@ -356,6 +356,8 @@ class Reason(StrEnum):
     CONSENT_PENDING = "CONSENT_PENDING"
     # The seat has nothing to agree to: no change of stake or rated play awaits it.
     NO_CONSENT_PENDING = "NO_CONSENT_PENDING"
+    # A tournament's table plays by the organiser's options: its head changes none.
+    TOURNAMENT_TABLE = "TOURNAMENT_TABLE"
 
 
 __all__ = ["Reason"]

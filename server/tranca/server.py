@@ -98,6 +98,7 @@ from .store.quick_play_store import QuickPlayStore
 from .store.repository import Store
 from .store.sessions_store import SessionsStore
 from .store.settlement import SettlementStore
+from .store.table_head_store import TournamentTablesStore
 from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
 
@@ -385,7 +386,7 @@ async def start(
                 games,
                 Tables(games),
                 Lobby(LobbyStore(store), access),
-                TableHead(games, sessions_store),
+                TableHead(games, sessions_store, TournamentTablesStore(store)),
             ),
             game_pb2.DESCRIPTOR.services_by_name["GameService"],
         ),

@@ -35,6 +35,7 @@ from tranca_rules.presets import make_rules
 from ..harness.servers import app_client, running_servers, server_config
 from ..server.api_calls import refused, seat_view
 from ..server.conftest import Client
+from .tournament_helpers import Organiser
 
 # Where the rule documents are kept on a developer's machine when the repository is a
 # worktree of its own (RULES.md: "../shared/rules" from the main checkout).
@@ -297,6 +298,25 @@ async def test_changes_by_others_during_a_deal_or_beyond_the_policy_are_refused_
     after = await seat_view(client, gid, ana_token)
     assert after.version == before.version and after.options_version == 0
     assert after.table == before.table
+
+
+async def test_a_tournament_table_keeps_the_organisers_options(
+    client: Client, server: Running
+) -> None:
+    org = Organiser(client, server)
+    created = await org.create(ppb.TOURNAMENT_FORMAT_ROUND_ROBIN, 2)
+    table = (await org.start(created.tournament_id, 1)).tables[0]
+    views = [await seat_view(client, table.game_id, s.player_token) for s in table.seats]
+    head = views[0].head_seat
+    assert head >= 0
+    token = next(s.player_token for s in table.seats if s.seat == head)
+    await refused(
+        _update(client, table.game_id, token, pb.TableOptions(turn_seconds=5)),
+        grpc.StatusCode.PERMISSION_DENIED,
+        "TOURNAMENT_TABLE",
+    )
+    after = await seat_view(client, table.game_id, token)
+    assert after.version == views[0].version and after.options_version == 0
 
 
 # ----- two replicas, both databases ------------------------------------------------------

@@ -30,7 +30,7 @@ async def test_the_head_changes_a_stake_the_other_agrees_and_the_start_takes_it(
     world: World,
 ) -> None:
     await world.repo.set_app_policy(world.app.id, AppPolicy(max_stake=50))
-    head = TableHead(world.games, world.repo)
+    head = TableHead(world.games, world.repo, world.repo)
     game_id, tokens = await _two_seats(world)
     for player in ("id0", "id1"):
         world.repo.chips[(world.app.id, player)] = 100
@@ -55,7 +55,7 @@ async def test_the_head_changes_a_stake_the_other_agrees_and_the_start_takes_it(
 
 
 async def test_refusals_change_nothing(world: World) -> None:
-    head = TableHead(world.games, world.repo)
+    head = TableHead(world.games, world.repo, world.repo)
     game_id, tokens = await _two_seats(world)
     before = await world.repo.game(game_id)
     with pytest.raises(Refused) as other:

@@ -716,6 +716,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Não há nada para você aceitar.",
         "No tienes nada que aceptar.",
     ),
+    "TOURNAMENT_TABLE": (
+        "A tournament table keeps the organiser's options.",
+        "Uma mesa de torneio mantém as opções do organizador.",
+        "Una mesa de torneo mantiene las opciones del organizador.",
+    ),
 }
 
 

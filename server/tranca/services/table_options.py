@@ -15,6 +15,7 @@ policy (the checks CreateGame makes, ``table_policy``), and the answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..reasons import Reason
 from ..table.action_kinds import ActionKind
@@ -36,6 +37,14 @@ class NewOptions:
     request_id: str = ""
 
 
+class TournamentTables(Protocol):
+    """Which games are a tournament's tables (the store's ``tournament_games``)."""
+
+    async def in_tournament(self, game_id: str) -> bool:
+        """Whether ``game_id`` is a table of a tournament's round."""
+        ...
+
+
 def not_head() -> Refused:
     return Refused(
         Refusal.FORBIDDEN,
@@ -47,11 +56,13 @@ def not_head() -> Refused:
 class TableHead:
     """The use cases of the table head's options and the seats' agreement."""
 
-    def __init__(self, games: Games, policies: AppPolicies) -> None:
+    def __init__(self, games: Games, policies: AppPolicies, tournaments: TournamentTables) -> None:
         self.games = games
         self.moves = games.moves
         # The app's policy bounds what its players' tables may be (rated play, stakes).
         self.policies = policies
+        # A tournament's tables play by the organiser's options, the same at every table.
+        self.tournaments = tournaments
 
     async def update(self, credentials: Credentials, game_id: str, new: NewOptions) -> Shown:
         """The head's new options for its waiting table. Checked as CreateGame checks a
@@ -65,6 +76,12 @@ class TableHead:
         player = require_player(caller, game.id)
         if player.seat != game.state.head:
             raise not_head()
+        if await self.tournaments.in_tournament(game.id):
+            raise Refused(
+                Refusal.FORBIDDEN,
+                Reason.TOURNAMENT_TABLE,
+                "a tournament's table plays by the organiser's options",
+            )
         check_table_options(new.table)
         policy = await self.policies.app_policy(game.app_id) or AppPolicy()
         within_policy(policy, new.table.competitive, new.table.stake)
@@ -91,4 +108,4 @@ class TableHead:
         return await self.games.shown(game.id, done.version, done.state, player.seat)
 
 
-__all__ = ["NewOptions", "TableHead", "not_head"]
+__all__ = ["NewOptions", "TableHead", "TournamentTables", "not_head"]

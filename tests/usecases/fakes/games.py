@@ -119,6 +119,9 @@ class GamesMemory(NotificationsMemory):
     async def duplicate_round_in_play(self, game_id: str) -> bool:
         return False  # no tournaments here
 
+    async def in_tournament(self, game_id: str) -> bool:
+        return False  # no tournaments here
+
     async def commit(self, change: GameChange) -> float | None:
         """As each database's change: all or nothing, at the version read only."""
         g = self._stored(change.game_id)
