@@ -106,6 +106,7 @@ def join_text(terms_version: int) -> str:
 
 
 def seen_terms(text: str) -> int:
+    """The terms' version a join's text holds (``join_text``)."""
     if text and not text.isdigit():
         raise InvalidMove("a join's text is the version of the terms its player saw")
     return int(text or 0)
