@@ -35,7 +35,8 @@ def test_the_head_changes_the_stake_the_other_agrees_and_the_game_starts(
     assert out["console_errors"] == []
     assert out["axe_head_panel"] == [] and out["axe_consent"] == []
     # The first player seated is the head, starred on every page.
-    assert out["head_on_ana"] == ["Ana ★ Table head"] == out["head_on_bia"]
+    head = {"starred": [["Ana", '" ★"']], "line": "★ Table head: Ana"}
+    assert out["head_on_ana"] == head == out["head_on_bia"]
     assert out["ana_panel_editable"] == "true" and out["ana_marked"] == "false"
     # The other seat: the button marked, the prompt, the panel read-only.
     assert out["bia_marker"] == "(changed)"

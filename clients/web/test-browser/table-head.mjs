@@ -28,9 +28,13 @@ const grant = (playerId) =>
   players.grantChips({ playerId, amount: 100n, grantId: `head-${playerId}` }, { headers: { 'x-api-key': apiKey } });
 
 const text = async (locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
-/** The waiting table's seats as a page lists them, with the head's star. */
-const headShown = (page) =>
-  page.$$eval('[data-testid=table] .seats-list li[data-head=true]', (els) => els.map((e) => e.textContent.replace(/\s+/g, ' ').trim()));
+/** The waiting table's head as a page shows it: the starred seat, and the line that names it. */
+const headShown = async (page) => ({
+  starred: await page.$$eval('[data-testid=table] .seats-list li[data-head=true]', (els) =>
+    els.map((e) => [e.textContent.trim(), getComputedStyle(e, '::after').content]),
+  ),
+  line: await text(page.locator('[data-testid=table-head]')),
+});
 
 async function main() {
   const browsers = [await launch({ locale: 'en' }), await launch({ locale: 'en' })];

@@ -130,10 +130,13 @@ export function Table() {
       <${Watching} view=${view} />
       <p data-testid="waiting-players">${tr(lang, 'waitingPlayers', { taken, players: view.players })}</p>
       <ul class="seats-list">${view.seats.map(
-        (s) => html`<li data-head=${s.head ? 'true' : 'false'} data-consent-pending=${s.consentPending ? 'true' : 'false'}>${s.taken ? seatName(lang, view, s.seat) : tr(lang, 'freeSeat')}${s.head
-          ? html` <span class="head-star" data-testid="head-star" title=${tr(lang, 'tableHead')}>★<span class="visually-hidden"> ${tr(lang, 'tableHead')}</span></span>`
-          : null}</li>`,
+        // The head's star is the stylesheet's (its name stays the seat's whole text);
+        // the line below says it in words.
+        (s) => html`<li class=${s.head ? 'head' : ''} data-head=${s.head ? 'true' : 'false'} data-consent-pending=${s.consentPending ? 'true' : 'false'}>${s.taken ? seatName(lang, view, s.seat) : tr(lang, 'freeSeat')}</li>`,
       )}</ul>
+      ${view.headSeat >= 0
+        ? html`<p class="muted" data-testid="table-head"><span class="head-star" aria-hidden="true">★</span> ${tr(lang, 'tableHeadIs', { name: seatName(lang, view, view.headSeat) })}</p>`
+        : null}
       <${ConsentPrompt} view=${view} />
       <${TableOptionsPanel} view=${view} />
       <${Refusal} place="table" />

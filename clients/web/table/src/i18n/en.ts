@@ -376,6 +376,7 @@ export const en = {
   consentPractice: 'The table head made this a practice table, with no stake. Do you agree?',
   agree: 'I agree',
   tableHead: 'Table head',
+  tableHeadIs: 'Table head: {name}',
 } as const;
 
 export type Key = keyof typeof en;

@@ -375,4 +375,5 @@ export const es: Table = {
   consentPractice: 'El jefe de mesa hizo esta mesa de práctica, sin apuesta. ¿Aceptas?',
   agree: 'Acepto',
   tableHead: 'Jefe de mesa',
+  tableHeadIs: 'Jefe de mesa: {name}',
 };

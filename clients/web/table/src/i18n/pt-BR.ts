@@ -375,4 +375,5 @@ export const ptBR: Table = {
   consentPractice: 'O chefe da mesa fez esta mesa de treino, sem aposta. Você aceita?',
   agree: 'Aceito',
   tableHead: 'Chefe da mesa',
+  tableHeadIs: 'Chefe da mesa: {name}',
 };
