@@ -300,6 +300,22 @@ async def test_changes_by_others_during_a_deal_or_beyond_the_policy_are_refused_
     assert after.table == before.table
 
 
+async def test_a_table_its_head_makes_private_leaves_the_lobby(client: Client) -> None:
+    gid = await _table(client)
+    ana, _ = _players()
+    token = await _join(client, gid, 0, ana)
+
+    async def listed() -> bool:
+        tables = await client.stub.ListOpenTables(pb.ListOpenTablesRequest(), metadata=client.app())
+        return gid in [t.game_id for t in tables.tables]
+
+    assert await listed()
+    await _update(client, gid, token, pb.TableOptions(private=True))
+    assert not await listed()
+    await _update(client, gid, token, pb.TableOptions(private=False))
+    assert await listed()
+
+
 async def test_a_tournament_table_keeps_the_organisers_options(
     client: Client, server: Running
 ) -> None:
