@@ -360,10 +360,22 @@ class Reason(StrEnum):
     MATCH_NOT_OVER = "MATCH_NOT_OVER"
     # The seat has already confirmed the rematch.
     REMATCH_CONFIRMED = "REMATCH_CONFIRMED"
-    # A tournament's table plays the match its round gives it: no rematch there.
+    # A tournament's table plays the match its round gives it, with the organiser's
+    # options: no rematch there, and its head changes none of them.
     TOURNAMENT_TABLE = "TOURNAMENT_TABLE"
     # The seat is held for the player who sat there in the table's last match.
     SEAT_HELD = "SEAT_HELD"
+    # Only the table head (the first player seated, 003's "jefe de mesa") changes the
+    # table's options.
+    NOT_TABLE_HEAD = "NOT_TABLE_HEAD"
+    # That table option stays as the table was created (robots, verifiable deals,
+    # annulment): the head changes only 003's "Opciones de mesa" and the chat.
+    OPTION_FIXED = "OPTION_FIXED"
+    # A seated player has not agreed to the table's stake or rated play since the head
+    # changed them: the match cannot start yet (ConsentToOptions).
+    CONSENT_PENDING = "CONSENT_PENDING"
+    # The seat has nothing to agree to: no change of stake or rated play awaits it.
+    NO_CONSENT_PENDING = "NO_CONSENT_PENDING"
 
 
 __all__ = ["Reason"]

@@ -74,6 +74,7 @@ from .services.rematch import Rematch
 from .services.robots import Robots, RobotSettings
 from .services.sessions import Sessions
 from .services.settlement import Settlement
+from .services.table_options import TableHead
 from .services.tables import Tables
 from .services.timers import Sweeper
 from .services.tournaments import Tournaments
@@ -104,6 +105,7 @@ from .store.rematch_store import RematchStore
 from .store.repository import Store
 from .store.sessions_store import SessionsStore
 from .store.settlement import SettlementStore
+from .store.table_head_store import TournamentTablesStore
 from .store.tournament_store import TournamentStore
 from .store.watch_leases import WatchLeases
 
@@ -394,7 +396,12 @@ async def start(
     # Each service's servicer, served on the gRPC port and on the browser port alike.
     services: list[tuple[object, ServiceDescriptor]] = [
         (
-            GameService(games, Tables(games, sessions_store), Lobby(LobbyStore(store), access)),
+            GameService(
+                games,
+                Tables(games, sessions_store),
+                Lobby(LobbyStore(store), access),
+                TableHead(games, sessions_store, TournamentTablesStore(store)),
+            ),
             game_pb2.DESCRIPTOR.services_by_name["GameService"],
         ),
         (PlayerService(players), platform_pb2.DESCRIPTOR.services_by_name["PlayerService"]),

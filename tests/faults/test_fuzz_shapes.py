@@ -78,6 +78,8 @@ SEAT_CALLS = {
     "Heartbeat",
     "VoteAnnul",
     "AddEntropy",
+    "UpdateTableOptions",
+    "ConsentToOptions",
     "ReclaimSeat",
     "SetAutomatic",
 }

@@ -559,6 +559,51 @@ class AsyncTrancaClient(
         out = await self._unary(self._stub.AddEntropy, request, _ANY, retry=True, conflicts=True)
         return out.commitment
 
+    async def update_table_options(
+        self,
+        game_id: str,
+        table: pb.TableOptions,
+        *,
+        spectators_allowed: bool = False,
+        expected_version: int = 0,
+        request_id: str | None = None,
+    ) -> pb.GameView:
+        """As the table head (``view.head_seat``), set the waiting table's options
+        (``table`` whole: start from ``view.table``; 003's "Opciones de mesa"). A
+        change of stake or rated play asks the other seats to agree again
+        (``consent_to_options``). ``expected_version``: the version you saw (0: the
+        game as it is now; a stale one raises ``VersionConflict``). Retried with the
+        same request id."""
+        request = pb.UpdateTableOptionsRequest(
+            game_id=game_id,
+            table=table,
+            spectators_allowed=spectators_allowed,
+            expected_version=expected_version,
+            request_id=request_id or uuid.uuid4().hex,
+        )
+        out = await self._unary(
+            self._stub.UpdateTableOptions,
+            request,
+            _PLAYER,
+            retry=True,
+            conflicts=not expected_version,
+        )
+        return out.view
+
+    async def consent_to_options(
+        self, game_id: str, *, request_id: str | None = None
+    ) -> pb.GameView:
+        """Agree to the table's stake and rated play as the head last set them
+        (``SeatInfo.consent_pending``); the match starts once every seat has.
+        Retried with the same request id."""
+        request = pb.ConsentToOptionsRequest(
+            game_id=game_id, request_id=request_id or uuid.uuid4().hex
+        )
+        out = await self._unary(
+            self._stub.ConsentToOptions, request, _PLAYER, retry=True, conflicts=True
+        )
+        return out.view
+
     # ----- live ------------------------------------------------------------------------
 
     async def watch_updates(

@@ -221,6 +221,16 @@ class TrancaClient(QuickPlay, Sessions, Social, Chat, Invitations, Tables, Progr
         """See ``AsyncTrancaClient.add_entropy``."""
         return self._run(self._aio.add_entropy(game_id, entropy, **kwargs))
 
+    def update_table_options(
+        self, game_id: str, table: pb.TableOptions, **kwargs: Any
+    ) -> pb.GameView:
+        """See ``AsyncTrancaClient.update_table_options``."""
+        return self._run(self._aio.update_table_options(game_id, table, **kwargs))
+
+    def consent_to_options(self, game_id: str, **kwargs: Any) -> pb.GameView:
+        """See ``AsyncTrancaClient.consent_to_options``."""
+        return self._run(self._aio.consent_to_options(game_id, **kwargs))
+
     def get_player(self, player_id: str) -> ppb.GetPlayerResponse:
         """See ``AsyncTrancaClient.get_player``."""
         return self._run(self._aio.get_player(player_id))

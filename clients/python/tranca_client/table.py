@@ -221,6 +221,10 @@ def render_status(view: pb.GameView) -> RenderableType:
     for s in view.seats:
         label = _seat_label(view, s.seat) if s.taken else f"seat {s.seat} free"
         seats.append(label, style="dim" if not s.taken else "")
+        if s.head:
+            seats.append(" ★", style="bold yellow")  # 003: the head's star
+        if s.consent_pending:
+            seats.append(" (to agree to the stake)", style="yellow")
         if view.status == pb.GAME_STATUS_PLAYING:
             seats.append(f" [{s.hand_size} cards]")
         if s.resigned:

@@ -65,6 +65,7 @@ import {
   type Move,
   MoveSchema,
   type SubmitMoveResponse,
+  type TableOptionsSchema,
   type WatchGameResponse,
 } from './gen/tranca/v1/game_pb.js';
 import { InvitationService } from './gen/tranca/v1/invitations_pb.js';
@@ -74,6 +75,9 @@ import { QuickPlayService } from './gen/tranca/v1/quick_play_pb.js';
 import { SessionService } from './gen/tranca/v1/session_pb.js';
 import { SocialService } from './gen/tranca/v1/social_pb.js';
 import { TableService } from './gen/tranca/v1/tables_pb.js';
+
+/** A table's options as UpdateTableOptions takes them (every field optional). */
+export type TableOptionsInit = MessageInitShape<typeof TableOptionsSchema>;
 
 export interface TrancaClientOptions {
   /** The server's browser port: "http://127.0.0.1:8080" (a page on it: its origin). */
@@ -384,6 +388,46 @@ export class TrancaClient {
   async setAutomatic(gameId: string, on: boolean, requestId = newRequestId()): Promise<GameView> {
     const out = await this.call((o) => this.games.setAutomatic({ gameId, on, requestId }, o), {
       retry: true,
+      credential: 'player',
+    });
+    return required(out.view);
+  }
+
+  /**
+   * As the table head (`view.headSeat`: the first player seated, 003's "jefe de
+   * mesa"), sets the waiting table's options, whole (start from `view.table`); the
+   * view after. A change of stake or rated play asks every other seat to agree again
+   * (`consentToOptions`). `expectedVersion`: the version the head saw (0: the game as
+   * it is now; a stale one is ABORTED). Carries a request id.
+   */
+  async updateTableOptions(
+    gameId: string,
+    table: TableOptionsInit,
+    options: { spectatorsAllowed?: boolean; expectedVersion?: bigint | number; requestId?: string } = {},
+  ): Promise<GameView> {
+    const request = {
+      gameId,
+      table,
+      spectatorsAllowed: options.spectatorsAllowed ?? false,
+      expectedVersion: BigInt(options.expectedVersion ?? 0),
+      requestId: options.requestId ?? newRequestId(),
+    };
+    const out = await this.call((o) => this.games.updateTableOptions(request, o), {
+      retry: true,
+      conflicts: !options.expectedVersion,
+      credential: 'player',
+    });
+    return required(out.view);
+  }
+
+  /**
+   * Agrees to the table's stake and rated play as the head last set them
+   * (`SeatInfo.consentPending`); the match starts once every seat has. The view after.
+   */
+  async consentToOptions(gameId: string, requestId = newRequestId()): Promise<GameView> {
+    const out = await this.call((o) => this.games.consentToOptions({ gameId, requestId }, o), {
+      retry: true,
+      conflicts: true,
       credential: 'player',
     });
     return required(out.view);

@@ -4,6 +4,7 @@
 // and services (./gen/...).
 export {
   type SubmitOptions,
+  type TableOptionsInit,
   TrancaClient,
   type TrancaClientOptions,
   type WatchOptions,

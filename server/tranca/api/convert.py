@@ -433,7 +433,12 @@ def public_to_pb(p: PublicView) -> pb.GameView:
             side=s.side,
             automatic=s.automatic,
             was_automatic=s.was_automatic,
+            head=s.head,
+            consent_pending=s.consent_pending,
         )
+    view.head_seat = p.head_seat
+    view.options_version = p.options_version
+    view.spectators_allowed = p.spectators_allowed
     if p.table is not None:
         view.table.CopyFrom(table_to_pb(p.table))
     view.table_id = p.table_id

@@ -713,6 +713,26 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Você abandonou uma partida valendo ranking: o jogo rápido volta em {detail}.",
         "Abandonaste una partida puntuable: podrás jugar rápido de nuevo en {detail}.",
     ),
+    "NOT_TABLE_HEAD": (
+        "Only the table head can change the table's options.",
+        "Só o chefe da mesa pode mudar as opções da mesa.",
+        "Solo el jefe de mesa puede cambiar las opciones de mesa.",
+    ),
+    "OPTION_FIXED": (
+        "That option stays as the table was created.",
+        "Essa opção fica como a mesa foi criada.",
+        "Esa opción queda como se creó la mesa.",
+    ),
+    "CONSENT_PENDING": (
+        "Every player must agree to the new stake or rated play before the game starts.",
+        "Todos os jogadores devem aceitar a nova aposta ou o ranking antes do início.",
+        "Todos los jugadores deben aceptar la nueva apuesta o la puntuación antes de empezar.",
+    ),
+    "NO_CONSENT_PENDING": (
+        "There is nothing for you to agree to.",
+        "Não há nada para você aceitar.",
+        "No tienes nada que aceptar.",
+    ),
 }
 
 

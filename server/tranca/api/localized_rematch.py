@@ -16,9 +16,9 @@ REMATCH_MESSAGES: dict[str, tuple[str, str, str]] = {
         "Ya confirmaste la revancha.",
     ),
     "TOURNAMENT_TABLE": (
-        "A tournament's table plays only the match its round gives it.",
-        "Uma mesa de torneio joga só a partida que a rodada lhe dá.",
-        "Una mesa de torneo juega solo la partida que le da su ronda.",
+        "A tournament's table plays the match its round gives it, with the organiser's options.",
+        "Uma mesa de torneio joga a partida que a rodada lhe dá, com as opções do organizador.",
+        "Una mesa de torneo juega la partida que le da su ronda, con las opciones del organizador.",
     ),
     "SEAT_HELD": (
         "That seat is held for the player who sat there in the last match.",

@@ -32,6 +32,7 @@ from ..services.games import Games, Joining, NewTable
 from ..services.lobby import Lobby, LobbyFilter, Play
 from ..services.move_values import read_move, read_turn
 from ..services.ports import GameRecord
+from ..services.table_options import NewOptions, TableHead
 from ..services.tables import Tables
 from ..v1 import game_pb2 as pb
 from ..v1 import game_pb2_grpc as pb_grpc
@@ -157,10 +158,11 @@ PLAY = {
 
 
 class GameService(pb_grpc.GameServiceServicer):
-    def __init__(self, games: Games, tables: Tables, lobby: Lobby) -> None:
+    def __init__(self, games: Games, tables: Tables, lobby: Lobby, head: TableHead) -> None:
         self.games = games
         self.tables = tables
         self.lobby = lobby
+        self.head = head
         # Each game's view at its latest versions, encoded once for the move's answer
         # and every watch stream of the game here (shared_views.py).
         self.views = SharedViews()
@@ -362,6 +364,33 @@ class GameService(pb_grpc.GameServiceServicer):
         )
         return pb.AddEntropyResponse(commitment=commitment_value_to_pb(commitment_of(state)))
 
+    @rpc("UpdateTableOptions")
+    async def UpdateTableOptions(
+        self, request: pb.UpdateTableOptionsRequest, context: Ctx
+    ) -> pb.UpdateTableOptionsResponse:
+        shown = await self.head.update(
+            credentials(context),
+            request.game_id,
+            NewOptions(
+                table_from_pb(request.table),
+                request.spectators_allowed,
+                request.expected_version or None,
+                request.request_id,
+            ),
+        )
+        out = pb.UpdateTableOptionsResponse()
+        self.views.fill(out.view, shown)
+        return out
+
+    @rpc("ConsentToOptions")
+    async def ConsentToOptions(
+        self, request: pb.ConsentToOptionsRequest, context: Ctx
+    ) -> pb.ConsentToOptionsResponse:
+        shown = await self.head.consent(credentials(context), request.game_id, request.request_id)
+        out = pb.ConsentToOptionsResponse()
+        self.views.fill(out.view, shown)
+        return out
+
     @rpc("GetReplay")
     async def GetReplay(self, request: pb.GetReplayRequest, context: Ctx) -> pb.GetReplayResponse:
         replay = await self.games.replay(credentials(context), request.game_id)
@@ -403,6 +432,8 @@ def summary_to_pb(game: GameRecord) -> pb.GameSummary:
         player_ids=g.player_ids,
         table_id=g.table_id,
         match_number=g.match_number,
+        head_seat=g.head_seat,
+        options_version=g.options_version,
     )
 
 

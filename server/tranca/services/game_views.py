@@ -103,6 +103,10 @@ class SeatLine:
     annul_vote: bool
     player_id: str
     side: int
+    # The table head's seat (003's "jefe de mesa"), and a seat still to agree to the
+    # stake or rated play the head changed.
+    head: bool = False
+    consent_pending: bool = False
     # Automatic mode (table/automatic.py): by the player's choice now, and at any
     # time of the match.
     automatic: bool = False
@@ -150,6 +154,11 @@ class PublicView:
     next_game_id: str = ""
     rematch_seats: list[int] | None = None
     rematch_hold_until: int = 0
+    # The table head's seat (-1: none), the version of its last change of the options
+    # (0: none), and whether spectators may watch, as the options are now.
+    head_seat: int = -1
+    options_version: int = 0
+    spectators_allowed: bool = False
 
 
 @dataclass(slots=True)
@@ -181,6 +190,8 @@ class GameSummary:
     player_ids: list[str]
     table_id: str = ""
     match_number: int = 1
+    head_seat: int = -1
+    options_version: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,6 +300,7 @@ def public_view(game_id: str, version: int, g: GameState, board_hidden: bool = F
     setup = g.setup
     deal = g.deal
     seen = None if deal is None else view_of(deal, SPECTATOR)
+    head = g.head
     seats = [
         SeatLine(
             i,
@@ -300,6 +312,8 @@ def public_view(game_id: str, version: int, g: GameState, board_hidden: bool = F
             i in g.annul_votes,
             s.player_id,
             side_of_seat(i, setup.players),
+            i == head,
+            i in g.unconsented,
             automatic=i in g.automatic,
             was_automatic=i in g.were_automatic,
         )
@@ -337,6 +351,9 @@ def public_view(game_id: str, version: int, g: GameState, board_hidden: bool = F
         rematch_hold_until=g.rematch_until
         if g.next_game_id
         else (setup.hold_until if g.held else 0),
+        head_seat=head,
+        options_version=g.options_version,
+        spectators_allowed=setup.spectators_allowed,
     )
 
 
@@ -373,6 +390,8 @@ def summary_of(game: GameRecord) -> GameSummary:
         player_ids=[s.player_id if s.taken else "" for s in g.seats],
         table_id=g.setup.table_id or game.id,
         match_number=g.setup.number,
+        head_seat=g.head,
+        options_version=g.options_version,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 import structlog
@@ -34,6 +35,7 @@ from ..table.game import (
     Action,
     GameState,
     Setup,
+    join_text,
     new_game,
     play_action,
     removed_from_game,
@@ -381,10 +383,12 @@ class Games:
         token, seat_token = new_seat_token(
             seat, name, player_id or None, address, expires_at=expires_at, session_id=session_id
         )
+        # The stake and rated play the player saw (a change by the head since, landing
+        # first in the log, asks them to agree: ``GameState.unconsented``).
+        seen = 0 if state.table_change is None else state.table_change.terms_version
+        joining = join_action(seat, SeatPlan(player_id, name or f"player {seat}"))
         await self.moves.apply(
-            game.id,
-            join_action(seat, SeatPlan(player_id, name or f"player {seat}")),
-            new_token=seat_token,
+            game.id, replace(joining, text=join_text(seen)), new_token=seat_token
         )
         return Seated(seat, token, expires_at)
 
@@ -624,7 +628,8 @@ class Games:
         caller = await self.access.identify(credentials)
         game = await self.game_for(caller, game_id)
         self.viewer_seat(caller, game)
-        setup = game.state.setup
+        # The setup as created: the log folds from it (the head's changes are in it).
+        setup = game.state.created
         # A table of a duplicate tournament round shares its seed and decks with the
         # round's other tables: while one of them plays, they are its hidden cards, so
         # the seed and every deck (and proof) wait until every game of the round ends.

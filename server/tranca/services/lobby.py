@@ -64,6 +64,8 @@ class LobbyFilter:
     def keeps(self, state: GameState) -> bool:
         """Whether a waiting public table passes the rest of the filter."""
         table = state.setup.table
+        if table.private:
+            return False  # made private by its head after it was created public
         # A seat a rematch holds for its last player is not free (services/rematch.py).
         free = sum(1 for i, s in enumerate(state.seats) if not s.taken and i not in state.held)
         if free < self.min_free_seats:

@@ -44,23 +44,27 @@ class Matches:
         """Deal the first deal of ``game_id`` (every seat taken); at a competitive table
         with a stake, take every seat's stake into the match's pot with it."""
         game = await self.moves.repo.game(game_id)
-        table = game.state.setup.table
-        if not (table.competitive and table.stake > 0):
-            return await self.moves.apply(game_id, DEAL)
 
-        def stakes(started: GameState) -> Stake:
+        def stakes(started: GameState) -> Stake | None:
+            # The stake of the game as it starts, read again on a lost race: the table
+            # head may have changed it (every seat then agreed to it: ``unconsented``).
+            now = started.setup.table
+            if not (now.competitive and now.stake > 0):
+                return None
             seats = tuple(s.player_id for s in started.seats)
             if not all(seats):  # JoinGame refuses a competitive seat without a player id
                 raise GameError(
                     Reason.PLAYER_ID_REQUIRED, "a staked table needs every seat's player_id"
                 )
-            return Stake(game.app_id, seats, table.stake)
+            return Stake(game.app_id, seats, now.stake)
 
         try:
             done = await self.moves.apply(game_id, DEAL, stake=stakes)
         except chips.InsufficientChips as exc:
             raise _cannot_cover(exc.player, exc.needed) from None
-        metrics.CHIPS_STAKED.inc(table.stake * len(done.state.seats))
+        started = done.state.setup.table
+        if started.competitive:
+            metrics.CHIPS_STAKED.inc(started.stake * len(done.state.seats))
         return done
 
     async def check_can_cover(self, app_id: str, player_id: str, stake: int) -> None:

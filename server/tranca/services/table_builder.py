@@ -123,7 +123,7 @@ def build_table(
 
 def _copy(state: GameState) -> GameState:
     """The state as one change leaves it (each change keeps its own)."""
-    return GameState.from_dict(state.to_dict(with_setup=False), state.setup)
+    return GameState.from_dict(state.to_dict(with_setup=False), state.created)
 
 
 __all__ = ["DEAL", "BuiltTable", "SeatPlan", "build_table", "join_action"]

@@ -13,6 +13,7 @@ from typing import Protocol
 
 import orjson
 
+from ..table.action_kinds import ActionKind
 from ..table.game import FINISHED, GameState, Setup, apply_action, new_game
 from .boards import fold
 from .errors import malformed
@@ -81,8 +82,9 @@ class WatchStreams:
                     f"from_version {from_version} is ahead of the game ({game.version})"
                 )
             game_id = game.id
-            setup = game.state.setup
-            table = setup.table
+            # As created: the log folds from it (the head's changes of options are in it).
+            setup = game.state.created
+            table = game.state.setup.table
             # A seat's open stream says its player is there (tables with robots), at
             # most once per presence interval; the wait below wakes up for it.
             grace = table.robot_grace_seconds
@@ -135,10 +137,13 @@ class WatchStreams:
                         # the game's version, and shown on the view of that version
                         # (the batch's last).
                         deadline_version, deadline = -1, None
-                        if table.turn_seconds:
-                            deadline_version, deadline = await self.repo.deadline_of(game_id)
                         if live is None:
                             live, frozen = thaw(frozen, setup), b""
+                        # The time per turn as the head last set it, before the start.
+                        if live.setup.table.turn_seconds or any(
+                            row.action.kind == ActionKind.OPTIONS for row in rows
+                        ):
+                            deadline_version, deadline = await self.repo.deadline_of(game_id)
                         for row in rows:
                             ended = fold(live, row.action, row.version)
                             version = row.version

@@ -29,7 +29,7 @@ from ..platform.abandonment import SeatChange
 from ..services.abandonment import AbandonmentRecord
 from ..services.policy import AppPolicy
 from ..services.settlement import PendingGame, RatedPlayer, Settled, SettlementWork
-from ..table.game import FINISHED, GameState
+from ..table.game import FINISHED, GameState, Setup
 from . import abandonment_store, ledger
 from .codec import setup_from_text, state_from_text
 from .database import insert_ignoring_duplicates
@@ -40,6 +40,16 @@ from .repository import Store
 from .tournament_store import TournamentTransaction
 
 __all__ = ["GameSettlement", "SettlementStore"]
+
+
+def _setup_played(setup_text: str, snapshot: str | bytes) -> Setup:
+    """The setup a finished game was played by: its column's, as created, unless its
+    table head changed the options before the start (rated play among them), which
+    only the snapshot holds (decoded only then)."""
+    text = snapshot if isinstance(snapshot, str) else snapshot.decode()
+    if '"table_change"' not in text:
+        return setup_from_text(setup_text)
+    return state_from_text(text, setup_text).setup
 
 
 class SettlementStore:
@@ -53,7 +63,12 @@ class SettlementStore:
         async with self.store.reading() as conn:
             rows = (
                 await conn.execute(
-                    select(Game.id, Game.setup, TournamentGame.game_id.label("tournament_game"))
+                    select(
+                        Game.id,
+                        Game.setup,
+                        Game.snapshot,
+                        TournamentGame.game_id.label("tournament_game"),
+                    )
                     .outerjoin(TournamentGame, TournamentGame.game_id == Game.id)
                     .where(Game.status == FINISHED, Game.settled == false())
                     .order_by(Game.updated_at)
@@ -61,7 +76,9 @@ class SettlementStore:
                 )
             ).all()
         return [
-            PendingGame(str(r.id), setup_from_text(r.setup), r.tournament_game is not None)
+            PendingGame(
+                str(r.id), _setup_played(r.setup, r.snapshot), r.tournament_game is not None
+            )
             for r in rows
         ]
 

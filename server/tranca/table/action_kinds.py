@@ -48,6 +48,13 @@ class ActionKind(StrEnum):
     # The seats a rematch held for the last match's players who did not confirm are
     # freed for anyone (the sweeper, when the hold's time is up). Only before the start.
     RELEASE = "release"
+    # The table head (the earliest join still seated, never a robot's seat) changes the
+    # table's options before the start (003 "Opciones de mesa"): ``text`` holds the
+    # new options as JSON (``table/game.py``'s ``options_text``).
+    OPTIONS = "options"
+    # A seated player agrees to the table's stake and rated play as the head last set
+    # them: the match starts only once every seated player has.
+    CONSENT = "consent"
 
 
 __all__ = ["ActionKind"]

@@ -15,7 +15,6 @@ from tranca_rules.engine import apply
 from tranca_rules.errors import InvalidMove
 from tranca_rules.match import DRAWN, Match
 from tranca_rules.moves import Move
-from tranca_rules.presets import Rules, rules_from_dict
 from tranca_rules.scoring import score_deal
 from tranca_rules.state import DealState
 
@@ -23,6 +22,21 @@ from ..reasons import Reason
 from . import automatic, fairness
 from .action_kinds import ActionKind
 from .errors import GameError as GameError  # re-exported: callers import it from here
+from .head import (
+    CHANGEABLE_OPTIONS,
+    TERMS,
+    TableChange,
+    parse_options,
+    seen_terms,
+    target_score_for,
+)
+
+# Re-exported: callers import them from here.
+from .head import join_text as join_text
+from .head import options_text as options_text
+from .setup import NO_OPTIONS as NO_OPTIONS
+from .setup import Setup as Setup
+from .setup import TableOptions as TableOptions
 
 
 class GameStatus(StrEnum):
@@ -58,132 +72,6 @@ GAME_SCHEMA_VERSION = 2
 # pot, a robot's seat handed back, a timer never reset). Plain games stay at 2.
 PLATFORM_SCHEMA_VERSION = 3
 READABLE_SCHEMAS: tuple[int, ...] = (1, 2, 3)
-
-
-@dataclass(frozen=True)
-class TableOptions:
-    """A table's options (003 "Opciones de mesa", plus robots and verifiable deals).
-    ``express`` and ``point_limit`` are already folded into the rules' target score;
-    they are kept here to show the table as it was set up."""
-
-    turn_seconds: int = 0  # 0: no time limit
-    robot_grace_seconds: int = 0  # 0: no robots
-    private: bool = False
-    competitive: bool = False
-    stake: int = 0
-    express: bool = False
-    point_limit: int = 0
-    verifiable: bool = False
-    annulment_allowed: bool = False
-    # The level the server's robots play here ("random", "greedy", "expert"); "": the
-    # operator's (``tranca serve --robot-level``).
-    robot_level: str = ""
-    # What the players may write in the table's chat ("off", "phrases", "free"); "":
-    # quick phrases at a rated partnership table, free text elsewhere
-    # (platform/chat.py).
-    chat: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        # Only what differs from the defaults: most tables store nothing.
-        default = TableOptions()
-        return {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if getattr(default, f.name) != getattr(self, f.name)
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> TableOptions:
-        known = {f.name: d[f.name] for f in fields(cls) if f.name in d}
-        return cls(**known)
-
-    def match_overrides(self, overrides: dict[str, Any]) -> dict[str, Any]:
-        """The rules' overrides with the length of match this table sets: 003's "Exprés"
-        ("Se juega sin límite de puntos") is a single deal (target score 0), a "Límite
-        de puntos" is the target score; otherwise the overrides as given."""
-        if self.express:
-            return {**overrides, "target_score": 0}
-        if self.point_limit:
-            return {**overrides, "target_score": self.point_limit}
-        return overrides
-
-    @property
-    def timed(self) -> bool:
-        """Whether the sweeper has anything to do for this table while it is played."""
-        return self.turn_seconds > 0 or self.robot_grace_seconds > 0
-
-
-NO_OPTIONS = TableOptions()
-
-
-@dataclass(frozen=True)
-class Setup:
-    """What a game was created with; with the log it rebuilds the whole game. Never
-    changed afterwards (stores share one instance between loads)."""
-
-    rules: Rules
-    players: int
-    seed: int
-    deck: list[int] | None = None  # fixed order of the first deal's deck
-    spectators_allowed: bool = False
-    table: TableOptions = NO_OPTIONS
-    # A verifiable table's secret (hex), from which each deal's server seed is derived
-    # (``tranca.table.fairness``); never shown before the deal it seeds is over.
-    server_secret: str | None = None
-    # A table that outlives its match (services/rematch.py): the table's id (its
-    # first match's game id) and this match's number there, from 2; "" and 0 for a
-    # table's first match (its own game id, match 1). The seats held for the last
-    # match's players until ``hold_until`` (epoch ms; the sweeper frees them then).
-    # Seat numbers only: who may take a held seat is the rematch's to check.
-    table_id: str = ""
-    match_number: int = 0
-    held: tuple[int, ...] = ()
-    hold_until: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "rules": self.rules.to_dict(),
-            "players": self.players,
-            "seed": self.seed,
-            "deck": self.deck,
-            "spectators_allowed": self.spectators_allowed,
-        }
-        # Written only when set, so that setups without them read the same everywhere.
-        if self.table != NO_OPTIONS:
-            out["table"] = self.table.to_dict()
-        if self.server_secret is not None:
-            out["server_secret"] = self.server_secret
-        if self.table_id:
-            out["rematch"] = {
-                "table_id": self.table_id,
-                "match_number": self.match_number,
-                "held": list(self.held),
-                "hold_until": self.hold_until,
-            }
-        return out
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Setup:
-        table = d.get("table")
-        rematch = d.get("rematch") or {}
-        return cls(
-            rules_from_dict(d["rules"]),
-            int(d["players"]),
-            int(d["seed"]),
-            None if d.get("deck") is None else [int(c) for c in d["deck"]],
-            bool(d.get("spectators_allowed", False)),
-            NO_OPTIONS if table is None else TableOptions.from_dict(table),
-            d.get("server_secret"),
-            str(rematch.get("table_id", "")),
-            int(rematch.get("match_number", 0)),
-            tuple(int(s) for s in rematch.get("held", ())),
-            int(rematch.get("hold_until", 0)),
-        )
-
-    @property
-    def number(self) -> int:
-        """The match's number at its table, from 1."""
-        return self.match_number or 1
 
 
 @dataclass
@@ -229,6 +117,30 @@ class GameState:
     # any time of the match (the app's policy says whether such a match is rated).
     automatic: dict[int, str] = field(default_factory=dict)
     were_automatic: set[int] = field(default_factory=set)
+    # The seats of players (not robots' from the start) in the order they joined: the
+    # first is the table head (003: "el primer jugador que se ha sentado en la mesa").
+    joins: list[int] = field(default_factory=list)
+    # The head's last change of the options (None: as created), and the setup as
+    # created, which ``setup`` then replaces (``TableChange.setups``).
+    table_change: TableChange | None = None
+    created_setup: Setup | None = None
+    # Seated players who have not agreed to the stake and rated play as they are now.
+    unconsented: set[int] = field(default_factory=set)
+
+    @property
+    def created(self) -> Setup:
+        """The setup the game was created with (its log folds from it)."""
+        return self.setup if self.created_setup is None else self.created_setup
+
+    @property
+    def head(self) -> int:
+        """The table head's seat: the earliest join still seated; -1 with none."""
+        return self.joins[0] if self.joins else -1
+
+    @property
+    def options_version(self) -> int:
+        """The version of the head's last change of the options (0: none)."""
+        return 0 if self.table_change is None else self.table_change.version
 
     @property
     def uses_platform(self) -> bool:
@@ -246,6 +158,8 @@ class GameState:
             or self.held
             or self.next_game_id
             or self.were_automatic
+            or self.table_change is not None
+            or self.unconsented
             or any(s.player_id for s in self.seats)
         )
 
@@ -278,7 +192,7 @@ class GameState:
         return None
 
     def to_dict(self, with_setup: bool = True) -> dict[str, Any]:
-        out: dict[str, Any] = {"setup": self.setup.to_dict()} if with_setup else {}
+        out: dict[str, Any] = {"setup": self.created.to_dict()} if with_setup else {}
         out.update(
             {
                 "schema": PLATFORM_SCHEMA_VERSION if self.uses_platform else GAME_SCHEMA_VERSION,
@@ -318,6 +232,14 @@ class GameState:
             out["automatic"] = {str(s): level for s, level in sorted(self.automatic.items())}
         if self.were_automatic:
             out["were_automatic"] = sorted(self.were_automatic)
+        if self.joins != _seat_order(self.seats, self.robots):
+            # Only where the order of joins is not the seats' (most tables fill in
+            # order). Not a platform key: a release that predates it shows no head.
+            out["joins"] = list(self.joins)
+        if self.table_change is not None:
+            out["table_change"] = self.table_change.to_dict()
+        if self.unconsented:
+            out["unconsented"] = sorted(self.unconsented)
         if self.last_board is not None:
             # Only between a deal's end and the next deal's first move. Releases that
             # predate it ignore it, and show no final table then.
@@ -332,9 +254,13 @@ class GameState:
             raise ValueError(f"unknown game snapshot schema {schema!r}")
         if setup is None:
             setup = Setup.from_dict(d["setup"])
+        created = setup
+        change = None if d.get("table_change") is None else TableChange.from_dict(d["table_change"])
+        if change is not None:
+            created, setup = change.setups(setup)
         ids = d.get("player_ids", {})
         rematch = d.get("rematch") or {}
-        return cls(
+        g = cls(
             setup=setup,
             seats=[
                 Seat(str(n), bool(t), bool(r), str(ids.get(str(i), "")))
@@ -363,7 +289,18 @@ class GameState:
                 if d.get("last_board") is None
                 else DealState.from_dict(d["last_board"], setup.rules)
             ),
+            table_change=change,
+            created_setup=None if change is None else created,
+            unconsented={int(s) for s in d.get("unconsented", ())},
         )
+        joins = d.get("joins")
+        g.joins = _seat_order(g.seats, g.robots) if joins is None else [int(s) for s in joins]
+        return g
+
+
+def _seat_order(seats: list[Seat], robots: set[int]) -> list[int]:
+    """The order of joins a snapshot that does not write it stands for."""
+    return [i for i, s in enumerate(seats) if s.taken and i not in robots]
 
 
 def new_game(setup: Setup) -> GameState:
@@ -437,16 +374,26 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
             _check_robot_seat(g, action)
         if g.seats[seat].taken:
             raise GameError(Reason.SEAT_TAKEN, f"seat {seat} is taken")
-        if seat in g.held and action.text != REMATCH_CLAIM:
+        claim = action.text == REMATCH_CLAIM
+        if seat in g.held and not claim:
             raise GameError(Reason.SEAT_HELD, f"seat {seat} is held for its last player")
         if action.player_id in g.removed_players:
             raise removed_from_game()
         if action.player_id and any(s.player_id == action.player_id for s in g.seats):
             raise GameError(Reason.PLAYER_SEATED, "the player already holds a seat at this table")
+        # A rematch's claim was confirmed on the last match's terms: where the head has
+        # changed the stake or rated play of this one since, the player agrees anew.
+        seen = 0 if claim else seen_terms(action.text)
         g.seats[seat] = Seat(action.name, True, False, action.player_id)
         g.held.discard(seat)
         if action.by:
             g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
+        else:
+            g.joins.append(seat)
+            change = g.table_change
+            if change is not None and seen < change.terms_version:
+                # Asked for before the head changed the stake or rated play: not agreed.
+                g.unconsented.add(seat)
     elif kind == ActionKind.LEAVE:
         _check_status(g, WAITING)
         seat = _seat(g, action.seat)
@@ -455,11 +402,19 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if action.by == BY_APP:
             _remove_player(g, seat)
         g.seats[seat] = Seat()
+        if seat in g.joins:
+            g.joins.remove(seat)  # the head's role passes to the next join still seated
+        g.unconsented.discard(seat)
     elif kind == ActionKind.START:
         _check_status(g, WAITING)
         free = [i for i, s in enumerate(g.seats) if not s.taken]
         if free:
             raise GameError(Reason.SEATS_FREE, f"seats {free} are not taken yet")
+        if g.unconsented:
+            waiting = sorted(g.unconsented)
+            raise GameError(
+                Reason.CONSENT_PENDING, f"seats {waiting} have not agreed to the table's stake"
+            )
         setup = g.setup
         # A verifiable table deals from its committed seeds, with the entropy given
         # before this start (none can be added later); other tables as they always did.
@@ -588,6 +543,14 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         if not g.held:
             raise GameError(Reason.SEAT_FREE, "no seat is held")
         g.held.clear()
+    elif kind == ActionKind.OPTIONS:
+        _change_options(g, action, version)
+    elif kind == ActionKind.CONSENT:
+        _check_status(g, WAITING)
+        seat = _seat(g, action.seat)
+        if seat not in g.unconsented:
+            raise GameError(Reason.NO_CONSENT_PENDING, f"seat {seat} has nothing to agree to")
+        g.unconsented.discard(seat)
     else:
         raise InvalidMove(f"unknown action {kind!r}")
 
@@ -615,6 +578,39 @@ def _confirm_rematch(g: GameState, action: Action) -> None:
         raise GameError(Reason.MALFORMED_REQUEST, "the table's next match is another")
     g.next_game_id, g.rematch_until = next_id, int(until)
     g.rematch_seats.add(seat)
+
+
+def _change_options(g: GameState, action: Action, version: int) -> None:
+    """The head changes the table's options before the start (003: "se pueden cambiar
+    antes de empezar la partida"); a change of stake or rated play asks every other
+    seated player to agree again. The app's policy is the service's to check."""
+    _check_status(g, WAITING)
+    seat = _seat(g, action.seat)
+    if seat != g.head:
+        raise GameError(Reason.NOT_TABLE_HEAD, "only the table head changes the table's options")
+    table, spectators = parse_options(action.text)
+    now = g.setup.table
+    fixed = [
+        f.name
+        for f in fields(TableOptions)
+        if f.name not in CHANGEABLE_OPTIONS and getattr(table, f.name) != getattr(now, f.name)
+    ]
+    if fixed:
+        raise GameError(Reason.OPTION_FIXED, f"{', '.join(fixed)} stay as the table was created")
+    if table.competitive and g.robots:
+        raise GameError(Reason.COMPETITIVE_TABLE, "robots sit here: the table stays practice")
+    before = g.table_change
+    terms_version = 0 if before is None else before.terms_version
+    if any(getattr(table, name) != getattr(now, name) for name in TERMS):
+        terms_version = version
+        g.unconsented = {i for i in g.joins if i != seat}
+    c = g.created
+    was = (c.table, c.spectators_allowed, c.rules.target_score)
+    change = TableChange(
+        (table, spectators, target_score_for(c, table)), was, version, terms_version
+    )
+    g.created_setup, g.setup = change.setups(c)
+    g.table_change = change
 
 
 def removed_from_game() -> GameError:

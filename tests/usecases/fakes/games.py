@@ -55,7 +55,9 @@ class GamesMemory(NotificationsMemory):
         return self._record(self._stored(game_id))
 
     async def setup_of(self, game_id: str) -> Setup:
-        return self._stored(game_id).state.setup
+        # As created, as the store's column keeps it (the table head's changes are in
+        # the log).
+        return self._stored(game_id).state.created
 
     async def current_version(self, game_id: str) -> int:
         g = self.games.get(game_id)
@@ -115,6 +117,9 @@ class GamesMemory(NotificationsMemory):
         return (-1, None) if g is None else (g.version, g.deadline_at)
 
     async def duplicate_round_in_play(self, game_id: str) -> bool:
+        return False  # no tournaments here
+
+    async def in_tournament(self, game_id: str) -> bool:
         return False  # no tournaments here
 
     async def commit(self, change: GameChange) -> float | None:

@@ -22,7 +22,7 @@ from tranca.table.game import GameState
 def _copy(state: GameState) -> GameState:
     """The state as a database would give it back: through its stored form, so that
     no caller shares it with the repository."""
-    return GameState.from_dict(state.to_dict(with_setup=False), state.setup)
+    return GameState.from_dict(state.to_dict(with_setup=False), state.created)
 
 
 @dataclass

@@ -10,6 +10,7 @@ import {
   type LoggedMove,
   type Move,
   Phase,
+  type TableOptionsInit,
   type TrancaClient,
   TrancaError,
   newRequestId,
@@ -219,6 +220,32 @@ export async function startTable(): Promise<void> {
   if (!view) return;
   await act('table', async () => {
     setView(await seatClient().startGame(view.gameId));
+  });
+}
+
+/**
+ * The table head's new options for the waiting table (003 "Opciones de mesa"), at the
+ * version the head saw: a change in between is refused (ABORTED), not overwritten.
+ */
+export async function updateOptions(
+  table: TableOptionsInit,
+  spectatorsAllowed: boolean,
+): Promise<boolean> {
+  const view = getState().view;
+  if (!view) return false;
+  const done = await act('table', async () => {
+    setView(await seatClient().updateTableOptions(view.gameId, table, { spectatorsAllowed, expectedVersion: view.version }));
+    return true;
+  });
+  return done ?? false;
+}
+
+/** Agrees to the stake and rated play the head set. */
+export async function consentToOptions(): Promise<void> {
+  const view = getState().view;
+  if (!view) return;
+  await act('table', async () => {
+    setView(await seatClient().consentToOptions(view.gameId, newRequestId()));
   });
 }
 

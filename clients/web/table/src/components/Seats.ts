@@ -79,6 +79,9 @@ export function SeatPlate({ view, seat }: { view: GameView; seat: number }) {
       ? html`<img class="avatar" src=${profile.avatarUrl} alt="" width="32" height="32" loading="lazy" referrerpolicy="no-referrer" />`
       : null}
     <strong class="seat-name">${seatName(lang, view, seat)}</strong>
+    ${info.head
+      ? html`<span class="head-star" data-testid="head-star" title=${tr(lang, 'tableHead')}>★<span class="visually-hidden"> ${tr(lang, 'tableHead')}</span></span>`
+      : null}
     ${profile?.country
       ? html`<abbr class="seat-country" data-testid="seat-country" title=${countryName(lang, profile.country)}>${profile.country}</abbr>`
       : null}

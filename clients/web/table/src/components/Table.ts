@@ -25,6 +25,7 @@ import { Melds } from './Melds.js';
 import { Refusal } from './Refusal.js';
 import { HeldSeats, seatLine } from './Rematch.js';
 import { SeatPlate, timeLeft } from './Seats.js';
+import { ConsentPrompt, TableOptionsPanel } from './TableOptions.js';
 
 function Status({ view }: { view: GameView }) {
   const state = getState();
@@ -127,18 +128,30 @@ export function Table() {
   const { lang, view, seated } = getState();
   const waiting = view?.status === GameStatus.WAITING;
   const full = Boolean(view && view.seats.every((s) => s.taken));
+  // A seat still to agree to a stake or rated play the head set: no start yet.
+  const agreed = Boolean(view && !view.seats.some((s) => s.consentPending));
   useEffect(() => {
-    // A table open to others starts when its last seat is taken, by its first seat's page.
-    if (waiting && full && view?.seat === 0) void startTable();
-  }, [waiting, full, view?.seat]);
+    // A table open to others starts when its last seat is taken (and every seat agrees
+    // to its stake), by its first seat's page.
+    if (waiting && full && agreed && view?.seat === 0) void startTable();
+  }, [waiting, full, agreed, view?.seat]);
   if (!view || !seated) return html`<p role="status">${tr(lang, 'loading')}</p><${Refusal} place="table" />`;
   if (waiting) {
     const taken = view.seats.filter((s) => s.taken).length;
     return html`<section class="lobby" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
       <${Watching} view=${view} />
       <p data-testid="waiting-players">${tr(lang, 'waitingPlayers', { taken, players: view.players })}</p>
-      <ul class="seats-list">${view.seats.map((s) => html`<li data-testid="waiting-seat" data-seat=${s.seat} data-taken=${s.taken ? 'true' : 'false'}>${seatLine(lang, view, s.seat)}</li>`)}</ul>
       <${HeldSeats} view=${view} />
+      <ul class="seats-list">${view.seats.map(
+        // The head's star is the stylesheet's (its name stays the seat's whole text);
+        // the line below says it in words. A seat a rematch holds says so.
+        (s) => html`<li data-testid="waiting-seat" data-seat=${s.seat} data-taken=${s.taken ? 'true' : 'false'} class=${s.head ? 'head' : ''} data-head=${s.head ? 'true' : 'false'} data-consent-pending=${s.consentPending ? 'true' : 'false'}>${seatLine(lang, view, s.seat)}</li>`,
+      )}</ul>
+      ${view.headSeat >= 0
+        ? html`<p class="muted" data-testid="table-head"><span class="head-star" aria-hidden="true">★</span> ${tr(lang, 'tableHeadIs', { name: seatName(lang, view, view.headSeat) })}</p>`
+        : null}
+      <${ConsentPrompt} view=${view} />
+      <${TableOptionsPanel} view=${view} />
       <${Refusal} place="table" />
       <${WaitingInvites} view=${view} />
     </section>
@@ -147,6 +160,7 @@ export function Table() {
   return html`<div class="table" data-testid="table" data-game=${view.gameId} data-seat=${view.seat}>
     ${view.seat >= 0 ? html`<a class="skip" href="#hand">${tr(lang, 'skipToHand')}</a>` : null}
     <${Status} view=${view} />
+    <${TableOptionsPanel} view=${view} />
     <${Watching} view=${view} />
     ${view.seat < 0 ? html`<${Refusal} place="table" />` : null}
     <${RobotBanner} view=${view} />

@@ -380,6 +380,27 @@ export const en = {
   achievements: 'Achievements ({n} unlocked)',
   achievementUnlocked: 'Achievement unlocked: {title}',
   levelUp: 'You reached level {level}!',
+  // ----- the table head and its options -----
+  tableOptions: 'Options',
+  optionsChanged: '(changed)',
+  optionsHeadEdits: 'You are the table head: choose the table’s options',
+  optionsHeadChooses: 'The table head chooses the table’s options',
+  optionCompetitive: 'Compete for points and chips',
+  optionStake: 'Stake per match (chips)',
+  optionSpectators: 'Allow spectators',
+  optionExpress: 'Express (one deal)',
+  optionPoints: 'Point limit (0: the rules’ own)',
+  optionChat: 'Chat',
+  chatMode_0: 'As the table’s kind has it',
+  chatMode_1: 'Off',
+  chatMode_2: 'Quick phrases only',
+  chatMode_3: 'Free text',
+  saveOptions: 'Save the options',
+  consentRated: 'The table head made this a rated table with a stake of {stake} chips. Do you agree?',
+  consentPractice: 'The table head made this a practice table, with no stake. Do you agree?',
+  agree: 'I agree',
+  tableHead: 'Table head',
+  tableHeadIs: 'Table head: {name}',
 } as const;
 
 export type Key = keyof typeof en;
