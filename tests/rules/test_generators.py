@@ -31,10 +31,7 @@ def hands(draw: st.DrawFn, literal: bool = False) -> tuple[Rules, list[int]]:
     """Hands from the whole deck, or dense ones from a few ranks of two suits with the
     wilds and aces (where runs, duplicates and wild choices crowd together); with
     ``literal``, under a preset with some of the literal-reading knobs."""
-    if literal:
-        rules = draw(literal_rules())
-    else:
-        rules = PRESETS[draw(st.sampled_from(PRESET_NAMES))]
+    rules = draw(literal_rules()) if literal else PRESETS[draw(st.sampled_from(PRESET_NAMES))]
     deck = full_deck(rules.jokers)
     if draw(st.booleans()):
         low = draw(st.integers(1, 9))
