@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from tranca_rules.engine import legal_moves, play
+from tranca_rules.engine import apply, legal_moves, new_deal, play
 from tranca_rules.errors import Reason, RuleViolation
 from tranca_rules.information import UNKNOWN, information_of
+from tranca_rules.levels import LEVELS, make_bot
 from tranca_rules.moves import parse_move
 from tranca_rules.position import build_position
 from tranca_rules.presets import Rules, make_rules
@@ -342,3 +343,22 @@ def test_each_literal_reading_is_one_knob_away_from_its_preset(
     # The knob's default is the preset's own value: presets stay as they are.
     name, value = next(iter(knob.items()))
     assert make_rules(preset).to_dict()[name] != value
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize(("preset", "knob"), [(p, k) for p, k, _ in LITERAL_READINGS])
+def test_every_bot_level_plays_a_deal_under_each_literal_reading(
+    level: str, preset: str, knob: dict[str, Any]
+) -> None:
+    """The robots (random, greedy, the expert searching sampled worlds) play whole deals
+    under each knob, every move they choose legal under it (``apply`` validates)."""
+    rules = make_rules(preset, knob)
+    players = rules.player_counts[0]
+    s = new_deal(rules, players, seed=5)
+    bots = [make_bot(level, k, iterations=8, horizon=40) for k in range(players)]
+    for _ in range(3000):
+        if s.is_over:
+            break
+        move = bots[s.turn].choose(s, legal_moves(s))
+        apply(s, s.turn, move)
+    assert s.is_over
