@@ -93,6 +93,34 @@ def test_aces_wild_a_set_of_aces_stays_natural() -> None:
     assert s.melds[1].shape.wilds == 1
 
 
+def test_aces_wild_a_frozen_pile_still_wants_its_rank() -> None:
+    """002: "a carta do topo deve corresponder exatamente a uma combinação já existente do
+    seu lado, formada apenas por cartas naturais": an ace on a frozen pile goes onto a
+    natural set of aces, not as a wild onto another rank's set."""
+    rules = make_rules("canasta-002", {"aces_wild": True})
+    fives = build_position(
+        rules,
+        4,
+        hands=["KD KH 9C", "4D", "4H", "4S"],
+        melds=[(0, "5C 5H 5S")],
+        pile="7D 2C AS",
+        pile_frozen=True,
+        stock="7D",
+    )
+    refused(fives, 0, "take @0", Reason.DISCARD_PILE_FROZEN)
+    aces = build_position(
+        rules,
+        4,
+        hands=["KD KH 9C", "4D", "4H", "4S"],
+        melds=[(0, "AC AH AD")],
+        pile="7D 2C AS",
+        pile_frozen=True,
+        stock="7D",
+    )
+    play(aces, 0, "take @0")
+    assert not aces.pile_frozen and len(aces.melds[0].cards) == 4
+
+
 def test_aces_wild_not_on_the_preset() -> None:
     """Decision 32: canasta-002 keeps aces natural (Jogabilidade names "um curinga
     (coringa ou 2)")."""

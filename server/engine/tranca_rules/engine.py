@@ -19,6 +19,7 @@ from .cards import (
     is_black_three,
     is_red_three,
     is_wild,
+    rank_of,
 )
 from .errors import InvalidMove, Reason, RuleViolation
 from .melds import (
@@ -275,7 +276,8 @@ def _take_onto_meld_problem(
         return RuleViolation(
             Reason.TOP_CARD_NOT_USED, f"the top card {card_text(top)} does not fit meld @{m.id}"
         )
-    top_is_wild = is_wild(top)
+    # With aces_wild an ace on another rank's set would go on as a wild: not its rank.
+    top_is_wild = is_wild(top) or (rules.aces_wild and m.shape.key != rank_of(top))
     if s.pile_frozen and (
         top_is_wild or m.shape.kind != SET or m.shape.wilds or m.dirty_canastra or rep
     ):
