@@ -239,9 +239,9 @@ def information_from_view(view: SeatView, rules: Rules, move_count: int = 0) -> 
     seeds the search's choices (the API's version will do).
 
     One fact the view does not show decides legal moves: under ``one_meld_per_turn``,
-    whether the seat already laid its new meld in this turn. It is taken as not (a
-    bot searching mid-turn may then offer a second meld, which the server refuses
-    with ONE_MELD_PER_TURN; a bot deciding at the turn's start is exact)."""
+    whether the seat already laid its new meld in this turn. It is taken as not: the
+    worlds sampled mid-turn may then allow a second meld. A bot that chooses among
+    the legal moves the server lists (as the SDK's expert does) still sends none."""
     if view.hand is None:
         raise ValueError("a spectator's view holds no hand: no information to search from")
     if view.preset != rules.name:
