@@ -69,6 +69,8 @@ class Reason(StrEnum):
     CANNOT_GO_OUT_WITHOUT_CANASTRA = "CANNOT_GO_OUT_WITHOUT_CANASTRA"
     # The move would leave no card to discard while the seat may not go out.
     MUST_KEEP_A_CARD_TO_DISCARD = "MUST_KEEP_A_CARD_TO_DISCARD"
+    # The seat already laid its one new meld of the turn (knob one_meld_per_turn).
+    ONE_MELD_PER_TURN = "ONE_MELD_PER_TURN"
 
     # ----- requests and credentials -----------------------------------------------
     # A request field out of its shape (particulars: the server's ``detail``, or a

@@ -7,6 +7,7 @@ from itertools import combinations_with_replacement
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.rules.literal_knobs import literal_rules
 from tranca_rules.cards import JOKER, full_deck
 from tranca_rules.engine import meld_triples
 from tranca_rules.melds import Meld, Problem, _accepts_by_classify, _compute_accepts, classify
@@ -26,10 +27,11 @@ def brute_force_triples(counts: Counter[int], rules: Rules) -> set[tuple[int, ..
 
 
 @st.composite
-def hands(draw: st.DrawFn) -> tuple[Rules, list[int]]:
+def hands(draw: st.DrawFn, literal: bool = False) -> tuple[Rules, list[int]]:
     """Hands from the whole deck, or dense ones from a few ranks of two suits with the
-    wilds and aces (where runs, duplicates and wild choices crowd together)."""
-    rules = PRESETS[draw(st.sampled_from(PRESET_NAMES))]
+    wilds and aces (where runs, duplicates and wild choices crowd together); with
+    ``literal``, under a preset with some of the literal-reading knobs."""
+    rules = draw(literal_rules()) if literal else PRESETS[draw(st.sampled_from(PRESET_NAMES))]
     deck = full_deck(rules.jokers)
     if draw(st.booleans()):
         low = draw(st.integers(1, 9))
@@ -43,14 +45,14 @@ def hands(draw: st.DrawFn) -> tuple[Rules, list[int]]:
     return rules, [deck[i] for i in idx]
 
 
-@given(hands())
+@given(st.booleans().flatmap(hands))
 def test_meld_triples_equal_brute_force(case: tuple[Rules, list[int]]) -> None:
     rules, hand = case
     counts = Counter(hand)
     assert meld_triples(counts, rules) == brute_force_triples(counts, rules)
 
 
-@given(hands(), st.integers(0, 15))
+@given(st.booleans().flatmap(hands), st.integers(0, 15))
 def test_meld_triples_with_a_focus_card_equal_brute_force(
     case: tuple[Rules, list[int]], pick: int
 ) -> None:
@@ -61,7 +63,7 @@ def test_meld_triples_with_a_focus_card_equal_brute_force(
     assert meld_triples(counts, rules, focus) == expected
 
 
-@given(hands())
+@given(st.booleans().flatmap(hands))
 def test_fast_accepts_equal_classify(case: tuple[Rules, list[int]]) -> None:
     """Grow a meld from the hand's first valid triple, card by card, and compare the
     arithmetic accept sets with the classify-based ones at every size."""

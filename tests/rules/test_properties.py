@@ -14,9 +14,10 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.rules.literal_knobs import literal_rules
 from tranca_rules.bots import GreedyBot, RandomBot
 from tranca_rules.cards import full_deck, parse_card
 from tranca_rules.engine import apply, legal_moves, new_deal, validate
@@ -147,13 +148,28 @@ def check_score_breakdown(s: DealState) -> None:
         assert sc.morto_penalty in (0, -rules.morto_penalty)
         assert sc.hand_cards <= 0
         if not s.morto_taken[sc.side]:
-            assert sc.morto_penalty == -rules.morto_penalty
+            untaken = rules.untaken_morto_is_penalised
+            assert sc.morto_penalty == (-rules.morto_penalty if untaken else 0)
 
 
 @pytest.mark.parametrize(("preset", "players"), GAMES)
 @given(seed=st.integers(0, 2**32), greedy=st.booleans())
 def test_invariants_over_whole_deals(preset: str, players: int, seed: int, greedy: bool) -> None:
-    rules = PRESETS[preset]
+    play_whole_deal(PRESETS[preset], players, seed, greedy)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=literal_rules(), seed=st.integers(0, 2**32), greedy=st.booleans())
+def test_invariants_over_whole_deals_under_the_literal_readings(
+    rules: Rules, seed: int, greedy: bool
+) -> None:
+    """The same invariants with any mix of the literal-reading knobs on any preset: no
+    move accepted that the knobs forbid, none refused that they allow."""
+    players = rules.player_counts[seed % len(rules.player_counts)]
+    play_whole_deal(rules, players, seed, greedy)
+
+
+def play_whole_deal(rules: Rules, players: int, seed: int, greedy: bool) -> None:
     s = new_deal(rules, players, seed=seed, dealer=seed % players)
     bot_type = GreedyBot if greedy else RandomBot
     bots = [bot_type(seed + k) for k in range(players)]

@@ -19,6 +19,7 @@ from .cards import (
     is_black_three,
     is_red_three,
     is_wild,
+    rank_of,
 )
 from .errors import InvalidMove, Reason, RuleViolation
 from .melds import (
@@ -275,7 +276,8 @@ def _take_onto_meld_problem(
         return RuleViolation(
             Reason.TOP_CARD_NOT_USED, f"the top card {card_text(top)} does not fit meld @{m.id}"
         )
-    top_is_wild = is_wild(top)
+    # With aces_wild an ace on another rank's set would go on as a wild: not its rank.
+    top_is_wild = is_wild(top) or (rules.aces_wild and m.shape.key != rank_of(top))
     if s.pile_frozen and (
         top_is_wild or m.shape.kind != SET or m.shape.wilds or m.dirty_canastra or rep
     ):
@@ -309,9 +311,9 @@ def _take_new_meld_problem(
 
 
 def _meld_moves(s: DealState, counts: Counter[int], n: int, side: int) -> list[Move]:
-    if n < 3:
-        return []
     rules = s.rules
+    if n < 3 or (rules.one_meld_per_turn and s.new_melds_this_turn):
+        return []
     moves = []
     for cards in sorted(meld_triples(counts, rules)):
         if n <= 4 or is_black_three(cards[0]):
@@ -403,6 +405,11 @@ def validate(s: DealState, seat: int, move: Move) -> None:
     _require_in_hand(hand, move.cards)
     n = len(hand)
     if kind == MELD:
+        if rules.one_meld_per_turn and s.new_melds_this_turn:
+            # 004's letter: "o jogador poderá baixar uma combinação de cartas".
+            raise RuleViolation(
+                Reason.ONE_MELD_PER_TURN, "these rules allow one new meld a turn: add to it"
+            )
         shape = classify(list(move.cards), rules)
         if isinstance(shape, Problem):
             raise RuleViolation(shape.reason, shape.message)
@@ -488,8 +495,12 @@ def apply_unchecked(s: DealState, seat: int, move: Move) -> None:
         card = move.cards[0]
         hand.remove(card)
         s.pile.append(card)
-        if rules.wild_freezes_pile and is_wild(card):
-            s.pile_frozen = True
+        if rules.wild_freezes_pile:
+            if is_wild(card):
+                s.pile_frozen = True
+            elif rules.pile_unfreezes_when_covered:
+                # 002's letter: "trancada sempre que um curinga ... está no topo".
+                s.pile_frozen = False
         if not hand:
             if morto_available(s, side):
                 _take_morto(s, seat, side)
@@ -512,6 +523,8 @@ def apply_unchecked(s: DealState, seat: int, move: Move) -> None:
             for c in move.cards:
                 hand.remove(c)
             _new_meld(s, side, [top, *move.cards])
+            if rules.one_meld_per_turn:  # counted only where it matters: views omit it
+                s.new_melds_this_turn += 1
         hand.extend(s.pile)
         s.pile.clear()
         s.pile_frozen = False
@@ -521,6 +534,8 @@ def apply_unchecked(s: DealState, seat: int, move: Move) -> None:
         for c in move.cards:
             hand.remove(c)
         _new_meld(s, side, list(move.cards))
+        if rules.one_meld_per_turn:
+            s.new_melds_this_turn += 1
     else:  # ADD, REPLACE
         card = move.cards[0]
         hand.remove(card)
@@ -605,6 +620,7 @@ def _end_turn(s: DealState, seat: int) -> None:
     if s.melded_this_turn:
         s.has_melded[seat] = True
         s.melded_this_turn = False
+    s.new_melds_this_turn = 0
     nxt = (seat + 1) % s.n_players
     s.turn = nxt
     s.phase = DRAW_PHASE

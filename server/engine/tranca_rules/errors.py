@@ -39,6 +39,7 @@ class Reason(StrEnum):
     CANNOT_GO_OUT_WITHOUT_CLEAN_CANASTRA = "CANNOT_GO_OUT_WITHOUT_CLEAN_CANASTRA"
     CANNOT_GO_OUT_WITHOUT_CANASTRA = "CANNOT_GO_OUT_WITHOUT_CANASTRA"
     MUST_KEEP_A_CARD_TO_DISCARD = "MUST_KEEP_A_CARD_TO_DISCARD"
+    ONE_MELD_PER_TURN = "ONE_MELD_PER_TURN"
 
 
 # The most of a caller's own text an error message repeats: enough to recognise it,

@@ -132,6 +132,7 @@ class Information:
     morto_pending: tuple[int, ...]
     has_melded: tuple[bool, ...]
     melded_this_turn: bool
+    new_melds_this_turn: int
     went_out: int
     end_reason: EndReason
 
@@ -166,6 +167,7 @@ class Information:
             self.morto_pending,
             self.has_melded,
             self.melded_this_turn,
+            self.new_melds_this_turn,
             self.went_out,
             self.end_reason,
         )
@@ -216,6 +218,7 @@ def information_of(s: DealState, seat: int, memory: Memory | None = None) -> Inf
         morto_pending=tuple(s.morto_pending),
         has_melded=tuple(s.has_melded),
         melded_this_turn=s.melded_this_turn,
+        new_melds_this_turn=s.new_melds_this_turn,
         went_out=s.went_out,
         end_reason=s.end_reason,
     )
@@ -233,7 +236,12 @@ def information_from_view(view: SeatView, rules: Rules, move_count: int = 0) -> 
     on the table (the concealed going-out bonus), nobody has melded in this turn yet,
     every red three was replaced, and no morto waits for an indirect going out. The
     turn's first player is the dealer's left (``new_deal``'s). ``move_count`` only
-    seeds the search's choices (the API's version will do)."""
+    seeds the search's choices (the API's version will do).
+
+    One fact the view does not show decides legal moves: under ``one_meld_per_turn``,
+    whether the seat already laid its new meld in this turn. It is taken as not: the
+    worlds sampled mid-turn may then allow a second meld. A bot that chooses among
+    the legal moves the server lists (as the SDK's expert does) still sends none."""
     if view.hand is None:
         raise ValueError("a spectator's view holds no hand: no information to search from")
     if view.preset != rules.name:
@@ -286,6 +294,7 @@ def information_from_view(view: SeatView, rules: Rules, move_count: int = 0) -> 
         morto_pending=(NOBODY,) * n_sides,
         has_melded=tuple(k % n_sides in side_melded for k in range(n)),
         melded_this_turn=False,
+        new_melds_this_turn=0,
         went_out=view.went_out,
         end_reason=view.end_reason,
     )
@@ -354,6 +363,7 @@ def sample_state(info: Information, rng_shuffle: list[int]) -> DealState:
     s.pile_frozen = info.pile_frozen
     s.has_melded = list(info.has_melded)
     s.melded_this_turn = info.melded_this_turn
+    s.new_melds_this_turn = info.new_melds_this_turn
     s.went_out = info.went_out
     s.end_reason = info.end_reason
     s.move_count = info.move_count

@@ -82,6 +82,17 @@ def classify(
             if not isinstance(as_run, Problem):
                 return as_run
         return as_set
+    if rules.aces_wild:
+        # 002's letter: "Áses e 2s podem ser usados como curingas": an ace outside a
+        # set of aces, or outside its place in a run, serves as a wild.
+        plain = [c for c in naturals if rank_of(c) != ACE]
+        rank = rank_of(plain[0])
+        if all(rank_of(c) == rank for c in plain):
+            as_set = _set_shape(cards, len(plain), rank, rules)
+            if isinstance(as_set, Shape) or not rules.sequences:
+                return as_set
+            as_run = _run_shape(cards, rules, min_wilds, max_wilds)
+            return as_set if isinstance(as_run, Problem) else as_run
     if not rules.sequences:
         return Problem(
             Reason.MELD_KIND_NOT_ALLOWED, "only sets of one rank are allowed in these rules"
@@ -116,6 +127,7 @@ def _run_shape(
     suited_twos = 0
     wilds = 0
     twos: list[int] = []
+    ace_suits: list[int] = []  # with aces_wild: each ace, natural in its place or wild
     for c in cards:
         if c == JOKER:
             wilds += 1
@@ -125,6 +137,9 @@ def _run_shape(
             twos.append(suit_of(c))
             continue
         s = suit_of(c)
+        if r == ACE and rules.aces_wild:
+            ace_suits.append(s)
+            continue
         if suit < 0:
             suit = s
         elif s != suit:
@@ -133,15 +148,25 @@ def _run_shape(
             aces += 1
         else:
             fixed.append(r)
+    if ace_suits:
+        if suit < 0:
+            suit = ace_suits[0]
+        aces = ace_suits.count(suit)
+        wilds += len(ace_suits) - aces
     for s in twos:
         if low <= TWO and s == suit:
             suited_twos += 1
         else:
             wilds += 1
-    if aces > 2:
+    ace_options: tuple[tuple[int, ...], ...]
+    if ace_suits:
+        # Each ace of the suit natural in a place of its own, or wild.
+        places = ((), (HIGH,), (ACE,), (ACE, HIGH)) if low == ACE else ((), (HIGH,))
+        ace_options = tuple(p for p in places if len(p) <= aces)
+    elif aces > 2:
         return Problem(Reason.INVALID_MELD, "a run holds at most two aces")
-    if aces == 0:
-        ace_options: tuple[tuple[int, ...], ...] = ((),)
+    elif aces == 0:
+        ace_options = ((),)
     elif aces == 1:
         ace_options = ((HIGH,), (ACE,)) if low == ACE else ((HIGH,),)
     else:
@@ -152,7 +177,7 @@ def _run_shape(
     for ace_ranks in ace_options:
         for natural_twos in two_options:
             ranks = fixed + list(ace_ranks) + [TWO] * natural_twos
-            w = wilds + suited_twos - natural_twos
+            w = wilds + suited_twos - natural_twos + aces - len(ace_ranks)
             if not min_wilds <= w <= max_wilds:
                 continue
             found = _check_run(ranks, w, low, rules)
@@ -180,6 +205,8 @@ def _check_run(ranks: list[int], wilds: int, low: int, rules: Rules) -> tuple[in
         if lo == THREE or (lo == TWO and low > TWO):
             return Problem(Reason.THREES_CANNOT_BE_MELDED, "runs start at the 4 in these rules")
         return Problem(Reason.INVALID_MELD, "the ace is high only in these rules")
+    if lo <= THREE and not rules.threes_in_runs and THREE in ranks:
+        return Problem(Reason.THREES_CANNOT_BE_MELDED, "threes cannot be melded in these rules")
     for i in range(1, n):
         if ranks[i] == ranks[i - 1]:
             return Problem(Reason.INVALID_MELD, "a run cannot hold the same card twice")
@@ -241,7 +268,7 @@ class Meld:
         """The shape this meld would have with ``card`` added: its wilds stay wild and
         its natural cards natural, so only the new card may add a wild."""
         wilds = self.shape.wilds
-        new_wild = 1 if is_wild(card) else 0
+        new_wild = 1 if is_wild(card) or (rules.aces_wild and rank_of(card) == ACE) else 0
         return classify([*self.cards, card], rules, wilds, wilds + new_wild)
 
     def canastra_kind(self, rules: Rules) -> str | None:
@@ -275,8 +302,7 @@ def canastra_kind(shape: Shape, n_cards: int, dirty_before: bool, rules: Rules) 
 
 def _candidates(meld: Meld, rules: Rules) -> list[int]:
     shape = meld.shape
-    wild_cards = [JOKER] if rules.jokers else []
-    wild_cards += [make_card(TWO, s) for s in range(4)]
+    wild_cards = _wild_cards(rules)
     if shape.kind == BLACK_THREES:
         return [make_card(THREE, 0), make_card(THREE, 3)]
     if shape.kind == SET:
@@ -294,13 +320,16 @@ def _compute_accepts(meld: Meld, rules: Rules) -> dict[int, bool]:
     shape = meld.shape
     if shape.kind == SET and shape.key not in (TWO, THREE):
         return _set_accepts(shape, rules)
-    if shape.kind == RUN and not rules.ace_low:
+    if shape.kind == RUN and not rules.ace_low and not rules.aces_wild:
         return _run_accepts(shape, rules)
     return _accepts_by_classify(meld, rules)
 
 
 def _wild_cards(rules: Rules) -> list[int]:
-    return ([JOKER] if rules.jokers else []) + [make_card(TWO, s) for s in range(4)]
+    out = ([JOKER] if rules.jokers else []) + [make_card(TWO, s) for s in range(4)]
+    if rules.aces_wild:
+        out += [make_card(ACE, s) for s in range(4)]
+    return out
 
 
 def _set_accepts(shape: Shape, rules: Rules) -> dict[int, bool]:

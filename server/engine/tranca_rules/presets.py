@@ -72,6 +72,11 @@ class Rules:
     min_naturals: int = 2
     twos_set: bool = False  # a meld of 2s only is allowed (the all-wild canastra of 003)
     black_threes_when_going_out: bool = False  # a pure meld of 3-4 black threes, going out (002)
+    # With the low ace, a black 3 of a run's suit stands natural in its place (003 as
+    # the project reads it); false: threes are never melded (003's letter)
+    threes_in_runs: bool = True
+    aces_wild: bool = False  # an ace may serve as a wild outside its own place (002's letter)
+    one_meld_per_turn: bool = False  # at most one new meld a turn; adds unlimited (004's letter)
     wild_replacement: bool = False
     canastra_size: int = 7
     set_canastras: bool = True  # sets can become canastras (otherwise only runs)
@@ -80,6 +85,8 @@ class Rules:
     pile_view: PileView = PileView.TOP
     black_three_locks_pile: bool = True
     wild_freezes_pile: bool = False
+    # The frozen pile thaws when a card that is not a wild covers the wild (002's letter)
+    pile_unfreezes_when_covered: bool = False
     # Threes
     red_three_replacement: bool = False
     red_three_value: int = 100
@@ -92,6 +99,8 @@ class Rules:
     batida_bonus: int = 100
     concealed_batida_bonus: int = 0  # 0: none
     morto_penalty: int = 100
+    # A morto never taken costs morto_penalty; false: only one taken and unused does (003's letter)
+    untaken_morto_is_penalised: bool = True
     morto_after_discard_plays_on: bool = False  # 002: the turn goes on after an indirect batida
     unused_morto_is_penalised: bool = True
     unused_morto_cards_count: bool = False
@@ -294,6 +303,8 @@ def check_rules(rules: Rules) -> None:
         )
     if rules.twos_set and not rules.sets:
         problems.append("twos_set needs sets")
+    if rules.pile_unfreezes_when_covered and not rules.wild_freezes_pile:
+        problems.append("pile_unfreezes_when_covered needs wild_freezes_pile")
     deck = 108 if rules.jokers else 104
     for n in rules.player_counts:
         mortos = 2 if n == 4 else n

@@ -87,7 +87,8 @@ def score_deal(s: DealState) -> list[SideScore]:
             batida = rules.concealed_batida_bonus if concealed else rules.batida_bonus
         pending = s.morto_pending[side]
         unused = pending != NOBODY and rules.unused_morto_is_penalised
-        morto_penalty = -rules.morto_penalty if (not s.morto_taken[side] or unused) else 0
+        untaken_paid = not s.morto_taken[side] and rules.untaken_morto_is_penalised
+        morto_penalty = -rules.morto_penalty if (untaken_paid or unused) else 0
         hand_points = 0
         for seat in s.seats_of(side):
             if unused and seat == pending and not rules.unused_morto_cards_count:

@@ -85,6 +85,7 @@ class DealState:
         "mortos",
         "move_count",
         "n_players",
+        "new_melds_this_turn",
         "phase",
         "pile",
         "pile_frozen",
@@ -115,6 +116,7 @@ class DealState:
         self.pile_frozen = False
         self.has_melded: list[bool] = [False] * n_players
         self.melded_this_turn = False
+        self.new_melds_this_turn = 0  # new melds laid in this turn (one_meld_per_turn)
         self.went_out = NOBODY
         self.end_reason: EndReason = EndReason.NONE
         self.move_count = 0
@@ -151,6 +153,7 @@ class DealState:
         new.pile_frozen = self.pile_frozen
         new.has_melded = list(self.has_melded)
         new.melded_this_turn = self.melded_this_turn
+        new.new_melds_this_turn = self.new_melds_this_turn
         new.went_out = self.went_out
         new.end_reason = self.end_reason
         new.move_count = self.move_count
@@ -208,6 +211,7 @@ class DealState:
             "pile_frozen": self.pile_frozen,
             "has_melded": list(self.has_melded),
             "melded_this_turn": self.melded_this_turn,
+            "new_melds_this_turn": self.new_melds_this_turn,
             "went_out": self.went_out,
             "end_reason": self.end_reason,
             "move_count": self.move_count,
@@ -253,6 +257,8 @@ class DealState:
         s.pile_frozen = bool(data["pile_frozen"])
         s.has_melded = list(data["has_melded"])
         s.melded_this_turn = bool(data["melded_this_turn"])
+        # Absent from snapshots written before the knob: no meld counted yet.
+        s.new_melds_this_turn = int(data.get("new_melds_this_turn", 0))
         s.went_out = int(data["went_out"])
         s.end_reason = end_reason_of(data["end_reason"])
         s.move_count = int(data["move_count"])

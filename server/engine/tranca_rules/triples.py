@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from .cards import ACE, JOKER, TWO, is_black_three, is_wild, make_card, rank_of, suit_of
-from .melds import HIGH
+from .melds import HIGH, Shape, classify
 from .presets import Rules
 
 
@@ -22,6 +22,8 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
     Built from the shapes a three-card meld can take rather than by trying every
     triple, because this runs for every move; a test checks it against brute force.
     """
+    if rules.aces_wild:
+        return _triples_by_classify(counts, rules, focus)
     if rules.run_low > TWO and not rules.twos_set:
         return _triples_without_low_ace(counts, rules, focus)
     if focus >= 0 and not is_wild(focus):
@@ -58,7 +60,7 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
             elif r == TWO:
                 if low <= TWO:
                     pos[TWO] = c
-            elif r >= low:
+            elif r >= low and (r != 3 or rules.threes_in_runs):
                 pos[r] = c
     wilds.sort()
     focus_wild = focus >= 0 and is_wild(focus)
@@ -121,6 +123,32 @@ def meld_triples(counts: Counter[int], rules: Rules, focus: int = -1) -> set[tup
             continue
         result.add(t)
     return result
+
+
+def _triples_by_classify(
+    counts: Counter[int], rules: Rules, focus: int
+) -> set[tuple[int, int, int]]:
+    """``meld_triples`` by trying every multiset of three: for rules where an ace may
+    be natural or wild (``aces_wild``), which the shapes above do not model. Slower,
+    and only these rules pay for it."""
+    cards = sorted(counts)
+    out: set[tuple[int, int, int]] = set()
+    k = len(cards)
+    for i in range(k):
+        a = cards[i]
+        for j in range(i, k):
+            b = cards[j]
+            if j == i and counts[a] < 2:
+                continue
+            for m in range(j, k):
+                c = cards[m]
+                if m == j and counts[b] < (3 if i == j else 2):
+                    continue
+                if focus >= 0 and focus not in (a, b, c):
+                    continue
+                if isinstance(classify([a, b, c], rules), Shape):
+                    out.add((a, b, c))
+    return out
 
 
 def _triples_without_low_ace(

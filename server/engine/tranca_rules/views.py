@@ -272,11 +272,13 @@ def _lay_out(m: Meld, rules: Rules) -> MeldView:
         cards = ordered
     else:
         cards = sorted(m.cards)
-        # In a set every 2 and joker stands in as a wild, but in a set of 2s.
+        # In a set every 2 and joker stands in as a wild, but in a set of 2s; with
+        # aces_wild so does an ace, but in a set of aces.
+        aces_wild = rules.aces_wild and shape.key != ACE
         wild_at = (
             []
             if shape.kind != SET or shape.key == TWO
-            else [i for i, c in enumerate(cards) if is_wild(c)]
+            else [i for i, c in enumerate(cards) if is_wild(c) or (aces_wild and rank_of(c) == ACE)]
         )
     return MeldView(
         m.id,

@@ -148,6 +148,11 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Guarde uma carta para descartar: ainda não pode bater.",
         "Guarda una carta para descartar: todavía no puedes cerrar.",
     ),
+    "ONE_MELD_PER_TURN": (
+        "These rules allow one new meld a turn: add cards to your melds instead.",
+        "Estas regras permitem um jogo novo por vez: acrescente cartas aos seus jogos.",
+        "Estas reglas permiten una combinación nueva por turno: agrega cartas a tus juegos.",
+    ),
     # ----- requests and credentials -------------------------------------------------
     # The particulars of a malformed request are the server's text (``detail``, in
     # English), or a string's limit (VARIANTS).
