@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tranca.services.rematch import held_seats
 from tranca.table.action_kinds import ActionKind
 from tranca.table.errors import GameError
 from tranca.table.game import (
@@ -83,3 +84,38 @@ def test_held_seats_take_only_the_rematch_claim_until_released() -> None:
     late = Action(ActionKind.JOIN, 1, name="y", player_id="y")
     apply_action(g, late, 4)
     assert rebuild(setup, [claim, free, release, late]).to_dict() == g.to_dict()
+
+
+def test_the_table_head_stays_the_first_player_seated_at_the_table_across_a_rematch() -> None:
+    # 003: "Las opciones de mesa son elegidas por el jefe de mesa (el primer jugador que
+    # se ha sentado en la mesa y que tiene una estrella estrella junto a su avatar)".
+    # Seat 1 sat down first: the head, in this match and in the next, even when seat 0
+    # confirms the rematch first; a player who sits down only for the next match comes
+    # after both.
+    setup = Setup(PRESETS["tranca-000"], 4, 7)
+    first = rebuild(
+        setup,
+        [
+            Action(ActionKind.JOIN, 1, name="b", player_id="pb"),
+            Action(ActionKind.JOIN, 0, name="a", player_id="pa"),
+            Action(ActionKind.JOIN, 3, name="d", player_id="pd"),
+            Action(ActionKind.JOIN, 2, name="c", player_id="pc"),
+            Action(ActionKind.START),
+            Action(ActionKind.RESIGN, 0),
+        ],
+    )
+    assert first.head == 1
+    held = held_seats(first)
+    assert held == (1, 0, 3, 2)
+    nxt = Setup(setup.rules, 4, 8, table_id="t", match_number=2, held=held, hold_until=9)
+    actions = [
+        Action(ActionKind.JOIN, 0, name="a", player_id="pa", text=REMATCH_CLAIM),
+        Action(ActionKind.RELEASE),
+        Action(ActionKind.JOIN, 2, name="e", player_id="pe"),  # a newcomer, in c's freed seat
+        Action(ActionKind.JOIN, 1, name="b", player_id="pb", text=REMATCH_CLAIM),
+    ]
+    g = rebuild(nxt, actions[:1])
+    assert g.head == 0  # the only player seated so far
+    g = rebuild(nxt, actions)
+    assert g.joins == [1, 0, 2] and g.head == 1
+    assert roundtrip(g).to_dict() == g.to_dict()

@@ -160,8 +160,11 @@ class TableHistory:
 def held_seats(old: GameState, robots: frozenset[int] = frozenset()) -> tuple[int, ...]:
     """The seats a rematch holds: every seat of the finished match but those whose
     player the app removed, and ``robots``, the seats the server's robots held from
-    its start (they sit again at once)."""
-    return tuple(i for i in range(len(old.seats)) if i not in old.removed_seats and i not in robots)
+    its start (they sit again at once). In the order the finished match's players sat
+    down (its head first): the next match's head is the table's, the first seated at
+    it (003: "el primer jugador que se ha sentado en la mesa"), whoever confirms first."""
+    seated = [*old.joins, *(i for i in range(len(old.seats)) if i not in old.joins)]
+    return tuple(i for i in seated if i not in old.removed_seats and i not in robots)
 
 
 def robot_seats(log: Sequence[LogRecord]) -> frozenset[int]:

@@ -388,6 +388,8 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.held.discard(seat)
         if action.by:
             g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
+        elif claim:
+            _rejoin_in_table_order(g, seat)
         else:
             g.joins.append(seat)
             change = g.table_change
@@ -578,6 +580,17 @@ def _confirm_rematch(g: GameState, action: Action) -> None:
         raise GameError(Reason.MALFORMED_REQUEST, "the table's next match is another")
     g.next_game_id, g.rematch_until = next_id, int(until)
     g.rematch_seats.add(seat)
+
+
+def _rejoin_in_table_order(g: GameState, seat: int) -> None:
+    """A rematch's claim takes its place in the order the table's players sat down
+    (the setup's held seats are in the last match's order), ahead of the players who
+    sat down only for this match: the table head stays the first player seated at
+    the table (003), whoever confirmed the rematch first."""
+    order = g.setup.held
+    rank = order.index(seat) if seat in order else len(order)
+    later = (k for k, j in enumerate(g.joins) if j not in order or order.index(j) > rank)
+    g.joins.insert(next(later, len(g.joins)), seat)
 
 
 def _change_options(g: GameState, action: Action, version: int) -> None:
