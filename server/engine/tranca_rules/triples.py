@@ -131,23 +131,13 @@ def _triples_by_classify(
     """``meld_triples`` by trying every multiset of three: for rules where an ace may
     be natural or wild (``aces_wild``), which the shapes above do not model. Slower,
     and only these rules pay for it."""
-    cards = sorted(counts)
     out: set[tuple[int, int, int]] = set()
-    k = len(cards)
-    for i in range(k):
-        a = cards[i]
-        for j in range(i, k):
-            b = cards[j]
-            if j == i and counts[a] < 2:
-                continue
-            for m in range(j, k):
-                c = cards[m]
-                if m == j and counts[b] < (3 if i == j else 2):
-                    continue
-                if focus >= 0 and focus not in (a, b, c):
-                    continue
-                if isinstance(classify([a, b, c], rules), Shape):
-                    out.add((a, b, c))
+
+    def keep(triple: tuple[int, int, int]) -> None:
+        if (focus < 0 or focus in triple) and isinstance(classify(list(triple), rules), Shape):
+            out.add(triple)
+
+    _add_triples(sorted(counts), counts, keep)
     return out
 
 
