@@ -5,6 +5,8 @@ snapshot reads back as written and the log, replayed, rebuilds it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tranca.services.rematch import held_seats
@@ -21,6 +23,7 @@ from tranca.table.game import (
     rebuild,
     rematch_text,
 )
+from tranca.table.head import options_text
 from tranca_rules.presets import PRESETS
 
 
@@ -119,3 +122,24 @@ def test_the_table_head_stays_the_first_player_seated_at_the_table_across_a_rema
     g = rebuild(nxt, actions)
     assert g.joins == [1, 0, 2] and g.head == 1
     assert roundtrip(g).to_dict() == g.to_dict()
+
+
+def test_a_rematch_claim_agrees_anew_to_a_stake_changed_since() -> None:
+    # 003: "Las opciones de mesa se pueden cambiar antes de empezar la partida o entre
+    # partida y partida". The first to confirm (for now the only player, so the head)
+    # makes the next match rated with a stake; the other player's claim, confirmed on
+    # the last match's terms, has not agreed to it: no start until they do.
+    rules = PRESETS["tranca-000"]
+    nxt = Setup(rules, 2, 8, table_id="t", match_number=2, held=(0, 1), hold_until=9)
+    g = new_game(nxt)
+    apply_action(g, Action(ActionKind.JOIN, 1, name="b", player_id="pb", text=REMATCH_CLAIM), 1)
+    rated = replace(g.setup.table, competitive=True, stake=50)
+    apply_action(g, Action(ActionKind.OPTIONS, 1, text=options_text(rated, False)), 2)
+    apply_action(g, Action(ActionKind.JOIN, 0, name="a", player_id="pa", text=REMATCH_CLAIM), 3)
+    assert g.unconsented == {0}
+    with pytest.raises(GameError) as early:
+        apply_action(g, Action(ActionKind.START), 4)
+    assert early.value.reason == "CONSENT_PENDING"
+    apply_action(g, Action(ActionKind.CONSENT, 0), 4)
+    apply_action(g, Action(ActionKind.START), 5)
+    assert g.setup.table.stake == 50

@@ -388,10 +388,11 @@ def apply_action(g: GameState, action: Action, version: int) -> None:
         g.held.discard(seat)
         if action.by:
             g.robots.add(seat)  # a robot's seat from the start: it plays every turn of it
-        elif claim:
-            _rejoin_in_table_order(g, seat)
         else:
-            g.joins.append(seat)
+            if claim:
+                _rejoin_in_table_order(g, seat)
+            else:
+                g.joins.append(seat)
             change = g.table_change
             if change is not None and seen < change.terms_version:
                 # Asked for before the head changed the stake or rated play: not agreed.
