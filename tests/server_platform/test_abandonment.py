@@ -31,10 +31,14 @@ from tranca.server import Running
 from tranca.store.database import make_engine
 from tranca.store.repository import Store
 from tranca.v1 import game_pb2 as pb
+from tranca.v1 import progression_pb2 as xpb
+from tranca.v1 import progression_pb2_grpc as xpb_grpc
 from tranca.v1 import quick_play_pb2 as qpb
 from tranca.v1 import quick_play_pb2_grpc as qpb_grpc
 from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
+from tranca.v1 import tables_pb2 as tpb
+from tranca.v1 import tables_pb2_grpc as tpb_grpc
 
 from .staking import Platform, balance_of, ledger_problems, settle_pending
 
@@ -282,6 +286,59 @@ async def test_away_past_the_grace_is_rated_as_a_loss_whatever_the_result(
     assert (ana.matches, ana.wins, ana.ranking_points) == (1, 0, 0)
     assert (await profile(client, "ana")).abandonments == 1
     assert (await profile(client, "bea")).abandonments == 1
+    # Nor does bea's side's win earn her a winner's XP or count as a win of hers
+    # (003: "El ganador de la partida consigue los puntos XP").
+    progress = await xpb_grpc.ProgressionServiceStub(client.channel).GetProgression(
+        xpb.GetProgressionRequest(player_id="bea"), metadata=client.app()
+    )
+    assert progress.xp == 0
+    assert [a.progress for a in progress.achievements if a.achievement.counter == "wins"] == [0]
+
+
+async def test_automatic_mode_does_not_spare_an_abandoner_the_penalty_of_a_rated_match(
+    platform: Platform, client: Client
+) -> None:
+    """The app does not rate a match played partly automatic. Ana puts her seat in
+    automatic mode, then leaves: her own automatic mode does not unrate the match she
+    abandoned, so she is rated as a loss and pays the points penalty."""
+    p = platform
+    await set_policy(client, points=5, automatic_rated=False)
+    gid, tokens = await robots_table(p, stake=0)
+    await p.game.SetAutomatic(
+        pb.SetAutomaticRequest(game_id=gid, on=True), metadata=p.client.player(tokens[0])
+    )
+    await p.game.LeaveGame(pb.LeaveGameRequest(game_id=gid), metadata=p.client.player(tokens[0]))
+    await p.settle()
+    ana, bea = await p.player("ana"), await p.player("bea")
+    assert ana.rating.mu < 25.0 < bea.rating.mu
+    assert (ana.matches, ana.ranking_points) == (1, 0)  # a loss's 5 less the penalty's 5
+    assert (bea.matches, bea.wins, bea.ranking_points) == (1, 1, 40)
+    assert (await profile(client, "ana")).abandonments == 1
+
+
+async def test_an_absence_is_measured_to_the_end_of_the_match_not_to_a_later_rematch(
+    platform: Platform, client: Client, server: Running
+) -> None:
+    """A robot has just taken bea's silent seat when ana leaves: bea was away for less
+    than the grace when the match ended. Ana then confirms a rematch well past the
+    grace, before the match is settled: bea's absence ends with the match, not with
+    the confirmation logged after it, so only ana abandoned."""
+    p = platform
+    await set_policy(client)
+    gid, tokens = await robots_table(p, stake=0)
+    if (await view(p, gid)).turn == 0:
+        await play_turn(p.client, gid, tokens[0])
+    await asyncio.sleep(GRACE_S + 0.2)
+    assert await server.new_sweeper().sweep_timers() == 1  # bea's seat taken over
+    await p.game.LeaveGame(pb.LeaveGameRequest(game_id=gid), metadata=p.client.player(tokens[0]))
+    await asyncio.sleep(AWAY_S)
+    confirmed = await tpb_grpc.TableServiceStub(client.channel).Rematch(
+        tpb.RematchRequest(game_id=gid), metadata=p.client.player(tokens[0])
+    )
+    assert confirmed.created
+    await p.settle()
+    assert (await profile(client, "ana")).abandonments == 1
+    assert (await profile(client, "bea")).abandonments == 0
 
 
 @pytest.mark.parametrize("rated", [True, False])

@@ -117,7 +117,11 @@ async def assess(work: AbandonmentWork, state: GameState) -> Penalties:
         int(ended.timestamp() * 1000),
         policy.abandonment_grace_seconds * 1000,
     )
-    rated = policy.automatic_rated or not state.were_automatic
+    # A seat its own player put in automatic mode unrates the match where the app says
+    # so, unless that player abandoned it: an abandoner's automatic mode does not
+    # spare them the penalty that only a rated match carries.
+    abandoners = {a.seat for a in found}
+    rated = policy.automatic_rated or not (state.were_automatic - abandoners)
     return Penalties(tuple(found), policy.abandonment_penalty, rated)
 
 

@@ -91,10 +91,13 @@ async def grant(
     players: Sequence[PlayerId],
     *,
     scored: bool,
+    abandoned: frozenset[PlayerId] = frozenset(),
 ) -> list[PlayerGrant]:
     """The XP, level and achievements a settled rated match grants its players
     (nothing when two seats shared a network address: "No se puntúa si 2 jugadores
-    de la mesa comparten la misma IP", which would let one person farm them)."""
+    de la mesa comparten la misma IP", which would let one person farm them). A
+    player who abandoned the match (services/abandonment.py) counts it as lost,
+    whatever their side's result: no winner's XP, no win, their streak ended."""
     if not scored or not state.setup.table.competitive:
         return []
     rules = await work.progression_rules()
@@ -110,8 +113,8 @@ async def grant(
             game_id=game_id,
             kind=kind,
             stake=state.setup.table.stake,
-            won=winner != DRAWN and side == winner,
-            drawn=winner == DRAWN,
+            won=winner != DRAWN and side == winner and player not in abandoned,
+            drawn=winner == DRAWN and player not in abandoned,
             deals=side_deals(deals, side),
         )
     before = await work.lock_progress(sorted(players))

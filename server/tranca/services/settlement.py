@@ -313,7 +313,9 @@ async def _counts(work: SettlementWork, state: GameState) -> tuple[str, tuple[ch
     if penalties.rated:
         await _rate(work, players, state.winner, penalties)
         scored = await _award(work, state, players, ended, penalties)
-    await progression.grant(work.progression(), state, players, scored=scored)
+    await progression.grant(
+        work.progression(), state, players, scored=scored, abandoned=penalties.players
+    )
     entries: tuple[chips.Entry, ...] = ()
     if table.stake:
         entries = await work.pay_pot(winners_of(players, state.winner))

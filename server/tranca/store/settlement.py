@@ -29,15 +29,22 @@ from ..platform.abandonment import SeatChange
 from ..services.abandonment import AbandonmentRecord
 from ..services.policy import AppPolicy
 from ..services.settlement import PendingGame, RatedPlayer, Settled, SettlementWork
+from ..table.action_kinds import ActionKind
 from ..table.game import FINISHED, GameState, Setup
 from . import abandonment_store, ledger
-from .codec import setup_from_text, state_from_text
+from .codec import action_from_text, setup_from_text, state_from_text
 from .database import insert_ignoring_duplicates
 from .models import Game, MoveLog, PlayerRating, PlayerToken, RankingAward, TournamentGame
 from .move_path import utc_datetime
 from .progression_store import ProgressionTransaction
 from .repository import Store
 from .tournament_store import TournamentTransaction
+
+# Kinds of change logged after a match's end that are not part of it: a rematch's
+# confirmations (one a seat), a player's erasure or merge (one a seat each). The end
+# is found among the last rows of the log, which hold at most these after it.
+AFTER_THE_END = frozenset({ActionKind.REMATCH, ActionKind.ERASE, ActionKind.MERGE})
+_AFTER_END_ROWS = 64
 
 __all__ = ["GameSettlement", "SettlementStore"]
 
@@ -136,18 +143,22 @@ class GameSettlement(TournamentTransaction):
         return self._state
 
     async def ended_at(self) -> datetime:
-        """When the match ended: the time of its last logged action."""
-        row = (
+        """When the match ended: the time of its last logged action that belongs to
+        the match. A rematch's confirmations, an erasure and a merge are logged after
+        the end, before the settlement may run: they do not move it (an absence
+        measured to a later end would be an abandonment it was not)."""
+        rows = (
             await self.conn.execute(
-                select(MoveLog.created_at)
+                select(MoveLog.created_at, MoveLog.action)
                 .where(MoveLog.game_id == self._game_id)
                 .order_by(MoveLog.version.desc())
-                .limit(1)
+                .limit(_AFTER_END_ROWS)
             )
-        ).first()
-        if row is None or row.created_at is None:  # pragma: no cover - a finished game has a log
-            return datetime.now(UTC)
-        return utc_datetime(row.created_at)
+        ).all()
+        for row in rows:
+            if action_from_text(row.action).kind not in AFTER_THE_END:
+                return utc_datetime(row.created_at)
+        return datetime.now(UTC)  # pragma: no cover - a finished game has a log
 
     async def lock_ratings(self, players: Sequence[PlayerId]) -> dict[PlayerId, RatedPlayer]:
         conn, app_id = self.conn, self._app_id
