@@ -518,3 +518,52 @@ async def test_a_sessions_seat_token_follows_its_session_and_the_apps_hold(
         Code.UNAUTHENTICATED,
         "BAD_TOKEN",
     )
+
+
+async def test_a_table_its_head_made_private_shows_its_history_to_its_players_only(
+    client: Client,
+) -> None:
+    # 003 "Mesa privada": "sólo podrán sentarse jugadores que hayas invitado o amigos".
+    # A table created public that its head made private before the start has no
+    # invite code; its matches are still its players' to read, on every page.
+    created = await client.stub.CreateGame(
+        pb.CreateGameRequest(
+            rules=pb.Rules(preset="tranca-000"), players=2, table=pb.TableOptions(express=True)
+        ),
+        metadata=client.app(),
+    )
+    gid = created.game.game_id
+    ids = [f"p-{uuid.uuid4().hex[:10]}" for _ in range(3)]
+    tokens = []
+    for seat in range(2):
+        joined = await client.stub.JoinGame(
+            pb.JoinGameRequest(game_id=gid, seat=seat, player_name=f"n{seat}", player_id=ids[seat]),
+            metadata=client.app(),
+        )
+        tokens.append(joined.player_token)
+    made = await client.stub.UpdateTableOptions(
+        pb.UpdateTableOptionsRequest(
+            game_id=gid, table=pb.TableOptions(express=True, private=True), request_id="p"
+        ),
+        metadata=Client.player(tokens[0]),
+    )
+    assert made.view.table.private
+    await client.stub.StartGame(pb.StartGameRequest(game_id=gid), metadata=client.app())
+    await client.stub.LeaveGame(
+        pb.LeaveGameRequest(game_id=gid, request_id="resign"), metadata=Client.player(tokens[0])
+    )
+    sessions: spb_grpc.SessionServiceAsyncStub = spb_grpc.SessionServiceStub(client.channel)
+
+    async def session(player_id: str) -> tuple[tuple[str, str], ...]:
+        opened = await sessions.CreatePlayerSession(
+            spb.CreatePlayerSessionRequest(player_id=player_id, display_name=player_id),
+            metadata=client.app(),
+        )
+        return (("authorization", f"Bearer {opened.session.access_token}"),)
+
+    request = tpb.ListTableMatchesRequest(game_id=gid, page_size=1)
+    mine = await tables(client).ListTableMatches(request, metadata=await session(ids[1]))
+    assert [m.game.game_id for m in mine.matches] == [gid]
+    with pytest.raises(grpc.aio.AioRpcError) as stranger:
+        await tables(client).ListTableMatches(request, metadata=await session(ids[2]))
+    assert stranger.value.code() == grpc.StatusCode.NOT_FOUND

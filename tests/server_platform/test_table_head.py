@@ -385,3 +385,24 @@ async def test_the_head_changing_the_stake_while_a_player_joins_on_two_replicas(
                     "CONSENT_PENDING",
                 )
             await _replays_to_its_snapshot(two_replicas[1], gid)
+
+
+async def test_the_head_cannot_make_rated_a_table_where_a_seat_has_no_player_id(
+    client: Client,
+) -> None:
+    # A rated match rates and pays every seat's player, so JoinGame refuses a seat
+    # without a player id at a rated table; the head's change refuses it the same way.
+    await _allow_stakes(client)
+    gid = await _table(client)
+    ana, _ = _players()
+    ana_token = await _join(client, gid, 0, ana)
+    await client.stub.JoinGame(
+        pb.JoinGameRequest(game_id=gid, seat=1, player_name="anonymous"), metadata=client.app()
+    )
+    await refused(
+        _update(client, gid, ana_token, pb.TableOptions(competitive=True)),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "PLAYER_ID_REQUIRED",
+    )
+    after = await seat_view(client, gid, ana_token)
+    assert not after.table.competitive and after.options_version == 0

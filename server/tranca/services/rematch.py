@@ -83,8 +83,8 @@ class TableInfo:
 
 @dataclass(frozen=True)
 class PlayedMatch:
-    """A match of a table's history: its game as listed and when it last changed
-    (its end, for a finished match; epoch seconds)."""
+    """A match of a table's history: its game as listed and when it last changed by
+    a change of its own (its end, for a finished match; epoch seconds)."""
 
     game: GameRecord
     ended_at: float
@@ -193,6 +193,10 @@ def next_setup(
         held,
         hold_until,
     )
+
+
+# The matches a private table's history check reads at a time.
+_SCAN_PAGE = 200
 
 
 class Rematch:
@@ -386,13 +390,29 @@ class Rematch:
         game = await self.repo.game(game_id)
         table_id = game.state.setup.table_id or game.id
         await self._may_read(caller, game, table_id)
+        if caller.session is not None:
+            await self._may_read_private(table_id, caller.session.player_id)
         matches = await self.repo.table_matches(table_id, size + 1, offset)
-        if caller.session is not None and (await self.repo.table_info(table_id)).invite_hash:
-            who = caller.session.player_id
-            if not any(any(s.player_id == who for s in m.game.state.seats) for m in matches):
-                raise game_not_found()
         more = len(matches) > size
         return TableHistory(table_id, matches[:size], offset_token(offset + size) if more else "")
+
+    async def _may_read_private(self, table_id: str, player_id: str) -> None:
+        """A private table's history is its players' only: private by its invite code,
+        or made private by its head in any of its matches; a player who sat at any of
+        them reads it all (whichever page they ask for)."""
+        private = (await self.repo.table_info(table_id)).invite_hash is not None
+        member = False
+        offset = 0
+        while True:
+            page = await self.repo.table_matches(table_id, _SCAN_PAGE, offset)
+            for m in page:
+                private = private or m.game.state.setup.table.private
+                member = member or any(s.player_id == player_id for s in m.game.state.seats)
+            if len(page) < _SCAN_PAGE:
+                break
+            offset += _SCAN_PAGE
+        if private and not member:
+            raise game_not_found()
 
     async def _may_read(self, caller: Caller, game: GameRecord, table_id: str) -> None:
         if caller.session is not None:

@@ -12,8 +12,9 @@ from sqlalchemy import func, select
 
 from ..services.ports import GameRecord, LogRecord
 from ..services.rematch import NextMatch, PlayedMatch, TableInfo
+from ..table.action_kinds import AFTER_THE_END
 from .database import insert_ignoring_duplicates
-from .models import Game, PlayerToken, TableMatch, TournamentGame
+from .models import Game, MoveLog, PlayerToken, TableMatch, TournamentGame
 from .move_path import epoch_seconds
 from .repository import Store, game_record
 
@@ -88,8 +89,18 @@ class RematchStore:
         number = (
             select(TableMatch.match_number).where(TableMatch.game_id == Game.id).scalar_subquery()
         )
+        # When each match last changed by a change of its own: a rematch's
+        # confirmations, an erasure and a merge are logged after its end.
+        own = (
+            select(func.max(MoveLog.created_at))
+            .where(
+                MoveLog.game_id == Game.id,
+                *(~MoveLog.action.startswith(f'{{"kind":"{k}"') for k in sorted(AFTER_THE_END)),
+            )
+            .scalar_subquery()
+        )
         q = (
-            select(Game)
+            select(Game, own.label("changed_at"))
             .where((Game.id == table_id) | Game.id.in_(later))
             .order_by(func.coalesce(number, 1), Game.id)
             .limit(limit)
@@ -97,7 +108,9 @@ class RematchStore:
         )
         async with self.store.reading() as conn:
             rows = (await conn.execute(q)).all()
-        return [PlayedMatch(game_record(r), epoch_seconds(r.updated_at)) for r in rows]
+        return [
+            PlayedMatch(game_record(r), epoch_seconds(r.changed_at or r.updated_at)) for r in rows
+        ]
 
     async def token_origin(self, token_hash: str) -> tuple[str | None, int]:
         q = select(PlayerToken.session_id, PlayerToken.expires_at).where(

@@ -29,7 +29,7 @@ from ..platform.abandonment import SeatChange
 from ..services.abandonment import AbandonmentRecord
 from ..services.policy import AppPolicy
 from ..services.settlement import PendingGame, RatedPlayer, Settled, SettlementWork
-from ..table.action_kinds import ActionKind
+from ..table.action_kinds import AFTER_THE_END
 from ..table.game import FINISHED, GameState, Setup
 from . import abandonment_store, ledger
 from .codec import action_from_text, setup_from_text, state_from_text
@@ -40,10 +40,8 @@ from .progression_store import ProgressionTransaction
 from .repository import Store
 from .tournament_store import TournamentTransaction
 
-# Kinds of change logged after a match's end that are not part of it: a rematch's
-# confirmations (one a seat), a player's erasure or merge (one a seat each). The end
-# is found among the last rows of the log, which hold at most these after it.
-AFTER_THE_END = frozenset({ActionKind.REMATCH, ActionKind.ERASE, ActionKind.MERGE})
+# The end is found among the last rows of the log, which after it hold only a few
+# changes that are not the match's (AFTER_THE_END: one a seat each).
 _AFTER_END_ROWS = 64
 
 __all__ = ["GameSettlement", "SettlementStore"]

@@ -57,4 +57,10 @@ class ActionKind(StrEnum):
     CONSENT = "consent"
 
 
-__all__ = ["ActionKind"]
+# Kinds of change logged after a match's end that are not part of the match: a
+# rematch's confirmations, a player's erasure or merge. When a match ended is the
+# time of its last change of another kind.
+AFTER_THE_END = frozenset({ActionKind.REMATCH, ActionKind.ERASE, ActionKind.MERGE})
+
+
+__all__ = ["AFTER_THE_END", "ActionKind"]

@@ -613,6 +613,10 @@ def _change_options(g: GameState, action: Action, version: int) -> None:
         raise GameError(Reason.OPTION_FIXED, f"{', '.join(fixed)} stay as the table was created")
     if table.competitive and g.robots:
         raise GameError(Reason.COMPETITIVE_TABLE, "robots sit here: the table stays practice")
+    if table.competitive and any(s.taken and not s.player_id for s in g.seats):
+        # As JoinGame refuses such a seat at a rated table: a rated match has someone
+        # to rate and pay on every seat.
+        raise GameError(Reason.PLAYER_ID_REQUIRED, "a seated player has no player id")
     before = g.table_change
     terms_version = 0 if before is None else before.terms_version
     if any(getattr(table, name) != getattr(now, name) for name in TERMS):
