@@ -8,7 +8,10 @@ SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from collections.abc import Sequence
+from typing import Any, cast
+
+from sqlalchemy import Row, func, select
 
 from ..services.ports import GameRecord, LogRecord
 from ..services.rematch import NextMatch, PlayedMatch, TableInfo
@@ -107,7 +110,8 @@ class RematchStore:
             .offset(offset)
         )
         async with self.store.reading() as conn:
-            rows = (await conn.execute(q)).all()
+            # The games' columns and the time: a core row, as game_record reads one.
+            rows = cast("Sequence[Row[Any]]", (await conn.execute(q)).all())
         return [
             PlayedMatch(game_record(r), epoch_seconds(r.changed_at or r.updated_at)) for r in rows
         ]
