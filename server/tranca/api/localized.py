@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .localized_rematch import REMATCH_MESSAGES
 from .localized_room import ROOM_MESSAGES
+from .localized_table import TABLE_MESSAGES
 
 ENGLISH, PORTUGUESE, SPANISH = "en", "pt-BR", "es"
 LOCALES = (ENGLISH, PORTUGUESE, SPANISH)
@@ -566,7 +566,7 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     ),
     # The social room's refusals (friends, chat, moderation, invitations):
     **ROOM_MESSAGES,
-    **REMATCH_MESSAGES,
+    **TABLE_MESSAGES,
     "NOT_YOUR_PLAYER": (
         "You can only act for yourself.",
         "Você só pode agir por si mesmo.",
@@ -702,41 +702,6 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "Rounds start in order.",
         "As rodadas começam em ordem.",
         "Las rondas empiezan en orden.",
-    ),
-    "AUTOMATIC_ALREADY_ON": (
-        "Automatic mode is on already: the server plays your seat.",
-        "O modo automático já está ligado: o servidor joga por você.",
-        "El modo automático ya está activado: el servidor juega por ti.",
-    ),
-    "AUTOMATIC_NOT_ON": (
-        "Automatic mode is not on.",
-        "O modo automático não está ligado.",
-        "El modo automático no está activado.",
-    ),
-    "ABANDONMENT_COOLDOWN": (
-        "You abandoned a rated game: quick play is open to you again in {detail}.",
-        "Você abandonou uma partida valendo ranking: o jogo rápido volta em {detail}.",
-        "Abandonaste una partida puntuable: podrás jugar rápido de nuevo en {detail}.",
-    ),
-    "NOT_TABLE_HEAD": (
-        "Only the table head can change the table's options.",
-        "Só o chefe da mesa pode mudar as opções da mesa.",
-        "Solo el jefe de mesa puede cambiar las opciones de mesa.",
-    ),
-    "OPTION_FIXED": (
-        "That option stays as the table was created.",
-        "Essa opção fica como a mesa foi criada.",
-        "Esa opción queda como se creó la mesa.",
-    ),
-    "CONSENT_PENDING": (
-        "Every player must agree to the new stake or rated play before the game starts.",
-        "Todos os jogadores devem aceitar a nova aposta ou o ranking antes do início.",
-        "Todos los jugadores deben aceptar la nueva apuesta o la puntuación antes de empezar.",
-    ),
-    "NO_CONSENT_PENDING": (
-        "There is nothing for you to agree to.",
-        "Não há nada para você aceitar.",
-        "No tienes nada que aceptar.",
     ),
 }
 
