@@ -179,7 +179,7 @@ $(WEB_STAMP): $(WEB_SRC) $(STAMP)
 	fi
 
 pytest: venv node-deps web
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 -q --durations=40
 
 ## Engine benchmark (one core) compiled and interpreted, then the service against this
 ## machine's ceilings (PostgreSQL and SQLite transactions, gRPC echo):

@@ -17,8 +17,9 @@ import functools
 import random
 import signal
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import grpc
 import pytest
@@ -33,6 +34,8 @@ from tranca.v1 import session_pb2 as spb
 from tranca.v1 import session_pb2_grpc as spb_grpc
 
 from .rig import SERVING, ServerProcess, health, wait_until
+
+T = TypeVar("T")
 
 ROBOTS_AFTER = 3  # seconds: the app's robots_after_seconds
 
@@ -76,6 +79,21 @@ def plan(rng: random.Random) -> list[tuple[int, bool, list[str]]]:
         tickets.append((4, True, ids(2)))
     rng.shuffle(tickets)
     return tickets
+
+
+async def _retrying_unavailable(call: Callable[[], Awaitable[T]], attempts: int = 5) -> T:
+    """A call as a client makes it: UNAVAILABLE is a retryable answer (the survivor's
+    database statements may time out while the killed replica's connections are being
+    ended on a loaded machine), so the same request, with the same request id, is sent
+    again after a pause; any other error fails the test."""
+    for attempt in range(attempts):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as e:
+            if e.code() != grpc.StatusCode.UNAVAILABLE or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(0.5 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 # Two players alone at their kind of table (another preset): only robots can fill it,
@@ -126,14 +144,20 @@ async def test_two_hundred_tickets_through_two_replicas_one_killed_while_matchin
                 # The killed replica: the client retries the same request at the other,
                 # which answers with the ticket if the first call wrote one.
                 assert e.code() == grpc.StatusCode.UNAVAILABLE, e
-                done = await stubs[1].AskQuickPlay(request, metadata=app, timeout=10)
+                done = await _retrying_unavailable(
+                    lambda: stubs[1].AskQuickPlay(request, metadata=app, timeout=10)
+                )
             entry = Asked(done.ticket.ticket_id, players, competitive, ids)
             asked.append(entry)
             if preset != LONELY_PRESET and rng.random() < 0.1:
                 # A cancellation racing the matchmakers.
                 await asyncio.sleep(rng.random() * 0.3)
-                ended = await stubs[1].CancelTicket(
-                    qpb.CancelTicketRequest(ticket_id=entry.ticket_id), metadata=app, timeout=10
+                ended = await _retrying_unavailable(
+                    lambda: stubs[1].CancelTicket(
+                        qpb.CancelTicketRequest(ticket_id=entry.ticket_id),
+                        metadata=app,
+                        timeout=10,
+                    )
                 )
                 entry.cancelled = ended.ticket.status == qpb.TICKET_STATUS_CANCELLED
 

@@ -621,6 +621,47 @@ class ChatReportRecord(Base):
     )
 
 
+class PlayerReport(Base):
+    """A report in the app's one queue: ``kind`` is "player", "game", "message" (a
+    chat message: ``room`` and ``message_seq``) or "signal" (a finding of the
+    fair-play signals' job: ``reporter_id`` is empty, ``reported_id`` and
+    ``other_id`` the pair it names, ``category`` the signal). ``evidence`` is a JSON
+    object (the chat around a message, the game's log position, a signal's games,
+    moves and figures). ``dedupe_key`` (unique per app when set) makes a report once.
+    ``status`` is "open" or "resolved"; ``resolution`` "dismiss", "warn", "mute" or
+    "ban", by ``resolved_by``, until ``until_ms`` (0: none or no end)."""
+
+    __tablename__ = "player_reports"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    app_id: Mapped[str] = mapped_column(ForeignKey("apps.id"))
+    kind: Mapped[str] = mapped_column(String(16))
+    reporter_id: Mapped[str] = mapped_column(String(128))
+    reported_id: Mapped[str] = mapped_column(String(128))
+    other_id: Mapped[str] = mapped_column(String(128))
+    game_id: Mapped[str] = mapped_column(String(32))
+    game_version: Mapped[int] = mapped_column(BigInteger)
+    room: Mapped[str] = mapped_column(String(300))
+    message_seq: Mapped[int] = mapped_column(BigInteger)
+    category: Mapped[str] = mapped_column(String(32))
+    reason: Mapped[str] = mapped_column(Text)
+    evidence: Mapped[str] = mapped_column(Text)  # a JSON object
+    dedupe_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    status: Mapped[str] = mapped_column(String(16))
+    resolution: Mapped[str] = mapped_column(String(16))
+    note: Mapped[str] = mapped_column(Text)
+    resolved_by: Mapped[str] = mapped_column(String(128))
+    until_ms: Mapped[int] = mapped_column(BigInteger)
+    created_ms: Mapped[int] = mapped_column(BigInteger)
+    resolved_ms: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (
+        Index("ux_player_reports_once", "app_id", "dedupe_key", unique=True),
+        Index("ix_player_reports_queue", "app_id", "status", "id"),
+        Index("ix_player_reports_reported", "app_id", "reported_id"),
+    )
+
+
 class ChatSanction(Base):
     """The sanction a player's chat is under (the latest resolution's): "mute" or
     "ban", until ``until_ms`` (0: no end)."""

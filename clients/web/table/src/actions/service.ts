@@ -162,6 +162,7 @@ export async function signInWithTestProvider(): Promise<void> {
       if (name !== saved.name) await guest.updateProfile({ displayName: name });
       keep({ ...saved, name, playerId: saved.playerId ?? '', kind: 'identity' });
       update({ notice: t('linked') });
+      await loadProfile();
       return;
     } catch (err) {
       if (!(err instanceof TrancaError) || err.reason !== 'IDENTITY_ALREADY_LINKED') throw err;

@@ -56,7 +56,8 @@ function Account() {
  * The signed-in player's profile: the name it is shown with and its country. Its inputs
  * are the player's while typed (defaultValue: the page re-renders every second for the
  * turn's clock, and would put the stored value back); the form is made anew when the
- * stored profile changes.
+ * stored profile changes, and shown only once the stored profile has been read (its
+ * answer would otherwise make the form anew under what the player is typing).
  */
 function ProfileForm() {
   const { lang, account, busy, screen } = useStore();
@@ -69,13 +70,15 @@ function ProfileForm() {
   };
   return html`<details class="profile" data-testid="profile-form">
     <summary>${tr(lang, 'profile')}</summary>
-    <form key=${`${account?.name ?? ''}|${account?.country ?? ''}`} onSubmit=${submit}>
+    ${account?.country === undefined
+      ? html`<p class="muted" data-testid="profile-loading">${tr(lang, 'loading')}</p>`
+      : html`<form key=${`${account?.name ?? ''}|${account?.country ?? ''}`} onSubmit=${submit}>
       <label>${tr(lang, 'profileName')}
         <input name="profile-name" data-testid="profile-name" defaultValue=${account?.name ?? ''} maxlength="32" autocomplete="nickname" /></label>
       <label>${tr(lang, 'profileCountry')}
         <input name="profile-country" data-testid="profile-country" defaultValue=${account?.country ?? ''} maxlength="2" size="3" autocomplete="country" /></label>
       <button type="submit" class="small" data-testid="profile-save" disabled=${busy}>${tr(lang, 'save')}</button>
-    </form>
+    </form>`}
     ${account?.abandonments !== undefined
       ? html`<p class="muted" data-testid="profile-abandonments">${tr(lang, 'abandonments', { n: account.abandonments })}</p>`
       : null}
